@@ -1,0 +1,83 @@
+# fabtop - see README.md. `make run` and `make check` are all the set-up.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+
+PKGS    := ncursesw libnl-3.0 libnl-route-3.0 hwloc libpci libibverbs jansson libarchive
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CC      ?= cc
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) -Iinclude -DFABTOP_VERSION='"$(VERSION)"' \
+           -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' $(PKG_CFLAGS)
+LDLIBS  += $(PKG_LIBS) -ldl -lm
+
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+SRCS    := $(sort $(wildcard src/*.c src/collectors/*.c views/*.c))
+LIBSRCS := $(filter-out src/main.c,$(SRCS))
+OBJS    := $(SRCS:%.c=build/obj/%.o)
+SOBJS   := $(SRCS:%.c=build/san/%.o)
+SLIBOBJS:= $(LIBSRCS:%.c=build/san/%.o)
+UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz
+
+all: build/fabtop
+
+deps:
+	@scripts/deps.sh run
+
+check-deps:
+	@scripts/deps.sh check
+
+build/fabtop: $(OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+build/obj/%.o: %.c $(wildcard include/fabtop/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The sanitized build that the test suite runs.
+build/san/fabtop: $(SOBJS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+build/san/%.o: %.c $(wildcard include/fabtop/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SAN) -c -o $@ $<
+
+build/tests/%: tests/unit/%.c $(SLIBOBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SAN) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+run: deps build/fabtop
+	@scripts/start.sh build/fabtop
+
+tests: build/fabtop build/san/fabtop $(UNIT)
+
+check: check-deps
+	@$(MAKE) --no-print-directory tests
+	@tests/run.sh
+
+screenshots: build/fabtop
+	@scripts/screenshots.sh build/fabtop
+
+scenarios:
+	python3 tests/scenarios/mkscenarios.py tests/scenarios
+
+bench: build/fabtop
+	@bench/startup build/fabtop
+
+install: build/fabtop
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
+	install -m 755 build/fabtop $(DESTDIR)$(PREFIX)/bin/fabtop
+	for s in tests/scenarios/*/; do \
+		n=$$(basename $$s); \
+		tar -C tests/scenarios -czf $(DESTDIR)$(PREFIX)/share/fabtop/scenarios/$$n.tar.gz $$n; \
+	done
+
+clean:
+	rm -rf build

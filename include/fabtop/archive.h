@@ -1,0 +1,24 @@
+/*
+ * archive.h - capture tarballs (gzip-compressed tar) through libarchive.
+ */
+#ifndef FABTOP_ARCHIVE_H
+#define FABTOP_ARCHIVE_H
+
+#include <stddef.h>
+
+/* Unpacks tarball into dir (which must exist and be empty). Refuses absolute
+ * member names, ".." components and links leaving the tree. On success
+ * writes the path of the capture's top folder (dir/<top>, or dir itself when
+ * members are not under one folder) to top. Returns 0, or -1 with err set
+ * (a truncated or corrupt archive names the member where it broke). */
+int archive_unpack(const char *tarball, const char *dir, char *top, size_t toplen,
+		   char *err, size_t errlen);
+
+/* Packs the directory src into tarball as top/...; returns 0 or -1 with err. */
+int archive_pack(const char *src, const char *top, const char *tarball,
+		 char *err, size_t errlen);
+
+/* Removes a directory tree (no symlink following); returns 0 or -1. */
+int fab_rmtree(const char *dir);
+
+#endif

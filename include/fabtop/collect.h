@@ -1,0 +1,46 @@
+/*
+ * collect.h - the collectors: each reads one source through the root and
+ * adds to the model. None includes ncurses; none exits.
+ *
+ * A collector returns 0 when it ran (even if it found nothing) and -1 when
+ * its source was unusable; either way it records what it could not read as
+ * model notes, so the rest of the snapshot is still shown.
+ *
+ * collect_all() runs them in dependency order:
+ *   host -> pci (sysfs) -> pci_lib (names, LnkCap, ACS) -> numa (hwloc)
+ *   -> net -> rdma -> netlink -> nvml/cuda/nccl -> gpus
+ */
+#ifndef FABTOP_COLLECT_H
+#define FABTOP_COLLECT_H
+
+#include "fabtop/model.h"
+#include "fabtop/root.h"
+
+int collect_host(const struct fab_root *r, struct fab_model *m);
+int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m);
+int collect_pci_lib(const struct fab_root *r, struct fab_model *m);
+int collect_numa(const struct fab_root *r, struct fab_model *m);
+int collect_net(const struct fab_root *r, struct fab_model *m);
+int collect_rdma(const struct fab_root *r, struct fab_model *m);
+int collect_netlink(const struct fab_root *r, struct fab_model *m);
+int collect_gpus(const struct fab_root *r, struct fab_model *m);
+int collect_nvml(const struct fab_root *r, struct fab_model *m);
+int collect_cuda(const struct fab_root *r, struct fab_model *m);
+
+/* What collect_nvml() learnt, looked up by PCI address ("0000:1b:00.0").
+ * nvml_lookup returns 0 when NVML knows the GPU (numa_id -1 when none);
+ * nvml_nvlinks returns the active NVLinks between two GPUs, -1 unknown. */
+int nvml_lookup(const char *bdf, char *name, size_t len, int *nvml_index,
+		long long *numa_id);
+int nvml_nvlinks(const char *bdf_a, const char *bdf_b);
+
+/* Everything above, then the findings. */
+int collect_all(const struct fab_root *r, struct fab_model *m);
+
+/* Writers used by `fabtop capture`: the live data that is not a file. */
+struct json_t;
+struct json_t *netlink_snapshot_json(char *err, size_t errlen);
+struct json_t *nvml_snapshot_json(char *err, size_t errlen);
+int hwloc_export_xml(const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * findings.h - rules over the model. Each rule is a pure function that
+ * appends fab_finding entries; the TUI, the report and the wizard all read
+ * the same list.
+ */
+#ifndef FABTOP_FINDINGS_H
+#define FABTOP_FINDINGS_H
+
+#include "fabtop/model.h"
+
+struct fab_rule {
+	const char *id;
+	const char *layer;     /* "topology", "PCIe", ... */
+	void (*run)(struct fab_model *m);
+};
+
+extern const struct fab_rule fab_rules[];
+extern const int fab_nrules;
+
+/* Clears and recomputes model->findings. */
+void findings_run(struct fab_model *m);
+/* Worst severity among the findings whose id starts with prefix (NULL: all);
+ * -1 when there is none. */
+int findings_worst(const struct fab_model *m, const char *prefix);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * model.h - one snapshot of a node: plain structs, no I/O, no ncurses.
+ *
+ * Collectors fill a struct fab_model; findings and views only read it.
+ * Every value that may be unknown is an "opt" (value plus validity bit):
+ * views print N/A when .ok is false, never a made-up zero.
+ */
+#ifndef FABTOP_MODEL_H
+#define FABTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FAB_NAME_LEN  64
+#define FAB_PATH_LEN  512
+#define FAB_LIST_LEN  256
+#define FAB_MAX_CHAIN 16
+#define FAB_MAX_GPUS  64
+#define FAB_NO_INDEX  (-1)
+
+typedef struct { long long v; bool ok; } fab_int;
+typedef struct { double v; bool ok; } fab_num;
+
+static inline fab_int fab_int_of(long long v) { return (fab_int){ v, true }; }
+static inline fab_num fab_num_of(double v) { return (fab_num){ v, true }; }
+
+/* PCIe port role, when the full config space says so. */
+enum fab_pcie_type {
+	PCIE_TYPE_UNKNOWN = 0,
+	PCIE_TYPE_ENDPOINT,
+	PCIE_TYPE_ROOT_PORT,
+	PCIE_TYPE_UPSTREAM,
+	PCIE_TYPE_DOWNSTREAM,
+	PCIE_TYPE_OTHER,
+};
+
+/* One PCIe link: speed in GT/s, width in lanes. */
+struct fab_pcie_link {
+	fab_num cur_speed, max_speed;
+	fab_int cur_width, max_width;
+};
+
+struct fab_pci_dev {
+	char bdf[16];                 /* "0000:1a:00.0" */
+	char host_bridge[16];         /* "pci0000:17": the root bus in the sysfs path */
+	char chain[FAB_MAX_CHAIN][16];/* bridges from the root port down, excluding self */
+	int chain_len;
+	fab_int class_code;           /* 24-bit class, e.g. 0x020700 */
+	fab_int vendor, device, subsys_vendor, subsys_device;
+	fab_int numa_node;            /* -1 in sysfs means "none": stored as !ok */
+	char local_cpulist[FAB_LIST_LEN];
+	char driver[FAB_NAME_LEN];
+	char name[128];               /* from pci.ids through libpci, "" when unknown */
+	bool is_bridge;
+	struct fab_pcie_link link;    /* from sysfs current_link_* / max_link_* */
+	/* From libpci, only when the full config space was readable. */
+	bool config_full;             /* false: "needs root" for LnkCap/ACS */
+	enum fab_pcie_type pcie_type;
+	fab_int acs_ctrl;             /* ACS control register, bridges only */
+};
+
+struct fab_numa_node {
+	int id;
+	char cpulist[FAB_LIST_LEN];
+	int ndist;
+	int dist[16];
+};
+
+enum fab_gpu_source { GPU_SRC_PCI = 0, GPU_SRC_NVML };
+
+struct fab_gpu {
+	int pci;                      /* index into model.pci */
+	char name[FAB_NAME_LEN];      /* product name from NVML or pci.ids */
+	fab_int nvml_index;
+	fab_int numa_id;              /* "GPU NUMA ID" (Grace/C2C); N/A on x86 */
+	fab_int nvlinks[FAB_MAX_GPUS];/* bonded NVLinks to GPU j, from NVML */
+};
+
+struct fab_port {
+	int num;
+	fab_int state;                /* 4 for "4: ACTIVE" */
+	char state_str[24];
+	fab_int phys_state;           /* 5 for "5: LinkUp" */
+	char phys_state_str[24];
+	fab_num rate_gbps;            /* 400 for "400 Gb/sec (4X NDR)" */
+	char rate_str[48];
+	char link_layer[16];          /* "InfiniBand" / "Ethernet" */
+	char netdev[FAB_NAME_LEN];
+};
+
+#define FAB_MAX_PORTS 4
+struct fab_nic {
+	char name[FAB_NAME_LEN];      /* "mlx5_0" */
+	int pci;                      /* index into model.pci, FAB_NO_INDEX for soft devices */
+	char node_guid[24];
+	char fw_ver[32];
+	char board_id[32];
+	int nports;
+	struct fab_port ports[FAB_MAX_PORTS];
+};
+
+struct fab_netdev {
+	char name[FAB_NAME_LEN];
+	int pci;                      /* FAB_NO_INDEX for virtual devices */
+	fab_int mtu, ifindex, speed_mbps;
+	fab_int dev_port;             /* which port of a multi-port function */
+	char operstate[16];
+	char addrs[4][48];            /* from the netlink snapshot */
+	int naddrs;
+};
+
+enum fab_severity { SEV_INFO = 0, SEV_WARN, SEV_ERROR };
+
+struct fab_finding {
+	char id[32];                  /* "topo.nic-far" */
+	enum fab_severity sev;
+	char subject[FAB_NAME_LEN];   /* "GPU3" */
+	char message[256];
+	char evidence[384];
+	char hint[256];
+};
+
+/* Something a collector could not read; the rest is still shown. */
+struct fab_note {
+	char what[64];                /* "hwloc", "/sys/bus/pci/devices/.../config" */
+	char message[256];
+};
+
+struct fab_model {
+	char host[FAB_NAME_LEN];
+	char kernel[FAB_NAME_LEN];
+	char source[FAB_PATH_LEN];    /* "live" or the capture's name */
+	bool live;
+	bool demo;
+	long long time;               /* epoch seconds of the snapshot */
+
+	struct fab_pci_dev *pci; int npci;
+	struct fab_numa_node *numa; int nnuma;
+	struct fab_gpu *gpus; int ngpus;
+	enum fab_gpu_source gpu_source;
+	char nvml_status[128];        /* why NVML was or was not used */
+	char cuda_status[128];
+	char nccl_status[128];
+	struct fab_nic *nics; int nnics;
+	struct fab_netdev *netdevs; int nnetdevs;
+	struct fab_finding *findings; int nfindings;
+	struct fab_note *notes; int nnotes;
+};
+
+void model_init(struct fab_model *m);
+void model_free(struct fab_model *m);
+struct fab_pci_dev *model_add_pci(struct fab_model *m);
+struct fab_numa_node *model_add_numa(struct fab_model *m);
+struct fab_gpu *model_add_gpu(struct fab_model *m);
+struct fab_nic *model_add_nic(struct fab_model *m);
+struct fab_netdev *model_add_netdev(struct fab_model *m);
+struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
+				      enum fab_severity sev, const char *subject);
+void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int model_find_pci(const struct fab_model *m, const char *bdf);
+int model_find_nic(const struct fab_model *m, const char *name);
+int model_find_netdev(const struct fab_model *m, const char *name);
+const char *fab_severity_name(enum fab_severity s);
+
+#endif

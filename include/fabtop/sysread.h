@@ -1,0 +1,29 @@
+/*
+ * sysread.h - reading sysfs attributes through the root, for collectors.
+ *
+ * A missing file (ENOENT) is simply unknown; any other failure (permission,
+ * I/O error, binary or oversized content) becomes a model note naming the
+ * path and what to do, and the value stays unknown.
+ */
+#ifndef FABTOP_SYSREAD_H
+#define FABTOP_SYSREAD_H
+
+#include <stddef.h>
+#include "fabtop/model.h"
+#include "fabtop/root.h"
+
+/* One-line attribute into buf; returns 0, or -errno (noted unless ENOENT). */
+int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
+	     char *buf, size_t len);
+/* printf-style path variant of sys_line. */
+int sys_linef(const struct fab_root *r, struct fab_model *m, char *buf, size_t len,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Integer attribute ("0x15b3", "16"); garbage is noted and unknown. */
+fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path);
+/* The PCI function behind a class device ("/sys/class/net/eth0" -> its
+ * device link), as an index into model.pci, or FAB_NO_INDEX (virtual). */
+int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *classdir);
+/* Notes a read failure of path with errno e, with a hint for EACCES. */
+void sys_note_errno(struct fab_model *m, const char *path, int e);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * topo.h - the GPU/NIC distance matrix, as `nvidia-smi topo -m` shows it,
+ * computed from the PCI tree and NUMA data (NVLink counts from NVML when
+ * present). Pure functions of the model.
+ */
+#ifndef FABTOP_TOPO_H
+#define FABTOP_TOPO_H
+
+#include "fabtop/model.h"
+
+/* Ordered from closest to farthest; the numeric order is what "closest" means. */
+enum fab_topo_level {
+	TOPO_X = 0,    /* self */
+	TOPO_NV,       /* bonded NVLinks */
+	TOPO_PIX,      /* at most one PCIe bridge (one switch) */
+	TOPO_PXB,      /* several bridges, no host bridge */
+	TOPO_PHB,      /* through a PCIe host bridge */
+	TOPO_NODE,     /* between host bridges in one NUMA node */
+	TOPO_SYS,      /* across the SMP interconnect between NUMA nodes */
+	TOPO_UNKNOWN,
+};
+
+enum fab_topo_kind { TOPO_GPU, TOPO_NIC };
+
+struct fab_topo_dev {
+	enum fab_topo_kind kind;
+	int idx;            /* index into model.gpus or model.nics */
+	int pci;            /* index into model.pci */
+	char label[16];     /* "GPU0", "NIC3" */
+};
+
+struct fab_topo {
+	int n;
+	struct fab_topo_dev *devs;   /* GPUs first, then NICs with a PCI device */
+	enum fab_topo_level *level;  /* n*n */
+	int *nvlinks;                /* n*n: NVLink count, -1 unknown */
+	bool nvlink_known;           /* NVML gave NVLink data */
+	int ngpus, nnics;
+	/* Per GPU: bit j set when NIC j (0-based among NICs) is a closest usable NIC. */
+	unsigned long long *best;
+	enum fab_topo_level *best_level;  /* per GPU */
+};
+
+/* Distance between two PCI functions of the model (no NVLink). */
+enum fab_topo_level topo_classify(const struct fab_model *m, int pci_a, int pci_b);
+/* Builds the matrix; returns 0 or -1 on allocation failure. */
+int topo_build(const struct fab_model *m, struct fab_topo *t);
+void topo_free(struct fab_topo *t);
+/* Cell text as nvidia-smi prints it ("X", "NV18", "PIX"); buf >= 8 bytes. */
+const char *topo_cell(const struct fab_topo *t, int i, int j, char *buf, size_t len);
+const char *topo_level_word(enum fab_topo_level l);
+/* The nvidia-smi legend lines, NULL-terminated. */
+extern const char *const topo_legend[];
+/* True when the NIC has at least one ACTIVE port (or state is unknown). */
+bool topo_nic_usable(const struct fab_model *m, int nic);
+
+#endif

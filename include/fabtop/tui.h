@@ -1,0 +1,16 @@
+/*
+ * tui.h - the ncurses shell: tab bar, panes, status bar, keys, and a
+ * terminal that is always restored (normal exit, q, SIGINT, SIGTERM, fatal
+ * error).
+ */
+#ifndef FABTOP_TUI_H
+#define FABTOP_TUI_H
+
+#include "fabtop/model.h"
+#include "fabtop/root.h"
+
+/* Runs until the user quits; reloads the model from root on 'r'.
+ * Returns the process exit status. */
+int tui_run(struct fab_root *root, struct fab_model *m);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * view.h - a pane of the TUI. One file per pane under views/, each ending
+ * with its `const struct view_ops` (designated initializers). Views draw
+ * the model and never read files.
+ *
+ * Sequence per frame: ops->draw(view, win, model); on a key the shell first
+ * offers it to ops->key(), which returns true when it consumed it.
+ */
+#ifndef FABTOP_VIEW_H
+#define FABTOP_VIEW_H
+
+#include <stdbool.h>
+#include <curses.h>
+#include "fabtop/model.h"
+
+struct view;
+
+struct view_ops {
+	const char *name;        /* "topology" */
+	const char *title;       /* shown in the tab bar */
+	const char *help;        /* one paragraph for the help pane */
+	void (*draw)(struct view *v, WINDOW *win, const struct fab_model *m);
+	bool (*key)(struct view *v, int ch, const struct fab_model *m);
+};
+
+struct view {
+	const struct view_ops *ops;
+	int top, left;           /* scroll offsets */
+	int content_h, content_w;/* what the last draw produced, for scroll limits */
+	int sel;                 /* selected row, pane-specific */
+};
+
+extern const struct view_ops topology_view_ops;
+extern const struct view_ops help_view_ops;
+
+/* Colour pairs; all fall back to attributes when colours are off (NO_COLOR). */
+enum fab_color {
+	CP_DEFAULT = 0,
+	CP_OK = 1,
+	CP_WARN,
+	CP_ERROR,
+	CP_DIM,
+	CP_TITLE,
+	CP_SELECT,
+	CP_BANNER,
+};
+/* The attribute for a colour pair, honouring NO_COLOR. */
+int fab_attr(enum fab_color c);
+/* Common scrolling keys (arrows, PgUp/PgDn, Home/End); true when handled. */
+bool view_scroll_key(struct view *v, int ch, int page_h, int page_w);
+/* Draw a string clipped to the window, honouring the horizontal offset. */
+void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr);
+/* view_put that draws nothing left of screen column minx, so a label column
+ * drawn there with left 0 stays in place while the rest scrolls sideways. */
+void view_put_clip(WINDOW *win, int y, int x, int left, int minx,
+		   const char *s, int attr);
+/* Columns a UTF-8 string takes on screen (invalid bytes count as one). */
+int view_strwidth(const char *s);
+/* Called by the shell once curses is up: colours on (init the pairs) or off. */
+void fab_attr_init(bool colors);
+/* True when the locale shows UTF-8; views then use glyphs, else ASCII. */
+bool fab_utf8(void);
+/* Glyph when the locale is UTF-8, ascii otherwise. */
+const char *fab_glyph(const char *utf8, const char *ascii);
+
+/* The next line of s word-wrapped to width columns: its byte length goes to
+ * *len; returns where the following line starts ("" at the end). '\n' in s
+ * breaks a line. */
+const char *view_wrap_next(const char *s, int width, int *len);
+
+/* A pen writes a pane's content row by row. Rows outside the window (after
+ * v->top) are skipped, and the extent is recorded for the scroll limits. */
+struct view_pen {
+	WINDOW *win;
+	const struct view *v;
+	int row;                 /* content row being written */
+	int width;               /* widest content column so far */
+	int h, w;                /* window size */
+	bool draw;               /* false: only measuring */
+};
+typedef void (*view_body_fn)(struct view_pen *p, const struct fab_model *m);
+/* Runs body once to measure, clamps v->top/left to the new extent, then
+ * once to draw; sets v->content_h/content_w. */
+void view_draw_body(struct view *v, WINDOW *win, const struct fab_model *m, view_body_fn body);
+/* Text at content column x of the current row; scrolls sideways. Returns
+ * the column after it. */
+int view_pen_put(struct view_pen *p, int x, const char *s, int attr);
+/* Text that stays put when the pane scrolls sideways (row labels). */
+int view_pen_fixed(struct view_pen *p, int x, const char *s, int attr);
+/* Scrolling text that never covers screen columns left of minx. */
+int view_pen_clip(struct view_pen *p, int x, int minx, const char *s, int attr);
+void view_pen_nl(struct view_pen *p);
+/* Text from x, word-wrapped at the window's width (at least 40 columns),
+ * later lines indented to x; ends the line. Wrapped text fits the window,
+ * so it stays put when the pane scrolls sideways. */
+void view_pen_wrap(struct view_pen *p, int x, const char *s, int attr);
+/* The same with a hanging indent: later lines start at column x2. */
+void view_pen_wrap_hang(struct view_pen *p, int x, int x2, const char *s, int attr);
+/* A legend line "  SYS  = meaning", wrapped under the meaning. */
+void view_pen_legend(struct view_pen *p, const char *line);
+
+/* The topology pane's mark for the closest NIC of each GPU (UTF-8, ASCII). */
+#define TOPO_MARK_UTF8  "\u25c6"
+#define TOPO_MARK_ASCII "<"
+
+/* The panes in tab order (tui.c); the help pane walks it. */
+extern const struct view_ops *const fab_panes[];
+extern const int fab_npanes;
+
+#endif

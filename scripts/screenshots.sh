@@ -1,0 +1,94 @@
+#!/bin/sh
+# Screenshots of every bundled scenario: the topology and help panes at
+# 120x40 and the topology pane at 80x24, each as text (.txt), as text with
+# colours (.ansi) and as a PNG rendered by a real xterm under Xvfb.
+# Usage: scripts/screenshots.sh BUILD/fabtop   (`make screenshots`)
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${1:-$TOP/build/fabtop}
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+OUT=$TOP/screenshots
+"$TOP/scripts/deps.sh" shots || exit 1
+[ -x "$BIN" ] || { echo "screenshots.sh: $BIN is not built" >&2; exit 2; }
+mkdir -p "$OUT"
+T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-shots.XXXXXX") || exit 1
+export LANG=C.UTF-8
+unset LC_ALL LINES COLUMNS NO_COLOR
+cat > "$T/tmux.conf" <<'EOF'
+set -g status off
+set -g default-terminal tmux-256color
+EOF
+tm() { tmux -S "$T/sock" -f "$T/tmux.conf" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+
+# Waits until the screen has drawn and stopped changing.
+settle() {
+	prev="" i=0
+	while [ $i -lt 100 ]; do
+		cur=$(tm capture-pane -p -t "$1" 2>/dev/null)
+		case $cur in *"q:quit"*) [ "$cur" = "$prev" ] && return 0 ;; esac
+		prev=$cur
+		sleep 0.2
+		i=$((i + 1))
+	done
+	echo "screenshots.sh: $1 never settled" >&2
+	return 1
+}
+
+# shot SCENARIO_DIR PANE COLS ROWS: writes NAME.txt and NAME.ansi.
+shot() {
+	scen=$(basename "$1") name="$(basename "$1")-$2-$3x$4"
+	tm new-session -d -s shot -x "$3" -y "$4" "'$BIN' --root '$1'"
+	settle shot || { tm kill-session -t shot; return 1; }
+	if [ "$2" = help ]; then
+		tm send-keys -t shot '?'
+		sleep 0.3
+		settle shot
+	fi
+	tm capture-pane -p -t shot > "$OUT/$name.txt"
+	tm capture-pane -p -e -N -t shot > "$OUT/$name.ansi"
+	tm send-keys -t shot q
+	i=0
+	while tm has-session -t shot 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	tm kill-session -t shot 2>/dev/null
+	echo "$name $3 $4" >> "$T/list"
+	echo "  $OUT/$name.txt (scenario $scen)"
+}
+
+: > "$T/list"
+for s in "$TOP"/tests/scenarios/*/; do
+	s=${s%/}
+	[ -f "$s/fabtop/meta.json" ] || continue
+	shot "$s" topology 120 40
+	shot "$s" help 120 40
+	shot "$s" topology 80 24
+done
+
+# Render every .ansi in one X server: xterm shows the exact bytes, import
+# grabs its window (/usr/bin/import: /usr/local/bin/convert may be a stand-in).
+cat > "$T/render.sh" <<'EOF'
+#!/bin/sh
+out=$1 list=$2
+while read -r name cols rows; do
+	title="fabtop-shot-$name"
+	xterm -u8 -geometry "${cols}x${rows}+0+0" -fa "DejaVu Sans Mono" -fs 10 \
+		-bg black -fg gray90 +sb -b 2 -bw 0 -title "$title" \
+		-e sh -c "printf '\033[?25l'; head -c -1 '$out/$name.ansi'; sleep 60" &
+	xt=$!
+	win=""
+	for i in $(seq 80); do
+		win=$(xwininfo -name "$title" 2>/dev/null | awk '/Window id/ { print $4 }')
+		[ -n "$win" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	if [ -n "$win" ] && /usr/bin/import -window "$win" "$out/$name.png"; then
+		echo "  $out/$name.png"
+	else
+		echo "screenshots.sh: could not grab the xterm window for $name" >&2
+	fi
+	kill "$xt" 2>/dev/null
+	wait "$xt" 2>/dev/null
+done < "$list"
+EOF
+xvfb-run -a -s "-screen 0 2400x1600x24 -nolisten tcp" sh "$T/render.sh" "$OUT" "$T/list"

@@ -1,0 +1,19 @@
+/* collect.c - runs the collectors in dependency order, then the findings. */
+#include "fabtop/collect.h"
+#include "fabtop/findings.h"
+
+int collect_all(const struct fab_root *r, struct fab_model *m)
+{
+	collect_host(r, m);
+	collect_pci_sysfs(r, m);   /* first: everything else points into model.pci */
+	collect_pci_lib(r, m);
+	collect_numa(r, m);
+	collect_net(r, m);
+	collect_rdma(r, m);        /* after net: ports find their netdevs there */
+	collect_netlink(r, m);
+	collect_nvml(r, m);
+	collect_cuda(r, m);
+	collect_gpus(r, m);        /* after nvml: names, order and NVLink */
+	findings_run(m);
+	return 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * gpus.c - GPUs are the NVIDIA display/3D-controller PCI functions. Named
+ * and ordered by NVML when it ran (its order is nvidia-smi's), else by PCI
+ * bus order, which is what nvidia-smi and CUDA_DEVICE_ORDER=PCI_BUS_ID use.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "fabtop/collect.h"
+#include "fabtop/util.h"
+
+#define PCI_VENDOR_NVIDIA 0x10de
+
+static bool is_gpu(const struct fab_pci_dev *d)
+{
+	if (!d->vendor.ok || d->vendor.v != PCI_VENDOR_NVIDIA || !d->class_code.ok)
+		return false;
+	long long cls = d->class_code.v >> 8;
+	return cls == 0x0300 || cls == 0x0302;   /* VGA or 3D controller; not NVSwitch */
+}
+
+static int by_index(const void *a, const void *b)
+{
+	const struct fab_gpu *x = a, *y = b;
+	if (x->nvml_index.ok && y->nvml_index.ok)
+		return x->nvml_index.v < y->nvml_index.v ? -1 : x->nvml_index.v > y->nvml_index.v;
+	return x->pci - y->pci;   /* model.pci is in bus order */
+}
+
+int collect_gpus(const struct fab_root *r, struct fab_model *m)
+{
+	(void)r;
+	for (int i = 0; i < m->npci; i++) {
+		if (!is_gpu(&m->pci[i]))
+			continue;
+		struct fab_gpu *g = model_add_gpu(m);
+		int idx;
+		long long numa;
+		g->pci = i;
+		if (nvml_lookup(m->pci[i].bdf, g->name, sizeof(g->name), &idx, &numa) == 0) {
+			g->nvml_index = fab_int_of(idx);
+			if (numa >= 0)
+				g->numa_id = fab_int_of(numa);
+		} else {
+			fab_strlcpy(g->name, m->pci[i].name, sizeof(g->name));
+		}
+	}
+	if (m->ngpus > 1)
+		qsort(m->gpus, (size_t)m->ngpus, sizeof(*m->gpus), by_index);
+	for (int a = 0; a < m->ngpus && a < FAB_MAX_GPUS; a++)
+		for (int b = 0; b < m->ngpus && b < FAB_MAX_GPUS; b++) {
+			int n = a == b ? -1 : nvml_nvlinks(m->pci[m->gpus[a].pci].bdf,
+							   m->pci[m->gpus[b].pci].bdf);
+			m->gpus[a].nvlinks[b] = n >= 0 ? fab_int_of(n) : (fab_int){ 0, false };
+		}
+	return 0;
+}

@@ -1,0 +1,250 @@
+/*
+ * hwloc.c - NUMA nodes (id, CPUs, latency matrix) from hwloc, and the XML
+ * export that `fabtop capture` stores as fabtop/hwloc.xml.
+ *
+ * Where hwloc reads from: live "/" as usual; a capture's fabtop/hwloc.xml;
+ * otherwise the mirror directory itself through HWLOC_FSROOT (hwloc 2.9 has
+ * no set_fsroot API). When hwloc fails, the sysfs node directories are read
+ * through the root instead, so the NUMA pane still has data.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <hwloc.h>
+#include "fabtop/collect.h"
+#include "fabtop/util.h"
+
+#define MAX_NODES 256
+#define NODE_DIR "/sys/devices/system/node"
+
+struct node_tmp {
+	int id;
+	hwloc_obj_t obj;
+	char cpulist[FAB_LIST_LEN];
+};
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct node_tmp *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Parses "10 21\n" into dist[]; returns how many numbers it read. */
+static int parse_distances(const char *s, int *dist, int max)
+{
+	int n = 0;
+	while (*s && n < max) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end == s)
+			break;
+		dist[n++] = (int)v;
+		s = end;
+	}
+	return n;
+}
+
+/* The kernel's distance row for one node, read through the root. */
+static void sysfs_distances(const struct fab_root *r, struct fab_numa_node *n)
+{
+	char path[128], line[1024];
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/distance", n->id);
+	if (root_read_line(r, path, line, sizeof(line)) == 0)
+		n->ndist = parse_distances(line, n->dist, 16);
+}
+
+/* Loads a topology the way the root asks for; -1 with err naming the source,
+ * -2 when the mirror holds nothing hwloc could read. */
+static int load_topology(const struct fab_root *r, hwloc_topology_t *out,
+			 char *err, size_t errlen)
+{
+	hwloc_topology_t t;
+	char xml[PATH_MAX];
+
+	/* hwloc prints its complaints about odd sysfs trees to stderr, which
+	 * would scribble over the TUI; failures reach the user as notes. */
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	if (hwloc_topology_init(&t) != 0) {
+		snprintf(err, errlen, "hwloc_topology_init failed: %s", strerror(errno));
+		return -1;
+	}
+	/* Keep every PCI device and OS device, like lstopo --whole-io. */
+	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+
+	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
+	 * alike: the libpciaccess plugin reads this machine's bus even for a
+	 * mirror, leaks its pci.ids tables (ASan runs fail), and fabtop names
+	 * devices through libpci anyway. */
+	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+
+	if (r->live) {
+		if (hwloc_topology_load(t) != 0) {
+			snprintf(err, errlen, "hwloc could not read this node's topology: %s",
+				 strerror(errno));
+			goto fail;
+		}
+		*out = t;
+		return 0;
+	}
+
+	root_path(r, "/fabtop/hwloc.xml", xml, sizeof(xml));
+	if (access(xml, F_OK) == 0) {
+		/* set_xml fails at once on garbage; carrying on would load the
+		 * live machine and show it as the capture. */
+		if (hwloc_topology_set_xml(t, xml) != 0) {
+			snprintf(err, errlen, "cannot use %s as an hwloc topology: %s "
+				 "(not hwloc XML? re-create it with `lstopo-no-graphics "
+				 "--whole-io --of xml`)", xml, strerror(errno));
+			goto fail;
+		}
+		if (hwloc_topology_load(t) != 0) {
+			snprintf(err, errlen, "hwloc could not load %s: %s", xml, strerror(errno));
+			goto fail;
+		}
+		*out = t;
+		return 0;
+	}
+
+	/* Without the CPU tree hwloc's Linux backend gives up and hwloc
+	 * invents a node from THIS machine's processor count. */
+	if (!root_exists(r, "/sys/devices/system/cpu")) {
+		snprintf(err, errlen, "no fabtop/hwloc.xml and no /sys/devices/system/cpu "
+			 "under %s", r->dir);
+		hwloc_topology_destroy(t);
+		return -2;
+	}
+	/* A plain mirror: point hwloc's Linux backend at it, then put the
+	 * environment back as it was (the TUI reloads other roots later). */
+	const char *prev = getenv("HWLOC_FSROOT");
+	char *saved = prev ? strdup(prev) : NULL;
+	setenv("HWLOC_FSROOT", r->dir, 1);
+	int rc = hwloc_topology_load(t);
+	int e = errno;
+	if (saved) {
+		setenv("HWLOC_FSROOT", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("HWLOC_FSROOT");
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "hwloc could not read the topology under %s "
+			 "(HWLOC_FSROOT): %s", r->dir, strerror(e));
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	hwloc_topology_destroy(t);
+	return -1;
+}
+
+static void hwloc_numa(const struct fab_root *r, hwloc_topology_t t, struct fab_model *m)
+{
+	struct node_tmp nodes[MAX_NODES];
+	int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+	if (n > MAX_NODES)
+		n = MAX_NODES;
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		nodes[i].id = (int)o->os_index;
+		nodes[i].obj = o;
+		nodes[i].cpulist[0] = '\0';
+		/* Memory-only nodes (HBM, CXL, Grace GPU memory) have no CPUs: "". */
+		if (o->cpuset && !hwloc_bitmap_iszero(o->cpuset))
+			hwloc_bitmap_list_snprintf(nodes[i].cpulist, sizeof(nodes[i].cpulist),
+						   o->cpuset);
+	}
+	qsort(nodes, (size_t)n, sizeof(nodes[0]), cmp_node);
+
+	/* The OS latency matrix (what `numactl -H` shows), when hwloc has it. */
+	struct hwloc_distances_s *d = NULL;
+	unsigned nr = 1;
+	if (hwloc_distances_get_by_type(t, HWLOC_OBJ_NUMANODE, &nr, &d,
+					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) != 0 || nr == 0)
+		d = NULL;
+
+	for (int i = 0; i < n; i++) {
+		struct fab_numa_node *mn = model_add_numa(m);
+		mn->id = nodes[i].id;
+		fab_strlcpy(mn->cpulist, nodes[i].cpulist, sizeof(mn->cpulist));
+		if (d) {
+			int row = hwloc_distances_obj_index(d, nodes[i].obj);
+			for (int j = 0; row >= 0 && j < n && j < 16; j++) {
+				int col = hwloc_distances_obj_index(d, nodes[j].obj);
+				if (col < 0)
+					break;
+				mn->dist[j] = (int)d->values[(unsigned)row * d->nbobjs + (unsigned)col];
+				mn->ndist = j + 1;
+			}
+		}
+		if (mn->ndist == 0)
+			sysfs_distances(r, mn);
+	}
+	if (d)
+		hwloc_distances_release(t, d);
+}
+
+/* The kernel's own view: /sys/devices/system/node/nodeN/{cpulist,distance}. */
+static int sysfs_numa(const struct fab_root *r, struct fab_model *m)
+{
+	char **names;
+	int n = root_list(r, NODE_DIR, &names), found = 0;
+	for (int i = 0; i < n; i++) {
+		char *end, path[FAB_PATH_LEN], line[FAB_LIST_LEN];
+		if (strncmp(names[i], "node", 4) != 0)
+			continue;
+		long id = strtol(names[i] + 4, &end, 10);
+		if (end == names[i] + 4 || *end)
+			continue;
+		snprintf(path, sizeof(path), NODE_DIR "/%s/cpulist", names[i]);
+		if (root_read_line(r, path, line, sizeof(line)) != 0)
+			line[0] = '\0';
+		struct fab_numa_node *mn = model_add_numa(m);
+		mn->id = (int)id;
+		fab_strlcpy(mn->cpulist, line, sizeof(mn->cpulist));
+		sysfs_distances(r, mn);
+		found++;
+	}
+	if (n > 0)
+		root_free_list(names, n);
+	return found;
+}
+
+int collect_numa(const struct fab_root *r, struct fab_model *m)
+{
+	hwloc_topology_t t;
+	char err[FAB_PATH_LEN + 256];
+
+	int rc = load_topology(r, &t, err, sizeof(err));
+	if (rc == 0) {
+		hwloc_numa(r, t, m);
+		hwloc_topology_destroy(t);
+		return 0;
+	}
+	int found = sysfs_numa(r, m);
+	if (rc == -2) {
+		/* A fixture without CPU data: the node files, if any, are all. */
+		if (!found)
+			model_note(m, "hwloc", "NUMA unknown: %s or %s", err, NODE_DIR);
+		return 0;
+	}
+	model_note(m, "hwloc", "%s; NUMA nodes %s", err,
+		   found ? "read from " NODE_DIR " instead" : "unknown (no " NODE_DIR " either)");
+	return found ? 0 : -1;
+}
+
+int hwloc_export_xml(const char *path, char *err, size_t errlen)
+{
+	struct fab_root live = { .live = true };
+	hwloc_topology_t t;
+	if (load_topology(&live, &t, err, errlen) != 0)
+		return -1;
+	int rc = hwloc_topology_export_xml(t, path, 0);
+	if (rc != 0)
+		snprintf(err, errlen, "hwloc could not write %s: %s", path, strerror(errno));
+	hwloc_topology_destroy(t);
+	return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,56 @@
+/* sysfs_net.c - network interfaces from /sys/class/net and their PCI function. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/collect.h"
+#include "fabtop/sysread.h"
+#include "fabtop/util.h"
+
+/* The PCI function behind a class device link ("/sys/class/net/eth0"),
+ * or FAB_NO_INDEX for virtual devices. */
+int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *classdir)
+{
+	char link[1024], real[1024];
+	snprintf(link, sizeof(link), "%s/device", classdir);
+	if (root_realpath(r, link, real, sizeof(real)) != 0)
+		return FAB_NO_INDEX;
+	const char *s = strrchr(real, '/');
+	return s ? model_find_pci(m, s + 1) : FAB_NO_INDEX;
+}
+
+int collect_net(const struct fab_root *r, struct fab_model *m)
+{
+	char **names;
+	int n = root_list(r, "/sys/class/net", &names);
+	if (n < 0) {
+		if (n != -ENOENT)
+			sys_note_errno(m, "/sys/class/net", -n);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char dir[512], p[600], buf[64];
+		snprintf(dir, sizeof(dir), "/sys/class/net/%s", names[i]);
+		if (!root_exists(r, dir))
+			continue;
+		struct fab_netdev *d = model_add_netdev(m);
+		fab_strlcpy(d->name, names[i], sizeof(d->name));
+		d->pci = sys_pci_of(r, m, dir);
+		snprintf(p, sizeof(p), "%s/mtu", dir);
+		d->mtu = sys_int(r, m, p);
+		snprintf(p, sizeof(p), "%s/ifindex", dir);
+		d->ifindex = sys_int(r, m, p);
+		snprintf(p, sizeof(p), "%s/dev_port", dir);
+		d->dev_port = sys_int(r, m, p);
+		/* speed reads EINVAL while the link is down: that is "unknown", not an error. */
+		snprintf(p, sizeof(p), "%s/speed", dir);
+		if (root_read_line(r, p, buf, sizeof(buf)) == 0) {
+			long long v;
+			if (fab_parse_ll(buf, &v) && v > 0)
+				d->speed_mbps = fab_int_of(v);
+		}
+		snprintf(p, sizeof(p), "%s/operstate", dir);
+		sys_line(r, m, p, d->operstate, sizeof(d->operstate));
+	}
+	root_free_list(names, n);
+	return 0;
+}

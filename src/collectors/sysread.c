@@ -1,0 +1,74 @@
+/* sysread.c - sysfs attribute reads that turn failures into notes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/sysread.h"
+#include "fabtop/util.h"
+
+void sys_note_errno(struct fab_model *m, const char *path, int e)
+{
+	const char *hint = "";
+	if (e == EACCES || e == EPERM)
+		hint = " (run as root, or inside the pod that owns the device)";
+	else if (e == EILSEQ)
+		hint = " (binary content where text was expected)";
+	model_note(m, path, "cannot read %s: %s%s", path,
+		   e == EILSEQ ? "not a text attribute" : strerror(e), hint);
+}
+
+int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
+	     char *buf, size_t len)
+{
+	char big[4096];
+	/* Read into a page-sized buffer so an oversized file is detected, not cut. */
+	ssize_t n = root_read(r, path, big, sizeof(big));
+	if (n < 0) {
+		if (n != -ENOENT && n != -ENOTDIR)
+			sys_note_errno(m, path, (int)-n);
+		buf[0] = '\0';
+		return (int)n;
+	}
+	if (!fab_is_text(big, (size_t)n)) {
+		sys_note_errno(m, path, EILSEQ);
+		buf[0] = '\0';
+		return -EILSEQ;
+	}
+	size_t l = strcspn(big, "\n");
+	while (l && (big[l - 1] == ' ' || big[l - 1] == '\t' || big[l - 1] == '\r'))
+		l--;
+	if ((size_t)n >= sizeof(big) - 1 || l >= len) {
+		model_note(m, path, "cannot read %s: value too long (%zd bytes) for a sysfs attribute",
+			   path, n);
+		buf[0] = '\0';
+		return -EFBIG;
+	}
+	memcpy(buf, big, l);
+	buf[l] = '\0';
+	return 0;
+}
+
+int sys_linef(const struct fab_root *r, struct fab_model *m, char *buf, size_t len,
+	      const char *fmt, ...)
+{
+	char path[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return sys_line(r, m, path, buf, len);
+}
+
+fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path)
+{
+	char buf[64];
+	long long v;
+	if (sys_line(r, m, path, buf, sizeof(buf)) != 0)
+		return (fab_int){ 0, false };
+	if (!fab_parse_ll(buf, &v)) {
+		model_note(m, path, "unexpected content in %s: \"%.40s\" (expected a number)",
+			   path, buf);
+		return (fab_int){ 0, false };
+	}
+	return fab_int_of(v);
+}

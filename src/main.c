@@ -1,0 +1,262 @@
+/*
+ * main.c - the command line: TUI, report, capture, demo. Only main exits.
+ * Exit status of batch commands: 0 healthy, 1 findings, 2 usage or
+ * environment error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fabtop/capture.h"
+#include "fabtop/collect.h"
+#include "fabtop/report.h"
+#include "fabtop/root.h"
+#include "fabtop/tui.h"
+#include "fabtop/util.h"
+
+static const char usage[] =
+"usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
+"       fabtop [--root R] report [topo|all] [--json]  batch output, no TTY needed\n"
+"       fabtop capture -o FILE.tar.gz [--samples N --interval S]\n"
+"                                                    record this node for replay with --root\n"
+"       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
+"       fabtop --version | --help\n"
+"Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";
+
+struct opts {
+	const char *root;
+	bool json;
+	const char *output;
+	const char *source;
+	int samples;
+	double interval;
+};
+
+/* Directories that may hold the bundled scenarios, most specific first. */
+static int scenario_dirs(const char *dirs[], int max, char store[][PATH_MAX])
+{
+	int n = 0;
+	const char *env = getenv("FABTOP_SCENARIOS");
+	if (env && *env && n < max)
+		dirs[n++] = env;
+	char exe[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (l > 0) {
+		exe[l] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		/* build/fabtop and build/san/fabtop in the source tree; bin/ when installed */
+		const char *rel[] = { "../tests/scenarios", "../../tests/scenarios", "../share/fabtop/scenarios" };
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max; i++) {
+			snprintf(store[n], PATH_MAX, "%s/%s", exe, rel[i]);
+			dirs[n] = store[n];
+			n++;
+		}
+	}
+	if (n < max)
+		dirs[n++] = FABTOP_DATADIR "/scenarios";
+	return n;
+}
+
+/* Finds scenario name as a directory or NAME.tar.gz; 0 and the path, or -1. */
+static int find_scenario(const char *name, char *out, size_t len)
+{
+	const char *dirs[8];
+	char store[8][PATH_MAX];
+	int n = scenario_dirs(dirs, 8, store);
+	if (strchr(name, '/') || strcmp(name, "..") == 0 || strcmp(name, ".") == 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		snprintf(out, len, "%s/%s", dirs[i], name);
+		if (access(out, R_OK) == 0)
+			return 0;
+		snprintf(out, len, "%s/%s.tar.gz", dirs[i], name);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int list_scenarios(void)
+{
+	const char *dirs[8];
+	char store[8][PATH_MAX];
+	int n = scenario_dirs(dirs, 8, store), shown = 0;
+	for (int i = 0; i < n && !shown; i++) {
+		DIR *d = opendir(dirs[i]);
+		if (!d)
+			continue;
+		struct dirent *de;
+		char *names[64];
+		int nn = 0;
+		while ((de = readdir(d)) && nn < 64)
+			if (de->d_name[0] != '.')
+				names[nn++] = strdup(de->d_name);
+		closedir(d);
+		for (int a = 0; a < nn; a++)
+			for (int b = a + 1; b < nn; b++)
+				if (strcmp(names[a], names[b]) > 0) {
+					char *t = names[a]; names[a] = names[b]; names[b] = t;
+				}
+		for (int k = 0; k < nn; k++) {
+			char meta[PATH_MAX + 64], *dot;
+			if (!names[k])
+				continue;
+			if ((dot = strstr(names[k], ".tar.gz")))
+				*dot = '\0';
+			snprintf(meta, sizeof(meta), "%s/%s/fabtop/meta.json", dirs[i], names[k]);
+			json_t *j = json_load_file(meta, 0, NULL);
+			const char *desc = j ? json_string_value(json_object_get(j, "description")) : NULL;
+			if (!shown++)
+				printf("Bundled scenarios (%s):\n", dirs[i]);
+			printf("  %-14s %s\n", names[k], desc ? desc : "");
+			json_decref(j);
+			free(names[k]);
+		}
+	}
+	if (!shown) {
+		fprintf(stderr, "fabtop: no bundled scenarios found (set FABTOP_SCENARIOS to their directory)\n");
+		return 2;
+	}
+	printf("Open one with: fabtop demo NAME\n");
+	return 0;
+}
+
+/* No HCA here: the TUI opens the bundled demo instead of an empty node. */
+static bool node_has_hca(void)
+{
+	DIR *d = opendir("/sys/class/infiniband");
+	if (!d)
+		return false;
+	struct dirent *de;
+	bool any = false;
+	while (!any && (de = readdir(d)))
+		any = de->d_name[0] != '.';
+	closedir(d);
+	return any;
+}
+
+/* Opens the root, collects, and runs the TUI or a report. */
+static int run_on(const char *rootspec, const char *section, bool json, bool demo)
+{
+	struct fab_root root;
+	struct fab_model m;
+	char err[1024];
+	if (root_open(&root, rootspec, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fabtop: %s\n", err);
+		return 2;
+	}
+	model_init(&m);
+	collect_all(&root, &m);
+	if (demo)
+		m.demo = true;
+	int rc;
+	if (section) {
+		rc = report_run(section, json, stdout, &m);
+	} else if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		/* No terminal: print what the TUI would have shown. */
+		rc = report_run("all", json, stdout, &m);
+	} else {
+		rc = tui_run(&root, &m);
+	}
+	model_free(&m);
+	root_close(&root);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "samples", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "source", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .samples = 0, .interval = 1.0 };
+	int c;
+	setlocale(LC_ALL, "");
+	while ((c = getopt_long(argc, argv, "o:jhV", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'R': o.root = optarg; break;
+		case 'j': o.json = true; break;
+		case 'o': o.output = optarg; break;
+		case 's': o.source = optarg; break;
+		case 'n':
+			o.samples = (int)strtol(optarg, &end, 10);
+			if (*end || o.samples < 0 || o.samples > 100000) {
+				fprintf(stderr, "fabtop: --samples wants a count from 0 to 100000, not \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			o.interval = strtod(optarg, &end);
+			if (*end || !(o.interval > 0.0) || o.interval > 3600) {
+				fprintf(stderr, "fabtop: --interval wants seconds (0 < S <= 3600), not \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': puts("fabtop " FABTOP_VERSION); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	const char *cmd = optind < argc ? argv[optind] : NULL;
+	const char *arg = optind + 1 < argc ? argv[optind + 1] : NULL;
+	if (optind + 2 < argc) {
+		fprintf(stderr, "fabtop: unexpected argument \"%s\"\n%s", argv[optind + 2], usage);
+		return 2;
+	}
+	if (!cmd) {
+		if (!o.root && !node_has_hca() && isatty(STDOUT_FILENO)) {
+			char path[PATH_MAX];
+			if (find_scenario("dgx-h100", path, sizeof(path)) == 0)
+				return run_on(path, NULL, o.json, true);
+		}
+		return run_on(o.root, NULL, o.json, false);
+	}
+	if (strcmp(cmd, "report") == 0) {
+		const char *section = arg ? arg : "all";
+		if (strcmp(section, "topo") && strcmp(section, "all")) {
+			fprintf(stderr, "fabtop: unknown report \"%s\" (topo or all)\n", section);
+			return 2;
+		}
+		return run_on(o.root, section, o.json, false);
+	}
+	if (strcmp(cmd, "capture") == 0) {
+		if (!o.output || arg) {
+			fprintf(stderr, "fabtop: capture needs -o FILE.tar.gz\n%s", usage);
+			return 2;
+		}
+		struct capture_opts co = {
+			.output = o.output, .samples = o.samples, .interval = o.interval,
+			.src_root = o.source ? o.source : o.root,
+		};
+		return capture_run(&co, stderr);
+	}
+	if (strcmp(cmd, "demo") == 0) {
+		char path[PATH_MAX];
+		if (!arg)
+			return list_scenarios();
+		if (find_scenario(arg, path, sizeof(path)) != 0) {
+			fprintf(stderr, "fabtop: no scenario named \"%s\"\n", arg);
+			list_scenarios();
+			return 2;
+		}
+		return run_on(path, NULL, o.json, true);
+	}
+	fprintf(stderr, "fabtop: unknown command \"%s\"\n%s", cmd, usage);
+	return 2;
+}

@@ -1,0 +1,107 @@
+/* model.c - allocation and lookup for the snapshot; no I/O. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fabtop/model.h"
+#include "fabtop/util.h"
+
+void model_init(struct fab_model *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void model_free(struct fab_model *m)
+{
+	free(m->pci);
+	free(m->numa);
+	free(m->gpus);
+	free(m->nics);
+	free(m->netdevs);
+	free(m->findings);
+	free(m->notes);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Grows an array by one zeroed element; aborts on out-of-memory, as a
+ * snapshot without memory cannot say anything useful. */
+static void *grow(void *base, int *n, size_t elem)
+{
+	char *p = realloc(base, (size_t)(*n + 1) * elem);
+	if (!p) {
+		fputs("fabtop: out of memory\n", stderr);
+		abort();
+	}
+	memset(p + (size_t)*n * elem, 0, elem);
+	(*n)++;
+	return p;
+}
+
+#define ADD(m, arr, n) \
+	((m)->arr = grow((m)->arr, &(m)->n, sizeof(*(m)->arr)), &(m)->arr[(m)->n - 1])
+
+struct fab_pci_dev *model_add_pci(struct fab_model *m) { return ADD(m, pci, npci); }
+struct fab_numa_node *model_add_numa(struct fab_model *m) { return ADD(m, numa, nnuma); }
+struct fab_nic *model_add_nic(struct fab_model *m) { return ADD(m, nics, nnics); }
+struct fab_netdev *model_add_netdev(struct fab_model *m) { return ADD(m, netdevs, nnetdevs); }
+
+struct fab_gpu *model_add_gpu(struct fab_model *m)
+{
+	struct fab_gpu *g = ADD(m, gpus, ngpus);
+	g->pci = FAB_NO_INDEX;
+	return g;
+}
+
+struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
+				      enum fab_severity sev, const char *subject)
+{
+	struct fab_finding *f = ADD(m, findings, nfindings);
+	fab_strlcpy(f->id, id, sizeof(f->id));
+	fab_strlcpy(f->subject, subject, sizeof(f->subject));
+	f->sev = sev;
+	return f;
+}
+
+void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
+{
+	struct fab_note *n = ADD(m, notes, nnotes);
+	va_list ap;
+	fab_strlcpy(n->what, what, sizeof(n->what));
+	va_start(ap, fmt);
+	vsnprintf(n->message, sizeof(n->message), fmt, ap);
+	va_end(ap);
+}
+
+int model_find_pci(const struct fab_model *m, const char *bdf)
+{
+	for (int i = 0; i < m->npci; i++)
+		if (strcmp(m->pci[i].bdf, bdf) == 0)
+			return i;
+	return FAB_NO_INDEX;
+}
+
+int model_find_nic(const struct fab_model *m, const char *name)
+{
+	for (int i = 0; i < m->nnics; i++)
+		if (strcmp(m->nics[i].name, name) == 0)
+			return i;
+	return FAB_NO_INDEX;
+}
+
+int model_find_netdev(const struct fab_model *m, const char *name)
+{
+	for (int i = 0; i < m->nnetdevs; i++)
+		if (strcmp(m->netdevs[i].name, name) == 0)
+			return i;
+	return FAB_NO_INDEX;
+}
+
+const char *fab_severity_name(enum fab_severity s)
+{
+	switch (s) {
+	case SEV_INFO: return "info";
+	case SEV_WARN: return "warning";
+	case SEV_ERROR: return "error";
+	}
+	return "?";
+}

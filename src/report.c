@@ -1,0 +1,352 @@
+/*
+ * report.c - batch output through the print layer. The topology text keeps
+ * nvidia-smi's layout (tab-separated, same headers, cell words and legend)
+ * so the two can be diffed; fabtop's extras follow the NIC legend.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "fabtop/findings.h"
+#include "fabtop/report.h"
+#include "fabtop/topo.h"
+#include "fabtop/util.h"
+
+static void out_link(struct fab_out *o, enum out_where w, const char *key,
+		     const struct fab_pcie_link *l)
+{
+	out_open_obj(o, key);
+	out_num(o, w, "speed_gts", "%.1f GT/s", l->cur_speed);
+	out_int(o, w, "width", " x%lld", l->cur_width);
+	out_num(o, w, "max_speed_gts", " (max %.1f GT/s", l->max_speed);
+	out_int(o, w, "max_width", " x%lld)", l->max_width);
+	out_close_obj(o);
+}
+
+static const struct fab_port *first_port(const struct fab_nic *n)
+{
+	return n->nports ? &n->ports[0] : NULL;
+}
+
+static void topo_header(struct fab_out *o, const struct fab_topo *t)
+{
+	out_open_arr(o, "columns");
+	for (int j = 0; j < t->n; j++)
+		out_str(o, PR_ANY, NULL, "\t%s", t->devs[j].label);
+	out_close_arr(o);
+	out_text(o, "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n");
+}
+
+static void topo_rows(struct fab_out *o, const struct fab_model *m, const struct fab_topo *t)
+{
+	char cell[16];
+	out_open_arr(o, "rows");
+	for (int i = 0; i < t->n; i++) {
+		const struct fab_topo_dev *d = &t->devs[i];
+		out_open_obj(o, NULL);
+		out_str(o, PR_ANY, "label", "%s", d->label);
+		out_open_arr(o, "cells");
+		for (int j = 0; j < t->n; j++) {
+			topo_cell(t, i, j, cell, sizeof(cell));
+			out_str(o, PR_JSON, NULL, NULL, cell);
+			out_text(o, i == j ? "\t %s " : "\t%s", cell);
+		}
+		out_close_arr(o);
+		if (d->kind == TOPO_GPU) {
+			const struct fab_pci_dev *p = &m->pci[d->pci];
+			out_str(o, PR_ANY, "cpu_affinity", "\t%s", p->local_cpulist);
+			out_int(o, PR_ANY, "numa_affinity", "\t%lld", p->numa_node);
+			out_int(o, PR_ANY, "gpu_numa_id", "\t\t%lld", m->gpus[d->idx].numa_id);
+		}
+		out_text(o, "\n");
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+}
+
+static void topo_devices(struct fab_out *o, const struct fab_model *m, const struct fab_topo *t)
+{
+	out_open_arr(o, "devices");
+	for (int i = 0; i < t->n; i++) {
+		const struct fab_topo_dev *d = &t->devs[i];
+		const struct fab_pci_dev *p = &m->pci[d->pci];
+		out_open_obj(o, NULL);
+		out_str(o, PR_JSON, "label", NULL, d->label);
+		out_str(o, PR_JSON, "kind", NULL, d->kind == TOPO_GPU ? "gpu" : "nic");
+		out_str(o, PR_JSON, "bdf", NULL, p->bdf);
+		out_str(o, PR_JSON, "host_bridge", NULL, p->host_bridge);
+		out_int(o, PR_JSON, "numa_node", NULL, p->numa_node);
+		out_str(o, PR_JSON, "cpu_affinity", NULL, p->local_cpulist);
+		if (d->kind == TOPO_GPU) {
+			out_str(o, PR_JSON, "name", NULL, m->gpus[d->idx].name);
+			out_int(o, PR_JSON, "nvml_index", NULL, m->gpus[d->idx].nvml_index);
+		} else {
+			const struct fab_nic *n = &m->nics[d->idx];
+			const struct fab_port *pt = first_port(n);
+			out_str(o, PR_JSON, "name", NULL, n->name);
+			out_str(o, PR_JSON, "netdev", NULL, pt ? pt->netdev : NULL);
+			out_str(o, PR_JSON, "link_layer", NULL, pt ? pt->link_layer : NULL);
+			out_str(o, PR_JSON, "state", NULL, pt ? pt->state_str : NULL);
+			out_str(o, PR_JSON, "rate", NULL, pt ? pt->rate_str : NULL);
+			out_bool(o, PR_JSON, "usable", NULL, topo_nic_usable(m, d->idx));
+		}
+		out_link(o, PR_JSON, "pcie", &p->link);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+}
+
+static void topo_legends(struct fab_out *o, const struct fab_model *m, const struct fab_topo *t)
+{
+	out_text(o, "\nLegend:\n\n");
+	for (int i = 0; topo_legend[i]; i++)
+		out_text(o, "%s\n", topo_legend[i]);
+	if (t->ngpus > 1 && !t->nvlink_known)
+		out_text(o, "  *    = NVLink unknown (no NVML): the PCIe path is shown; nvidia-smi "
+			    "shows NV# where GPUs are NVLinked\n");
+	if (t->nnics == 0)
+		return;
+	out_text(o, "\nNIC Legend:\n\n");
+	for (int j = 0; j < t->nnics; j++) {
+		const struct fab_nic *n = &m->nics[t->devs[t->ngpus + j].idx];
+		const struct fab_port *pt = first_port(n);
+		out_text(o, "  %s: %s", t->devs[t->ngpus + j].label, n->name);
+		if (pt)
+			out_text(o, "  %s  %s  %s  %s",
+				 pt->netdev[0] ? pt->netdev : "N/A",
+				 pt->link_layer[0] ? pt->link_layer : "N/A",
+				 pt->state_str[0] ? pt->state_str : "N/A",
+				 pt->rate_str[0] ? pt->rate_str : "N/A");
+		out_text(o, "\n");
+	}
+}
+
+static void topo_closest(struct fab_out *o, const struct fab_model *m, const struct fab_topo *t)
+{
+	if (t->ngpus == 0 || t->nnics == 0)
+		return;
+	out_text(o, "\nClosest NIC per GPU:\n\n");
+	out_open_arr(o, "closest_nics");
+	for (int g = 0; g < t->ngpus; g++) {
+		out_open_obj(o, NULL);
+		out_str(o, PR_ANY, "gpu", "  %s ->", t->devs[g].label);
+		out_open_arr(o, "nics");
+		for (int j = 0; j < t->nnics && j < 64; j++)
+			if (t->best[g] >> j & 1) {
+				const struct fab_topo_dev *d = &t->devs[t->ngpus + j];
+				out_str(o, PR_ANY, NULL, " %s", d->label);
+				out_text(o, " %s", m->nics[d->idx].name);
+			}
+		out_close_arr(o);
+		out_str(o, PR_ANY, "level", " (%s)\n", topo_level_word(t->best_level[g]));
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+}
+
+static void topo_links(struct fab_out *o, const struct fab_model *m, const struct fab_topo *t)
+{
+	if (!out_is_json(o) && t->n)
+		out_text(o, "\nPCIe links (current, max):\n\n");
+	for (int i = 0; i < t->n && !out_is_json(o); i++) {
+		const struct fab_pci_dev *p = &m->pci[t->devs[i].pci];
+		out_text(o, "  %-6s %s  ", t->devs[i].label, p->bdf);
+		out_link(o, PR_TEXT, NULL, &p->link);
+		out_text(o, "\n");
+	}
+}
+
+int report_topo(struct fab_out *o, const struct fab_model *m)
+{
+	struct fab_topo t;
+	if (topo_build(m, &t) != 0) {
+		out_text(o, "fabtop: out of memory building the topology\n");
+		return 2;
+	}
+	out_open_obj(o, "topology");
+	const char *src = t.nvlink_known ? "pci-tree+nvml" : "pci-tree";
+	out_str(o, PR_JSON, "source", NULL, src);
+	out_bool(o, PR_JSON, "nvlink_known", NULL, t.nvlink_known);
+	out_str(o, PR_JSON, "nvml", NULL, m->nvml_status);
+	if (t.n == 0) {
+		out_text(o, "No GPUs and no RDMA NICs on this node: there is no topology matrix to show.\n"
+			    "(%d PCI functions, %d NUMA node%s seen; NVML: %s)\n", m->npci, m->nnuma,
+			 m->nnuma == 1 ? "" : "s", m->nvml_status[0] ? m->nvml_status : "N/A");
+	} else {
+		topo_header(o, &t);
+		topo_rows(o, m, &t);
+		topo_legends(o, m, &t);
+		out_text(o, "\nTopology source: %s%s\n",
+			 t.nvlink_known ? "PCI tree (sysfs) + NVML NVLink" : "PCI tree (sysfs)",
+			 t.nvlink_known ? "" : "; NVLink unknown");
+		out_text(o, "NVML: %s\n", m->nvml_status[0] ? m->nvml_status : "N/A");
+		topo_closest(o, m, &t);
+		topo_links(o, m, &t);
+		topo_devices(o, m, &t);
+	}
+	out_close_obj(o);
+	int worst = findings_worst(m, "topo.");
+	int wp = findings_worst(m, "pcie.");
+	topo_free(&t);
+	return (worst >= SEV_WARN || wp >= SEV_WARN) ? 1 : 0;
+}
+
+/* True when id starts with one of the comma-separated prefixes (NULL: all). */
+static bool id_matches(const char *id, const char *prefixes)
+{
+	if (!prefixes)
+		return true;
+	for (const char *p = prefixes; *p; ) {
+		size_t n = strcspn(p, ",");
+		if (n && strncmp(id, p, n) == 0)
+			return true;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+int report_findings(struct fab_out *o, const struct fab_model *m, const char *prefixes)
+{
+	int shown = 0, worst = -1;
+	out_open_arr(o, "findings");
+	for (int i = 0; i < m->nfindings; i++) {
+		const struct fab_finding *f = &m->findings[i];
+		if (!id_matches(f->id, prefixes))
+			continue;
+		if (!shown++)
+			out_text(o, "\nFindings:\n\n");
+		if ((int)f->sev > worst)
+			worst = (int)f->sev;
+		out_open_obj(o, NULL);
+		out_str(o, PR_ANY, "severity", "  [%s]", fab_severity_name(f->sev));
+		out_str(o, PR_ANY, "id", " %s", f->id);
+		out_str(o, PR_ANY, "subject", " %s: ", f->subject);
+		out_str(o, PR_ANY, "message", "%s\n", f->message);
+		out_str(o, PR_ANY, "evidence", "      evidence: %s\n", f->evidence);
+		out_str(o, PR_ANY, "hint", "      next: %s\n", f->hint);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	if (!shown)
+		out_text(o, "\nFindings: none\n");
+	return worst >= SEV_WARN ? 1 : 0;
+}
+
+int report_notes(struct fab_out *o, const struct fab_model *m)
+{
+	out_open_arr(o, "notes");
+	if (m->nnotes)
+		out_text(o, "\nNot read or not available (the rest is shown):\n\n");
+	for (int i = 0; i < m->nnotes; i++) {
+		out_open_obj(o, NULL);
+		out_str(o, PR_JSON, "what", NULL, m->notes[i].what);
+		out_str(o, PR_ANY, "message", "  %s\n", m->notes[i].message);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	return 0;
+}
+
+int report_node(struct fab_out *o, const struct fab_model *m)
+{
+	char when[64] = "N/A";
+	time_t tt = (time_t)m->time;
+	struct tm tm;
+	if (gmtime_r(&tt, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	out_str(o, PR_JSON, "fabtop", NULL, FABTOP_VERSION);
+	out_str(o, PR_ANY, "host", "fabtop " FABTOP_VERSION " on %s", m->host);
+	out_str(o, PR_ANY, "kernel", " (kernel %s)", m->kernel);
+	out_str(o, PR_ANY, "source", ", source: %s", m->source);
+	out_bool(o, PR_JSON, "live", NULL, m->live);
+	out_bool(o, PR_JSON, "demo", NULL, m->demo);
+	out_int(o, PR_JSON, "time", NULL, fab_int_of(m->time));
+	out_text(o, ", %s\n", when);
+	out_str(o, PR_ANY, "cuda", "CUDA: %s\n", m->cuda_status);
+	out_str(o, PR_ANY, "nccl", "NCCL: %s\n", m->nccl_status);
+
+	out_open_arr(o, "numa_nodes");
+	out_text(o, "NUMA nodes:");
+	for (int i = 0; i < m->nnuma; i++) {
+		out_open_obj(o, NULL);
+		out_int(o, PR_ANY, "id", " node%lld", fab_int_of(m->numa[i].id));
+		out_str(o, PR_ANY, "cpus", " (CPUs %s)", m->numa[i].cpulist);
+		out_open_arr(o, "distances");
+		for (int d = 0; d < m->numa[i].ndist; d++)
+			out_int(o, PR_JSON, NULL, NULL, fab_int_of(m->numa[i].dist[d]));
+		out_close_arr(o);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	out_text(o, m->nnuma ? "\n" : " N/A\n");
+
+	out_open_arr(o, "nics");
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		out_open_obj(o, NULL);
+		out_str(o, PR_JSON, "name", NULL, n->name);
+		out_str(o, PR_JSON, "bdf", NULL, n->pci != FAB_NO_INDEX ? m->pci[n->pci].bdf : NULL);
+		out_str(o, PR_JSON, "node_guid", NULL, n->node_guid);
+		out_str(o, PR_JSON, "fw_ver", NULL, n->fw_ver);
+		out_str(o, PR_JSON, "board_id", NULL, n->board_id);
+		out_open_arr(o, "ports");
+		for (int p = 0; p < n->nports; p++) {
+			const struct fab_port *pt = &n->ports[p];
+			out_open_obj(o, NULL);
+			out_int(o, PR_JSON, "port", NULL, fab_int_of(pt->num));
+			out_str(o, PR_JSON, "state", NULL, pt->state_str);
+			out_str(o, PR_JSON, "phys_state", NULL, pt->phys_state_str);
+			out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
+			out_str(o, PR_JSON, "link_layer", NULL, pt->link_layer);
+			out_str(o, PR_JSON, "netdev", NULL, pt->netdev);
+			out_close_obj(o);
+		}
+		out_close_arr(o);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+
+	out_open_arr(o, "netdevs");
+	for (int i = 0; i < m->nnetdevs; i++) {
+		const struct fab_netdev *d = &m->netdevs[i];
+		out_open_obj(o, NULL);
+		out_str(o, PR_JSON, "name", NULL, d->name);
+		out_str(o, PR_JSON, "bdf", NULL, d->pci != FAB_NO_INDEX ? m->pci[d->pci].bdf : NULL);
+		out_int(o, PR_JSON, "mtu", NULL, d->mtu);
+		out_str(o, PR_JSON, "operstate", NULL, d->operstate);
+		out_open_arr(o, "addrs");
+		for (int a = 0; a < d->naddrs; a++)
+			out_str(o, PR_JSON, NULL, NULL, d->addrs[a]);
+		out_close_arr(o);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	out_int(o, PR_JSON, "pci_functions", NULL, fab_int_of(m->npci));
+	return 0;
+}
+
+int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m)
+{
+	bool all = strcmp(section, "all") == 0;
+	if (!all && strcmp(section, "topo") != 0)
+		return 2;
+	struct fab_out *o = out_new(json ? OUT_JSON : OUT_TEXT, fp);
+	if (!o)
+		return 2;
+	int rc = 0, r;
+	out_open_obj(o, NULL);
+	if (all) {
+		report_node(o, m);
+		out_text(o, "\n");
+	}
+	r = report_topo(o, m);
+	rc = r > rc ? r : rc;
+	r = report_findings(o, m, all ? NULL : "topo.,pcie.");
+	rc = r > rc ? r : rc;
+	report_notes(o, m);
+	out_close_obj(o);
+	if (out_free(o) != 0)
+		return 2;
+	return rc;
+}

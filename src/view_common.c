@@ -1,0 +1,311 @@
+/* view_common.c - what every pane shares: attributes, scrolling, clipped text. */
+#include <langinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include "fabtop/view.h"
+
+/* Wrapped text never gets narrower than the smallest pane. */
+#define LAYOUT_WRAP_MIN 40
+
+static bool colors_on;
+
+void fab_attr_init(bool colors)
+{
+	colors_on = colors;
+	if (!colors)
+		return;
+	/* -1: the terminal's own background, so the TUI matches the user's theme. */
+	init_pair(CP_OK, COLOR_GREEN, -1);
+	init_pair(CP_WARN, COLOR_YELLOW, -1);
+	init_pair(CP_ERROR, COLOR_RED, -1);
+	init_pair(CP_DIM, -1, -1);
+	init_pair(CP_TITLE, COLOR_CYAN, -1);
+	init_pair(CP_SELECT, -1, -1);
+	init_pair(CP_BANNER, COLOR_YELLOW, -1);
+}
+
+int fab_attr(enum fab_color c)
+{
+	if (!colors_on) {
+		/* NO_COLOR or a monochrome terminal: the meaning must survive in
+		 * attributes alone (and in the text itself). */
+		switch (c) {
+		case CP_ERROR:  return A_BOLD;
+		case CP_DIM:    return A_DIM;
+		case CP_TITLE:  return A_BOLD;
+		case CP_SELECT: return A_REVERSE;
+		case CP_BANNER: return A_REVERSE | A_BOLD;
+		default:        return A_NORMAL;
+		}
+	}
+	switch (c) {
+	case CP_DEFAULT: return A_NORMAL;
+	case CP_ERROR:   return COLOR_PAIR(CP_ERROR) | A_BOLD;
+	case CP_DIM:     return A_DIM;
+	case CP_TITLE:   return COLOR_PAIR(CP_TITLE) | A_BOLD;
+	case CP_SELECT:  return A_REVERSE;
+	/* Reversed yellow: dark text on a yellow bar, hard to miss. */
+	case CP_BANNER:  return COLOR_PAIR(CP_BANNER) | A_REVERSE | A_BOLD;
+	default:         return COLOR_PAIR(c);
+	}
+}
+
+bool fab_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+const char *fab_glyph(const char *utf8, const char *ascii)
+{
+	return fab_utf8() ? utf8 : ascii;
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Sideways scrolling moves by whole table columns, so cells stay aligned
+ * under the fixed label column; the last stop may show a little blank. */
+#define HSTEP 8
+
+static int max_left(int content_w, int page_w)
+{
+	int over = content_w - page_w;
+	return over > 0 ? (over + HSTEP - 1) / HSTEP * HSTEP : 0;
+}
+
+bool view_scroll_key(struct view *v, int ch, int page_h, int page_w)
+{
+	int maxtop = v->content_h - page_h;
+	int maxleft = max_left(v->content_w, page_w);
+	int page = page_h > 2 ? page_h - 1 : 1;   /* keep one line of context */
+	if (maxtop < 0)
+		maxtop = 0;
+	switch (ch) {
+	case KEY_UP:    v->top--; break;
+	case KEY_DOWN:  v->top++; break;
+	case KEY_PPAGE: v->top -= page; break;
+	case KEY_NPAGE: v->top += page; break;
+	case KEY_HOME:  v->top = 0; v->left = 0; break;
+	case KEY_END:   v->top = maxtop; break;
+	case KEY_LEFT:  v->left -= HSTEP; break;
+	case KEY_RIGHT: v->left += HSTEP; break;
+	default:        return false;
+	}
+	v->top = clampi(v->top, 0, maxtop);
+	v->left = clampi(v->left, 0, maxleft);
+	return true;
+}
+
+/* Decodes one character: its byte length and display width. Invalid bytes
+ * and control characters become one column, drawn as '?' or ' '. */
+static size_t next_char(const char *p, size_t rem, mbstate_t *st, int *width, char *subst)
+{
+	wchar_t wc;
+	size_t n = mbrtowc(&wc, p, rem, st);
+	*subst = 0;
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		memset(st, 0, sizeof(*st));
+		*width = 1;
+		*subst = '?';
+		return 1;
+	}
+	int w = wcwidth(wc);
+	if (w < 0) {
+		*width = 1;
+		*subst = ' ';
+	} else {
+		*width = w;
+	}
+	return n;
+}
+
+int view_strwidth(const char *s)
+{
+	mbstate_t st;
+	int cols = 0, w;
+	char subst;
+	size_t rem = s ? strlen(s) : 0;
+	memset(&st, 0, sizeof(st));
+	while (rem) {
+		size_t n = next_char(s, rem, &st, &w, &subst);
+		cols += w;
+		s += n;
+		rem -= n;
+	}
+	return cols;
+}
+
+void view_put_clip(WINDOW *win, int y, int x, int left, int minx,
+		   const char *s, int attr)
+{
+	int maxy, maxx;
+	getmaxyx(win, maxy, maxx);
+	if (!s || y < 0 || y >= maxy)
+		return;
+	if (minx < 0)
+		minx = 0;
+	/* Copy the visible part, with bad bytes replaced, then draw it once. */
+	char buf[1024];
+	size_t blen = 0;
+	int col = x - left, startcol = -1, w;
+	char subst;
+	size_t rem = strlen(s);
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	while (rem && blen + 8 < sizeof(buf)) {
+		size_t n = next_char(s, rem, &st, &w, &subst);
+		if (col + w > maxx)
+			break;
+		if (col >= minx) {
+			if (startcol < 0)
+				startcol = col;
+			if (subst) {
+				buf[blen++] = subst;
+			} else {
+				memcpy(buf + blen, s, n);
+				blen += n;
+			}
+		}
+		col += w;
+		s += n;
+		rem -= n;
+	}
+	if (startcol < 0 || !blen)
+		return;
+	attr_t oattr;
+	short opair;
+	wattr_get(win, &oattr, &opair, NULL);
+	wattrset(win, attr);
+	mvwaddnstr(win, y, startcol, buf, (int)blen);
+	wattr_set(win, oattr, opair, NULL);
+}
+
+void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr)
+{
+	view_put_clip(win, y, x, left, 0, s, attr);
+}
+
+const char *view_wrap_next(const char *s, int width, int *len)
+{
+	mbstate_t st;
+	int col = 0, w;
+	char subst;
+	const char *p = s, *brk = NULL;
+	size_t rem = strlen(s);
+	memset(&st, 0, sizeof(st));
+	if (width < 1)
+		width = 1;
+	while (rem) {
+		if (*p == '\n') {
+			*len = (int)(p - s);
+			return p + 1;
+		}
+		size_t n = next_char(p, rem, &st, &w, &subst);
+		if (col + w > width && p > s) {
+			/* Break at the last space if there was one, else mid-word. */
+			const char *end = brk ? brk : p;
+			*len = (int)(end - s);
+			while (*end == ' ')
+				end++;
+			return end;
+		}
+		if (*p == ' ')
+			brk = p;
+		col += w;
+		p += n;
+		rem -= n;
+	}
+	*len = (int)(p - s);
+	return p;
+}
+
+static int pen_text(struct view_pen *p, int x, int left, int minx, const char *s, int attr)
+{
+	int y = p->row - p->v->top;
+	int end = x + view_strwidth(s);
+	if (end > p->width)
+		p->width = end;
+	if (p->draw && y >= 0 && y < p->h)
+		view_put_clip(p->win, y, x, left, minx, s, attr);
+	return end;
+}
+
+int view_pen_put(struct view_pen *p, int x, const char *s, int attr)
+{
+	return pen_text(p, x, p->v->left, 0, s, attr);
+}
+
+int view_pen_fixed(struct view_pen *p, int x, const char *s, int attr)
+{
+	return pen_text(p, x, 0, 0, s, attr);
+}
+
+int view_pen_clip(struct view_pen *p, int x, int minx, const char *s, int attr)
+{
+	return pen_text(p, x, p->v->left, minx, s, attr);
+}
+
+void view_pen_nl(struct view_pen *p)
+{
+	p->row++;
+}
+
+void view_pen_wrap_hang(struct view_pen *p, int x, int x2, const char *s, int attr)
+{
+	char line[1024];
+	int w = p->w > LAYOUT_WRAP_MIN ? p->w : LAYOUT_WRAP_MIN;
+	do {
+		int len, width = w - x - 1;
+		const char *next = view_wrap_next(s, width < 10 ? 10 : width, &len);
+		if (len >= (int)sizeof(line))
+			len = (int)sizeof(line) - 1;
+		memcpy(line, s, (size_t)len);
+		line[len] = '\0';
+		view_pen_fixed(p, x, line, attr);
+		view_pen_nl(p);
+		s = next;
+		x = x2;
+	} while (*s);
+}
+
+void view_pen_wrap(struct view_pen *p, int x, const char *s, int attr)
+{
+	view_pen_wrap_hang(p, x, x, s, attr);
+}
+
+void view_pen_legend(struct view_pen *p, const char *line)
+{
+	const char *eq = strstr(line, " = ");
+	if (!eq) {
+		view_pen_wrap(p, 0, line, 0);
+		return;
+	}
+	/* Keep "  SYS  = " as it is and wrap only the meaning beneath itself. */
+	int hang = (int)(eq - line) + 3;
+	char head[64];
+	snprintf(head, sizeof(head), "%.*s", hang < 63 ? hang : 63, line);
+	view_pen_fixed(p, 0, head, A_BOLD);
+	view_pen_wrap_hang(p, view_strwidth(head), view_strwidth(head), eq + 3, 0);
+}
+
+void view_draw_body(struct view *v, WINDOW *win, const struct fab_model *m, view_body_fn body)
+{
+	struct view_pen p = { .win = win, .v = v, .draw = false };
+	getmaxyx(win, p.h, p.w);
+	body(&p, m);
+	v->content_h = p.row;
+	v->content_w = p.width;
+	/* A resize or a reload may have shrunk the content under the offsets. */
+	int maxtop = v->content_h - p.h;
+	v->top = clampi(v->top, 0, maxtop > 0 ? maxtop : 0);
+	v->left = clampi(v->left, 0, max_left(v->content_w, p.w));
+	p.row = 0;
+	p.width = 0;
+	p.draw = true;
+	body(&p, m);
+}

@@ -1,0 +1,1018 @@
+#!/usr/bin/env python3
+"""Generate fabtop's demo scenarios and unit-test fixtures, in the capture format.
+
+Usage:  python3 tests/scenarios/mkscenarios.py tests/scenarios
+
+Writes (each one deleted first, so a second run gives the same bytes):
+  <dir>/dgx-h100             healthy DGX H100: 8 GPUs, 4 NVSwitches, 12 ConnectX-7
+  <dir>/pcie-2numa           PCIe server with faults (downtrained NIC, NIC port
+                             down, ACS on a GPU's switch port, no NVML)
+  <dir>/../fixtures/topo-mini  small non-root capture for the PIX/PXB/PHB/NODE/SYS
+                             unit tests
+
+Every tree is what `fabtop capture` would have copied from such a node (see
+docs/capture-format.md): the sysfs subset with its symlinks kept relative,
+proc/sys/kernel, and fabtop/*.json.  The scenarios also get fabtop/hwloc.xml,
+made by running lstopo over the tree itself (HWLOC_FSROOT), so the XML always
+agrees with the sysfs next to it.
+
+Each node is first described in memory (a list of dicts, one per PCI function,
+plus CPUs and NUMA nodes); one writer turns any description into files.
+Standard library only.  Needs lstopo-no-graphics (Debian package hwloc).
+"""
+
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+TIME = 1764523200           # 2025-11-30T17:20:00Z, the snapshot time of every tree
+FABTOP_VERSION = "0.1.0"
+
+# --------------------------------------------------------------------------
+# PCI parts catalogue: what each kind of chip reports in sysfs and config space
+# --------------------------------------------------------------------------
+
+PARTS = {
+    # Sapphire Rapids / Ice Lake root ports (Intel), bound to the port driver.
+    "spr-rp":   dict(vendor=0x8086, device=0x352a, cls=0x060400, rev=0x04, sub=(0x8086, 0x0000), driver="pcieport"),
+    "icx-rp":   dict(vendor=0x8086, device=0x347a, cls=0x060400, rev=0x04, sub=(0x8086, 0x0000), driver="pcieport"),
+    "pch-rp":   dict(vendor=0x8086, device=0x1bbc, cls=0x060400, rev=0x11, sub=(0x8086, 0x0000), driver="pcieport"),
+    # Broadcom PCIe switches; upstream and downstream ports share one device id.
+    "pex89144": dict(vendor=0x1000, device=0xc030, cls=0x060400, rev=0xb0, sub=(0x1000, 0x0000), driver="pcieport"),
+    "pex88096": dict(vendor=0x1000, device=0xc010, cls=0x060400, rev=0xb0, sub=(0x1000, 0x0000), driver="pcieport"),
+    "h100":     dict(vendor=0x10de, device=0x2330, cls=0x030200, rev=0xa1, sub=(0x10de, 0x16c1), driver="nvidia"),
+    "a100":     dict(vendor=0x10de, device=0x20b5, cls=0x030200, rev=0xa1, sub=(0x10de, 0x1533), driver="nvidia"),
+    "nvswitch": dict(vendor=0x10de, device=0x22a3, cls=0x068000, rev=0xa1, sub=(0x10de, 0x1796), driver="nvidia"),
+    # ConnectX-7: class 0x0207 when the port runs InfiniBand, 0x0200 in Ethernet mode.
+    "cx7-ib":   dict(vendor=0x15b3, device=0x1021, cls=0x020700, rev=0x00, sub=(0x15b3, 0x0041), driver="mlx5_core",
+                     fw="28.39.1002", board="MT_0000000838", hca="MT4129", totalvfs=16),
+    "cx7-eth":  dict(vendor=0x15b3, device=0x1021, cls=0x020000, rev=0x00, sub=(0x15b3, 0x0041), driver="mlx5_core",
+                     fw="28.39.1002", board="MT_0000000838", hca="MT4129", totalvfs=16),
+    "cx6dx":    dict(vendor=0x15b3, device=0x101d, cls=0x020000, rev=0x00, sub=(0x15b3, 0x0016), driver="mlx5_core",
+                     fw="22.39.1002", board="MT_0000000359", hca="MT4125", totalvfs=8),
+    "x550":     dict(vendor=0x8086, device=0x1563, cls=0x020000, rev=0x01, sub=(0x8086, 0x0001), driver="ixgbe",
+                     totalvfs=63),
+}
+
+# PCI Express Capabilities register, bits 7:4 (device/port type).
+PCIE_TYPE = {"ep": 0, "root": 4, "up": 5, "down": 6, "rciep": 9}
+BRIDGE_ROLES = ("root", "up", "down")
+# LnkCap/LnkSta speed codes and the kernel's sysfs spelling.
+SPEED_CODE = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5}
+SPEED_TEXT = {2.5: "2.5 GT/s PCIe", 5.0: "5.0 GT/s PCIe", 8.0: "8.0 GT/s PCIe",
+              16.0: "16.0 GT/s PCIe", 32.0: "32.0 GT/s PCIe", None: "Unknown"}
+
+# --------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------
+
+
+def bdf(bus, dev=0, fn=0, dom=0):
+    return "%04x:%02x:%02x.%x" % (dom, bus, dev, fn)
+
+
+def bus_of(b):
+    return int(b.split(":")[1], 16)
+
+
+def cpulist(cpus):
+    """[0,1,2,5] -> "0-2,5", the kernel's cpulist format."""
+    cpus = sorted(cpus)
+    out, i = [], 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else "%d-%d" % (cpus[i], cpus[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+def cpumask(cpus, nbits):
+    """The kernel's "%*pb" bitmap: 32-bit hex groups, most significant first;
+    the first group is only as wide as the bits left over (8 CPUs -> "0f")."""
+    val = 0
+    for c in cpus:
+        val |= 1 << c
+    groups, first = [], nbits % 32 or 32
+    pos = ((nbits + 31) // 32 - 1) * 32
+    width = (first + 3) // 4
+    while pos >= 0:
+        groups.append("%0*x" % (width, (val >> pos) & 0xffffffff))
+        pos -= 32
+        width = 8
+    return ",".join(groups)
+
+
+def rnd(key, lo, hi):
+    """Deterministic 'random' integer in [lo, hi] for counter values."""
+    h = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+    return lo + h % (hi - lo + 1)
+
+
+def colon_hex(bs, group):
+    h = bs.hex()
+    return ":".join(h[i:i + group] for i in range(0, len(h), group))
+
+
+def eui64_from_mac(mac):
+    """IPv6 interface id of a MAC (RoCE default GIDs and link-local addrs)."""
+    m = bytes.fromhex(mac.replace(":", ""))
+    return bytes([m[0] ^ 2]) + m[1:3] + b"\xff\xfe" + m[3:]
+
+
+# --------------------------------------------------------------------------
+# In-memory description
+# --------------------------------------------------------------------------
+
+
+def fn(t, b, parent, part, role, numa, speed, width, **kw):
+    """Append one PCI function. `speed`/`width` are the link capability; the
+    current values default to them (a healthy link) unless cur_* is given."""
+    d = dict(bdf=b, parent=parent, part=part, role=role, numa=numa,
+             speed=speed, width=width, cur_speed=speed, cur_width=width,
+             acs=None, multifn=False, rdma=None, netdev=None, label="")
+    d.update(kw)
+    t.append(d)
+    return b
+
+
+def ib_port(netdev, ipv4, lid, mtu=4092, **kw):
+    d = dict(ll="InfiniBand", rate="400 Gb/sec (4X NDR)", up=True, lid=lid,
+             nd=dict(name=netdev, mtu=mtu, ipv4=ipv4, speed=400000))
+    d.update(kw)
+    return d
+
+
+def eth_port(netdev, ipv4, rate, speed, up=True, mtu=9000):
+    if not up:
+        # A mlx5 Ethernet port without link reports this rate, whatever the cable.
+        rate, speed = "40 Gb/sec (4X QDR)", -1
+    return dict(ll="Ethernet", rate=rate, up=up, lid=0,
+                nd=dict(name=netdev, mtu=mtu, ipv4=ipv4, speed=speed))
+
+
+class Node:
+    """One node: CPUs, NUMA nodes, PCI functions and what is not sysfs."""
+
+    def __init__(self, name, host, kernel, uid, demo, description):
+        self.name, self.host, self.kernel = name, host, kernel
+        self.uid, self.demo, self.description = uid, demo, description
+        self.pci = []
+        self.cpus = []          # dicts: cpu, pkg, core, node
+        self.nodes = []         # dicts: id, mem_kb
+        self.distances = []
+        self.cpu_model = None   # (family, model, stepping, "model name")
+        self.dmi = {}
+        self.macs = {}          # bdf -> MAC, for NICs without RDMA too
+        self.gateway = None     # (netdev, gateway)
+        self.nvml = None
+        self.meta_extra = {}
+        self.config_bytes = 4096   # root reads 4096; a user only 64
+        self.hwloc = True
+        self.os_version = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30)"   # uname -v
+
+    def node_cpus(self, nid):
+        return [c["cpu"] for c in self.cpus if c["node"] == nid]
+
+
+# --------------------------------------------------------------------------
+# SCENARIO dgx-h100
+# --------------------------------------------------------------------------
+# Modelled on the published DGX H100 layout: per GPU "slot" a host bridge, a
+# root port, a Broadcom PEX89144 switch whose downstream ports hold the compute
+# ConnectX-7 and a second-level switch with the H100 behind it.  So GPU->own NIC
+# crosses two switches (PXB), GPU->other slot on the socket is NODE, across
+# sockets SYS.  Bus numbers match a real DGX H100 (GPUs 1b,43,52,61,9d,c3,d1,df;
+# compute NICs 18,40,4f,5e,9a,c0,ce,dc; storage NICs 29,aa), which also makes
+# the kernel's probe order give the familiar mlx5_0..mlx5_11 names.
+
+
+def dgx_slot(n, root_bus, numa, rail, nvswitches):
+    t, b = n.pci, root_bus
+    rp = fn(t, bdf(b, 1), None, "spr-rp", "root", numa, 32.0, 16, acs=0)
+    up1 = fn(t, bdf(b + 1), rp, "pex89144", "up", numa, 32.0, 16, label="PEX L1 up")
+    # Level-1 downstream port 0: compute NIC.
+    d0 = fn(t, bdf(b + 2, 0), up1, "pex89144", "down", numa, 32.0, 16, acs=0)
+    nic = bdf(b + 3)
+    fn(t, nic, d0, "cx7-ib", "ep", numa, 32.0, 16, label="compute NIC rail %d" % rail,
+       rdma=ib_port("ibp%ds0" % (b + 3), "10.100.%d.5/24" % rail, 0x12 + rail))
+    # Level-1 downstream port 1: level-2 switch, GPU behind it.
+    d1 = fn(t, bdf(b + 2, 1), up1, "pex89144", "down", numa, 32.0, 16, acs=0)
+    up2 = fn(t, bdf(b + 4), d1, "pex89144", "up", numa, 32.0, 16, label="PEX L2 up")
+    d2 = fn(t, bdf(b + 5), up2, "pex89144", "down", numa, 32.0, 16, acs=0)
+    fn(t, bdf(b + 6), d2, "h100", "ep", numa, 32.0, 16, label="GPU")
+    # More level-1 downstream ports: NVSwitch management functions (Gen4 x2).
+    for i in range(nvswitches):
+        dn = fn(t, bdf(b + 2, 2 + i), up1, "pex89144", "down", numa, 16.0, 2, acs=0)
+        fn(t, bdf(b + 7 + i), dn, "nvswitch", "ep", numa, 16.0, 2, label="NVSwitch")
+
+
+def dgx_storage(n, root_bus, numa, names, addrs):
+    """Dual-port ConnectX-7 in Ethernet mode (RoCE), straight on a root port."""
+    t, b = n.pci, root_bus
+    rp = fn(t, bdf(b, 1), None, "spr-rp", "root", numa, 32.0, 16, acs=0)
+    for f in (0, 1):
+        fn(t, bdf(b + 1, 0, f), rp, "cx7-eth", "ep", numa, 32.0, 16, multifn=True,
+           label="storage NIC port %d" % f,
+           rdma=eth_port(names[f], addrs[f], "200 Gb/sec (4X HDR)", 200000))
+
+
+def build_dgx():
+    n = Node("dgx-h100", "dgx-h100-demo", "5.15.0-1042-nvidia", 0, True,
+             "A healthy NVIDIA DGX H100: 8 H100 GPUs on NVLink through 4 NVSwitches, "
+             "each GPU sharing a PCIe switch with its own 400G NDR InfiniBand ConnectX-7.")
+    n.cpu_model = (6, 143, 8, "Intel(R) Xeon(R) Platinum 8480C")
+    n.os_version = "#42-Ubuntu SMP Wed Nov 15 20:28:30 UTC 2023"
+    n.dmi = dict(sys_vendor="NVIDIA", product_name="DGXH100", product_version="Not Specified",
+                 board_vendor="NVIDIA", board_name="DGXH100", bios_vendor="American Megatrends International, LLC.",
+                 bios_version="1.1.3", bios_date="03/28/2024")
+    # 2 x 56 cores with SMT: thread 0 of every core first (0-111), then thread 1.
+    for c in range(224):
+        n.cpus.append(dict(cpu=c, pkg=(c // 56) % 2, core=c % 56, node=(c // 56) % 2))
+    n.nodes = [dict(id=0, mem_kb=1056574636), dict(id=1, mem_kb=1056868912)]
+    n.distances = [[10, 21], [21, 10]]
+
+    # Socket 0.  Management Ethernet on the PCH root port of pci0000:00.
+    rp = fn(n.pci, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
+    fn(n.pci, bdf(0x01), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC",
+       netdev=dict(name="eno1", mtu=1500, ipv4="10.10.0.5/24", speed=10000))
+    n.macs[bdf(0x01)] = "5c:ff:35:0a:1b:2c"
+    n.gateway = ("eno1", "10.10.0.1")
+    dgx_slot(n, 0x15, 0, 0, nvswitches=2)
+    dgx_storage(n, 0x28, 0, ("enp41s0f0np0", "enp41s0f1np1"), ("10.0.1.5/24", "10.0.2.5/24"))
+    dgx_slot(n, 0x3d, 0, 1, 0)
+    dgx_slot(n, 0x4c, 0, 2, 0)
+    dgx_slot(n, 0x5b, 0, 3, 0)
+    # Socket 1.
+    dgx_slot(n, 0x97, 1, 4, nvswitches=2)
+    dgx_storage(n, 0xa9, 1, ("enp170s0f0np0", "enp170s0f1np1"), ("10.0.3.5/24", "10.0.4.5/24"))
+    dgx_slot(n, 0xbd, 1, 5, 0)
+    dgx_slot(n, 0xcb, 1, 6, 0)
+    dgx_slot(n, 0xd9, 1, 7, 0)
+
+    gpus = sorted(d["bdf"] for d in n.pci if d["part"] == "h100")
+    n.nvml = {"driver": "550.90.07", "nvml": "12.550.90.07", "gpus": [
+        {"index": i, "name": "NVIDIA H100 80GB HBM3", "pci_bus_id": g, "numa_id": None,
+         # Every pair of H100s has 18 NVLinks through the NVSwitches (NV18).
+         "nvlinks": {str(j): 18 for j in range(len(gpus)) if j != i}}
+        for i, g in enumerate(gpus)]}
+    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    return n
+
+
+# --------------------------------------------------------------------------
+# SCENARIO pcie-2numa
+# --------------------------------------------------------------------------
+# A PCIe GPU server (Ice Lake, PEX88096 switches) with three faults:
+#   - mlx5_0 (04:00.0) trained at x8 on an x16 link (current_link_width 8,
+#     LnkSta x8; the switch port above it reads x8 too, it is the same link);
+#   - mlx5_1 (84:00.0) port DOWN / Polling: cable or peer problem;
+#   - ACS control 0x1d (SV|RR|CR|UF) on GPU0's switch downstream port 02:00.0,
+#     which sends GPU<->NIC peer traffic up to the root complex.
+# NVML is not loaded, so there is no nvml.json and NVLink is unknown.
+# Intended reading: GPU0 PIX mlx5_0; GPU1, GPU2 NODE from mlx5_0; GPU3 PIX
+# mlx5_1, but that port is down, so GPU3's nearest usable NIC is mlx5_0 (SYS).
+
+
+def build_pcie_2numa():
+    n = Node("pcie-2numa", "pcie-2numa-demo", "6.1.0-26-amd64", 0, True,
+             "A dual-socket PCIe server with 4 A100 GPUs and 2 ConnectX-6 Dx RoCE NICs, "
+             "where one NIC trained at x8, the other NIC's port is down and ACS is on "
+             "at GPU0's switch port.")
+    n.cpu_model = (6, 106, 6, "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz")
+    n.dmi = dict(sys_vendor="Supermicro", product_name="SYS-420GP-TNR", product_version="0123456789",
+                 board_vendor="Supermicro", board_name="X12DPG-OA6", bios_vendor="American Megatrends International, LLC.",
+                 bios_version="1.4", bios_date="07/14/2023")
+    # 2 x 32 cores, SMT off.
+    for c in range(64):
+        n.cpus.append(dict(cpu=c, pkg=c // 32, core=c % 32, node=c // 32))
+    n.nodes = [dict(id=0, mem_kb=263921276), dict(id=1, mem_kb=264211112)]
+    n.distances = [[10, 32], [32, 10]]
+    t = n.pci
+
+    # Socket 0, pci0000:00: root port -> switch -> GPU0 (port A) and mlx5_0 (port B).
+    rp = fn(t, bdf(0x00, 1), None, "icx-rp", "root", 0, 16.0, 16, acs=0)
+    up = fn(t, bdf(0x01), rp, "pex88096", "up", 0, 16.0, 16, label="PEX88096 up")
+    a = fn(t, bdf(0x02, 0), up, "pex88096", "down", 0, 16.0, 16, acs=0x1d, label="port A (ACS on)")
+    fn(t, bdf(0x03), a, "a100", "ep", 0, 16.0, 16, label="GPU0")
+    pb = fn(t, bdf(0x02, 1), up, "pex88096", "down", 0, 16.0, 16, cur_width=8, acs=0, label="port B")
+    fn(t, bdf(0x04), pb, "cx6dx", "ep", 0, 16.0, 16, cur_width=8, label="NIC (x8 of x16)",
+       rdma=eth_port("ens1f0np0", "10.0.1.7/24", "100 Gb/sec (4X EDR)", 100000))
+    # Management Ethernet on a PCH root port of the same root bus.
+    rp = fn(t, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
+    fn(t, bdf(0x05), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC",
+       netdev=dict(name="eno1", mtu=1500, ipv4="10.20.0.7/24", speed=10000))
+    n.macs[bdf(0x05)] = "3c:ec:ef:5a:60:12"
+    n.gateway = ("eno1", "10.20.0.1")
+    # Socket 0, pci0000:20 and pci0000:40: one GPU straight on a root port each.
+    rp = fn(t, bdf(0x20, 1), None, "icx-rp", "root", 0, 16.0, 16, acs=0)
+    fn(t, bdf(0x21), rp, "a100", "ep", 0, 16.0, 16, label="GPU1")
+    rp = fn(t, bdf(0x40, 1), None, "icx-rp", "root", 0, 16.0, 16, acs=0)
+    fn(t, bdf(0x41), rp, "a100", "ep", 0, 16.0, 16, label="GPU2")
+    # Socket 1, pci0000:80: root port -> switch -> GPU3 and mlx5_1 (port down).
+    rp = fn(t, bdf(0x80, 1), None, "icx-rp", "root", 1, 16.0, 16, acs=0)
+    up = fn(t, bdf(0x81), rp, "pex88096", "up", 1, 16.0, 16, label="PEX88096 up")
+    d = fn(t, bdf(0x82, 0), up, "pex88096", "down", 1, 16.0, 16, acs=0)
+    fn(t, bdf(0x83), d, "a100", "ep", 1, 16.0, 16, label="GPU3")
+    d = fn(t, bdf(0x82, 1), up, "pex88096", "down", 1, 16.0, 16, acs=0)
+    fn(t, bdf(0x84), d, "cx6dx", "ep", 1, 16.0, 16, label="NIC (port DOWN)",
+       rdma=eth_port("ens5f0np0", "10.0.2.7/24", "100 Gb/sec (4X EDR)", 100000, up=False))
+
+    n.meta_extra = dict(nvml="not loaded: libnvidia-ml.so.1: cannot open shared object file",
+                        cuda="not loaded: libcuda.so.1: cannot open shared object file",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    return n
+
+
+# --------------------------------------------------------------------------
+# FIXTURE topo-mini (tests/fixtures/topo-mini)
+# --------------------------------------------------------------------------
+# A non-root capture (uid 1000): config files hold only the 64-byte header, so
+# no capabilities; the link comes from sysfs current_link_*/max_link_*.  No
+# hwloc.xml: fabtop falls back to HWLOC_FSROOT on it.
+#
+#   pci0000:00 (node 0)
+#     00:01.0 root port
+#       01:00.0 switch S1 up
+#         02:00.0 down -> 03:00.0 GPU A
+#         02:01.0 down -> 04:00.0 NIC a  mlx5_0 (IB, ibp4s0)
+#         02:02.0 down -> 05:00.0 switch S2 up
+#                           06:00.0 down -> 07:00.0 GPU B
+#                           06:01.0 down -> 08:00.0 mlx5_1 (ibp8s0f0)
+#                                           08:00.1 mlx5_2 (ibp8s0f1)
+#     00:05.0 GPU D, integrated on the root bus (RCiEP: link reads "Unknown"/"0")
+#   pci0000:10 (node 0)   10:01.0 root port -> 11:00.0 GPU C
+#   pci0000:80 (node 1)   80:01.0 root port -> 81:00.0 mlx5_3 (IB, ibp129s0)
+#
+# Expected classification (nvidia-smi topo -m terms):
+#   GPU A  - mlx5_0   PIX   (one switch between them)
+#   GPU A  - GPU B    PXB   (two switches, S1 and S2)
+#   GPU B  - mlx5_1   PIX
+#   mlx5_1 - mlx5_2   PIX   (two functions of one device)
+#   GPU A  - GPU C    NODE  (other host bridge, same NUMA node)
+#   GPU A  - mlx5_3   SYS   (other NUMA node)
+#   GPU A  - GPU D    PHB   (same host bridge, through the root complex)
+
+
+def build_topo_mini():
+    n = Node("topo-mini", "topo-mini", "6.1.0-26-amd64", 1000, False, "")
+    n.config_bytes = 64
+    n.hwloc = False
+    n.cpu_model = (6, 106, 6, "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz")
+    for c in range(8):
+        n.cpus.append(dict(cpu=c, pkg=c // 4, core=c % 4, node=c // 4))
+    n.nodes = [dict(id=0, mem_kb=8039428), dict(id=1, mem_kb=8257536)]
+    n.distances = [[10, 21], [21, 10]]
+    t = n.pci
+    rp = fn(t, bdf(0x00, 1), None, "icx-rp", "root", 0, 16.0, 16, acs=0)
+    s1 = fn(t, bdf(0x01), rp, "pex88096", "up", 0, 16.0, 16, label="S1 up")
+    d = fn(t, bdf(0x02, 0), s1, "pex88096", "down", 0, 16.0, 16, acs=0, label="S1 down")
+    fn(t, bdf(0x03), d, "a100", "ep", 0, 16.0, 16, label="GPU A")
+    d = fn(t, bdf(0x02, 1), s1, "pex88096", "down", 0, 16.0, 16, acs=0, label="S1 down")
+    fn(t, bdf(0x04), d, "cx7-ib", "ep", 0, 16.0, 16, label="NIC a",
+       rdma=ib_port("ibp4s0", "10.100.0.9/24", 0x1))
+    d = fn(t, bdf(0x02, 2), s1, "pex88096", "down", 0, 16.0, 16, acs=0, label="S1 down")
+    s2 = fn(t, bdf(0x05), d, "pex88096", "up", 0, 16.0, 16, label="S2 up")
+    d = fn(t, bdf(0x06, 0), s2, "pex88096", "down", 0, 16.0, 16, acs=0, label="S2 down")
+    fn(t, bdf(0x07), d, "a100", "ep", 0, 16.0, 16, label="GPU B")
+    d = fn(t, bdf(0x06, 1), s2, "pex88096", "down", 0, 16.0, 16, acs=0, label="S2 down")
+    fn(t, bdf(0x08, 0, 0), d, "cx7-ib", "ep", 0, 16.0, 16, multifn=True, label="NIC b port 0",
+       rdma=ib_port("ibp8s0f0", "10.100.1.9/24", 0x2))
+    fn(t, bdf(0x08, 0, 1), d, "cx7-ib", "ep", 0, 16.0, 16, multifn=True, label="NIC b port 1",
+       rdma=ib_port("ibp8s0f1", "10.100.2.9/24", 0x3))
+    fn(t, bdf(0x00, 5), None, "a100", "rciep", 0, None, 0, label="GPU D")
+    rp = fn(t, bdf(0x10, 1), None, "icx-rp", "root", 0, 16.0, 16, acs=0)
+    fn(t, bdf(0x11), rp, "a100", "ep", 0, 16.0, 16, label="GPU C")
+    rp = fn(t, bdf(0x80, 1), None, "icx-rp", "root", 1, 16.0, 16, acs=0)
+    fn(t, bdf(0x81), rp, "cx7-ib", "ep", 1, 16.0, 16, label="NIC mlx5_3",
+       rdma=ib_port("ibp129s0", "10.100.3.9/24", 0x4))
+    n.meta_extra = dict(nvml="not loaded: libnvidia-ml.so.1: cannot open shared object file",
+                        cuda="not loaded: libcuda.so.1: cannot open shared object file",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    return n
+
+
+# --------------------------------------------------------------------------
+# Derived facts: bus ranges, sysfs paths, RDMA names, MACs
+# --------------------------------------------------------------------------
+
+
+def resolve(n):
+    by = {d["bdf"]: d for d in n.pci}
+    for d in n.pci:
+        d["children"] = [c for c in n.pci if c["parent"] == d["bdf"]]
+        chain, p = [], d["parent"]
+        while p:
+            chain.insert(0, p)
+            p = by[p]["parent"]
+        d["chain"] = chain
+        top = chain[0] if chain else d["bdf"]
+        d["hostbridge"] = "pci%s:%s" % (top[:4], top[5:7])
+        d["sysdir"] = "sys/devices/%s/%s" % (d["hostbridge"], "/".join(chain + [d["bdf"]]))
+
+    def max_bus(d):
+        return max([bus_of(d["bdf"])] + [max_bus(c) for c in d["children"]])
+
+    for d in n.pci:
+        if d["role"] in BRIDGE_ROLES:
+            secs = {bus_of(c["bdf"]) for c in d["children"]}
+            assert len(secs) == 1, "%s: children on several buses" % d["bdf"]
+            d["secondary"] = secs.pop()
+            d["subordinate"] = max(max_bus(c) for c in d["children"])
+            assert d["secondary"] > bus_of(d["bdf"])
+
+    # The kernel names RDMA devices in probe order, which is ascending BDF.
+    rdma = sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])
+    oui = {"cx7-ib": "b8:3f:d2", "cx7-eth": "b8:3f:d2", "cx6dx": "0c:42:a1"}
+    # dgx-h100's mlx5_0 gets the GUID b83f:d203:00a4:1c3e used in the docs.
+    base = 0xa41c3e if n.name == "dgx-h100" else rnd(n.name, 0x100000, 0xefffff) & ~0xff
+    for i, d in enumerate(rdma):
+        d["ibdev"] = "mlx5_%d" % i
+        d["uverbs"] = "uverbs%d" % i
+        low = base + i * 0x10
+        mac = "%s:%02x:%02x:%02x" % (oui[d["part"]], low >> 16, (low >> 8) & 0xff, low & 0xff)
+        n.macs[d["bdf"]] = mac
+        m = bytes.fromhex(mac.replace(":", ""))
+        d["guid"] = m[:3] + b"\x03\x00" + m[3:]
+    # sys_image_guid: one per adapter, the GUID of function 0.
+    for d in rdma:
+        f0 = by[d["bdf"][:-1] + "0"]
+        d["sysguid"] = f0.get("guid", d["guid"])
+
+    # ifindex: lo is 1, then netdevs in PCI order.
+    nds = sorted((d for d in n.pci if d["rdma"] or d["netdev"]), key=lambda d: d["bdf"])
+    for i, d in enumerate(nds):
+        nd = d["rdma"]["nd"] if d["rdma"] else d["netdev"]
+        nd["ifindex"] = 2 + i
+        nd["up"] = d["rdma"]["up"] if d["rdma"] else True
+        nd["ib"] = bool(d["rdma"]) and d["rdma"]["ll"] == "InfiniBand"
+        d["nd"] = nd
+
+
+# --------------------------------------------------------------------------
+# The writer
+# --------------------------------------------------------------------------
+
+
+class Tree:
+    def __init__(self, root):
+        self.root = root
+
+    def p(self, rel):
+        return os.path.join(self.root, rel)
+
+    def write(self, rel, data):
+        path = self.p(rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if isinstance(data, str):
+            data = data.encode()
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def line(self, rel, value):
+        """A sysfs attribute: one value and a newline."""
+        self.write(rel, "%s\n" % value)
+
+    def link(self, rel, target):
+        path = self.p(rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.symlink(target, path)
+
+    def rlink(self, rel, target_rel):
+        """Symlink at rel to target_rel (both root-relative), written relative."""
+        self.link(rel, os.path.relpath(target_rel, os.path.dirname(rel)))
+
+    def json(self, rel, obj):
+        self.write(rel, json.dumps(obj, indent=2) + "\n")
+
+
+def config_space(d, nbytes):
+    """The config space as the kernel's sysfs `config` file returns it."""
+    part = PARTS[d["part"]]
+    c = bytearray(4096)
+    bridge = d["role"] in BRIDGE_ROLES
+    struct.pack_into("<HHHH", c, 0x00, part["vendor"], part["device"],
+                     0x0407 if bridge else 0x0406,   # command: io/mem/bus master
+                     0x0010)                          # status: capabilities list
+    c[0x08] = part["rev"]
+    c[0x09], c[0x0a], c[0x0b] = part["cls"] & 0xff, (part["cls"] >> 8) & 0xff, part["cls"] >> 16
+    c[0x0c] = 0x10                                    # cache line, 64 bytes
+    c[0x0e] = (0x01 if bridge else 0x00) | (0x80 if d["multifn"] else 0)
+    if bridge:
+        c[0x18], c[0x19], c[0x1a] = bus_of(d["bdf"]), d["secondary"], d["subordinate"]
+    else:
+        struct.pack_into("<HH", c, 0x2c, *part["sub"])
+        c[0x3d] = 1                                   # INTA
+    c[0x34] = 0x40
+    # PCI Express capability (v2) at 0x40.
+    ptype = PCIE_TYPE[d["role"]]
+    c[0x40], c[0x41] = 0x10, 0x00
+    slot = 0x100 if d["role"] in ("root", "down") else 0
+    struct.pack_into("<H", c, 0x42, 0x2 | ptype << 4 | slot)
+    struct.pack_into("<I", c, 0x44, 0x10008022 if not bridge else 0x00008022)   # DevCap
+    struct.pack_into("<H", c, 0x48, 0x2930)           # DevCtl: MPS 256, MRRS 512
+    if d["role"] != "rciep":                          # an RCiEP has no link
+        scap, ccur = SPEED_CODE[d["speed"]], SPEED_CODE[d["cur_speed"]]
+        port = (int(d["bdf"][8:10], 16) + 1) << 24 if d["role"] in ("root", "down") else 0
+        dll = 0x100000 if d["role"] in ("root", "down") else 0
+        struct.pack_into("<I", c, 0x4c, scap | d["width"] << 4 | 0x400000 | dll | port)  # LnkCap
+        struct.pack_into("<H", c, 0x50, 0x0040)       # LnkCtl: common clock
+        sta = ccur | d["cur_width"] << 4 | 0x1000 | (0x2000 if dll else 0)
+        struct.pack_into("<H", c, 0x52, sta)          # LnkSta
+        struct.pack_into("<I", c, 0x6c, ((1 << scap) - 1) << 1)   # LnkCap2: speeds vector
+        struct.pack_into("<H", c, 0x70, scap)         # LnkCtl2: target speed
+        struct.pack_into("<H", c, 0x72, 0x1e if ccur >= 3 else 0)  # LnkSta2: EQ complete
+    if d["acs"] is not None:
+        # ACS extended capability at 0x100, the only one in the list.
+        struct.pack_into("<I", c, 0x100, 0x000d | 1 << 16)
+        struct.pack_into("<HH", c, 0x104, 0x005f if d["role"] == "down" else 0x001f, d["acs"])
+    return bytes(c[:nbytes])
+
+
+def write_pci(tr, n, d):
+    part, s = PARTS[d["part"]], d["sysdir"]
+    tr.line(s + "/class", "0x%06x" % part["cls"])
+    tr.line(s + "/vendor", "0x%04x" % part["vendor"])
+    tr.line(s + "/device", "0x%04x" % part["device"])
+    tr.line(s + "/subsystem_vendor", "0x%04x" % part["sub"][0])
+    tr.line(s + "/subsystem_device", "0x%04x" % part["sub"][1])
+    tr.line(s + "/revision", "0x%02x" % part["rev"])
+    tr.line(s + "/numa_node", d["numa"])
+    cpus = n.node_cpus(d["numa"])
+    tr.line(s + "/local_cpulist", cpulist(cpus))
+    tr.line(s + "/local_cpus", cpumask(cpus, len(n.cpus)))
+    tr.line(s + "/current_link_speed", SPEED_TEXT[d["cur_speed"]])
+    tr.line(s + "/current_link_width", d["cur_width"])
+    tr.line(s + "/max_link_speed", SPEED_TEXT[d["speed"]])
+    tr.line(s + "/max_link_width", d["width"])
+    tr.line(s + "/irq", 0)
+    tr.line(s + "/enable", 1)
+    # 13 resource lines for endpoints, 17 for bridges (all unassigned here).
+    tr.write(s + "/resource", "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+             * (17 if d["role"] in BRIDGE_ROLES else 13))
+    modalias = "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X" % (
+        part["vendor"], part["device"], part["sub"][0], part["sub"][1],
+        part["cls"] >> 16, (part["cls"] >> 8) & 0xff, part["cls"] & 0xff)
+    tr.line(s + "/modalias", modalias)
+    tr.write(s + "/uevent", "DRIVER=%s\nPCI_CLASS=%X\nPCI_ID=%04X:%04X\nPCI_SUBSYS_ID=%04X:%04X\n"
+             "PCI_SLOT_NAME=%s\nMODALIAS=%s\n" % (part["driver"], part["cls"], part["vendor"],
+                                                 part["device"], part["sub"][0], part["sub"][1],
+                                                 d["bdf"], modalias))
+    tr.write(s + "/config", config_space(d, n.config_bytes))
+    if d["role"] in BRIDGE_ROLES:
+        tr.line(s + "/secondary_bus_number", d["secondary"])
+        tr.line(s + "/subordinate_bus_number", d["subordinate"])
+    if "totalvfs" in part:
+        tr.line(s + "/sriov_totalvfs", part["totalvfs"])
+        tr.line(s + "/sriov_numvfs", 0)
+    # Driver binding, both directions, as the kernel links them.
+    drv = "sys/bus/pci/drivers/" + part["driver"]
+    tr.rlink(s + "/driver", drv)
+    tr.rlink(drv + "/" + d["bdf"], s)
+    tr.rlink("sys/bus/pci/devices/" + d["bdf"], s)
+
+
+def port_counters(key, up, busy):
+    """Standard IB PMA counters (the data counters count 4-octet words)."""
+    data_x = rnd(key + "tx", 10 ** 12, 9 * 10 ** 12) if busy else rnd(key + "tx", 10 ** 6, 10 ** 7)
+    data_r = rnd(key + "rx", 10 ** 12, 9 * 10 ** 12) if busy else rnd(key + "rx", 10 ** 6, 10 ** 7)
+    pk_x, pk_r = data_x // 1000, data_r // 1000
+    mc_x, mc_r = rnd(key + "mx", 1000, 9000), rnd(key + "mr", 1000, 90000)
+    return {
+        "VL15_dropped": 0,
+        "excessive_buffer_overrun_errors": 0,
+        "link_downed": 0 if up else 1,
+        "link_error_recovery": 0,
+        "local_link_integrity_errors": 0,
+        "multicast_rcv_packets": mc_r,
+        "multicast_xmit_packets": mc_x,
+        "port_rcv_constraint_errors": 0,
+        "port_rcv_data": data_r,
+        "port_rcv_errors": 0,
+        "port_rcv_packets": pk_r,
+        "port_rcv_remote_physical_errors": 0,
+        "port_rcv_switch_relay_errors": 0,
+        "port_xmit_constraint_errors": 0,
+        "port_xmit_data": data_x,
+        "port_xmit_discards": 0,
+        "port_xmit_packets": pk_x,
+        "port_xmit_wait": rnd(key + "wait", 10 ** 5, 10 ** 7) if busy else 0,
+        "symbol_error": 0,
+        "unicast_rcv_packets": pk_r - mc_r,
+        "unicast_xmit_packets": pk_x - mc_x,
+    }
+
+
+def hw_counters(key, roce, busy):
+    """mlx5 hw_counters; the congestion-control ones exist on RoCE ports only."""
+    h = {
+        "duplicate_request": 0,
+        "implied_nak_seq_err": 0,
+        "lifespan": 10,
+        "local_ack_timeout_err": 0,
+        "out_of_buffer": 0,
+        "out_of_sequence": rnd(key + "oos", 0, 40) if busy else 0,
+        "packet_seq_err": 0,
+        "req_cqe_error": 0,
+        "req_cqe_flush_error": rnd(key + "fl", 0, 12) if busy else 0,
+        "req_remote_access_errors": 0,
+        "req_remote_invalid_request": 0,
+        "resp_cqe_error": 0,
+        "resp_cqe_flush_error": 0,
+        "resp_local_length_error": 0,
+        "resp_remote_access_errors": 0,
+        "rnr_nak_retry_err": 0,
+        "rx_atomic_requests": 0,
+        "rx_dct_connect": 0,
+        "rx_read_requests": rnd(key + "rr", 10 ** 5, 10 ** 7) if busy else 0,
+        "rx_write_requests": rnd(key + "rw", 10 ** 7, 10 ** 9) if busy else 0,
+    }
+    if roce:
+        h.update({
+            "np_cnp_sent": rnd(key + "cnp", 100, 5000) if busy else 0,
+            "np_ecn_marked_roce_packets": rnd(key + "ecn", 100, 5000) if busy else 0,
+            "roce_adp_retrans": 0,
+            "roce_adp_retrans_to": 0,
+            "roce_slow_restart": 0,
+            "roce_slow_restart_cnps": 0,
+            "roce_slow_restart_trans": 0,
+            "rp_cnp_handled": rnd(key + "cnph", 100, 5000) if busy else 0,
+            "rp_cnp_ignored": 0,
+            "rx_icrc_encapsulated": 0,
+        })
+    return dict(sorted(h.items()))
+
+
+def gid(bs):
+    return colon_hex(bs, 4)
+
+
+def write_rdma(tr, n, d):
+    r, name, s = d["rdma"], d["ibdev"], d["sysdir"]
+    part = PARTS[d["part"]]
+    ib = r["ll"] == "InfiniBand"
+    base = s + "/infiniband/" + name
+    tr.line(base + "/node_guid", colon_hex(d["guid"], 4))
+    tr.line(base + "/sys_image_guid", colon_hex(d["sysguid"], 4))
+    tr.line(base + "/fw_ver", part["fw"])
+    tr.line(base + "/board_id", part["board"])
+    tr.line(base + "/hca_type", part["hca"])
+    tr.line(base + "/hw_rev", "0x0")
+    tr.line(base + "/node_type", "1: CA")
+    tr.line(base + "/node_desc", "%s %s" % (n.host, name))
+    tr.link(base + "/device", "../../../" + d["bdf"])
+    p = base + "/ports/1"
+    tr.line(p + "/state", "4: ACTIVE" if r["up"] else "1: DOWN")
+    tr.line(p + "/phys_state", "5: LinkUp" if r["up"] else "2: Polling")
+    tr.line(p + "/rate", r["rate"])
+    tr.line(p + "/link_layer", r["ll"])
+    tr.line(p + "/lid", "0x%04x" % r["lid"])
+    tr.line(p + "/sm_lid", "0x0001" if ib else "0x0000")
+    tr.line(p + "/sm_sl", 0)
+    tr.line(p + "/lid_mask_count", 0)
+    tr.line(p + "/cap_mask", "0xa751e848" if ib else "0x04010000")
+    tr.line(p + "/pkeys/0", "0xffff")
+    nd = r["nd"]
+    gids = [bytes(16)] * 8
+    if ib:
+        gids[0] = bytes.fromhex("fe80000000000000") + d["guid"]
+    else:
+        ll = bytes.fromhex("fe80000000000000") + eui64_from_mac(n.macs[d["bdf"]])
+        v4 = ipaddress.IPv4Interface(nd["ipv4"]).ip.packed
+        mapped = bytes(10) + b"\xff\xff" + v4
+        gids[0:4] = [ll, ll, mapped, mapped]
+        # Only filled GID slots have attributes; reading an empty one is EINVAL.
+        for i, ty in enumerate(("IB/RoCE v1", "RoCE v2", "IB/RoCE v1", "RoCE v2")):
+            tr.line(p + "/gid_attrs/types/%d" % i, ty)
+            tr.line(p + "/gid_attrs/ndevs/%d" % i, nd["name"])
+    for i, g in enumerate(gids):
+        tr.line(p + "/gids/%d" % i, gid(g))
+    key = n.name + name
+    busy = r["up"]
+    for k, v in port_counters(key, r["up"], busy).items():
+        tr.line(p + "/counters/" + k, v)
+    for k, v in hw_counters(key, not ib, busy).items():
+        tr.line(p + "/hw_counters/" + k, v)
+    tr.rlink("sys/class/infiniband/" + name, base)
+    # uverbs character device, as libibverbs finds devices without netlink.
+    u = s + "/infiniband_verbs/" + d["uverbs"]
+    tr.line(u + "/ibdev", name)
+    tr.line(u + "/abi_version", 1)
+    tr.line(u + "/dev", "231:%d" % (192 + int(d["uverbs"][6:])))
+    tr.link(u + "/device", "../../../" + d["bdf"])
+    tr.rlink("sys/class/infiniband_verbs/" + d["uverbs"], u)
+
+
+def write_netdev(tr, n, d):
+    nd, s = d["nd"], d["sysdir"]
+    base = s + "/net/" + nd["name"]
+    if nd["ib"]:
+        # IPoIB hardware address (20 bytes): flags, 24-bit QPN, port GID.
+        addr = colon_hex(bytes.fromhex("00%06x" % (0x1049 + nd["ifindex"] * 8)) +
+                         bytes.fromhex("fe80000000000000") + d["guid"], 2)
+        bcast = "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff"
+        typ, alen, txq = 32, 20, 256
+    else:
+        addr, bcast, typ, alen, txq = n.macs[d["bdf"]], "ff:ff:ff:ff:ff:ff", 1, 6, 1000
+    up = nd["up"]
+    vals = [("addr_assign_type", 0), ("addr_len", alen), ("address", addr), ("broadcast", bcast),
+            ("carrier", 1 if up else 0), ("dev_id", "0x0"), ("dev_port", 0),
+            ("duplex", "full" if up else "unknown"), ("flags", "0x1003"),
+            ("ifindex", nd["ifindex"]), ("iflink", nd["ifindex"]), ("mtu", nd["mtu"]),
+            ("operstate", "up" if up else "down"), ("speed", nd["speed"] if up else -1),
+            ("tx_queue_len", txq), ("type", typ)]
+    for k, v in vals:
+        tr.line(base + "/" + k, v)
+    tr.link(base + "/device", "../../../" + d["bdf"])
+    tr.rlink("sys/class/net/" + nd["name"], base)
+
+
+def write_lo(tr):
+    base = "sys/devices/virtual/net/lo"
+    for k, v in [("addr_assign_type", 0), ("addr_len", 6), ("address", "00:00:00:00:00:00"),
+                 ("broadcast", "00:00:00:00:00:00"), ("carrier", 1), ("dev_id", "0x0"),
+                 ("dev_port", 0), ("flags", "0x9"), ("ifindex", 1), ("iflink", 1),
+                 ("mtu", 65536), ("operstate", "unknown"), ("tx_queue_len", 1000), ("type", 772)]:
+        tr.line(base + "/" + k, v)
+    tr.rlink("sys/class/net/lo", base)
+
+
+def write_cpus(tr, n):
+    ncpu = len(n.cpus)
+    allc = [c["cpu"] for c in n.cpus]
+    sysc = "sys/devices/system/cpu"
+    for f in ("online", "possible", "present"):
+        tr.line(sysc + "/" + f, cpulist(allc))
+    tr.line(sysc + "/kernel_max", 8191)
+    for c in n.cpus:
+        sib = [o["cpu"] for o in n.cpus if o["pkg"] == c["pkg"] and o["core"] == c["core"]]
+        pkg = [o["cpu"] for o in n.cpus if o["pkg"] == c["pkg"]]
+        t = "%s/cpu%d/topology" % (sysc, c["cpu"])
+        tr.line(t + "/physical_package_id", c["pkg"])
+        tr.line(t + "/die_id", 0)
+        tr.line(t + "/core_id", c["core"])
+        for name, cpus in (("core_cpus", sib), ("thread_siblings", sib), ("die_cpus", pkg),
+                           ("package_cpus", pkg), ("core_siblings", pkg)):
+            tr.line("%s/%s" % (t, name), cpumask(cpus, ncpu))
+            tr.line("%s/%s_list" % (t, name), cpulist(cpus))
+    nodes = [x["id"] for x in n.nodes]
+    sysn = "sys/devices/system/node"
+    for f in ("online", "possible", "has_cpu", "has_memory", "has_normal_memory"):
+        tr.line(sysn + "/" + f, cpulist(nodes))
+    for x, dist in zip(n.nodes, n.distances):
+        cpus = n.node_cpus(x["id"])
+        b = "%s/node%d" % (sysn, x["id"])
+        tr.line(b + "/cpulist", cpulist(cpus))
+        tr.line(b + "/cpumap", cpumask(cpus, ncpu))
+        tr.line(b + "/distance", " ".join(map(str, dist)))
+        used = x["mem_kb"] // 23
+        tr.write(b + "/meminfo",
+                 "Node %d MemTotal:       %d kB\nNode %d MemFree:        %d kB\n"
+                 "Node %d MemUsed:        %d kB\nNode %d HugePages_Total:     0\n"
+                 "Node %d HugePages_Free:      0\n" %
+                 (x["id"], x["mem_kb"], x["id"], x["mem_kb"] - used, x["id"], used, x["id"], x["id"]))
+    # /proc/cpuinfo, trimmed to the fields hwloc and people read.
+    fam, model, step, mname = n.cpu_model
+    out = []
+    for c in n.cpus:
+        nsib = sum(1 for o in n.cpus if o["pkg"] == c["pkg"])
+        ncores = len({o["core"] for o in n.cpus if o["pkg"] == c["pkg"]})
+        out.append("processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: %d\nmodel\t\t: %d\n"
+                   "model name\t: %s\nstepping\t: %d\nphysical id\t: %d\nsiblings\t: %d\n"
+                   "core id\t\t: %d\ncpu cores\t: %d\n\n" %
+                   (c["cpu"], fam, model, mname, step, c["pkg"], nsib, c["core"], ncores))
+    tr.write("proc/cpuinfo", "".join(out))
+    total = sum(x["mem_kb"] for x in n.nodes)
+    tr.write("proc/meminfo", "MemTotal:       %d kB\nMemFree:        %d kB\n" % (total, total - total // 23))
+
+
+def netlink_json(n):
+    links = [{"ifindex": 1, "name": "lo", "mtu": 65536, "operstate": "unknown",
+              "flags": ["LOOPBACK", "UP", "LOWER_UP"], "addrs": ["127.0.0.1/8", "::1/128"]}]
+    routes = []
+    nds = sorted((d for d in n.pci if "nd" in d), key=lambda d: d["nd"]["ifindex"])
+    for d in nds:
+        nd = d["nd"]
+        addrs = [nd["ipv4"]]
+        if nd["up"]:
+            # IPv6 link-local appears once the link has carrier.
+            if nd["ib"]:
+                iid = bytes([d["guid"][0] ^ 2]) + d["guid"][1:]
+            else:
+                iid = eui64_from_mac(n.macs[d["bdf"]])
+            addrs.append("%s/64" % ipaddress.IPv6Address(bytes.fromhex("fe80000000000000") + iid))
+        links.append({"ifindex": nd["ifindex"], "name": nd["name"], "mtu": nd["mtu"],
+                      "operstate": "up" if nd["up"] else "down",
+                      "flags": ["BROADCAST", "MULTICAST", "UP"] + (["LOWER_UP"] if nd["up"] else []),
+                      "addrs": addrs})
+        net = ipaddress.IPv4Interface(nd["ipv4"]).network
+        r = {"dst": str(net), "dev": nd["name"], "table": 254}
+        if not nd["up"]:
+            r["flags"] = ["linkdown"]
+        routes.append(r)
+    if n.gateway:
+        routes.insert(0, {"dst": "default", "gateway": n.gateway[1], "dev": n.gateway[0], "table": 254})
+    return {"links": links, "routes": routes, "rdma_netlink": {"available": True}}
+
+
+def write_node(n, root):
+    resolve(n)
+    if os.path.lexists(root):
+        shutil.rmtree(root)
+    os.makedirs(root)
+    tr = Tree(root)
+    for d in n.pci:
+        write_pci(tr, n, d)
+        if d["rdma"]:
+            write_rdma(tr, n, d)
+        if "nd" in d:
+            write_netdev(tr, n, d)
+    if any(d["rdma"] for d in n.pci):
+        tr.line("sys/class/infiniband_verbs/abi_version", 6)
+    write_lo(tr)
+    write_cpus(tr, n)
+    for k, v in n.dmi.items():
+        tr.line("sys/devices/virtual/dmi/id/" + k, v)
+    if n.dmi:
+        tr.rlink("sys/class/dmi/id", "sys/devices/virtual/dmi/id")
+    tr.line("proc/sys/kernel/hostname", n.host)
+    tr.line("proc/sys/kernel/osrelease", n.kernel)
+    meta = {"format": 1, "fabtop": FABTOP_VERSION, "host": n.host, "kernel": n.kernel,
+            "time": TIME, "uid": n.uid, "samples": 0, "interval": 0}
+    meta.update(n.meta_extra)
+    meta.update({"demo": n.demo, "description": n.description})
+    tr.json("fabtop/meta.json", meta)
+    tr.json("fabtop/netlink.json", netlink_json(n))
+    if n.nvml:
+        tr.json("fabtop/nvml.json", n.nvml)
+    if n.hwloc:
+        make_hwloc(n, root)
+    check(n, root)
+
+
+# --------------------------------------------------------------------------
+# hwloc.xml, and the checks that the tree is a usable capture
+# --------------------------------------------------------------------------
+
+
+def hwloc_env(root):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
+    env["HWLOC_FSROOT"] = os.path.abspath(root)
+    # hwloc 2.9 still runs its x86 backend under an fsroot: it adds the caches
+    # of the machine running this script (CPUID), which clash with the tree's
+    # CPUs ("intersection without inclusion").  Only the tree must count.
+    env["HWLOC_COMPONENTS"] = "-x86"
+    return env
+
+
+def fix_host_infos(n, text):
+    """hwloc fills OSRelease/OSVersion/HostName/Architecture from uname() of the
+    machine running lstopo, even under an fsroot; a capture made on the node
+    would carry the node's own, and fabtop (not lstopo) as ProcessName."""
+    for key, val in (("OSRelease", n.kernel), ("OSVersion", n.os_version),
+                     ("HostName", n.host), ("Architecture", "x86_64"),
+                     ("ProcessName", "fabtop")):
+        text, k = re.subn(r'(<info name="%s" value=")[^"]*(")' % key,
+                          lambda m: m.group(1) + val + m.group(2), text, count=1)
+        if k != 1:
+            sys.exit("mkscenarios: no %s info in hwloc's XML" % key)
+    return text
+
+
+def make_hwloc(n, root):
+    xml = os.path.join(root, "fabtop", "hwloc.xml")
+    try:
+        r = subprocess.run(["lstopo-no-graphics", "--whole-io", "--of", "xml", "-"],
+                           env=hwloc_env(root), capture_output=True, text=True)
+    except FileNotFoundError:
+        sys.exit("mkscenarios: lstopo-no-graphics not found (apt-get install hwloc)")
+    if r.returncode != 0 or not r.stdout.startswith("<?xml"):
+        sys.exit("mkscenarios: lstopo failed on %s (rc %d): %s" % (root, r.returncode, r.stderr.strip()))
+    if r.stderr.strip():
+        sys.exit("mkscenarios: lstopo warned on %s: %s" % (root, r.stderr.strip()))
+    with open(xml, "w") as f:
+        f.write(fix_host_infos(n, r.stdout))
+    # The XML must load back.
+    r = subprocess.run(["lstopo-no-graphics", "-i", xml, "--whole-io"], capture_output=True, text=True,
+                       env={k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")})
+    if r.returncode != 0:
+        sys.exit("mkscenarios: lstopo cannot read back %s: %s" % (xml, r.stderr.strip()))
+
+
+def hwloc_census(xmlpath=None, root=None):
+    """Counts and names of what hwloc found, from an XML file or an fsroot."""
+    if xmlpath:
+        tree = ET.parse(xmlpath)
+    else:
+        r = subprocess.run(["lstopo-no-graphics", "--whole-io", "--of", "xml", "-"],
+                           env=hwloc_env(root), capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("mkscenarios: lstopo failed on %s: %s" % (root, r.stderr.strip()))
+        tree = ET.ElementTree(ET.fromstring(r.stdout))
+    objs = list(tree.iter("object"))
+    count = lambda ty: sum(1 for o in objs if o.get("type") == ty)
+    pci = {o.get("pci_busid") for o in objs if o.get("type") in ("PCIDev", "Bridge") and o.get("pci_busid")}
+    osdev = {o.get("name") for o in objs if o.get("type") == "OSDev"}
+    numa_cpus = {}
+    for o in objs:
+        if o.get("type") == "NUMANode":
+            # hwloc writes "0x000000ff,0xffffffff": 32-bit groups, high first.
+            numa_cpus[int(o.get("os_index"))] = int("".join(
+                g.replace("0x", "").rjust(8, "0") for g in o.get("cpuset").split(",")), 16)
+    return dict(numa=count("NUMANode"), package=count("Package"), core=count("Core"),
+                pu=count("PU"), pci=pci, osdev=osdev, numa_cpus=numa_cpus)
+
+
+def check(n, root):
+    errs = []
+    # Every symlink relative, resolving, and staying inside the tree.
+    rootabs = os.path.realpath(root)
+    for dp, dns, fns in os.walk(root):
+        if not dns and not fns:
+            errs.append("empty directory (git would drop it): " + dp)
+        for x in dns + fns:
+            p = os.path.join(dp, x)
+            if os.path.islink(p):
+                t = os.readlink(p)
+                real = os.path.realpath(p)
+                if t.startswith("/"):
+                    errs.append("absolute link %s -> %s" % (p, t))
+                elif not os.path.exists(p):
+                    errs.append("dangling link %s -> %s" % (p, t))
+                elif not (real + "/").startswith(rootabs + "/"):
+                    errs.append("link leaves the tree: %s -> %s" % (p, t))
+    for b in os.listdir(os.path.join(root, "sys/bus/pci/devices")):
+        p = os.path.join(root, "sys/bus/pci/devices", b)
+        if not os.path.isfile(os.path.join(p, "config")):
+            errs.append("no config behind " + p)
+    for dp, _, fns in os.walk(os.path.join(root, "fabtop")):
+        for x in fns:
+            if x.endswith(".json"):
+                try:
+                    with open(os.path.join(dp, x)) as f:
+                        json.load(f)
+                except ValueError as e:
+                    errs.append("%s: %s" % (x, e))
+    # hwloc must see both NUMA nodes, every CPU, every PCI function and every
+    # RDMA device and PCI netdev, from the XML when there is one.
+    xml = os.path.join(root, "fabtop", "hwloc.xml")
+    c = hwloc_census(xmlpath=xml if n.hwloc else None, root=root)
+    want_pci = {d["bdf"] for d in n.pci}
+    want_os = {d["ibdev"] for d in n.pci if d.get("ibdev")} | {d["nd"]["name"] for d in n.pci if "nd" in d}
+    ncores = len({(x["pkg"], x["core"]) for x in n.cpus})
+    if c["numa"] != len(n.nodes) or c["pu"] != len(n.cpus) or c["core"] != ncores:
+        errs.append("hwloc sees %d NUMA nodes, %d cores, %d PUs; want %d, %d, %d" %
+                    (c["numa"], c["core"], c["pu"], len(n.nodes), ncores, len(n.cpus)))
+    for nid, mask in sorted(c["numa_cpus"].items()):
+        if mask != sum(1 << x for x in n.node_cpus(nid)):
+            errs.append("hwloc NUMA node %d has cpuset %#x" % (nid, mask))
+    if want_pci - c["pci"]:
+        errs.append("hwloc misses PCI functions: " + " ".join(sorted(want_pci - c["pci"])))
+    if want_os - c["osdev"]:
+        errs.append("hwloc misses OS devices: " + " ".join(sorted(want_os - c["osdev"])))
+    if errs:
+        sys.exit("mkscenarios: %s is not right:\n  %s" % (root, "\n  ".join(errs)))
+    print("%-11s %3d PCI functions, %d NUMA nodes, %d cores, %d PUs; hwloc sees all PCI, %d OS devices (%s)" %
+          (n.name, len(c["pci"]), c["numa"], c["core"], c["pu"], len(c["osdev"]),
+           "hwloc.xml" if n.hwloc else "fsroot"))
+
+
+def summary(n):
+    """One line per PCI function, for the log and for people writing tests."""
+    for d in sorted(n.pci, key=lambda d: d["bdf"]):
+        extra = ""
+        if d.get("ibdev"):
+            extra = "%s %s %s" % (d["ibdev"], d["nd"]["name"], d["rdma"]["ll"])
+        elif "nd" in d:
+            extra = d["nd"]["name"]
+        print("  %s %-10s %-5s %-9s numa %d %s %s" % (d["bdf"], d["hostbridge"], d["role"], d["part"],
+                                                    d["numa"], d["label"], extra))
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.exit("usage: %s tests/scenarios" % argv[0])
+    out = argv[1].rstrip("/")
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(out)), "fixtures")
+    os.makedirs(out, exist_ok=True)
+    os.makedirs(fixtures, exist_ok=True)
+    verbose = os.environ.get("MKSCENARIOS_VERBOSE")
+    for n, root in ((build_dgx(), os.path.join(out, "dgx-h100")),
+                    (build_pcie_2numa(), os.path.join(out, "pcie-2numa")),
+                    (build_topo_mini(), os.path.join(fixtures, "topo-mini"))):
+        write_node(n, root)
+        if verbose:
+            summary(n)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,391 @@
+/*
+ * topology.c - the Topology pane: `nvidia-smi topo -m` for GPUs and NICs,
+ * plus what nvidia-smi does not say: each NIC's netdev, link and PCIe link,
+ * the closest NIC of every GPU, and the topology/PCIe findings.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/topo.h"
+#include "fabtop/view.h"
+
+#define CELL_W  8   /* nvidia-smi's tab stops */
+#define LABEL_W 8   /* the GPU0/NIC0 column, fixed while scrolling sideways */
+
+static int level_attr(enum fab_topo_level l)
+{
+	switch (l) {
+	case TOPO_X:    return fab_attr(CP_DIM);
+	case TOPO_NV:
+	case TOPO_PIX:
+	case TOPO_PXB:  return fab_attr(CP_OK);
+	case TOPO_PHB:  return fab_attr(CP_DEFAULT);
+	case TOPO_NODE: return fab_attr(CP_WARN);
+	/* Red but not bold: half a two-socket matrix is SYS, and that is normal. */
+	case TOPO_SYS:  return fab_attr(CP_ERROR) & ~(int)A_BOLD;
+	default:        return fab_attr(CP_DIM);
+	}
+}
+
+static int sev_attr(enum fab_severity s)
+{
+	return s == SEV_ERROR ? fab_attr(CP_ERROR) : s == SEV_WARN ? fab_attr(CP_WARN)
+								    : fab_attr(CP_DEFAULT);
+}
+
+static void fmt_int(char *buf, size_t len, fab_int v)
+{
+	if (v.ok)
+		snprintf(buf, len, "%lld", v.v);
+	else
+		snprintf(buf, len, "N/A");
+}
+
+/* Appends a piece of a line that wraps at the window's width, continuing
+ * under indent: text outside the matrix always fits the screen. A piece
+ * too long for a whole line goes word by word. */
+static int seg(struct view_pen *p, int x, int indent, const char *s, int attr)
+{
+	if (x > indent && x + view_strwidth(s) > p->w) {
+		view_pen_nl(p);
+		x = indent;
+		while (*s == ' ')
+			s++;
+	}
+	const char *word = s;
+	while (*word == ' ')
+		word++;
+	if (x + view_strwidth(s) <= p->w || !strchr(word, ' '))
+		return view_pen_fixed(p, x, s, attr);
+	char piece[256];
+	while (*s) {
+		const char *e = s;
+		while (*e == ' ')
+			e++;
+		while (*e && *e != ' ')
+			e++;
+		snprintf(piece, sizeof(piece), "%.*s", (int)(e - s), s);
+		x = seg(p, x, indent, piece, attr);
+		s = e;
+	}
+	return x;
+}
+
+static const struct fab_pci_dev *pci_of(const struct fab_model *m, int idx)
+{
+	return idx >= 0 && idx < m->npci ? &m->pci[idx] : NULL;
+}
+
+/* Widest CPU list, so the affinity columns line up whatever the machine. */
+static int cpu_col_w(const struct fab_model *m, const struct fab_topo *t)
+{
+	int w = (int)strlen("CPU Affinity");
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct fab_pci_dev *d = pci_of(m, t->devs[i].pci);
+		int l = d ? view_strwidth(d->local_cpulist) : 3;
+		if (l > w)
+			w = l;
+	}
+	return w + 2;
+}
+
+static void draw_matrix(struct view_pen *p, const struct fab_model *m, const struct fab_topo *t)
+{
+	char buf[FAB_LIST_LEN + 8];
+	int aff = LABEL_W + t->n * CELL_W, cpu_w = cpu_col_w(m, t);
+	const char *mark = fab_glyph(TOPO_MARK_UTF8, TOPO_MARK_ASCII);
+	int head = fab_attr(CP_TITLE);
+
+	for (int j = 0; j < t->n; j++)
+		view_pen_clip(p, LABEL_W + j * CELL_W, LABEL_W, t->devs[j].label, head);
+	view_pen_clip(p, aff, LABEL_W, "CPU Affinity", head);
+	view_pen_clip(p, aff + cpu_w, LABEL_W, "NUMA Affinity", head);
+	view_pen_clip(p, aff + cpu_w + 15, LABEL_W, "GPU NUMA ID", head);
+	view_pen_nl(p);
+
+	for (int i = 0; i < t->n; i++) {
+		const struct fab_topo_dev *d = &t->devs[i];
+		view_pen_fixed(p, 0, d->label, head);
+		for (int j = 0; j < t->n; j++) {
+			enum fab_topo_level l = t->level[i * t->n + j];
+			int x = LABEL_W + j * CELL_W, a = level_attr(l);
+			char cell[16];
+			topo_cell(t, i, j, cell, sizeof(cell));
+			if (l == TOPO_X) {
+				/* nvidia-smi centres the self cell: " X ". */
+				view_pen_clip(p, x + 1, LABEL_W, cell, a);
+				continue;
+			}
+			bool best = d->kind == TOPO_GPU && j >= t->ngpus && j - t->ngpus < 64 &&
+				    (t->best[i] >> (j - t->ngpus) & 1);
+			if (!best) {
+				view_pen_clip(p, x, LABEL_W, cell, a);
+				continue;
+			}
+			x = view_pen_clip(p, x, LABEL_W, cell, a | A_BOLD | A_UNDERLINE);
+			view_pen_clip(p, x + 1, LABEL_W, mark, a | A_BOLD);
+		}
+		if (d->kind == TOPO_GPU) {
+			/* nvidia-smi leaves the affinity cells of NIC rows empty. */
+			const struct fab_pci_dev *pd = pci_of(m, d->pci);
+			view_pen_clip(p, aff, LABEL_W,
+				      pd && pd->local_cpulist[0] ? pd->local_cpulist : "N/A", 0);
+			fmt_int(buf, sizeof(buf), pd ? pd->numa_node : (fab_int){ 0, false });
+			view_pen_clip(p, aff + cpu_w, LABEL_W, buf, 0);
+			fmt_int(buf, sizeof(buf), m->gpus[d->idx].numa_id);
+			view_pen_clip(p, aff + cpu_w + 15, LABEL_W, buf, 0);
+		}
+		view_pen_nl(p);
+	}
+}
+
+static void draw_legend(struct view_pen *p, const struct fab_topo *t)
+{
+	char buf[160];
+	view_pen_nl(p);
+	view_pen_fixed(p, 0, "Legend:", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	view_pen_nl(p);
+	for (int i = 0; topo_legend[i]; i++)
+		view_pen_legend(p, topo_legend[i]);
+	if (t->ngpus > 1 && !t->nvlink_known)
+		view_pen_legend(p, "  *    = NVLink unknown (no NVML): the PCIe path is shown");
+	if (t->ngpus && t->nnics) {
+		/* The mark is one column in both forms, so the padding is fixed. */
+		snprintf(buf, sizeof(buf), "  %s    = the closest usable NIC of this GPU (fabtop)",
+			 fab_glyph(TOPO_MARK_UTF8, TOPO_MARK_ASCII));
+		view_pen_legend(p, buf);
+	}
+}
+
+static void fmt_speed(char *buf, size_t len, fab_num speed, fab_int width)
+{
+	char s[24], w[24];
+	if (speed.ok)
+		snprintf(s, sizeof(s), "%.1f GT/s", speed.v);
+	else
+		snprintf(s, sizeof(s), "N/A");
+	if (width.ok)
+		snprintf(w, sizeof(w), "x%lld", width.v);
+	else
+		snprintf(w, sizeof(w), "xN/A");
+	snprintf(buf, len, "%s %s", s, w);
+}
+
+/* "  PCIe 32.0 GT/s x16 (max 32.0 GT/s x16)" into buf; true when the link
+ * trained below what it can do. */
+static bool fmt_pcie(char *buf, size_t len, const struct fab_pci_dev *d)
+{
+	char cur[48], max[48];
+	if (!d) {
+		snprintf(buf, len, "  PCIe N/A");
+		return false;
+	}
+	const struct fab_pcie_link *l = &d->link;
+	fmt_speed(cur, sizeof(cur), l->cur_speed, l->cur_width);
+	fmt_speed(max, sizeof(max), l->max_speed, l->max_width);
+	snprintf(buf, len, "  PCIe %s (max %s)", cur, max);
+	return (l->cur_speed.ok && l->max_speed.ok && l->cur_speed.v < l->max_speed.v) ||
+	       (l->cur_width.ok && l->max_width.ok && l->cur_width.v < l->max_width.v);
+}
+
+#define NIC_INDENT 8   /* continuation lines of the NIC legend */
+
+static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const struct fab_topo *t)
+{
+	char buf[256];
+	if (!m->nnics)
+		return;
+	view_pen_nl(p);
+	view_pen_fixed(p, 0, "NIC Legend:", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	view_pen_nl(p);
+	for (int j = t->ngpus; j < t->n; j++) {
+		const struct fab_nic *n = &m->nics[t->devs[j].idx];
+		const struct fab_port *pt = n->nports > 0 ? &n->ports[0] : NULL;
+		snprintf(buf, sizeof(buf), "  %s: %s", t->devs[j].label, n->name);
+		int x = view_pen_fixed(p, 0, buf, 0);
+		if (pt) {
+			snprintf(buf, sizeof(buf), "  %s", pt->netdev[0] ? pt->netdev : "N/A");
+			x = seg(p, x, NIC_INDENT, buf, 0);
+			snprintf(buf, sizeof(buf), "  %s", pt->link_layer[0] ? pt->link_layer : "N/A");
+			x = seg(p, x, NIC_INDENT, buf, 0);
+			if (pt->state_str[0])
+				snprintf(buf, sizeof(buf), "  %s", pt->state_str);
+			else if (pt->state.ok)
+				snprintf(buf, sizeof(buf), "  state %lld", pt->state.v);
+			else
+				snprintf(buf, sizeof(buf), "  N/A");
+			bool active = pt->state.ok && pt->state.v == 4;
+			x = seg(p, x, NIC_INDENT, buf, fab_attr(active ? CP_OK : CP_ERROR));
+			snprintf(buf, sizeof(buf), "  %s", pt->rate_str[0] ? pt->rate_str : "N/A");
+			x = seg(p, x, NIC_INDENT, buf, 0);
+		} else {
+			x = seg(p, x, NIC_INDENT, "  no ports", fab_attr(CP_WARN));
+		}
+		bool slow = fmt_pcie(buf, sizeof(buf), pci_of(m, n->pci));
+		seg(p, x, NIC_INDENT, buf, slow ? fab_attr(CP_WARN) : 0);
+		view_pen_nl(p);
+	}
+	/* Software RDMA devices have no PCI place, so no column; still list them. */
+	for (int i = 0; i < m->nnics; i++) {
+		if (m->nics[i].pci != FAB_NO_INDEX)
+			continue;
+		snprintf(buf, sizeof(buf), "%s: software RDMA device, not in the matrix",
+			 m->nics[i].name);
+		view_pen_wrap_hang(p, 2, NIC_INDENT, buf, fab_attr(CP_DIM));
+	}
+}
+
+static void draw_closest(struct view_pen *p, const struct fab_model *m, const struct fab_topo *t)
+{
+	char buf[128];
+	if (!t->ngpus || !t->nnics)
+		return;
+	view_pen_nl(p);
+	view_pen_fixed(p, 0, "Closest NIC per GPU:", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int g = 0; g < t->ngpus; g++) {
+		bool usable = true, any = false;
+		snprintf(buf, sizeof(buf), "  %s -> ", t->devs[g].label);
+		int x = view_pen_fixed(p, 0, buf, 0);
+		for (int j = 0; j < t->nnics && j < 64; j++) {
+			if (!(t->best[g] >> j & 1))
+				continue;
+			const struct fab_topo_dev *d = &t->devs[t->ngpus + j];
+			snprintf(buf, sizeof(buf), "%s%s %s", any ? ", " : "", d->label,
+				 m->nics[d->idx].name);
+			x = seg(p, x, 10, buf, A_BOLD);
+			usable = usable && topo_nic_usable(m, d->idx);
+			any = true;
+		}
+		if (!any) {
+			view_pen_fixed(p, x, "none (distance unknown)", fab_attr(CP_WARN));
+			view_pen_nl(p);
+			continue;
+		}
+		enum fab_topo_level l = t->best_level[g];
+		snprintf(buf, sizeof(buf), " (%s)", topo_level_word(l));
+		x = seg(p, x, 10, buf, level_attr(l));
+		if (!usable)
+			x = seg(p, x, 10, "  no NIC has an ACTIVE port", fab_attr(CP_ERROR));
+		/* A closer NIC that is down is the usual reason for a far choice. */
+		for (int j = 0; usable && j < t->nnics; j++) {
+			const struct fab_topo_dev *d = &t->devs[t->ngpus + j];
+			enum fab_topo_level lj = t->level[g * t->n + t->ngpus + j];
+			if (lj >= l || topo_nic_usable(m, d->idx))
+				continue;
+			const struct fab_nic *n = &m->nics[d->idx];
+			snprintf(buf, sizeof(buf), "  closer: %s %s (%s) is %s", d->label, n->name,
+				 topo_level_word(lj),
+				 n->nports && n->ports[0].state_str[0] ? n->ports[0].state_str : "not ACTIVE");
+			x = seg(p, x, 10, buf, fab_attr(CP_WARN));
+		}
+		view_pen_nl(p);
+	}
+}
+
+static bool topo_finding(const struct fab_finding *f)
+{
+	return strncmp(f->id, "topo.", 5) == 0 || strncmp(f->id, "pcie.", 5) == 0;
+}
+
+static void draw_findings(struct view_pen *p, const struct fab_model *m)
+{
+	char buf[FAB_NAME_LEN + 300];
+	int n = 0;
+	view_pen_nl(p);
+	view_pen_fixed(p, 0, "Topology and PCIe findings:", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int i = 0; i < m->nfindings; i++) {
+		const struct fab_finding *f = &m->findings[i];
+		if (!topo_finding(f))
+			continue;
+		n++;
+		snprintf(buf, sizeof(buf), "%s", fab_severity_name(f->sev));
+		for (char *c = buf; *c; c++)
+			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+		view_pen_fixed(p, 2, buf, sev_attr(f->sev));
+		/* Messages often start with their subject already ("GPU3's ..."). */
+		size_t sl = strlen(f->subject);
+		bool named = !sl || strncmp(f->message, f->subject, sl) == 0;
+		snprintf(buf, sizeof(buf), "%s%s%s", named ? "" : f->subject, named ? "" : ": ",
+			 f->message);
+		view_pen_wrap(p, 11, buf, 0);
+		if (f->hint[0]) {
+			snprintf(buf, sizeof(buf), "hint: %s", f->hint);
+			view_pen_wrap(p, 11, buf, fab_attr(CP_DIM));
+		}
+	}
+	if (!n) {
+		view_pen_fixed(p, 2, "none: no GPU/NIC placement or PCIe link problem found",
+			     fab_attr(CP_OK));
+		view_pen_nl(p);
+	}
+}
+
+static void draw_notes(struct view_pen *p, const struct fab_model *m)
+{
+	char buf[FAB_NAME_LEN + 300];
+	if (!m->nnotes)
+		return;
+	view_pen_nl(p);
+	view_pen_fixed(p, 0, "Could not read:", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int i = 0; i < m->nnotes; i++) {
+		snprintf(buf, sizeof(buf), "%s: %s", m->notes[i].what, m->notes[i].message);
+		view_pen_wrap(p, 2, buf, fab_attr(CP_WARN));
+	}
+}
+
+static void body(struct view_pen *p, const struct fab_model *m)
+{
+	struct fab_topo t;
+	char buf[256];
+	if (topo_build(m, &t) != 0) {
+		view_pen_fixed(p, 0, "Out of memory building the topology matrix.", fab_attr(CP_ERROR));
+		view_pen_nl(p);
+		return;
+	}
+	int x = view_pen_fixed(p, 0, "Topology source: ", fab_attr(CP_TITLE));
+	snprintf(buf, sizeof(buf), "%s%s%s", t.nvlink_known ? "PCI tree + NVML NVLink" : "PCI tree",
+		 m->nvml_status[0] ? fab_glyph(" \u00b7 ", " - ") : "", m->nvml_status);
+	/* Under the value when there is room for it, else from the margin. */
+	view_pen_wrap_hang(p, x, p->w - x >= 40 ? x : 2, buf, 0);
+	view_pen_nl(p);
+	if (!t.n) {
+		view_pen_fixed(p, 0, m->nnics ? "No GPUs and no PCI RDMA NICs on this node."
+					    : "No GPUs and no RDMA NICs on this node.",
+			     A_BOLD);
+		view_pen_nl(p);
+		draw_nic_legend(p, m, &t);
+	} else {
+		draw_matrix(p, m, &t);
+		draw_legend(p, &t);
+		draw_nic_legend(p, m, &t);
+		draw_closest(p, m, &t);
+		draw_findings(p, m);
+	}
+	draw_notes(p, m);
+	topo_free(&t);
+}
+
+static void topology_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+{
+	view_draw_body(v, win, m, body);
+}
+
+const struct view_ops topology_view_ops = {
+	.name = "topology",
+	.title = "Topology",
+	.help = "Which GPU sits close to which NIC, as `nvidia-smi topo -m` prints it "
+		"(X, NV#, PIX, PXB, PHB, NODE, SYS), but computed from the PCI tree and "
+		"NUMA data, so it works without the NVIDIA driver. Layer: PCIe and NUMA "
+		"placement, below RDMA and NCCL. A GPU whose traffic crosses the CPU "
+		"interconnect (SYS) to reach its NIC loses bandwidth when a closer NIC "
+		"exists; the mark shows each GPU's closest usable NIC. The NIC legend "
+		"adds each HCA's netdev, link layer, port state, rate and PCIe link "
+		"against its capability; findings list misplaced pairs and downtrained "
+		"links.",
+	.draw = topology_draw,
+	.key = NULL,
+};
