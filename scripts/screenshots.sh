@@ -90,5 +90,12 @@ while read -r name cols rows; do
 	kill "$xt" 2>/dev/null
 	wait "$xt" 2>/dev/null
 done < "$list"
+exit 0
 EOF
 xvfb-run -a -s "-screen 0 2400x1600x24 -nolisten tcp" sh "$T/render.sh" "$OUT" "$T/list"
+# Success means every screen has its picture.
+missing=0
+while read -r name cols rows; do
+	[ -s "$OUT/$name.png" ] || { echo "screenshots.sh: no $name.png" >&2; missing=1; }
+done < "$T/list"
+exit $missing

@@ -72,7 +72,7 @@ static const struct {
 #define NV_NSYMS (sizeof(nv_syms) / sizeof(nv_syms[0]))
 
 struct nvml_gpu {
-	char bdf[16];
+	char bdf[24];
 	char name[FAB_NAME_LEN];
 	int index;
 	long long numa_id;          /* -1: none */
@@ -94,13 +94,14 @@ static bool norm_bdf(const char *in, char *out, size_t len)
 	unsigned dom, bus, dev, fn;
 	if (!in || sscanf(in, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
 		return false;
-	snprintf(out, len, "%04x:%02x:%02x.%x", dom & 0xffff, bus & 0xff, dev & 0x1f, fn & 7);
+	/* Full domain: VMD domains (10000 and up) must not alias domain 0. */
+	snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus & 0xff, dev & 0x1f, fn & 7);
 	return true;
 }
 
 static const struct nvml_gpu *find_gpu(const struct nvml_table *t, const char *bdf)
 {
-	char b[16];
+	char b[24];
 	if (!norm_bdf(bdf, b, sizeof(b)))
 		return NULL;
 	for (int i = 0; i < t->n; i++)
@@ -217,7 +218,7 @@ static int nv_gather(struct nvml_table *t, char *why, size_t len)
 		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 			int state = 0, type = -1;
 			nvmlPciInfo_t rp;
-			char rb[16];
+			char rb[24];
 			memset(&rp, 0, sizeof(rp));
 			/* NOT_SUPPORTED / INVALID_ARGUMENT: no such link on this GPU. */
 			if (nv.LinkState(dev[a], l, &state) != NVML_SUCCESS ||

@@ -62,7 +62,7 @@ same(a, b, "", out)
 print("\n".join(out[:30]))
 sys.exit(1 if out else 0)
 EOF
-# tar.py TARBALL DIR: unpacks with Python (not our code) to check what we wrote.
+# untar.py TARBALL DIR: unpacks with Python (not our code) to check what we wrote.
 cat > "$T/untar.py" <<'EOF'
 import sys, tarfile
 with tarfile.open(sys.argv[1]) as t:

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "fabtop/archive.h"
 #include "fabtop/collect.h"
 #include "fabtop/dl.h"
@@ -222,6 +223,42 @@ static void test_numa_live(void **state)
 	assert_true(m.numa[0].cpulist[0] != '\0');
 	model_free(&m);
 	root_close(&r);
+}
+
+/* What `fabtop capture` writes reads back as the same NUMA layout. */
+static void test_hwloc_export_roundtrip(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX], path[PATH_MAX], err[512] = "";
+	struct fab_root r;
+	struct fab_model live, replay;
+	scratch(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/fabtop/hwloc.xml", dir);
+	if (hwloc_export_xml(path, err, sizeof(err)) != 0)
+		fail_msg("hwloc_export_xml: %s", err);
+
+	open_live(&r);
+	model_init(&live);
+	assert_int_equal(collect_numa(&r, &live), 0);
+	root_close(&r);
+	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
+	model_init(&replay);
+	assert_int_equal(collect_numa(&r, &replay), 0);
+	assert_int_equal(replay.nnotes, 0);
+	assert_int_equal(replay.nnuma, live.nnuma);
+	for (int i = 0; i < live.nnuma; i++) {
+		assert_int_equal(replay.numa[i].id, live.numa[i].id);
+		assert_string_equal(replay.numa[i].cpulist, live.numa[i].cpulist);
+	}
+	model_free(&live);
+	model_free(&replay);
+	root_close(&r);
+
+	/* An unwritable path is an error message, not a crash. */
+	snprintf(path, sizeof(path), "%s/no/such/dir/hwloc.xml", dir);
+	assert_int_equal(hwloc_export_xml(path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, path));
+	fab_rmtree(dir);
 }
 
 /* --- pci_lib.c ----------------------------------------------------------- */
@@ -502,6 +539,25 @@ static void test_netlink_live(void **state)
 	assert_true(count_notes(&m, "RDMA netlink:") <= 1);
 	model_free(&m);
 	root_close(&r);
+
+	/* The capture writer's document has the documented shape. */
+	char err[256] = "";
+	json_t *doc = netlink_snapshot_json(err, sizeof(err));
+	if (!doc)
+		fail_msg("netlink_snapshot_json: %s", err);
+	json_t *links = json_object_get(doc, "links");
+	assert_true(json_is_array(links) && json_array_size(links) >= 1);
+	json_t *l0 = json_array_get(links, 0);
+	assert_true(json_is_integer(json_object_get(l0, "ifindex")));
+	assert_true(json_is_string(json_object_get(l0, "name")));
+	assert_true(json_is_integer(json_object_get(l0, "mtu")));
+	assert_true(json_is_string(json_object_get(l0, "operstate")));
+	assert_true(json_is_array(json_object_get(l0, "flags")));
+	assert_true(json_is_array(json_object_get(l0, "addrs")));
+	assert_true(json_is_array(json_object_get(doc, "routes")));
+	json_t *rn = json_object_get(doc, "rdma_netlink");
+	assert_true(json_is_boolean(json_object_get(rn, "available")));
+	json_decref(doc);
 }
 
 /* --- cuda.c -------------------------------------------------------------- */
@@ -562,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_numa_fsroot),
 		cmocka_unit_test(test_numa_garbage_xml),
 		cmocka_unit_test(test_numa_live),
+		cmocka_unit_test(test_hwloc_export_roundtrip),
 		cmocka_unit_test(test_pci_lib_degraded_link),
 		cmocka_unit_test(test_pci_lib_64_byte_config),
 		cmocka_unit_test(test_pci_lib_no_sysfs),

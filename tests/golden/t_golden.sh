@@ -1,0 +1,81 @@
+#!/bin/sh
+# Golden tests of `fabtop report topo` (text and JSON) on the scenarios, the
+# exit statuses, the live root of this machine, and rules that need a
+# variant of a fixture. UPDATE=1 rewrites the expected files (then read them!).
+top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${FABTOP:-$top/build/san/fabtop}
+g=$top/tests/golden
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+
+golden() {  # name, expected file, command...
+	name=$1 exp=$2; shift 2
+	"$@" > "$T/out" 2> "$T/err"; rc=$?
+	if [ -n "${UPDATE:-}" ]; then cp "$T/out" "$exp"; fi
+	if [ ! -f "$exp" ]; then nok "$name" "missing $exp (run with UPDATE=1)"; return; fi
+	if diff -u "$exp" "$T/out" > "$T/diff"; then ok "$name"; else nok "$name" "$(head -20 "$T/diff")"; fi
+	echo "$rc" > "$T/rc"
+}
+expect_rc() {  # name, expected rc
+	got=$(cat "$T/rc")
+	[ "$got" = "$2" ] && ok "$1 exits $2" || nok "$1 exits $2" "got $got: $(head -3 "$T/err")"
+}
+
+for s in dgx-h100 pcie-2numa; do
+	golden "report topo text $s" "$g/$s-topo.txt" "$bin" --root "$top/tests/scenarios/$s" report topo
+	[ "$s" = dgx-h100 ] && expect_rc "report topo $s" 0 || expect_rc "report topo $s" 1
+	golden "report topo json $s" "$g/$s-topo.json" "$bin" --root "$top/tests/scenarios/$s" report topo --json
+	if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" 2>/dev/null; then
+		ok "report topo json $s parses"
+	else
+		nok "report topo json $s parses"
+	fi
+done
+
+# The JSON carries the same matrix as the text.
+"$bin" --root "$top/tests/scenarios/dgx-h100" report topo --json > "$T/j"
+"$bin" --root "$top/tests/scenarios/dgx-h100" report topo > "$T/t"
+if python3 - "$T/j" "$T/t" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["topology"]
+rows = [l.split("\t") for l in open(sys.argv[2]).read().split("\n\n")[0].splitlines()[1:]]
+for r, jr in zip(rows, j["rows"]):
+    assert r[0] == jr["label"], (r[0], jr["label"])
+    assert [c.strip() for c in r[1:1 + len(jr["cells"])]] == jr["cells"], r[0]
+assert len(rows) == len(j["rows"]) == 20
+PY
+then ok "text and JSON matrices agree"; else nok "text and JSON matrices agree"; fi
+
+# nvidia-smi's layout: a tab-separated header with the affinity columns.
+head -1 "$T/t" | grep -q "$(printf '^\tGPU0\tGPU1')" && head -1 "$T/t" | grep -q "$(printf 'NIC11\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID$')" \
+	&& ok "header matches nvidia-smi's" || nok "header matches nvidia-smi's" "$(head -1 "$T/t")"
+
+# This machine: no GPU, no HCA. It must say so and exit 0.
+"$bin" report topo > "$T/live" 2> "$T/live.err"; rc=$?
+if [ $rc -eq 0 ] && grep -q "No GPUs and no RDMA NICs" "$T/live"; then ok "live root without GPU/HCA says so, exits 0"
+else nok "live root without GPU/HCA says so, exits 0" "rc $rc" "$(head -3 "$T/live")"; fi
+
+# topo.nic-shared: drop mlx5_1/mlx5_2 from topo-mini, so GPU1 and GPU2 both
+# fall back to mlx5_0 while mlx5_3 (same link layer) serves no GPU... only if
+# mlx5_3 is closest to nobody, which holds: it sits on the other socket.
+cp -a "$top/tests/fixtures/topo-mini" "$T/mini"
+rm "$T/mini/sys/class/infiniband/mlx5_1" "$T/mini/sys/class/infiniband/mlx5_2"
+"$bin" --root "$T/mini" report topo --json > "$T/shared"; rc=$?
+if [ $rc -eq 1 ] && python3 - "$T/shared" <<'PY'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["id"] == "topo.nic-shared"]
+assert len(f) == 1 and f[0]["subject"] == "NIC0", f
+assert "mlx5_3" in f[0]["message"], f
+PY
+then ok "topo.nic-shared on a fixture where two GPUs share one NIC"; else nok "topo.nic-shared on a fixture where two GPUs share one NIC" "rc $rc"; fi
+# ...and not on the unmodified fixture, where each GPU has its own closest NICs.
+"$bin" --root "$top/tests/fixtures/topo-mini" report topo --json > "$T/mini.json"
+python3 -c 'import json,sys; f=[x for x in json.load(open(sys.argv[1]))["findings"] if x["id"]=="topo.nic-shared"]; sys.exit(1 if f else 0)' "$T/mini.json" \
+	&& ok "no topo.nic-shared on topo-mini" || nok "no topo.nic-shared on topo-mini"
+
+# Usage errors exit 2.
+"$bin" report nosuch > /dev/null 2>&1; [ $? -eq 2 ] && ok "unknown report exits 2" || nok "unknown report exits 2"
+"$bin" --root /nonexistent report topo > /dev/null 2> "$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "/nonexistent" "$T/e" && ok "missing root exits 2 naming it" || nok "missing root exits 2 naming it" "rc $rc"
+exit 0
