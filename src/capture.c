@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,6 +133,14 @@ struct cap {
 	char err[PATH_MAX + 256]; /* first fatal error */
 };
 
+/* Set by SIGINT/SIGTERM/SIGHUP during a capture: stop, clean up, return 2. */
+static volatile sig_atomic_t cap_signal;
+
+static void on_signal(int sig)
+{
+	cap_signal = sig;
+}
+
 static bool name_in(const char *name, const char *const *pats)
 {
 	for (; *pats; pats++)
@@ -178,6 +187,14 @@ static void fatal(struct cap *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->err, sizeof(c->err), fmt, ap);
 	va_end(ap);
+}
+
+/* True (and the capture fails) once a signal asked to stop. */
+static bool stopped(struct cap *c)
+{
+	if (cap_signal)
+		fatal(c, "interrupted by %s", strsignal(cap_signal));
+	return c->err[0] != '\0';
 }
 
 /* ---- the destination tree ---- */
@@ -344,8 +361,9 @@ static bool visited(struct cap *c, const char *node_dir, bool add)
 	return false;
 }
 
-/* Lexically resolves a relative link target against the link's folder. */
-static void resolve_lexical(const char *dir, const char *target, char *out, size_t len)
+/* Lexically resolves a relative link target against the link's folder;
+ * -1 when it climbs above "/" (a replay would refuse such a link). */
+static int resolve_lexical(const char *dir, const char *target, char *out, size_t len)
 {
 	char tmp[PATH_MAX];
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, target);
@@ -355,8 +373,9 @@ static void resolve_lexical(const char *dir, const char *target, char *out, size
 		if (strcmp(tok, ".") == 0)
 			continue;
 		if (strcmp(tok, "..") == 0) {
-			if (n)
-				n--;
+			if (!n)
+				return -1;
+			n--;
 			continue;
 		}
 		parts[n++] = tok;
@@ -367,6 +386,7 @@ static void resolve_lexical(const char *dir, const char *target, char *out, size
 		o += (size_t)snprintf(out + o, len - o, "/%s", parts[i]);
 	if (!n)
 		fab_strlcpy(out, "/", len);
+	return 0;
 }
 
 static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *name)
@@ -377,6 +397,13 @@ static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *
 		return;   /* vanished (ENOENT) or not a link any more */
 	target[n] = '\0';
 	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
+	char res[PATH_MAX];
+	if (target[0] == '/' || resolve_lexical(node_dir, target, res, sizeof(res)) != 0) {
+		/* Not sysfs-made: a replay would refuse the whole capture for it. */
+		fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
+			node, target);
+		return;
+	}
 	out_path(c, node, p, sizeof(p));
 	if (symlink(target, p) != 0 && errno != EEXIST) {
 		fatal(c, "cannot create link %s: %s", p, strerror(errno));
@@ -384,12 +411,8 @@ static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *
 	}
 	c->links++;
 	/* The driver's folder, empty, so that realpath() of the link works. */
-	if (strcmp(name, "driver") == 0 && target[0] != '/') {
-		char drv[PATH_MAX];
-		resolve_lexical(node_dir, target, drv, sizeof(drv));
-		if (strncmp(drv, "/sys/bus/", 9) == 0)
-			out_dir(c, drv);
-	}
+	if (strcmp(name, "driver") == 0 && strncmp(res, "/sys/bus/", 9) == 0)
+		out_dir(c, res);
 }
 
 static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *name,
@@ -489,7 +512,7 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 		qsort(names, n, sizeof(*names), cmp_str);
 
 	const char *const *only = file_filter(k);
-	for (size_t i = 0; i < n && !c->err[0]; i++) {
+	for (size_t i = 0; i < n && !stopped(c); i++) {
 		const char *name = names[i];
 		struct stat st;
 		bool lists = k == K_CLASS || k == K_NODE_ROOT || k == K_CPU_ROOT;
@@ -716,12 +739,15 @@ static void take_samples(struct cap *c, int count, double interval)
 	json_object_set_new(root, "samples", arr);
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (int k = 0; k < count; k++) {
+	for (int k = 0; k < count && !stopped(c); k++) {
 		if (k) {
 			/* Absolute deadlines: the time spent reading does not add up. */
 			ts_add(&deadline, interval);
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR)
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR &&
+			       !cap_signal)
 				;
+			if (stopped(c))
+				break;
 		}
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -732,7 +758,8 @@ static void take_samples(struct cap *c, int count, double interval)
 		json_object_set_new(s, "values", vals);
 		json_array_append_new(arr, s);
 	}
-	out_json(c, "/fabtop/samples.json", root);
+	if (!c->err[0])
+		out_json(c, "/fabtop/samples.json", root);
 	json_decref(root);
 	for (int i = 0; i < cs.n; i++)
 		free(cs.paths[i]);
@@ -881,7 +908,7 @@ static int capture_procs(struct cap *c)
 	struct dirent *de;
 	char self[32];
 	snprintf(self, sizeof(self), "%d", (int)getpid());
-	while ((de = readdir(d)) && !c->err[0]) {
+	while ((de = readdir(d)) && !stopped(c)) {
 		if (strspn(de->d_name, "0123456789") != strlen(de->d_name) || !strcmp(de->d_name, self))
 			continue;
 		capture_proc(c, de->d_name, &unreadable, &found);
@@ -1073,6 +1100,15 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		root_close(&c.src);
 		return 2;
 	}
+	/* Ctrl-C during a long --samples run: remove what was written, then stop. */
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal }, old_sa[3];
+	bool installed[3] = { false, false, false };
+	sigemptyset(&sa.sa_mask);
+	cap_signal = 0;
+	for (int i = 0; i < 3; i++)
+		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler == SIG_DFL)
+			installed[i] = sigaction(sigs[i], &sa, NULL) == 0;
 	top_name(&c, now, top, sizeof(top));
 	if (!output || !*output) {
 		snprintf(defout, sizeof(defout), "%s.tar.gz", top);
@@ -1156,7 +1192,8 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		fatal(&c, "cannot write %s: %s", tsv, strerror(errno));
 	c.unreadable = NULL;
 	if (c.err[0]) {
-		snprintf(err, sizeof(err), "%s (free some space, or set TMPDIR / -o elsewhere)", c.err);
+		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal ? "; nothing was written" :
+			 " (check the free space and permissions of TMPDIR and of the -o folder)");
 		goto out;
 	}
 
@@ -1190,5 +1227,8 @@ out:
 	free(c.visited);
 	free(c.buf);
 	root_close(&c.src);
+	for (int i = 0; i < 3; i++)
+		if (installed[i])
+			sigaction(sigs[i], &old_sa[i], NULL);
 	return rc;
 }

@@ -160,7 +160,7 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 	int rc;
 	if (section) {
 		rc = report_run(section, json, stdout, &m);
-	} else if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+	} else if (!getenv("FABTOP_SCRIPT") && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
 		/* No terminal: print what the TUI would have shown. */
 		rc = report_run("all", json, stdout, &m);
 	} else {
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!cmd) {
-		if (!o.root && !node_has_hca() && isatty(STDOUT_FILENO)) {
+		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];
 			if (find_scenario("dgx-h100", path, sizeof(path)) == 0)
 				return run_on(path, NULL, o.json, true);

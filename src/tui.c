@@ -29,6 +29,7 @@ const struct view_ops *const fab_panes[] = {
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
 #define MAX_PANES 9     /* digits 1..9 select a pane */
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 struct tui {
 	struct fab_root *root;
@@ -54,7 +55,7 @@ static FILE *script_out, *script_in;  /* headless mode's /dev/null streams */
 
 static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL };
-static struct sigaction old_quit[3], old_fatal[5];
+static struct sigaction old_quit[NELEM(quit_signals)], old_fatal[NELEM(fatal_signals)];
 
 static void leave_curses(void)
 {
@@ -76,7 +77,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 	/* endwin() is not async-signal-safe, but a crashing TUI that leaves the
 	 * terminal raw and invisible is worse; best effort. */
 	leave_curses();
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+	for (size_t i = 0; i < NELEM(fatal_signals); i++)
 		if (fatal_signals[i] == sig)
 			sigaction(sig, &old_fatal[i], NULL);
 	/* A real fault re-executes the faulting instruction on return, now under
@@ -93,20 +94,20 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a signal should wake the getch() poll at once. */
 	sa.sa_handler = on_quit_signal;
-	for (size_t i = 0; i < sizeof(quit_signals) / sizeof(quit_signals[0]); i++)
+	for (size_t i = 0; i < NELEM(quit_signals); i++)
 		sigaction(quit_signals[i], &sa, &old_quit[i]);
 	sa.sa_handler = NULL;
 	sa.sa_sigaction = on_fatal_signal;
 	sa.sa_flags = SA_SIGINFO;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+	for (size_t i = 0; i < NELEM(fatal_signals); i++)
 		sigaction(fatal_signals[i], &sa, &old_fatal[i]);
 }
 
 static void restore_signals(void)
 {
-	for (size_t i = 0; i < sizeof(quit_signals) / sizeof(quit_signals[0]); i++)
+	for (size_t i = 0; i < NELEM(quit_signals); i++)
 		sigaction(quit_signals[i], &old_quit[i], NULL);
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+	for (size_t i = 0; i < NELEM(fatal_signals); i++)
 		sigaction(fatal_signals[i], &old_fatal[i], NULL);
 }
 
@@ -154,10 +155,10 @@ static void draw_banner(struct tui *t, int y)
 	/* The longest form that fits: an 80-column terminal must still say
 	 * that this is not the machine's own data. */
 	snprintf(buf, sizeof(buf),
-		 " DEMO: bundled scenario %s %s no HCA on this machine; `fabtop demo` lists scenarios ",
+		 " DEMO: bundled scenario %s %s not this node's data; `fabtop demo` lists scenarios ",
 		 src, dash);
 	if (view_strwidth(buf) > cols)
-		snprintf(buf, sizeof(buf), " DEMO: scenario %s %s no HCA here; `fabtop demo` lists more ",
+		snprintf(buf, sizeof(buf), " DEMO: scenario %s %s not this node; `fabtop demo` lists more ",
 			 src, dash);
 	if (view_strwidth(buf) > cols)
 		snprintf(buf, sizeof(buf), " DEMO: %s (not this machine) ", src);
@@ -186,29 +187,52 @@ static void format_time(const struct fab_model *m, char *buf, size_t len)
 		snprintf(buf, len, "capture time N/A");
 }
 
+/* Where the pane is scrolled to, like less: "23-43/67" and an arrow for
+ * each side that has more columns; "" when everything is in view. */
+static void scroll_pos(const struct tui *t, char *buf, size_t len)
+{
+	const struct view *v = &t->views[t->cur];
+	int h = t->lay.pane_h, w = t->lay.pane_w;
+	int last = v->top + h < v->content_h ? v->top + h : v->content_h;
+	buf[0] = '\0';
+	if (v->content_h > h)
+		snprintf(buf, len, "%d-%d/%d", v->top + 1, last, v->content_h);
+	if (v->left > 0 || v->content_w > v->left + w) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s%s", n ? " " : "",
+			 v->left > 0 ? fab_glyph("\u2190", "<") : "",
+			 v->content_w > v->left + w ? fab_glyph("\u2192", ">") : "");
+	}
+}
+
 static void draw_status(struct tui *t, int y)
 {
 	const struct fab_model *m = t->m;
-	char when[48], left[FAB_NAME_LEN + FAB_PATH_LEN + 80];
+	char when[48], pos[64], right[96], left[FAB_NAME_LEN + FAB_PATH_LEN + 80];
 	const char *keys = "?:help q:quit ";
 	const char *host = m->host[0] ? m->host : "host N/A";
 	const char *src = m->live ? "live" : m->source;
-	int bar = A_REVERSE, cols = getmaxx(stdscr), kw = view_strwidth(keys);
+	int bar = A_REVERSE, cols = getmaxx(stdscr);
 	format_time(m, when, sizeof(when));
+	scroll_pos(t, pos, sizeof(pos));
 	fill_row(y, bar);
-	/* The key hints always show; the left part drops the time, then the
-	 * source, to fit, and is clipped only as a last resort. */
+	/* The key hints always show; then, as room allows, the time, the scroll
+	 * position and the source; the host is clipped only as a last resort. */
 	snprintf(left, sizeof(left), " %s  %s  %s", host, src, when);
-	if (view_strwidth(left) + 1 + kw > cols)
+	snprintf(right, sizeof(right), "%s%s%s", pos, pos[0] ? "  " : "", keys);
+	if (view_strwidth(left) + 1 + view_strwidth(right) > cols)
+		snprintf(right, sizeof(right), "%s", keys);
+	if (view_strwidth(left) + 1 + view_strwidth(right) > cols)
 		snprintf(left, sizeof(left), " %s  %s", host, src);
-	if (view_strwidth(left) + 1 + kw > cols)
+	if (view_strwidth(left) + 1 + view_strwidth(right) > cols)
 		snprintf(left, sizeof(left), " %s", host);
-	WINDOW *clip = cols - kw - 1 > 0 ? derwin(stdscr, 1, cols - kw - 1, y, 0) : NULL;
+	int rw = view_strwidth(right);
+	WINDOW *clip = cols - rw - 1 > 0 ? derwin(stdscr, 1, cols - rw - 1, y, 0) : NULL;
 	if (clip) {
 		view_put(clip, 0, 0, 0, left, bar);
 		delwin(clip);
 	}
-	put(y, cols - kw, keys, bar);
+	put(y, cols - rw, right, bar);
 }
 
 static void draw_too_small(int rows, int cols)
@@ -352,7 +376,7 @@ static const struct { const char *name; int key; } key_names[] = {
 
 static int parse_key(const char *name)
 {
-	for (size_t i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++)
+	for (size_t i = 0; i < NELEM(key_names); i++)
 		if (strcmp(key_names[i].name, name) == 0)
 			return key_names[i].key;
 	if (name[0] && !name[1])

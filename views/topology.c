@@ -357,6 +357,9 @@ static void body(struct view_pen *p, const struct fab_model *m)
 					    : "No GPUs and no RDMA NICs on this node.",
 			     A_BOLD);
 		view_pen_nl(p);
+		if (m->live)
+			view_pen_wrap(p, 0, "To see what a GPU node looks like here, open a bundled "
+				      "scenario: `fabtop demo` lists them.", 0);
 		draw_nic_legend(p, m, &t);
 	} else {
 		draw_matrix(p, m, &t);

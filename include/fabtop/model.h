@@ -138,9 +138,9 @@ struct fab_model {
 	struct fab_numa_node *numa; int nnuma;
 	struct fab_gpu *gpus; int ngpus;
 	enum fab_gpu_source gpu_source;
-	char nvml_status[128];        /* why NVML was or was not used */
-	char cuda_status[128];
-	char nccl_status[128];
+	char nvml_status[256];        /* why NVML was or was not used */
+	char cuda_status[256];
+	char nccl_status[256];
 	struct fab_nic *nics; int nnics;
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;

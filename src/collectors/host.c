@@ -25,8 +25,6 @@ static void read_meta(const struct fab_root *r, struct fab_model *m)
 		fab_strlcpy(m->kernel, json_string_value(v), sizeof(m->kernel));
 	if (json_is_integer(v = json_object_get(meta, "time")))
 		m->time = json_integer_value(v);
-	if (json_is_true(json_object_get(meta, "demo")))
-		m->demo = true;
 	json_decref(meta);
 }
 

@@ -118,6 +118,9 @@ static int load_topology(const struct fab_root *r, hwloc_topology_t *out,
 	}
 	/* A plain mirror: point hwloc's Linux backend at it, then put the
 	 * environment back as it was (the TUI reloads other roots later). */
+	/* The x86 backend reads THIS machine's CPUID (caches, packages) even
+	 * under an fsroot, mixing the host into the mirror's topology. */
+	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
 	const char *prev = getenv("HWLOC_FSROOT");
 	char *saved = prev ? strdup(prev) : NULL;
 	setenv("HWLOC_FSROOT", r->dir, 1);

@@ -14,8 +14,16 @@ int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *
 	snprintf(link, sizeof(link), "%s/device", classdir);
 	if (root_realpath(r, link, real, sizeof(real)) != 0)
 		return FAB_NO_INDEX;
-	const char *s = strrchr(real, '/');
-	return s ? model_find_pci(m, s + 1) : FAB_NO_INDEX;
+	/* The device may be a child of the PCI function (virtio2 under
+	 * 0000:00:03.0): take the deepest path component that is a PCI device. */
+	char *s;
+	while ((s = strrchr(real, '/')) && s != real) {
+		int i = model_find_pci(m, s + 1);
+		if (i != FAB_NO_INDEX)
+			return i;
+		*s = '\0';
+	}
+	return FAB_NO_INDEX;
 }
 
 int collect_net(const struct fab_root *r, struct fab_model *m)

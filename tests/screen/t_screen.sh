@@ -184,6 +184,8 @@ dump $T/s1.txt
 key Tab
 dump $T/s2.txt
 key ?
+key r
+dump $T/s5.txt
 resize 40 10
 dump $T/s3.txt
 resize 30 8
@@ -210,7 +212,8 @@ same() {
 }
 same "$T/s1.txt" dgx-h100-80x24.txt "script dump of the topology pane equals the tmux screen"
 same "$T/s2.txt" dgx-h100-help-80x24.txt "script: Tab, dump of the help pane equals the tmux screen"
-same "$T/s3.txt" dgx-h100-40x10.txt "script: ? back to topology, resize 40 10, dump equals tmux"
+same "$T/s5.txt" dgx-h100-80x24.txt "script: ? back to topology, r reloads the same screen"
+same "$T/s3.txt" dgx-h100-40x10.txt "script: resize 40 10, dump equals tmux"
 if grep -q "terminal too small" "$T/s4.txt" 2>/dev/null; then
 	ok "script: resize 30 8 says terminal too small"
 else
