@@ -4,8 +4,9 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
 
-PKGS    := ncursesw libnl-3.0 libnl-route-3.0 hwloc libpci libibverbs jansson libarchive
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# libibverbs: headers only (RDMA netlink and verbs definitions); nothing links it.
+PKGS    := ncursesw libnl-3.0 libnl-route-3.0 hwloc libpci jansson libarchive
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libibverbs 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CC      ?= cc
@@ -13,6 +14,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parame
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -Iinclude -DFABTOP_VERSION='"$(VERSION)"' \
            -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' $(PKG_CFLAGS)
+LDFLAGS += -Wl,--as-needed
 LDLIBS  += $(PKG_LIBS) -ldl -lm
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -58,7 +58,7 @@ static void sysfs_distances(const struct fab_root *r, struct fab_numa_node *n)
 
 /* Loads a topology the way the root asks for; -1 with err naming the source,
  * -2 when the mirror holds nothing hwloc could read. */
-static int load_topology(const struct fab_root *r, hwloc_topology_t *out,
+static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_t *out,
 			 char *err, size_t errlen)
 {
 	hwloc_topology_t t;
@@ -71,8 +71,11 @@ static int load_topology(const struct fab_root *r, hwloc_topology_t *out,
 		snprintf(err, errlen, "hwloc_topology_init failed: %s", strerror(errno));
 		return -1;
 	}
-	/* Keep every PCI device and OS device, like lstopo --whole-io. */
-	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+	/* The capture keeps every PCI and OS device, like lstopo --whole-io;
+	 * the NUMA collector needs none (PCI comes from sysfs and libpci), and
+	 * skipping them halves the load. */
+	hwloc_topology_set_io_types_filter(t, with_io ? HWLOC_TYPE_FILTER_KEEP_ALL
+						      : HWLOC_TYPE_FILTER_KEEP_NONE);
 
 	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
 	 * alike: the libpciaccess plugin reads this machine's bus even for a
@@ -221,7 +224,7 @@ int collect_numa(const struct fab_root *r, struct fab_model *m)
 	hwloc_topology_t t;
 	char err[FAB_PATH_LEN + 256];
 
-	int rc = load_topology(r, &t, err, sizeof(err));
+	int rc = load_topology(r, false, &t, err, sizeof(err));
 	if (rc == 0) {
 		hwloc_numa(r, t, m);
 		hwloc_topology_destroy(t);
@@ -243,7 +246,7 @@ int hwloc_export_xml(const char *path, char *err, size_t errlen)
 {
 	struct fab_root live = { .live = true };
 	hwloc_topology_t t;
-	if (load_topology(&live, &t, err, errlen) != 0)
+	if (load_topology(&live, true, &t, err, errlen) != 0)
 		return -1;
 	int rc = hwloc_topology_export_xml(t, path, 0);
 	if (rc != 0)
