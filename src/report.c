@@ -11,14 +11,14 @@
 #include "fabtop/topo.h"
 #include "fabtop/util.h"
 
-static void out_link(struct fab_out *o, enum out_where w, const char *key,
-		     const struct fab_pcie_link *l)
+/* JSON only: the text layout of links is in topo_links(). */
+static void out_link(struct fab_out *o, const char *key, const struct fab_pcie_link *l)
 {
 	out_open_obj(o, key);
-	out_num(o, w, "speed_gts", "%.1f GT/s", l->cur_speed);
-	out_int(o, w, "width", " x%lld", l->cur_width);
-	out_num(o, w, "max_speed_gts", " (max %.1f GT/s", l->max_speed);
-	out_int(o, w, "max_width", " x%lld)", l->max_width);
+	out_num(o, PR_JSON, "speed_gts", NULL, l->cur_speed);
+	out_int(o, PR_JSON, "width", NULL, l->cur_width);
+	out_num(o, PR_JSON, "max_speed_gts", NULL, l->max_speed);
+	out_int(o, PR_JSON, "max_width", NULL, l->max_width);
 	out_close_obj(o);
 }
 
@@ -89,7 +89,8 @@ static void topo_devices(struct fab_out *o, const struct fab_model *m, const str
 			out_str(o, PR_JSON, "rate", NULL, pt ? pt->rate_str : NULL);
 			out_bool(o, PR_JSON, "usable", NULL, topo_nic_usable(m, d->idx));
 		}
-		out_link(o, PR_JSON, "pcie", &p->link);
+		out_link(o, "pcie", &p->link);
+		out_str(o, PR_JSON, "config_space", NULL, p->config_full ? "full" : "partial");
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -149,9 +150,15 @@ static void topo_links(struct fab_out *o, const struct fab_model *m, const struc
 		out_text(o, "\nPCIe links (current, max):\n\n");
 	for (int i = 0; i < t->n && !out_is_json(o); i++) {
 		const struct fab_pci_dev *p = &m->pci[t->devs[i].pci];
-		out_text(o, "  %-6s %s  ", t->devs[i].label, p->bdf);
-		out_link(o, PR_TEXT, NULL, &p->link);
-		out_text(o, "\n");
+		const struct fab_pcie_link *l = &p->link;
+		char cs[16] = "N/A", ms[16] = "N/A", cw[16], mw[16];
+		if (l->cur_speed.ok)
+			snprintf(cs, sizeof(cs), "%.1f GT/s", l->cur_speed.v);
+		if (l->max_speed.ok)
+			snprintf(ms, sizeof(ms), "%.1f GT/s", l->max_speed.v);
+		out_text(o, "  %-6s %s  %s x%s (max %s x%s)\n", t->devs[i].label, p->bdf, cs,
+			 fab_int_str(l->cur_width, cw, sizeof(cw)), ms,
+			 fab_int_str(l->max_width, mw, sizeof(mw)));
 	}
 }
 

@@ -53,7 +53,8 @@ static bool lead_double(const char *s, double *v, const char **end)
 	return true;
 }
 
-bool fab_parse_gts(const char *s, double *out)
+/* "<number> <unit>..." with the number in [lo, hi]. */
+static bool number_with_unit(const char *s, const char *unit, double lo, double hi, double *out)
 {
 	const char *end;
 	double v;
@@ -61,10 +62,15 @@ bool fab_parse_gts(const char *s, double *out)
 		return false;
 	while (*end == ' ')
 		end++;
-	if (strncmp(end, "GT/s", 4) != 0 || v <= 0 || v > 1000)
+	if (strncmp(end, unit, strlen(unit)) != 0 || v < lo || v > hi)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool fab_parse_gts(const char *s, double *out)
+{
+	return number_with_unit(s, "GT/s", 0.1, 1000, out);
 }
 
 bool fab_parse_enum_line(const char *s, long long *num, char *word, size_t wlen)
@@ -99,16 +105,7 @@ bool fab_parse_enum_line(const char *s, long long *num, char *word, size_t wlen)
 
 bool fab_parse_rate(const char *s, double *gbps)
 {
-	const char *end;
-	double v;
-	if (!s || !lead_double(s, &v, &end))
-		return false;
-	while (*end == ' ')
-		end++;
-	if (strncmp(end, "Gb/sec", 6) != 0 || v < 0 || v > 100000)
-		return false;
-	*gbps = v;
-	return true;
+	return number_with_unit(s, "Gb/sec", 0, 100000, gbps);
 }
 
 int fab_cpulist_count(const char *s)

@@ -123,6 +123,30 @@ static int guarded_scan(struct pci_access *pa)
 	return 0;
 }
 
+/* A non-root reader gets only the first 64 bytes of config (no capability
+ * list): say once that LnkCap, port types and ACS need root, rather than
+ * leaving a silent N/A. Devices without a PCIe capability are not counted. */
+static void note_short_config(const struct fab_root *r, struct fab_model *m)
+{
+	int shortc = 0, bridges = 0;
+	for (int i = 0; i < m->npci; i++) {
+		char path[128], buf[128];
+		if (m->pci[i].config_full)
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", m->pci[i].bdf);
+		ssize_t n = root_read(r, path, buf, sizeof(buf));
+		if (n >= 0 && n <= 64) {
+			shortc++;
+			bridges += m->pci[i].is_bridge;
+		}
+	}
+	if (shortc)
+		model_note(m, "PCI config space",
+			   "only 64 bytes of config space readable for %d PCI function(s) (%d bridges): "
+			   "LnkCap, PCIe port types and ACS need root (run fabtop, or the capture, as root)",
+			   shortc, bridges);
+}
+
 int collect_pci_lib(const struct fab_root *r, struct fab_model *m)
 {
 	char sysfs[PATH_MAX];
@@ -161,5 +185,6 @@ int collect_pci_lib(const struct fab_root *r, struct fab_model *m)
 				   sysfs, bdf, pci_errmsg);
 	}
 	pci_cleanup(pa);
+	note_short_config(r, m);
 	return 0;
 }
