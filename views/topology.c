@@ -351,6 +351,19 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		 m->nvml_status[0] ? fab_glyph(" \u00b7 ", " - ") : "", m->nvml_status);
 	/* Under the value when there is room for it, else from the margin. */
 	view_pen_wrap_hang(p, x, p->w - x >= 40 ? x : 2, buf, 0);
+	/* The verdict first: on 80x24 the findings are two screens down. */
+	int warn = 0, info = 0;
+	for (int i = 0; i < m->nfindings; i++)
+		if (topo_finding(&m->findings[i]))
+			m->findings[i].sev >= SEV_WARN ? warn++ : info++;
+	x = view_pen_fixed(p, 0, "Findings: ", fab_attr(CP_TITLE));
+	if (warn || info)
+		snprintf(buf, sizeof(buf), "%d warning%s, %d info (End to read them)",
+			 warn, warn == 1 ? "" : "s", info);
+	else
+		snprintf(buf, sizeof(buf), "none");
+	view_pen_fixed(p, x, buf, fab_attr(warn ? CP_WARN : CP_OK));
+	view_pen_nl(p);
 	view_pen_nl(p);
 	if (!t.n) {
 		view_pen_fixed(p, 0, m->nnics ? "No GPUs and no PCI RDMA NICs on this node."
