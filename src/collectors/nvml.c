@@ -372,11 +372,12 @@ int collect_nvml(const struct fab_root *r, struct fab_model *m)
 		return 0;
 	}
 
-	char path[PATH_MAX], meta[128];
+	char path[PATH_MAX], meta[sizeof(m->nvml_status)];
 	root_path(r, "/fabtop/nvml.json", path, sizeof(path));
 	if (!root_exists(r, "/fabtop/nvml.json")) {
+		/* The node's own words, so a replay reads exactly as the live run did. */
 		if (meta_nvml(r, meta, sizeof(meta)))
-			set_status(m, "no NVML snapshot in this capture (NVLink unknown; on the node: %s)", meta);
+			fab_strlcpy(m->nvml_status, meta, sizeof(m->nvml_status));
 		else
 			fab_strlcpy(m->nvml_status, "no NVML snapshot in this capture (NVLink unknown)",
 				    sizeof(m->nvml_status));
