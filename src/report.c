@@ -230,6 +230,7 @@ int report_findings(struct fab_out *o, const struct fab_model *m, const char *pr
 		out_str(o, PR_ANY, "id", " %s", f->id);
 		out_str(o, PR_ANY, "subject", " %s: ", f->subject);
 		out_str(o, PR_ANY, "message", "%s\n", f->message);
+		out_str(o, PR_ANY, "layer", "      layer: %s\n", f->layer);
 		out_str(o, PR_ANY, "evidence", "      evidence: %s\n", f->evidence);
 		out_str(o, PR_ANY, "hint", "      next: %s\n", f->hint);
 		out_close_obj(o);

@@ -10,7 +10,7 @@
 
 struct fab_rule {
 	const char *id;
-	const char *layer;     /* "topology", "PCIe", ... */
+	const char *layer;     /* one line: the layer this rule checks and why it matters */
 	void (*run)(struct fab_model *m);
 };
 

@@ -76,6 +76,25 @@ struct fab_gpu {
 	fab_int nvlinks[FAB_MAX_GPUS];/* bonded NVLinks to GPU j, from NVML */
 };
 
+/* One filled slot of a port's GID table (ports/N/gids/I, gid_attrs/...). */
+struct fab_gid {
+	int index;
+	char gid[40];                 /* "fe80:0000:0000:0000:b83f:d203:00a4:1c3e" */
+	char type[16];                /* "IB/RoCE v1", "RoCE v2"; "" when unreadable */
+	char netdev[FAB_NAME_LEN];    /* gid_attrs/ndevs/I; "" for IB */
+	char ip[48];                  /* the IPv4/IPv6 address a RoCE GID encodes; "" if none */
+	bool ipv4;                    /* ip is an IPv4-mapped address */
+};
+
+/* A port counter read once (the live counters pane samples; this is a snapshot). */
+struct fab_counter {
+	char name[40];                /* file name under counters/ */
+	fab_int value;
+};
+
+#define FAB_MAX_GIDS     32
+#define FAB_MAX_COUNTERS 16
+
 struct fab_port {
 	int num;
 	fab_int state;                /* 4 for "4: ACTIVE" */
@@ -84,8 +103,26 @@ struct fab_port {
 	char phys_state_str[24];
 	fab_num rate_gbps;            /* 400 for "400 Gb/sec (4X NDR)" */
 	char rate_str[48];
+	fab_int width;                /* lanes: 4 for "4X" */
+	char speed[8];                /* "NDR", "HDR", "EDR"; "" when not in the rate string */
 	char link_layer[16];          /* "InfiniBand" / "Ethernet" */
 	char netdev[FAB_NAME_LEN];
+	fab_int lid, sm_lid, sm_sl;   /* IB only */
+	fab_int active_mtu;           /* bytes; RoCE: derived from the netdev MTU as the kernel does */
+	fab_int max_mtu;              /* bytes; 4096 for mlx5 */
+	char mtu_source[32];          /* "netdev MTU (RoCE)", "verbs snapshot", "" */
+	int ngids;
+	struct fab_gid gids[FAB_MAX_GIDS];
+	int nerrors;                  /* the standard error counters (counters.h) */
+	struct fab_counter errors[FAB_MAX_COUNTERS];
+};
+
+/* Visible (in /sys/class/infiniband) is not usable: the verbs device node
+ * must exist in this mount namespace and open for this user. */
+struct fab_uverbs {
+	char name[16];                /* "uverbs0" */
+	bool present;                 /* /dev/infiniband/uverbsN exists here */
+	fab_int open_errno;           /* 0 when it opened read-write; unknown when not tried */
 };
 
 #define FAB_MAX_PORTS 4
@@ -95,6 +132,10 @@ struct fab_nic {
 	char node_guid[24];
 	char fw_ver[32];
 	char board_id[32];
+	char hca_type[32];
+	char driver[FAB_NAME_LEN];    /* the PCI function's driver: mlx5_core */
+	fab_num cap_gbps;             /* what the adapter model can do per port (table), unknown if not listed */
+	struct fab_uverbs uverbs;
 	int nports;
 	struct fab_port ports[FAB_MAX_PORTS];
 };
@@ -105,8 +146,13 @@ struct fab_netdev {
 	fab_int mtu, ifindex, speed_mbps;
 	fab_int dev_port;             /* which port of a multi-port function */
 	char operstate[16];
+	fab_int carrier;
 	char addrs[4][48];            /* from the netlink snapshot */
 	int naddrs;
+	/* RoCE QoS where the driver exposes it (qos/, ecn/ in sysfs; DCB netlink). */
+	char qos_trust[8];            /* "pcp", "dscp"; "" when not exposed */
+	fab_int pfc_mask;             /* bit p: PFC enabled on priority p */
+	fab_int ecn_np_mask, ecn_rp_mask;   /* bit p: ECN notification/reaction point enabled */
 };
 
 enum fab_severity { SEV_INFO = 0, SEV_WARN, SEV_ERROR };
@@ -118,6 +164,7 @@ struct fab_finding {
 	char message[256];
 	char evidence[384];
 	char hint[256];
+	char layer[160];              /* one line: which layer this concerns and why it matters */
 };
 
 /* Something a collector could not read; the rest is still shown. */
@@ -141,6 +188,7 @@ struct fab_model {
 	char nvml_status[256];        /* why NVML was or was not used */
 	char cuda_status[256];
 	char nccl_status[256];
+	char rdma_netns_mode[16];     /* "shared", "exclusive"; "" when RDMA netlink is absent */
 	struct fab_nic *nics; int nnics;
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;

@@ -1,0 +1,20 @@
+/*
+ * rules.h - the rules the findings engine runs (findings.c holds the
+ * registry). Each appends fab_finding entries to the model and reads
+ * nothing but the model.
+ */
+#ifndef FABTOP_RULES_H
+#define FABTOP_RULES_H
+
+#include "fabtop/model.h"
+
+/* rules_topo.c */
+void rule_nic_far(struct fab_model *m);
+void rule_nic_shared(struct fab_model *m);
+void rule_pcie_degraded(struct fab_model *m);
+void rule_pcie_acs(struct fab_model *m);
+
+/* Usable bandwidth of a PCIe link in Gb/s: 8b/10b below 8 GT/s, 128b/130b from it. */
+double pcie_gbps(double gts, long long width);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * rules_topo.c - topology and PCIe rules: GPUs far from their NIC, GPUs
+ * sharing one NIC, PCIe links below capability, ACS redirect.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/rules.h"
+#include "fabtop/topo.h"
+#include "fabtop/util.h"
+
+#define ACS_RR 0x04   /* P2P Request Redirect */
+#define ACS_CR 0x08   /* P2P Completion Redirect */
+
+static const char *nic_label(const struct fab_topo *t, int nic, char *buf, size_t len)
+{
+	for (int j = 0; j < t->nnics; j++)
+		if (t->devs[t->ngpus + j].idx == nic) {
+			snprintf(buf, len, "%s", t->devs[t->ngpus + j].label);
+			return buf;
+		}
+	snprintf(buf, len, "-");
+	return buf;
+}
+
+/* A GPU whose closest usable NIC is NODE or SYS away cannot use GPUDirect
+ * RDMA at NCCL's default level; traffic is staged through host memory. */
+void rule_nic_far(struct fab_model *m)
+{
+	struct fab_topo t;
+	if (topo_build(m, &t) != 0 || t.nnics == 0) {
+		topo_free(&t);
+		return;
+	}
+	for (int g = 0; g < t.ngpus; g++) {
+		enum fab_topo_level l = t.best_level[g];
+		if (l < TOPO_NODE || l == TOPO_UNKNOWN || !t.best[g])
+			continue;
+		int j = __builtin_ctzll(t.best[g]);
+		const struct fab_nic *nic = &m->nics[t.devs[t.ngpus + j].idx];
+		const struct fab_pci_dev *gp = &m->pci[m->gpus[g].pci];
+		struct fab_finding *f = model_add_finding(m, "topo.nic-far", SEV_WARN, t.devs[g].label);
+		snprintf(f->message, sizeof(f->message),
+			 "%s's closest usable NIC is %s %s, %s away: GPUDirect RDMA is off at NCCL's "
+			 "default level (PXB), so its traffic crosses %s through host memory",
+			 t.devs[g].label, t.devs[t.ngpus + j].label, nic->name, topo_level_word(l),
+			 l == TOPO_SYS ? "the CPU interconnect" : "the host bridges");
+		/* Say so when a closer NIC exists but is not usable. */
+		char closer[128] = "", na[24], nb[24];
+		for (int k = 0; k < t.nnics; k++) {
+			int ni = t.devs[t.ngpus + k].idx;
+			enum fab_topo_level lk = t.level[g * t.n + t.ngpus + k];
+			if (lk < l && !topo_nic_usable(m, ni)) {
+				snprintf(closer, sizeof(closer), "; %s %s is %s but no port is ACTIVE",
+					 t.devs[t.ngpus + k].label, m->nics[ni].name, topo_level_word(lk));
+				break;
+			}
+		}
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "%s %s numa_node=%s, %s %s %s numa_node=%s%s",
+			 t.devs[g].label, gp->bdf,
+			 fab_int_str(gp->numa_node, na, sizeof(na)),
+			 t.devs[t.ngpus + j].label, nic->name, m->pci[nic->pci].bdf,
+			 fab_int_str(m->pci[nic->pci].numa_node, nb, sizeof(nb)),
+			 closer);
+		snprintf(f->hint, sizeof(f->hint),
+			 closer[0] ? "bring up the closer NIC's port (ibstat), or pin this GPU's rank to a NIC on its NUMA node with NCCL_IB_HCA"
+				   : "check NCCL's choice with NCCL_DEBUG=INFO (NET/IB lines); a NIC on the GPU's own PCIe switch is the right one");
+	}
+	topo_free(&t);
+}
+
+/* Two or more GPUs whose only closest NIC is the same one, while a NIC of
+ * the same link layer serves no GPU: the rail is oversubscribed. */
+void rule_nic_shared(struct fab_model *m)
+{
+	struct fab_topo t;
+	if (topo_build(m, &t) != 0 || t.nnics < 2) {
+		topo_free(&t);
+		return;
+	}
+	unsigned long long served = 0;
+	for (int g = 0; g < t.ngpus; g++)
+		served |= t.best[g];
+	for (int j = 0; j < t.nnics && j < 64; j++) {
+		char gpus[160] = "";
+		int users = 0;
+		for (int g = 0; g < t.ngpus; g++)
+			if (t.best[g] == 1ULL << j) {
+				size_t l = strlen(gpus);
+				snprintf(gpus + l, sizeof(gpus) - l, "%s%s", users ? ", " : "", t.devs[g].label);
+				users++;
+			}
+		if (users < 2)
+			continue;
+		const struct fab_nic *nic = &m->nics[t.devs[t.ngpus + j].idx];
+		for (int k = 0; k < t.nnics && k < 64; k++) {
+			const struct fab_nic *idle = &m->nics[t.devs[t.ngpus + k].idx];
+			if ((served >> k) & 1 || !topo_nic_usable(m, t.devs[t.ngpus + k].idx))
+				continue;
+			if (nic->nports && idle->nports &&
+			    strcmp(nic->ports[0].link_layer, idle->ports[0].link_layer) != 0)
+				continue;
+			struct fab_finding *f = model_add_finding(m, "topo.nic-shared", SEV_WARN,
+								  t.devs[t.ngpus + j].label);
+			char lb[16];
+			snprintf(f->message, sizeof(f->message),
+				 "%s share %s %s as their closest NIC while %s %s is closest to no GPU",
+				 gpus, t.devs[t.ngpus + j].label, nic->name,
+				 nic_label(&t, t.devs[t.ngpus + k].idx, lb, sizeof(lb)), idle->name);
+			snprintf(f->evidence, sizeof(f->evidence), "%s at %s; %s at %s",
+				 nic->name, m->pci[nic->pci].bdf, idle->name, m->pci[idle->pci].bdf);
+			snprintf(f->hint, sizeof(f->hint),
+				 "one NIC per GPU is the usual rail design: check cabling/slot placement, or spread ranks with NCCL_IB_HCA");
+			break;
+		}
+	}
+	topo_free(&t);
+}
+
+double pcie_gbps(double gts, long long width)
+{
+	return gts * (double)width * (gts < 8.0 ? 0.8 : 128.0 / 130.0);
+}
+
+static bool in_chain_of(const struct fab_model *m, int bridge, bool want_nic)
+{
+	for (int i = 0; i < m->npci; i++) {
+		bool is_nic = false, is_gpu = false;
+		for (int n = 0; n < m->nnics; n++)
+			is_nic |= m->nics[n].pci == i;
+		for (int g = 0; g < m->ngpus; g++)
+			is_gpu |= m->gpus[g].pci == i;
+		if (!(want_nic ? is_nic : is_gpu))
+			continue;
+		for (int c = 0; c < m->pci[i].chain_len; c++)
+			if (strcmp(m->pci[i].chain[c], m->pci[bridge].bdf) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* A root or downstream port's link files describe the link below it, which
+ * the function below reports already; only an upstream port's describe its
+ * own (upstream) link. Without a port type, the chain position says it. */
+static bool link_is_below(const struct fab_model *m, int bridge)
+{
+	const struct fab_pci_dev *b = &m->pci[bridge];
+	if (b->pcie_type == PCIE_TYPE_ROOT_PORT || b->pcie_type == PCIE_TYPE_DOWNSTREAM)
+		return true;
+	if (b->pcie_type != PCIE_TYPE_UNKNOWN)
+		return false;
+	for (int i = 0; i < m->npci; i++)
+		for (int c = 0; c < m->pci[i].chain_len; c++)
+			if (strcmp(m->pci[i].chain[c], b->bdf) == 0)
+				return c % 2 == 0;
+	return false;
+}
+
+/* Links below what both ends can do. GPUs drop their link speed when idle
+ * (power saving), so a GPU-only slow speed is information, not a fault. */
+void rule_pcie_degraded(struct fab_model *m)
+{
+	for (int i = 0; i < m->npci; i++) {
+		struct fab_pci_dev *d = &m->pci[i];
+		const char *label = NULL;
+		char lbuf[FAB_NAME_LEN];
+		bool gpu_only = false;
+		for (int g = 0; g < m->ngpus; g++)
+			if (m->gpus[g].pci == i) {
+				snprintf(lbuf, sizeof(lbuf), "GPU%d", g);
+				label = lbuf;
+				gpu_only = true;
+			}
+		for (int n = 0; n < m->nnics && !label; n++)
+			if (m->nics[n].pci == i)
+				label = m->nics[n].name;
+		if (!label && d->is_bridge && !link_is_below(m, i) &&
+		    (in_chain_of(m, i, true) || in_chain_of(m, i, false))) {
+			snprintf(lbuf, sizeof(lbuf), "switch port %s", d->bdf);
+			label = lbuf;
+			gpu_only = !in_chain_of(m, i, true);
+		}
+		if (!label || !d->link.cur_speed.ok || !d->link.max_speed.ok ||
+		    !d->link.cur_width.ok || !d->link.max_width.ok)
+			continue;
+		/* What the link can train to is bounded by the port above it too. */
+		double cap_s = d->link.max_speed.v;
+		long long cap_w = d->link.max_width.v;
+		int up = d->chain_len ? model_find_pci(m, d->chain[d->chain_len - 1]) : FAB_NO_INDEX;
+		if (up != FAB_NO_INDEX && m->pci[up].link.max_speed.ok && m->pci[up].link.max_speed.v < cap_s)
+			cap_s = m->pci[up].link.max_speed.v;
+		if (up != FAB_NO_INDEX && m->pci[up].link.max_width.ok && m->pci[up].link.max_width.v < cap_w)
+			cap_w = m->pci[up].link.max_width.v;
+		bool slow = d->link.cur_speed.v + 0.01 < cap_s;
+		bool narrow = d->link.cur_width.v < cap_w;
+		if (!slow && !narrow)
+			continue;
+		enum fab_severity sev = (narrow || !gpu_only) ? SEV_WARN : SEV_INFO;
+		struct fab_finding *f = model_add_finding(m, "pcie.degraded", sev, label);
+		double have = pcie_gbps(d->link.cur_speed.v, d->link.cur_width.v);
+		double can = pcie_gbps(cap_s, cap_w);
+		char who[2 * FAB_NAME_LEN];
+		if (d->is_bridge)
+			snprintf(who, sizeof(who), "%s", label);
+		else
+			snprintf(who, sizeof(who), "%s (%s)", label, d->bdf);
+		snprintf(f->message, sizeof(f->message),
+			 "%s PCIe link runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
+			 "%.0f of %.0f Gb/s%s",
+			 who, d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can,
+			 sev == SEV_INFO ? " (GPUs lower their link speed when idle; check under load)" : "");
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld "
+			 "max_link_speed=%.1f GT/s max_link_width=%lld",
+			 d->bdf, d->link.cur_speed.v, d->link.cur_width.v, d->link.max_speed.v,
+			 d->link.max_width.v);
+		snprintf(f->hint, sizeof(f->hint),
+			 "lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; reseat the card or check the slot/riser "
+			 "and BIOS bifurcation", d->bdf);
+	}
+}
+
+/* ACS redirect on a bridge above a GPU or NIC sends peer-to-peer traffic
+ * (GPUDirect RDMA, GPU P2P) up to the root complex instead of across the switch. */
+void rule_pcie_acs(struct fab_model *m)
+{
+	for (int i = 0; i < m->npci; i++) {
+		const struct fab_pci_dev *d = &m->pci[i];
+		if (!d->is_bridge || !d->acs_ctrl.ok || !(d->acs_ctrl.v & (ACS_RR | ACS_CR)))
+			continue;
+		if (!in_chain_of(m, i, false) && !in_chain_of(m, i, true))
+			continue;
+		if (d->pcie_type == PCIE_TYPE_ROOT_PORT)
+			continue;   /* P2P through a root port goes through the CPU anyway */
+		struct fab_finding *f = model_add_finding(m, "pcie.acs", SEV_WARN, d->bdf);
+		snprintf(f->message, sizeof(f->message),
+			 "ACS redirect is on at switch port %s: GPU<->NIC peer-to-peer traffic below it "
+			 "is forced up to the root complex (slower GPUDirect RDMA, or none)", d->bdf);
+		snprintf(f->evidence, sizeof(f->evidence), "ACSCtl=0x%04llx (RR=%d CR=%d) from the config space",
+			 d->acs_ctrl.v, !!(d->acs_ctrl.v & ACS_RR), !!(d->acs_ctrl.v & ACS_CR));
+		snprintf(f->hint, sizeof(f->hint),
+			 "lspci -s %s -vvv | grep ACSCtl; disable ACS in the BIOS (or leave it on only where "
+			 "a VM needs isolation)", d->bdf);
+	}
+}
+
