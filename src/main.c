@@ -22,7 +22,8 @@
 
 static const char usage[] =
 "usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
-"       fabtop [--root R] report [topo|all] [--json]  batch output, no TTY needed\n"
+"       fabtop [--root R] report [topo|links|all] [--json]\n"
+"                                                    batch output, no TTY needed\n"
 "       fabtop capture -o FILE.tar.gz [--samples N --interval S]\n"
 "                                                    record this node for replay with --root\n"
 "       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
@@ -229,8 +230,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "report") == 0) {
 		const char *section = arg ? arg : "all";
-		if (strcmp(section, "topo") && strcmp(section, "all")) {
-			fprintf(stderr, "fabtop: unknown report \"%s\" (topo or all)\n", section);
+		if (strcmp(section, "topo") && strcmp(section, "links") && strcmp(section, "all")) {
+			fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links or all)\n", section);
 			return 2;
 		}
 		return run_on(o.root, section, o.json, false);

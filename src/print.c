@@ -117,28 +117,36 @@ void out_str(struct fab_out *o, enum out_where w, const char *key,
 		fprintf(o->fp, fmt, known ? val : "N/A");
 }
 
+/* Prints fmt with its one conversion replaced by "N/A", keeping the text
+ * around it and the field width, so unknown values keep the layout. */
+static void text_na(FILE *fp, const char *fmt)
+{
+	const char *pct = strchr(fmt, '%');
+	if (!pct) {
+		fputs(fmt, fp);
+		return;
+	}
+	const char *spec = pct + 1;
+	bool left = *spec == '-';
+	if (left)
+		spec++;
+	int width = atoi(spec);
+	const char *conv = spec + strspn(spec, "0123456789.hlLqjzt");
+	fprintf(fp, "%.*s%*s%s", (int)(pct - fmt), fmt, left ? -width : width, "N/A",
+		*conv ? conv + 1 : conv);
+}
+
 void out_int(struct fab_out *o, enum out_where w, const char *key,
 	     const char *fmt, fab_int v)
 {
 	if (!wants(o, w))
 		return;
-	if (o->mode == OUT_JSON) {
+	if (o->mode == OUT_JSON)
 		put(o, key, v.ok ? json_integer(v.v) : json_null());
-	} else if (fmt) {
-		if (v.ok) {
-			fprintf(o->fp, fmt, v.v);
-		} else {
-			/* Same width as the number would have had, with N/A in it. */
-			char f[32];
-			const char *pct = strchr(fmt, '%');
-			size_t pre = pct ? (size_t)(pct - fmt) : 0;
-			int width = pct ? atoi(pct + 1 + (pct[1] == '-')) : 0;
-			snprintf(f, sizeof(f), "%%%s%ds%s", pct && pct[1] == '-' ? "-" : "", width,
-				 pct ? pct + strcspn(pct, "dixX") + 1 : "");
-			fprintf(o->fp, "%.*s", (int)pre, fmt);
-			fprintf(o->fp, f, "N/A");
-		}
-	}
+	else if (fmt && v.ok)
+		fprintf(o->fp, fmt, v.v);
+	else if (fmt)
+		text_na(o->fp, fmt);
 }
 
 void out_num(struct fab_out *o, enum out_where w, const char *key,
@@ -148,12 +156,10 @@ void out_num(struct fab_out *o, enum out_where w, const char *key,
 		return;
 	if (o->mode == OUT_JSON)
 		put(o, key, v.ok ? json_real(v.v) : json_null());
-	else if (fmt) {
-		if (v.ok)
-			fprintf(o->fp, fmt, v.v);
-		else
-			fputs("N/A", o->fp);
-	}
+	else if (fmt && v.ok)
+		fprintf(o->fp, fmt, v.v);
+	else if (fmt)
+		text_na(o->fp, fmt);
 }
 
 void out_bool(struct fab_out *o, enum out_where w, const char *key,

@@ -337,7 +337,8 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m)
 {
 	bool all = strcmp(section, "all") == 0;
-	if (!all && strcmp(section, "topo") != 0)
+	bool links = strcmp(section, "links") == 0;
+	if (!all && !links && strcmp(section, "topo") != 0)
 		return 2;
 	struct fab_out *o = out_new(json ? OUT_JSON : OUT_TEXT, fp);
 	if (!o)
@@ -348,9 +349,17 @@ int report_run(const char *section, bool json, FILE *fp, const struct fab_model 
 		report_node(o, m);
 		out_text(o, "\n");
 	}
-	r = report_topo(o, m);
-	rc = r > rc ? r : rc;
-	r = report_findings(o, m, all ? NULL : "topo.,pcie.");
+	if (!links) {
+		r = report_topo(o, m);
+		rc = r > rc ? r : rc;
+	}
+	if (all)
+		out_text(o, "\n");
+	if (all || links) {
+		r = report_links(o, m);
+		rc = r > rc ? r : rc;
+	}
+	r = report_findings(o, m, all ? NULL : links ? "links." : "topo.,pcie.");
 	rc = r > rc ? r : rc;
 	report_notes(o, m);
 	out_close_obj(o);

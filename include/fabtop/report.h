@@ -10,11 +10,12 @@
 #include "fabtop/print.h"
 
 int report_topo(struct fab_out *o, const struct fab_model *m);
+int report_links(struct fab_out *o, const struct fab_model *m);
 /* prefixes: comma-separated finding id prefixes ("topo.,pcie."), NULL for all. */
 int report_findings(struct fab_out *o, const struct fab_model *m, const char *prefixes);
 int report_notes(struct fab_out *o, const struct fab_model *m);
 int report_node(struct fab_out *o, const struct fab_model *m);
-/* section: "topo" or "all"; returns the exit status, 2 for an unknown section. */
+/* section: "topo", "links" or "all"; returns the exit status, 2 for an unknown section. */
 int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m);
 
 #endif

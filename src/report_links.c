@@ -1,0 +1,219 @@
+/*
+ * report_links.c - `fabtop report links`: every HCA port as ibstat,
+ * ibdev2netdev, show_gids and mlnx_qos would show it, in one listing, and
+ * the same data as JSON through the print layer.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/findings.h"
+#include "fabtop/report.h"
+#include "fabtop/util.h"
+
+/* "3", "0,3", "none", or NULL when the mask is unknown. */
+static const char *prio_list(fab_int mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	if (!mask.ok)
+		return NULL;
+	buf[0] = '\0';
+	for (int p = 0; p < 8; p++)
+		if (mask.v >> p & 1)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", p);
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static void out_prio_arr(struct fab_out *o, const char *key, fab_int mask)
+{
+	if (!mask.ok) {
+		out_str(o, PR_JSON, key, NULL, NULL);
+		return;
+	}
+	out_open_arr(o, key);
+	for (int p = 0; p < 8; p++)
+		if (mask.v >> p & 1)
+			out_int(o, PR_JSON, NULL, NULL, fab_int_of(p));
+	out_close_arr(o);
+}
+
+/* Usable here: the verbs device exists in this mount namespace and opens. */
+static const char *usable_word(const struct fab_uverbs *u)
+{
+	if (!u->open_errno.ok && !u->present)
+		return "N/A";
+	return u->present && u->open_errno.ok && u->open_errno.v == 0 ? "yes" : "no";
+}
+
+static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)
+{
+	int i = name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
+	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
+}
+
+static bool is_roce(const struct fab_port *p)
+{
+	return strcmp(p->link_layer, "Ethernet") == 0;
+}
+
+static void port_table(struct fab_out *o, const struct fab_model *m)
+{
+	out_text(o, "%-11s %-7s %-9s %-22s %-5s %-15s %-6s %s\n", "DEV/PORT", "STATE", "PHYS",
+		 "RATE", "LAYER", "NETDEV", "MTU", "USABLE");
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int p = 0; p < n->nports; p++) {
+			const struct fab_port *pt = &n->ports[p];
+			char dp[80], mtu[16];
+			snprintf(dp, sizeof(dp), "%s/%d", n->name, pt->num);
+			out_text(o, "%-11s %-7s %-9s %-22s %-5s %-15s %-6s %s\n", dp,
+				 pt->state_str[0] ? pt->state_str : "N/A",
+				 pt->phys_state_str[0] ? pt->phys_state_str : "N/A",
+				 pt->rate_str[0] ? pt->rate_str : "N/A",
+				 is_roce(pt) ? "RoCE" : pt->link_layer[0] ? "IB" : "N/A",
+				 pt->netdev[0] ? pt->netdev : "N/A",
+				 fab_int_str(pt->active_mtu, mtu, sizeof(mtu)), usable_word(&n->uverbs));
+		}
+	}
+}
+
+static void port_netdev(struct fab_out *o, const struct fab_model *m, const struct fab_port *pt)
+{
+	const struct fab_netdev *d = netdev_of(m, pt->netdev);
+	char b[32];
+	out_open_obj(o, "netdev");
+	out_str(o, PR_ANY, "name", "    netdev %s:", pt->netdev);
+	if (d) {
+		out_int(o, PR_ANY, "mtu", " mtu %lld", d->mtu);
+		out_str(o, PR_ANY, "operstate", ", %s", d->operstate);
+		out_int(o, PR_ANY, "carrier", ", carrier %lld", d->carrier);
+		out_int(o, PR_ANY, "speed_mbps", ", speed %lld Mb/s", d->speed_mbps);
+		out_open_obj(o, "qos");
+		out_str(o, PR_ANY, "trust", "\n    QoS: trust %s", d->qos_trust);
+		out_text(o, ", PFC on %s", prio_list(d->pfc_mask, b, sizeof(b)) ?: "N/A");
+		out_prio_arr(o, "pfc", d->pfc_mask);
+		out_text(o, ", ECN np %s", prio_list(d->ecn_np_mask, b, sizeof(b)) ?: "N/A");
+		out_prio_arr(o, "ecn_np", d->ecn_np_mask);
+		out_text(o, " rp %s", prio_list(d->ecn_rp_mask, b, sizeof(b)) ?: "N/A");
+		out_prio_arr(o, "ecn_rp", d->ecn_rp_mask);
+		out_close_obj(o);
+	} else if (pt->netdev[0]) {
+		out_text(o, " not in this network namespace");
+	}
+	out_text(o, "\n");
+	out_close_obj(o);
+}
+
+static void port_detail(struct fab_out *o, const struct fab_model *m, const struct fab_port *pt)
+{
+	out_open_obj(o, NULL);
+	out_int(o, PR_ANY, "port", "  port %lld:", fab_int_of(pt->num));
+	out_str(o, PR_ANY, "state", " %s", pt->state_str);
+	out_str(o, PR_ANY, "phys_state", " / %s", pt->phys_state_str);
+	out_str(o, PR_ANY, "rate", ", %s", pt->rate_str);
+	out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
+	out_int(o, PR_JSON, "width", NULL, pt->width);
+	out_str(o, PR_JSON, "speed", NULL, pt->speed);
+	out_str(o, PR_ANY, "link_layer", ", %s", pt->link_layer);
+	if (!is_roce(pt)) {
+		out_int(o, PR_ANY, "lid", ", lid %lld", pt->lid);
+		out_int(o, PR_ANY, "sm_lid", ", sm_lid %lld", pt->sm_lid);
+		out_int(o, PR_ANY, "sm_sl", ", sm_sl %lld", pt->sm_sl);
+	}
+	out_int(o, PR_ANY, "active_mtu", "\n    active MTU %lld", pt->active_mtu);
+	out_int(o, PR_ANY, "max_mtu", " (max %lld", pt->max_mtu);
+	out_str(o, PR_ANY, "mtu_source", "; from %s)\n", pt->mtu_source);
+	if (pt->netdev[0])
+		port_netdev(o, m, pt);
+
+	out_open_arr(o, "gids");
+	if (pt->ngids)
+		out_text(o, "    GIDs:\n");
+	for (int g = 0; g < pt->ngids; g++) {
+		const struct fab_gid *gd = &pt->gids[g];
+		out_open_obj(o, NULL);
+		out_int(o, PR_ANY, "index", "      %3lld", fab_int_of(gd->index));
+		out_str(o, PR_ANY, "gid", "  %s", gd->gid);
+		out_str(o, PR_ANY, "type", "  %-10s", gd->type);
+		out_str(o, PR_ANY, "netdev", "  %s", gd->netdev);
+		out_str(o, PR_ANY, "ip", "  %s\n", gd->ip);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+
+	out_open_obj(o, "errors");
+	if (pt->nerrors)
+		out_text(o, "    errors:");
+	for (int e = 0; e < pt->nerrors; e++) {
+		out_text(o, " %s=", pt->errors[e].name);
+		out_int(o, PR_ANY, pt->errors[e].name, "%lld", pt->errors[e].value);
+	}
+	out_close_obj(o);
+	if (pt->nerrors)
+		out_text(o, "\n");
+	out_close_obj(o);
+}
+
+static void device_detail(struct fab_out *o, const struct fab_model *m, const struct fab_nic *n)
+{
+	const struct fab_pci_dev *p = n->pci != FAB_NO_INDEX ? &m->pci[n->pci] : NULL;
+	out_open_obj(o, NULL);
+	out_str(o, PR_ANY, "name", "\n%s:", n->name);
+	out_str(o, PR_ANY, "hca_type", " %s", n->hca_type);
+	out_str(o, PR_ANY, "driver", " (%s)", n->driver);
+	out_str(o, PR_ANY, "fw_ver", ", fw %s", n->fw_ver);
+	out_str(o, PR_ANY, "node_guid", ", guid %s", n->node_guid);
+	out_str(o, PR_ANY, "board_id", ", board %s\n", n->board_id);
+	out_str(o, PR_ANY, "bdf", "  PCI %s", p ? p->bdf : NULL);
+	out_int(o, PR_ANY, "numa_node", ", NUMA %lld", p ? p->numa_node : (fab_int){ 0, false });
+	out_open_obj(o, "pcie");
+	if (p) {
+		const struct fab_pcie_link *l = &p->link;
+		out_num(o, PR_ANY, "speed_gts", ", PCIe %.1f GT/s", l->cur_speed);
+		out_int(o, PR_ANY, "width", " x%lld", l->cur_width);
+		out_num(o, PR_ANY, "max_speed_gts", " (max %.1f GT/s", l->max_speed);
+		out_int(o, PR_ANY, "max_width", " x%lld)", l->max_width);
+	}
+	out_close_obj(o);
+	out_num(o, PR_ANY, "cap_gbps", ", adapter %.0f Gb/s per port\n", n->cap_gbps);
+	out_open_obj(o, "uverbs");
+	out_str(o, PR_ANY, "name", "  %s:", n->uverbs.name);
+	out_bool(o, PR_ANY, "present", " present %s", n->uverbs.present);
+	out_int(o, PR_JSON, "open_errno", NULL, n->uverbs.open_errno);
+	if (n->uverbs.open_errno.ok)
+		out_text(o, ", open: %s", n->uverbs.open_errno.v ? strerror((int)n->uverbs.open_errno.v) : "ok");
+	out_str(o, PR_ANY, "usable", ", usable here: %s\n", usable_word(&n->uverbs));
+	out_close_obj(o);
+	out_open_arr(o, "ports");
+	for (int i = 0; i < n->nports; i++)
+		port_detail(o, m, &n->ports[i]);
+	out_close_arr(o);
+	out_close_obj(o);
+}
+
+int report_links(struct fab_out *o, const struct fab_model *m)
+{
+	int usable = 0, known = 0;
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_uverbs *u = &m->nics[i].uverbs;
+		if (u->present || u->open_errno.ok)
+			known++;
+		usable += strcmp(usable_word(u), "yes") == 0;
+	}
+	out_open_obj(o, "links");
+	out_str(o, PR_ANY, "netns_mode", "RDMA netns mode: %s", m->rdma_netns_mode);
+	out_int(o, PR_ANY, "devices", ", RDMA devices: %lld", fab_int_of(m->nnics));
+	out_int(o, PR_ANY, "usable", ", usable here: %lld\n\n", known ? fab_int_of(usable)
+								      : (fab_int){ 0, false });
+	if (m->nnics == 0) {
+		out_text(o, "No RDMA devices on this node.\n");
+	} else {
+		port_table(o, m);
+		out_open_arr(o, "hcas");
+		for (int i = 0; i < m->nnics; i++)
+			device_detail(o, m, &m->nics[i]);
+		out_close_arr(o);
+	}
+	out_close_obj(o);
+	return findings_worst(m, "links.") >= SEV_WARN ? 1 : 0;
+}
