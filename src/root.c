@@ -152,11 +152,9 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 	int fd = open(root_path(r, node_path, p, sizeof(p)), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	}
+	/* No fstat: read() on a directory fails with EISDIR, and sysfs and
+	 * unpacked captures hold no FIFOs or devices (O_NONBLOCK covers a FIFO
+	 * in a hand-made mirror); a snapshot reads hundreds of attributes. */
 	size_t cap = len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, got = 0;
 	while (got < cap) {
 		ssize_t n = read(fd, buf + got, cap - got);
@@ -216,6 +214,48 @@ int root_realpath(const struct fab_root *r, const char *node_path, char *buf, si
 	if (strncmp(res, r->dir, dl) != 0 || (res[dl] != '/' && res[dl] != '\0'))
 		return -EXDEV;
 	fab_strlcpy(buf, res[dl] ? res + dl : "/", len);
+	return 0;
+}
+
+int root_resolve_link(const struct fab_root *r, const char *node_path, char *buf, size_t len)
+{
+	char target[PATH_MAX], joined[2 * PATH_MAX];
+	ssize_t n = root_readlink(r, node_path, target, sizeof(target));
+	if (n < 0)
+		return n == -EINVAL ? root_realpath(r, node_path, buf, len) : (int)n;
+	if (target[0] == '/')
+		return root_realpath(r, node_path, buf, len);
+	const char *slash = strrchr(node_path, '/');
+	snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash ? slash - node_path : 0),
+		 node_path, target);
+	/* Fold "." and ".." lexically, component by component. */
+	char out[PATH_MAX] = "";
+	size_t ol = 0;
+	for (const char *p = joined; *p; ) {
+		while (*p == '/')
+			p++;
+		size_t c = strcspn(p, "/");
+		if (c == 0)
+			break;
+		if (c == 2 && p[0] == '.' && p[1] == '.') {
+			if (ol == 0)
+				return root_realpath(r, node_path, buf, len);
+			while (ol > 0 && out[--ol] != '/')
+				;
+			out[ol] = '\0';
+		} else if (!(c == 1 && p[0] == '.')) {
+			if (ol + 1 + c >= sizeof(out))
+				return -ENAMETOOLONG;
+			out[ol++] = '/';
+			memcpy(out + ol, p, c);
+			ol += c;
+			out[ol] = '\0';
+		}
+		p += c;
+	}
+	if (!root_exists(r, out[0] ? out : "/"))
+		return -ENOENT;
+	fab_strlcpy(buf, out[0] ? out : "/", len);
 	return 0;
 }
 

@@ -61,6 +61,13 @@ ssize_t root_readlink(const struct fab_root *r, const char *node_path,
 int root_realpath(const struct fab_root *r, const char *node_path,
 		  char *buf, size_t len);
 
+/* Resolves one symlink (node_path itself) to a node path with one readlink
+ * and lexical ".." folding, as sysfs class and bus links allow (their own
+ * parent directories are not links). Falls back to root_realpath() when the
+ * result would leave the node. Much cheaper than realpath() per device. */
+int root_resolve_link(const struct fab_root *r, const char *node_path,
+		      char *buf, size_t len);
+
 bool root_exists(const struct fab_root *r, const char *node_path);
 
 /* Lists the names in a directory (no "." or ".."), sorted in natural order

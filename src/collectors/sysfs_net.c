@@ -10,9 +10,13 @@
  * or FAB_NO_INDEX for virtual devices. */
 int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *classdir)
 {
-	char link[1024], real[1024];
-	snprintf(link, sizeof(link), "%s/device", classdir);
-	if (root_realpath(r, link, real, sizeof(real)) != 0)
+	char dir[1024], link[1100], real[1024];
+	/* Two single-link hops (class link, then device link) instead of a
+	 * realpath() that stats every component of a deep sysfs path. */
+	if (root_resolve_link(r, classdir, dir, sizeof(dir)) != 0)
+		return FAB_NO_INDEX;
+	snprintf(link, sizeof(link), "%s/device", dir);
+	if (root_resolve_link(r, link, real, sizeof(real)) != 0)
 		return FAB_NO_INDEX;
 	/* The device may be a child of the PCI function (virtio2 under
 	 * 0000:00:03.0): take the deepest path component that is a PCI device. */

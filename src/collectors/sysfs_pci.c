@@ -126,7 +126,7 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 		if (!is_bdf(names[i], strlen(names[i])))
 			continue;
 		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", names[i]);
-		int e = root_realpath(r, link, real, sizeof(real));
+		int e = root_resolve_link(r, link, real, sizeof(real));
 		if (e != 0) {
 			model_note(m, link, "cannot resolve %s: %s (the device vanished or the link is broken)",
 				   link, strerror(-e));

@@ -33,6 +33,16 @@ for s in dgx-h100 pcie-2numa; do
 	fi
 done
 
+# report links on every scenario; the exit status says whether a port has a
+# finding of warning severity or worse.
+for d in "$top"/tests/scenarios/*/; do
+	s=$(basename "$d")
+	golden "report links text $s" "$g/$s-links.txt" "$bin" --root "$d" report links
+	case $s in dgx-h100|ib-8port) want=0 ;; *) want=1 ;; esac
+	expect_rc "report links $s" $want
+	golden "report links json $s" "$g/$s-links.json" "$bin" --root "$d" report links --json
+done
+
 # The JSON carries the same matrix as the text.
 "$bin" --root "$top/tests/scenarios/dgx-h100" report topo --json > "$T/j"
 "$bin" --root "$top/tests/scenarios/dgx-h100" report topo > "$T/t"

@@ -1,0 +1,69 @@
+/* The node root: link resolution, recorded-unreadable files, listing order. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/root.h"
+
+static void test_resolve_link_matches_realpath(void **state)
+{
+	struct fab_root r;
+	char err[256], a[1024], b[1024];
+	(void)state;
+	assert_int_equal(root_open(&r, "tests/fixtures/topo-mini", err, sizeof(err)), 0);
+	const char *links[] = {
+		"/sys/bus/pci/devices/0000:07:00.0",
+		"/sys/bus/pci/devices/0000:00:05.0",
+		"/sys/class/infiniband/mlx5_2",
+		"/sys/class/net/ibp8s0f1",
+	};
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		assert_int_equal(root_resolve_link(&r, links[i], a, sizeof(a)), 0);
+		assert_int_equal(root_realpath(&r, links[i], b, sizeof(b)), 0);
+		assert_string_equal(a, b);
+		assert_non_null(strstr(a, "/sys/devices/"));
+	}
+	/* Not a link: same as realpath. A missing path: ENOENT. */
+	assert_int_equal(root_resolve_link(&r, "/sys/devices/system/node", a, sizeof(a)), 0);
+	assert_string_equal(a, "/sys/devices/system/node");
+	assert_int_equal(root_resolve_link(&r, "/sys/bus/pci/devices/0000:ff:00.0", a, sizeof(a)),
+			 -ENOENT);
+	root_close(&r);
+}
+
+static void test_live_root_paths(void **state)
+{
+	struct fab_root r;
+	char err[256], buf[64];
+	(void)state;
+	assert_int_equal(root_open(&r, "/", err, sizeof(err)), 0);
+	assert_true(r.live);
+	assert_string_equal(root_path(&r, "/sys/class/net", buf, sizeof(buf)), "/sys/class/net");
+	assert_int_equal(root_read_line(&r, "/proc/sys/kernel/ostype", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "Linux");
+	assert_true(root_read(&r, "/nonexistent/file", buf, sizeof(buf)) == -ENOENT);
+	root_close(&r);
+}
+
+static void test_open_errors_name_the_path(void **state)
+{
+	struct fab_root r;
+	char err[256];
+	(void)state;
+	assert_int_equal(root_open(&r, "/nonexistent-root", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent-root"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resolve_link_matches_realpath),
+		cmocka_unit_test(test_live_root_paths),
+		cmocka_unit_test(test_open_errors_name_the_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
