@@ -1,7 +1,9 @@
 #!/bin/sh
 # Screenshots of every bundled scenario: the topology and help panes at
-# 120x40 and the topology pane at 80x24, each as text (.txt), as text with
-# colours (.ansi) and as a PNG rendered by a real xterm under Xvfb.
+# 120x40 and the topology pane at 80x24; the links pane at 120x40 and 80x24
+# for the scenarios with HCA faults or InfiniBand (roce-faults,
+# roce-faults-pod, ib-8port). Each as text (.txt), as text with colours
+# (.ansi) and as a PNG rendered by a real xterm under Xvfb.
 # Usage: scripts/screenshots.sh BUILD/fabtop   (`make screenshots`)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,8 +42,13 @@ shot() {
 	scen=$(basename "$1") name="$(basename "$1")-$2-$3x$4"
 	tm new-session -d -s shot -x "$3" -y "$4" "'$BIN' --root '$1'"
 	settle shot || { tm kill-session -t shot; return 1; }
-	if [ "$2" = help ]; then
-		tm send-keys -t shot '?'
+	key=""
+	case $2 in
+	help) key='?' ;;
+	links) key=2 ;;
+	esac
+	if [ -n "$key" ]; then
+		tm send-keys -t shot "$key"
 		sleep 0.3
 		settle shot
 	fi
@@ -62,6 +69,11 @@ for s in "$TOP"/tests/scenarios/*/; do
 	shot "$s" topology 120 40
 	shot "$s" help 120 40
 	shot "$s" topology 80 24
+	case $(basename "$s") in
+	roce-faults|roce-faults-pod|ib-8port)
+		shot "$s" links 120 40
+		shot "$s" links 80 24 ;;
+	esac
 done
 
 # Render every .ansi in one X server: xterm shows the exact bytes, import

@@ -1005,6 +1005,14 @@ static void write_live_extras(struct cap *c)
 		fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
 	}
 	err[0] = '\0';
+	j = uverbs_snapshot_json(err, sizeof(err));
+	if (j) {
+		out_json(c, "/fabtop/devices.json", j);
+		json_decref(j);
+	} else {
+		fprintf(c->log, "fabtop: no devices.json: %s\n", err);
+	}
+	err[0] = '\0';
 	j = nvml_snapshot_json(err, sizeof(err));
 	if (j) {
 		out_json(c, "/fabtop/nvml.json", j);
@@ -1183,6 +1191,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "hwloc.xml");
 		carry_file(&c, "netlink.json");
 		carry_file(&c, "nvml.json");
+		carry_file(&c, "devices.json");
 	}
 	if (!c.err[0])
 		write_meta(&c, o, (long long)now, procs_unreadable);

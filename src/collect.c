@@ -10,6 +10,7 @@ int collect_all(const struct fab_root *r, struct fab_model *m)
 	collect_numa(r, m);
 	collect_net(r, m);
 	collect_rdma(r, m);        /* after net: ports find their netdevs there */
+	collect_uverbs(r, m);
 	collect_netlink(r, m);
 	collect_nvml(r, m);
 	collect_cuda(r, m);

@@ -1,5 +1,7 @@
 /* counters.c - the counter table (counters.h). Meanings from the kernel's
- * sysfs-class-infiniband ABI and drivers/infiniband/hw/mlx5/counters.c. */
+ * sysfs-class-infiniband ABI and drivers/infiniband/hw/mlx5/counters.c;
+ * PMA widths are the PortCounters field widths the kernel reads them at
+ * (PORT_PMA_ATTR in drivers/infiniband/core/sysfs.c): they saturate there. */
 #include <string.h>
 #include "fabtop/counters.h"
 
@@ -17,31 +19,31 @@ const struct fab_counter_def fab_counter_defs[] = {
 	    "data received, in units of 4 octets"),
 	PMA("port_xmit_packets", "packets", 64, false, CC_PACKETS, false, "link", "packets transmitted"),
 	PMA("port_rcv_packets", "packets", 64, false, CC_PACKETS, false, "link", "packets received"),
-	PMA("symbol_error", "events", 32, true, CC_ERROR, true, "physical",
+	PMA("symbol_error", "events", 16, true, CC_ERROR, true, "physical",
 	    "minor link errors on a physical lane (cable, connector, signal integrity)"),
-	PMA("link_error_recovery", "events", 32, true, CC_ERROR, true, "physical",
+	PMA("link_error_recovery", "events", 8, true, CC_ERROR, true, "physical",
 	    "times the link retrained successfully after errors"),
-	PMA("link_downed", "events", 32, true, CC_ERROR, true, "physical",
+	PMA("link_downed", "events", 8, true, CC_ERROR, true, "physical",
 	    "times the link failed to recover and went down"),
-	PMA("port_rcv_errors", "packets", 32, true, CC_ERROR, true, "link",
+	PMA("port_rcv_errors", "packets", 16, true, CC_ERROR, true, "link",
 	    "packets received with errors (bad CRC, malformed)"),
-	PMA("port_rcv_remote_physical_errors", "packets", 32, true, CC_ERROR, true, "link",
+	PMA("port_rcv_remote_physical_errors", "packets", 16, true, CC_ERROR, true, "link",
 	    "packets marked bad by a remote physical error (EBP)"),
-	PMA("port_rcv_switch_relay_errors", "packets", 32, true, CC_ERROR, true, "link",
+	PMA("port_rcv_switch_relay_errors", "packets", 16, true, CC_ERROR, true, "link",
 	    "packets the switch could not relay"),
-	PMA("local_link_integrity_errors", "events", 32, true, CC_ERROR, true, "physical",
+	PMA("local_link_integrity_errors", "events", 4, true, CC_ERROR, true, "physical",
 	    "local physical errors beyond the threshold"),
-	PMA("excessive_buffer_overrun_errors", "events", 32, true, CC_ERROR, true, "link",
+	PMA("excessive_buffer_overrun_errors", "events", 4, true, CC_ERROR, true, "link",
 	    "consecutive flow-control update errors (buffer overrun)"),
-	PMA("port_xmit_discards", "packets", 32, true, CC_CONGESTION, true, "congestion",
+	PMA("port_xmit_discards", "packets", 16, true, CC_CONGESTION, true, "congestion",
 	    "outbound packets discarded because the port was down or congested"),
-	PMA("port_xmit_constraint_errors", "packets", 32, true, CC_ERROR, true, "link",
+	PMA("port_xmit_constraint_errors", "packets", 8, true, CC_ERROR, true, "link",
 	    "outbound packets not sent because of constraints (partition, filtering)"),
-	PMA("port_rcv_constraint_errors", "packets", 32, true, CC_ERROR, true, "link",
+	PMA("port_rcv_constraint_errors", "packets", 8, true, CC_ERROR, true, "link",
 	    "inbound packets discarded because of constraints"),
-	PMA("VL15_dropped", "packets", 32, true, CC_ERROR, true, "link",
+	PMA("VL15_dropped", "packets", 16, true, CC_ERROR, true, "link",
 	    "subnet management packets dropped (no buffer)"),
-	PMA("port_xmit_wait", "ticks", 64, false, CC_CONGESTION, true, "congestion",
+	PMA("port_xmit_wait", "ticks", 32, true, CC_CONGESTION, true, "congestion",
 	    "ticks the port had data to send but could not send it"),
 	HW("out_of_sequence", "packets", CC_RETRY, true, "transport",
 	   "packets received out of sequence (PSN errors): loss on the path"),

@@ -40,9 +40,9 @@ static void out_prio_arr(struct fab_out *o, const char *key, fab_int mask)
 /* Usable here: the verbs device exists in this mount namespace and opens. */
 static const char *usable_word(const struct fab_uverbs *u)
 {
-	if (!u->open_errno.ok && !u->present)
-		return "N/A";
-	return u->present && u->open_errno.ok && u->open_errno.v == 0 ? "yes" : "no";
+	if (!u->open_errno.ok)
+		return "N/A";     /* not recorded, or not tried */
+	return u->present && u->open_errno.v == 0 ? "yes" : "no";
 }
 
 static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)

@@ -171,6 +171,14 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 	}
 	close(fd);
 	buf[got] = '\0';
+	/* A capture lists unreadable files by their real path and leaves an
+	 * empty placeholder; collectors often read through class links. */
+	if (got == 0 && r->nunreadable) {
+		char real[PATH_MAX];
+		if (root_realpath(r, node_path, real, sizeof(real)) == 0 &&
+		    (e = root_recorded_errno(r, real)) != 0)
+			return -e;
+	}
 	return (ssize_t)got;
 }
 

@@ -24,6 +24,7 @@
 /* Adding a pane is one line here (and its file under views/). */
 const struct view_ops *const fab_panes[] = {
 	&topology_view_ops,
+	&links_view_ops,
 	&help_view_ops,
 };
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));

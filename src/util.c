@@ -1,9 +1,13 @@
 /* util.c - parsers for the kernel's text formats; pure functions. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include "fabtop/util.h"
 
 void fab_strlcpy(char *dst, const char *src, size_t len)
@@ -156,4 +160,238 @@ const char *fab_int_str(fab_int v, char *buf, size_t len)
 	else
 		snprintf(buf, len, "N/A");
 	return buf;
+}
+
+bool fab_parse_rate_width(const char *s, int *width, char *speed, size_t slen)
+{
+	double g;
+	const char *p;
+	char *end;
+	if (!fab_parse_rate(s, &g) || !(p = strchr(s, '(')))
+		return false;
+	p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	long w = strtol(p, &end, 10);
+	if (errno || *end != 'X' || (w != 1 && w != 2 && w != 4 && w != 8 && w != 12))
+		return false;
+	p = end + 1;
+	size_t n = 0;
+	if (*p == ' ') {
+		p++;
+		n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+		if (n == 0 || n >= slen || n >= 8)
+			return false;
+	}
+	if (p[n] != ')')
+		return false;
+	memcpy(speed, p, n);
+	speed[n] = '\0';
+	*width = (int)w;
+	return true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+bool fab_parse_gid(const char *s, unsigned char raw[16])
+{
+	if (!s)
+		return false;
+	for (int g = 0; g < 8; g++) {
+		unsigned v = 0;
+		for (int k = 0; k < 4; k++) {
+			int h = hexval(*s++);
+			if (h < 0)
+				return false;
+			v = v << 4 | (unsigned)h;
+		}
+		raw[2 * g] = (unsigned char)(v >> 8);
+		raw[2 * g + 1] = (unsigned char)v;
+		if (g < 7 && *s++ != ':')
+			return false;
+	}
+	while (*s == '\n' || *s == ' ')
+		s++;
+	return *s == '\0';
+}
+
+bool fab_gid_is_zero(const unsigned char raw[16])
+{
+	for (int i = 0; i < 16; i++)
+		if (raw[i])
+			return false;
+	return true;
+}
+
+void fab_gid_ip(const unsigned char raw[16], bool roce, char *ip, size_t len, bool *ipv4)
+{
+	static const unsigned char v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	char buf[INET6_ADDRSTRLEN];
+	*ipv4 = false;
+	ip[0] = '\0';
+	if (!roce)
+		return;   /* an IB GID is a subnet prefix and a port GUID, not an address */
+	if (memcmp(raw, v4mapped, sizeof(v4mapped)) == 0) {
+		if (inet_ntop(AF_INET, raw + 12, buf, sizeof(buf))) {
+			fab_strlcpy(ip, buf, len);
+			*ipv4 = true;
+		}
+		return;
+	}
+	if (inet_ntop(AF_INET6, raw, buf, sizeof(buf)))
+		fab_strlcpy(ip, buf, len);
+}
+
+int fab_roce_mtu(long long netdev_mtu)
+{
+	long long mtu = netdev_mtu - FAB_ROCE_MTU_OVERHEAD;
+	for (int m = 4096; m >= 256; m /= 2)
+		if (mtu >= m)
+			return m;
+	return 0;
+}
+
+bool fab_parse_prio_mask(const char *s, long long *mask)
+{
+	long long m = 0;
+	int n = 0;
+	if (!s)
+		return false;
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t tok = strcspn(s, " \t,\n");
+	const char *rest = s + tok;
+	while (isspace((unsigned char)*rest))
+		rest++;
+	if (tok && !*rest) {
+		/* One token: a hex mask of eight priorities. */
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 16);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (errno || end == s || *end || v < 0 || v > 0xff)
+			return false;
+		*mask = v;
+		return true;
+	}
+	while (*s) {
+		if ((*s != '0' && *s != '1') || n >= 8)
+			return false;
+		if (*s == '1')
+			m |= 1LL << n;
+		n++;
+		s++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == ',') {
+			s++;
+			while (isspace((unsigned char)*s))
+				s++;
+			if (!*s)
+				return false;
+		}
+	}
+	if (n != 8)
+		return false;
+	*mask = m;
+	return true;
+}
+
+bool fab_parse_flag(const char *s, bool *on)
+{
+	long long v;
+	if (!fab_parse_ll(s, &v) || (v != 0 && v != 1))
+		return false;
+	*on = v == 1;
+	return true;
+}
+
+bool fab_parse_trust(const char *s, char *out, size_t len)
+{
+	if (!s)
+		return false;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	size_t b = n;
+	while (b && !isspace((unsigned char)s[b - 1]) && s[b - 1] != ':')
+		b--;
+	const char *w = s + b;
+	size_t wl = n - b;
+	const char *word = wl == 3 && !strncasecmp(w, "pcp", 3) ? "pcp" :
+			   wl == 4 && !strncasecmp(w, "dscp", 4) ? "dscp" : NULL;
+	if (!word)
+		return false;
+	fab_strlcpy(out, word, len);
+	return true;
+}
+
+/* One attribute list (after the netlink header): the netns mode, if there. */
+static int rdma_sys_attrs(const unsigned char *p, size_t len, char *mode, size_t mlen)
+{
+	while (len >= NLA_HDRLEN) {
+		struct nlattr a;
+		memcpy(&a, p, sizeof(a));   /* the buffer may not be aligned */
+		if (a.nla_len < NLA_HDRLEN || a.nla_len > len)
+			return -EBADMSG;
+		if ((a.nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_SYS_ATTR_NETNS_MODE) {
+			if (a.nla_len < NLA_HDRLEN + 1)
+				return -EBADMSG;
+			unsigned char v = p[NLA_HDRLEN];
+			if (v > 1)
+				return -EBADMSG;
+			fab_strlcpy(mode, v ? "shared" : "exclusive", mlen);
+			return 0;
+		}
+		size_t step = NLA_ALIGN(a.nla_len);
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return -ENOENT;
+}
+
+int fab_parse_rdma_sys(const void *buf, size_t len, char *mode, size_t mlen)
+{
+	const unsigned char *p = buf;
+	const unsigned want = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET);
+	if (!p)
+		return -EBADMSG;
+	while (len >= NLMSG_HDRLEN) {
+		struct nlmsghdr h;
+		memcpy(&h, p, sizeof(h));
+		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > len)
+			return -EBADMSG;
+		const unsigned char *body = p + NLMSG_HDRLEN;
+		size_t blen = h.nlmsg_len - NLMSG_HDRLEN;
+		if (h.nlmsg_type == NLMSG_ERROR) {
+			struct nlmsgerr e;
+			if (blen < sizeof(e.error))
+				return -EBADMSG;
+			memcpy(&e.error, body, sizeof(e.error));
+			if (e.error < 0)
+				return e.error;   /* e.g. -EOPNOTSUPP: a kernel before 5.2 */
+		} else if (h.nlmsg_type == NLMSG_DONE) {
+			return -ENOENT;
+		} else if (h.nlmsg_type == want) {
+			int rc = rdma_sys_attrs(body, blen, mode, mlen);
+			if (rc != -ENOENT)
+				return rc;
+		}
+		size_t step = NLMSG_ALIGN(h.nlmsg_len);
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return -ENOENT;
 }

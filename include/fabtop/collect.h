@@ -8,7 +8,7 @@
  *
  * collect_all() runs them in dependency order:
  *   host -> pci (sysfs) -> pci_lib (names, LnkCap, ACS) -> numa (hwloc)
- *   -> net -> rdma -> netlink -> nvml/cuda/nccl -> gpus
+ *   -> net -> rdma -> uverbs -> netlink -> nvml/cuda/nccl -> gpus
  */
 #ifndef FABTOP_COLLECT_H
 #define FABTOP_COLLECT_H
@@ -22,6 +22,9 @@ int collect_pci_lib(const struct fab_root *r, struct fab_model *m);
 int collect_numa(const struct fab_root *r, struct fab_model *m);
 int collect_net(const struct fab_root *r, struct fab_model *m);
 int collect_rdma(const struct fab_root *r, struct fab_model *m);
+/* Whether each HCA's /dev/infiniband/uverbsN exists here and opens
+ * (live), or what fabtop/devices.json recorded (replay). After rdma. */
+int collect_uverbs(const struct fab_root *r, struct fab_model *m);
 int collect_netlink(const struct fab_root *r, struct fab_model *m);
 int collect_gpus(const struct fab_root *r, struct fab_model *m);
 int collect_nvml(const struct fab_root *r, struct fab_model *m);
@@ -40,6 +43,8 @@ int collect_all(const struct fab_root *r, struct fab_model *m);
 /* Writers used by `fabtop capture`: the live data that is not a file. */
 struct json_t;
 struct json_t *netlink_snapshot_json(char *err, size_t errlen);
+/* fabtop/devices.json: every /dev/infiniband/uverbs* with stat and open results. */
+struct json_t *uverbs_snapshot_json(char *err, size_t errlen);
 struct json_t *nvml_snapshot_json(char *err, size_t errlen);
 int hwloc_export_xml(const char *path, char *err, size_t errlen);
 

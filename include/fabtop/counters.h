@@ -21,8 +21,8 @@ struct fab_counter_def {
 	const char *name;        /* file name */
 	const char *dir;         /* "counters" (PMA) or "hw_counters" (driver) */
 	const char *unit;        /* "4-octet words", "packets", "events", "ticks" */
-	int width;               /* 64, or 32 */
-	bool saturates;          /* 32-bit PMA counters stop at 2^32-1 instead of wrapping */
+	int width;               /* bits: 64 for data; PMA error fields are 4 to 32 bits */
+	bool saturates;          /* PMA counters stop at 2^width-1; Q-counters wrap */
 	enum fab_counter_class cls;
 	bool bad_when_grows;
 	const char *layer;       /* "physical", "link", "transport", "congestion" */

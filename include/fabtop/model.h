@@ -100,7 +100,7 @@ struct fab_port {
 	fab_int state;                /* 4 for "4: ACTIVE" */
 	char state_str[24];
 	fab_int phys_state;           /* 5 for "5: LinkUp" */
-	char phys_state_str[24];
+	char phys_state_str[32];      /* "PortConfigurationTraining" is 25 */
 	fab_num rate_gbps;            /* 400 for "400 Gb/sec (4X NDR)" */
 	char rate_str[48];
 	fab_int width;                /* lanes: 4 for "4X" */

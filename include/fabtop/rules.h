@@ -14,6 +14,19 @@ void rule_nic_shared(struct fab_model *m);
 void rule_pcie_degraded(struct fab_model *m);
 void rule_pcie_acs(struct fab_model *m);
 
+/* rules_links.c: HCA ports, RoCE settings, error counters, usability here */
+void rule_port_down(struct fab_model *m);
+void rule_no_sm(struct fab_model *m);
+void rule_rate_degraded(struct fab_model *m);
+void rule_pcie_bottleneck(struct fab_model *m);
+void rule_mtu_mismatch(struct fab_model *m);
+void rule_roce_no_ipv4(struct fab_model *m);
+void rule_gid_netns(struct fab_model *m);
+void rule_link_errors(struct fab_model *m);
+void rule_pfc_off(struct fab_model *m);
+void rule_pfc_no_ecn(struct fab_model *m);
+void rule_not_usable(struct fab_model *m);
+
 /* Usable bandwidth of a PCIe link in Gb/s: 8b/10b below 8 GT/s, 128b/130b from it. */
 double pcie_gbps(double gts, long long width);
 

@@ -26,4 +26,38 @@ void fab_strlcpy(char *dst, const char *src, size_t len);
 /* True when every byte is printable ASCII or whitespace (not binary junk). */
 bool fab_is_text(const char *s, size_t len);
 
+/* The link width and speed in a port's rate: "400 Gb/sec (4X NDR)" -> 4 and
+ * "NDR"; "10 Gb/sec (4X)" (older kernels print SDR without a name) -> 4 and "".
+ * Widths are 1, 2, 4, 8 or 12; anything else, or no "(..X ..)", is false. */
+bool fab_parse_rate_width(const char *s, int *width, char *speed, size_t slen);
+/* A GID as sysfs prints it ("fe80:0000:0000:0000:b83f:d203:00a4:1c3e":
+ * eight groups of four hex digits) into 16 bytes. */
+bool fab_parse_gid(const char *s, unsigned char raw[16]);
+/* An empty GID table slot reads as all zeros. */
+bool fab_gid_is_zero(const unsigned char raw[16]);
+/* The IP address a GID carries, "" when none: IPv4-mapped ::ffff:a.b.c.d ->
+ * "a.b.c.d" (*ipv4 true); other RoCE GIDs, link-local included -> IPv6 text;
+ * InfiniBand GIDs (roce false) are not addresses -> "". */
+void fab_gid_ip(const unsigned char raw[16], bool roce, char *ip, size_t len, bool *ipv4);
+/* Headers the kernel subtracts from a netdev MTU for RoCE (iboe_get_mtu()
+ * in include/rdma/ib_addr.h: GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28
+ * + ICRC 4, sizes from include/rdma/ib_pack.h). */
+#define FAB_ROCE_MTU_OVERHEAD 96
+/* The RoCE path MTU the kernel derives from a netdev MTU: the largest of
+ * 4096/2048/1024/512/256 that fits after the headers; 0 when none fits. */
+int fab_roce_mtu(long long netdev_mtu);
+/* A per-priority 0/1 list ("0 0 0 1 0 0 0 0", "0,0,0,1,0,0,0,0": priority
+ * 0 first, as mlnx_qos --pfc takes it) or a single hex mask ("0x08", "08",
+ * bit p = priority p, as mlx4_en pfctx= takes it) -> mask of 8 bits. */
+bool fab_parse_prio_mask(const char *s, long long *mask);
+/* A flag attribute that reads "0" or "1" (ecn/.../enable/<p>, carrier). */
+bool fab_parse_flag(const char *s, bool *on);
+/* QoS trust state: "pcp" or "dscp" (any case, last word of the line). */
+bool fab_parse_trust(const char *s, char *out, size_t len);
+/* The RDMA netns mode in a NETLINK_RDMA reply to RDMA_NLDEV_CMD_SYS_GET
+ * (buf: the bytes received, one or more netlink messages): "shared" (1) or
+ * "exclusive" (0) into mode and 0; -errno of an NLMSG_ERROR reply; -ENOENT
+ * when the reply does not carry the attribute; -EBADMSG when malformed. */
+int fab_parse_rdma_sys(const void *buf, size_t len, char *mode, size_t mlen);
+
 #endif

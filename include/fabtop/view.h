@@ -28,9 +28,15 @@ struct view {
 	int top, left;           /* scroll offsets */
 	int content_h, content_w;/* what the last draw produced, for scroll limits */
 	int sel;                 /* selected row, pane-specific */
+	/* Panes with a selection list above (or beside) a detail area, which
+	 * then scrolls with top/left: */
+	int sel_top;             /* first list row in view */
+	int filter;              /* 0: everything; else pane-specific */
+	int page_h;              /* rows of the detail drawn last, for PgUp/PgDn */
 };
 
 extern const struct view_ops topology_view_ops;
+extern const struct view_ops links_view_ops;
 extern const struct view_ops help_view_ops;
 
 /* Colour pairs; all fall back to attributes when colours are off (NO_COLOR). */

@@ -1,6 +1,7 @@
 /*
  * netlink.c - links, addresses and routes from route netlink (libnl-route),
- * and whether the RDMA netlink family exists.
+ * whether the RDMA netlink family exists, and its netns mode (shared or
+ * exclusive: whether a network namespace sees every RDMA device).
  *
  * Live and replay share one path: the live kernel is first turned into the
  * fabtop/netlink.json document (docs/capture-format.md) and that document
@@ -11,11 +12,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <jansson.h>
 #include <linux/if.h>
 #include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
@@ -62,14 +66,49 @@ static bool addr_str(struct nl_addr *a, int prefixlen, char *buf, size_t len)
 	return true;
 }
 
-/* Opens NETLINK_RDMA once to learn whether the kernel has it. */
+/* `rdma system show`: RDMA_NLDEV_CMD_SYS_GET on a connected NETLINK_RDMA
+ * socket; the reply is parsed by fab_parse_rdma_sys(). The kernel answers
+ * within the send, so the reads do not wait. 0 and mode, or -errno. */
+static int rdma_netns_mode(struct nl_sock *sk, char *mode, size_t len)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+							  RDMA_NLDEV_CMD_SYS_GET),
+						 NLM_F_REQUEST | NLM_F_ACK);
+	if (!msg)
+		return -ENOMEM;
+	int rc = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	if (rc < 0)
+		return -EIO;
+	nl_socket_set_nonblocking(sk);
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned char *buf = NULL;
+		struct sockaddr_nl peer;
+		int n = nl_recv(sk, &peer, &buf, NULL);
+		if (n <= 0) {
+			free(buf);
+			return -EAGAIN;
+		}
+		rc = fab_parse_rdma_sys(buf, (size_t)n, mode, len);
+		free(buf);
+		if (rc != -ENOENT)
+			return rc;
+	}
+	return -ENOENT;
+}
+
+/* Opens NETLINK_RDMA once to learn whether the kernel has it, and asks it
+ * for the netns mode; "netns_mode" is left out when that is unknown. */
 static json_t *rdma_probe(void)
 {
 	json_t *o = json_object();
+	char mode[16];
 	struct nl_sock *sk = nl_socket_alloc();
 	int err = sk ? nl_connect(sk, NETLINK_RDMA) : -NLE_NOMEM;
 	json_object_set_new(o, "available", json_boolean(err == 0));
 	json_object_set_new(o, "error", err == 0 ? json_null() : json_string(nl_geterror(err)));
+	if (err == 0 && rdma_netns_mode(sk, mode, sizeof(mode)) == 0)
+		json_object_set_new(o, "netns_mode", json_string(mode));
 	if (sk)
 		nl_socket_free(sk);
 	return o;
@@ -191,8 +230,12 @@ static bool has_note(const struct fab_model *m, const char *prefix)
 
 static void apply_rdma(struct fab_model *m, json_t *rn)
 {
-	if (!json_is_object(rn) || json_is_true(json_object_get(rn, "available")) ||
-	    has_note(m, RDMA_NOTE))
+	if (!json_is_object(rn))
+		return;
+	const char *mode = json_string_value(json_object_get(rn, "netns_mode"));
+	if (mode && (strcmp(mode, "shared") == 0 || strcmp(mode, "exclusive") == 0))
+		fab_strlcpy(m->rdma_netns_mode, mode, sizeof(m->rdma_netns_mode));
+	if (json_is_true(json_object_get(rn, "available")) || has_note(m, RDMA_NOTE))
 		return;
 	const char *e = json_string_value(json_object_get(rn, "error"));
 	if (!e)

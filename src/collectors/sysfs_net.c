@@ -1,4 +1,7 @@
-/* sysfs_net.c - network interfaces from /sys/class/net and their PCI function. */
+/* sysfs_net.c - network interfaces from /sys/class/net: their PCI function,
+ * MTU, link state, and the RoCE QoS settings a driver exposes in sysfs
+ * (MLNX_OFED's qos/ and ecn/ folders; upstream mlx5 keeps them in DCB
+ * netlink only, so there they are simply unknown). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +31,67 @@ int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *
 		*s = '\0';
 	}
 	return FAB_NO_INDEX;
+}
+
+/* A one-line attribute where some failures mean "no value here": ENOENT
+ * (not exposed), EINVAL (carrier of a link that is down) and an empty file
+ * (a driver whose query failed; a capture's placeholder for a file it could
+ * not read, reached here through the class link). Other errors are noted.
+ * Returns 0 with buf set, or -errno. */
+static int opt_line(const struct fab_root *r, struct fab_model *m, const char *path,
+		    char *buf, size_t len)
+{
+	int rc = root_read_line(r, path, buf, len);
+	if (rc != 0) {
+		buf[0] = '\0';
+		if (rc != -ENOENT && rc != -ENOTDIR && rc != -EINVAL)
+			sys_note_errno(m, path, -rc);
+		return rc;
+	}
+	return buf[0] ? 0 : -ENODATA;
+}
+
+/* ecn/<proto>/enable/0..7 (MLNX_OFED: "%d\n" per priority) into a mask;
+ * unknown unless all eight read as 0 or 1. */
+static fab_int ecn_mask(const struct fab_root *r, struct fab_model *m, const char *dir,
+			const char *proto)
+{
+	char p[700], buf[16];
+	long long mask = 0;
+	for (int prio = 0; prio < 8; prio++) {
+		bool on;
+		snprintf(p, sizeof(p), "%s/ecn/%s/enable/%d", dir, proto, prio);
+		if (opt_line(r, m, p, buf, sizeof(buf)) != 0)
+			return (fab_int){ 0, false };
+		if (!fab_parse_flag(buf, &on)) {
+			model_note(m, p, "unexpected content in %s: \"%.40s\" (expected 0 or 1)", p, buf);
+			return (fab_int){ 0, false };
+		}
+		if (on)
+			mask |= 1LL << prio;
+	}
+	return fab_int_of(mask);
+}
+
+static void read_qos(const struct fab_root *r, struct fab_model *m, struct fab_netdev *d,
+		     const char *dir)
+{
+	char p[700], buf[128];
+	snprintf(p, sizeof(p), "%s/qos/trust", dir);
+	if (opt_line(r, m, p, buf, sizeof(buf)) == 0 &&
+	    !fab_parse_trust(buf, d->qos_trust, sizeof(d->qos_trust)))
+		model_note(m, p, "unexpected content in %s: \"%.40s\" (expected pcp or dscp)", p, buf);
+	snprintf(p, sizeof(p), "%s/qos/pfc", dir);
+	if (opt_line(r, m, p, buf, sizeof(buf)) == 0) {
+		long long mask;
+		if (fab_parse_prio_mask(buf, &mask))
+			d->pfc_mask = fab_int_of(mask);
+		else
+			model_note(m, p, "unexpected content in %s: \"%.40s\" (expected eight 0/1 "
+				   "flags or a hex mask)", p, buf);
+	}
+	d->ecn_np_mask = ecn_mask(r, m, dir, "roce_np");
+	d->ecn_rp_mask = ecn_mask(r, m, dir, "roce_rp");
 }
 
 int collect_net(const struct fab_root *r, struct fab_model *m)
@@ -62,6 +126,17 @@ int collect_net(const struct fab_root *r, struct fab_model *m)
 		}
 		snprintf(p, sizeof(p), "%s/operstate", dir);
 		sys_line(r, m, p, d->operstate, sizeof(d->operstate));
+		/* carrier reads EINVAL while the interface is administratively down. */
+		snprintf(p, sizeof(p), "%s/carrier", dir);
+		bool on;
+		if (opt_line(r, m, p, buf, sizeof(buf)) == 0) {
+			if (fab_parse_flag(buf, &on))
+				d->carrier = fab_int_of(on);
+			else
+				model_note(m, p, "unexpected content in %s: \"%.40s\" (expected 0 or 1)",
+					   p, buf);
+		}
+		read_qos(r, m, d, dir);
 	}
 	root_free_list(names, n);
 	return 0;

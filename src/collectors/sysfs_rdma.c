@@ -1,16 +1,58 @@
 /*
  * sysfs_rdma.c - RDMA devices (HCAs) from /sys/class/infiniband: identity,
- * PCI function, ports with state, rate and link layer, and each port's
- * netdev (the ibdev2netdev mapping).
+ * PCI function and driver, what the adapter model can do, and per port the
+ * state, rate (width and speed), link layer, LIDs, the GID table, the
+ * standard error counters, the MTU and the port's netdev (the ibdev2netdev
+ * mapping).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/collect.h"
+#include "fabtop/counters.h"
 #include "fabtop/sysread.h"
 #include "fabtop/util.h"
 
+#define PCI_VENDOR_MELLANOX 0x15b3
+#define GID_SLOTS_MAX 256      /* real tables have 128-256 slots, most empty */
+#define IB_MTU_MAX 4096        /* the largest IB path MTU; mlx5 and every RoCE port */
+
+/* Adapter models by PCI ID (names as pci.ids spells them) and the highest
+ * rate one port of that model can run, in Gb/s. Physical functions only:
+ * a VF or an unlisted adapter leaves the capability unknown. */
+static const struct adapter_cap {
+	unsigned vendor, device;
+	const char *model;
+	double gbps;
+} adapter_caps[] = {
+	{ PCI_VENDOR_MELLANOX, 0x1013, "ConnectX-4", 100 },
+	{ PCI_VENDOR_MELLANOX, 0x1015, "ConnectX-4 Lx", 50 },
+	{ PCI_VENDOR_MELLANOX, 0x1017, "ConnectX-5", 100 },
+	{ PCI_VENDOR_MELLANOX, 0x1019, "ConnectX-5 Ex", 100 },
+	{ PCI_VENDOR_MELLANOX, 0x101b, "ConnectX-6", 200 },
+	{ PCI_VENDOR_MELLANOX, 0x101d, "ConnectX-6 Dx", 200 },
+	{ PCI_VENDOR_MELLANOX, 0x101f, "ConnectX-6 Lx", 50 },
+	{ PCI_VENDOR_MELLANOX, 0x1021, "ConnectX-7", 400 },
+	{ PCI_VENDOR_MELLANOX, 0x1023, "ConnectX-8", 800 },
+	{ PCI_VENDOR_MELLANOX, 0xa2d6, "BlueField-2", 200 },
+	{ PCI_VENDOR_MELLANOX, 0xa2dc, "BlueField-3", 400 },
+};
+
+static fab_num adapter_cap_of(const struct fab_pci_dev *d)
+{
+	if (!d->vendor.ok || !d->device.ok)
+		return (fab_num){ 0, false };
+	for (size_t i = 0; i < sizeof(adapter_caps) / sizeof(adapter_caps[0]); i++)
+		if (adapter_caps[i].vendor == d->vendor.v && adapter_caps[i].device == d->device.v)
+			return fab_num_of(adapter_caps[i].gbps);
+	return (fab_num){ 0, false };
+}
+
+static bool is_roce(const struct fab_port *pt)
+{
+	return strcmp(pt->link_layer, "Ethernet") == 0;
+}
 
 /* The netdev of a port: the RoCE GID table names it; otherwise (IB) the
  * netdev on the same PCI function whose dev_port is port-1. */
@@ -36,10 +78,163 @@ static void port_netdev(const struct fab_root *r, struct fab_model *m,
 	}
 }
 
+/* What went wrong reading a table of files, noted once per table. */
+struct tab_err {
+	char first[FAB_PATH_LEN];
+	int err, count;
+};
+
+static void tab_err_add(struct tab_err *t, const char *path, int e)
+{
+	if (!t->count++) {
+		fab_strlcpy(t->first, path, sizeof(t->first));
+		t->err = e;
+	}
+}
+
+static void tab_err_note(struct fab_model *m, const struct tab_err *t, const char *what)
+{
+	if (!t->count)
+		return;
+	if (t->count == 1) {
+		sys_note_errno(m, t->first, t->err);
+		return;
+	}
+	model_note(m, t->first, "cannot read %s: %s%s (and %d more %s)", t->first,
+		   t->err == EILSEQ ? "not a text attribute" : strerror(t->err),
+		   t->err == EACCES || t->err == EPERM ?
+		   " (run as root, or inside the pod that owns the device)" : "",
+		   t->count - 1, what);
+}
+
+/* gid_attrs/{types,ndevs}/N: EINVAL for IB ports and empty slots, absent in
+ * captures for those; both mean "no value", not a failure. */
+static void gid_attr(const struct fab_root *r, const char *pdir, const char *tab, int idx,
+		     char *out, size_t len, struct tab_err *errs)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/gid_attrs/%s/%d", pdir, tab, idx);
+	int rc = root_read_line(r, p, out, len);
+	if (rc != 0) {
+		out[0] = '\0';
+		if (rc != -EINVAL && rc != -ENOENT && rc != -ENOTDIR)
+			tab_err_add(errs, p, -rc);
+	}
+}
+
+/* The filled slots of the GID table, in index order, at most FAB_MAX_GIDS.
+ * One read per slot and none for the attributes of empty ones. */
+static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
+		      const char *pdir)
+{
+	char dir[600], p[700], buf[64];
+	char **names;
+	snprintf(dir, sizeof(dir), "%s/gids", pdir);
+	int n = root_list(r, dir, &names);
+	if (n < 0) {
+		if (n != -ENOENT && n != -ENOTDIR)
+			sys_note_errno(m, dir, -n);
+		return;
+	}
+	struct tab_err gid_errs = { .count = 0 }, attr_errs = { .count = 0 };
+	int bad = 0;
+	char bad_path[700] = "", bad_val[48] = "";
+	bool roce = is_roce(pt);
+	for (int i = 0; i < n && i < GID_SLOTS_MAX && pt->ngids < FAB_MAX_GIDS; i++) {
+		long long idx;
+		unsigned char raw[16];
+		if (!fab_parse_ll(names[i], &idx) || idx < 0 || idx >= 1 << 16)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		int rc = root_read_line(r, p, buf, sizeof(buf));
+		if (rc != 0) {
+			if (rc != -ENOENT)
+				tab_err_add(&gid_errs, p, -rc);
+			continue;
+		}
+		if (!buf[0])
+			continue;   /* a capture's placeholder for an unreadable entry */
+		if (!fab_parse_gid(buf, raw)) {
+			if (!bad++) {
+				fab_strlcpy(bad_path, p, sizeof(bad_path));
+				fab_strlcpy(bad_val, buf, sizeof(bad_val));
+			}
+			continue;
+		}
+		if (fab_gid_is_zero(raw))
+			continue;
+		struct fab_gid *g = &pt->gids[pt->ngids++];
+		g->index = (int)idx;
+		fab_strlcpy(g->gid, buf, sizeof(g->gid));
+		gid_attr(r, pdir, "types", g->index, g->type, sizeof(g->type), &attr_errs);
+		gid_attr(r, pdir, "ndevs", g->index, g->netdev, sizeof(g->netdev), &attr_errs);
+		fab_gid_ip(raw, roce, g->ip, sizeof(g->ip), &g->ipv4);
+	}
+	root_free_list(names, n);
+	tab_err_note(m, &gid_errs, "GID entries");
+	tab_err_note(m, &attr_errs, "GID attributes");
+	if (bad)
+		model_note(m, bad_path, "unexpected content in %s: \"%.40s\" (expected a GID)%s",
+			   bad_path, bad_val, bad > 1 ? "; other entries too" : "");
+}
+
+/* The error and congestion-loss counters of the table that this port has. */
+static void read_errors(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
+			const char *pdir)
+{
+	char dir[600], p[700];
+	char **names;
+	snprintf(dir, sizeof(dir), "%s/counters", pdir);
+	int n = root_list(r, dir, &names);
+	if (n < 0) {
+		/* bnxt_re and soft devices have no counters/ at all */
+		if (n != -ENOENT && n != -ENOTDIR)
+			sys_note_errno(m, dir, -n);
+		return;
+	}
+	for (int k = 0; k < fab_ncounter_defs && pt->nerrors < FAB_MAX_COUNTERS; k++) {
+		const struct fab_counter_def *d = &fab_counter_defs[k];
+		if (strcmp(d->dir, "counters") != 0 || !(d->cls == CC_ERROR || d->bad_when_grows))
+			continue;
+		bool have = false;
+		for (int i = 0; i < n && !have; i++)
+			have = strcmp(names[i], d->name) == 0;
+		if (!have)
+			continue;
+		struct fab_counter *c = &pt->errors[pt->nerrors++];
+		fab_strlcpy(c->name, d->name, sizeof(c->name));
+		snprintf(p, sizeof(p), "%s/%s", dir, d->name);
+		c->value = sys_int(r, m, p);
+	}
+	root_free_list(names, n);
+}
+
+/* max_mtu from what the port is; active_mtu of a RoCE port as the kernel
+ * derives it from its netdev's MTU (mlx5_query_port_roce: the smaller of
+ * max_mtu and iboe_get_mtu()). An IB port's active MTU needs verbs. */
+static void port_mtu(const struct fab_model *m, const struct fab_nic *nic, struct fab_port *pt)
+{
+	bool roce = is_roce(pt);
+	if (roce || strcmp(nic->driver, "mlx5_core") == 0 || strncmp(nic->name, "mlx5_", 5) == 0)
+		pt->max_mtu = fab_int_of(IB_MTU_MAX);
+	if (!roce || !pt->netdev[0])
+		return;
+	int i = model_find_netdev(m, pt->netdev);
+	if (i == FAB_NO_INDEX || !m->netdevs[i].mtu.ok)
+		return;   /* the netdev lives in another network namespace */
+	int mtu = fab_roce_mtu(m->netdevs[i].mtu.v);
+	if (!mtu)
+		return;
+	if (pt->max_mtu.ok && mtu > pt->max_mtu.v)
+		mtu = (int)pt->max_mtu.v;
+	pt->active_mtu = fab_int_of(mtu);
+	fab_strlcpy(pt->mtu_source, "netdev MTU (RoCE)", sizeof(pt->mtu_source));
+}
+
 static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_nic *nic,
 		      const char *devdir, int num)
 {
-	char pdir[512], buf[64];
+	char pdir[512], p[600], buf[64];
 	long long v;
 	struct fab_port *pt = &nic->ports[nic->nports++];
 	pt->num = num;
@@ -58,15 +253,27 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 	}
 	if (sys_linef(r, m, pt->rate_str, sizeof(pt->rate_str), "%s/rate", pdir) == 0) {
 		double g;
-		if (fab_parse_rate(pt->rate_str, &g))
+		int w;
+		if (fab_parse_rate(pt->rate_str, &g)) {
 			pt->rate_gbps = fab_num_of(g);
-		else {
+			if (fab_parse_rate_width(pt->rate_str, &w, pt->speed, sizeof(pt->speed)))
+				pt->width = fab_int_of(w);
+		} else {
 			model_note(m, pdir, "unexpected content in %s/rate: \"%.40s\"", pdir, pt->rate_str);
 			pt->rate_str[0] = '\0';
 		}
 	}
 	sys_linef(r, m, pt->link_layer, sizeof(pt->link_layer), "%s/link_layer", pdir);
+	snprintf(p, sizeof(p), "%s/lid", pdir);
+	pt->lid = sys_int(r, m, p);
+	snprintf(p, sizeof(p), "%s/sm_lid", pdir);
+	pt->sm_lid = sys_int(r, m, p);
+	snprintf(p, sizeof(p), "%s/sm_sl", pdir);
+	pt->sm_sl = sys_int(r, m, p);
 	port_netdev(r, m, nic, pt, pdir);
+	read_gids(r, m, pt, pdir);
+	read_errors(r, m, pt, pdir);
+	port_mtu(m, nic, pt);
 }
 
 static void read_nic(const struct fab_root *r, struct fab_model *m, const char *name)
@@ -81,6 +288,12 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	sys_linef(r, m, nic->node_guid, sizeof(nic->node_guid), "%s/node_guid", dir);
 	sys_linef(r, m, nic->fw_ver, sizeof(nic->fw_ver), "%s/fw_ver", dir);
 	sys_linef(r, m, nic->board_id, sizeof(nic->board_id), "%s/board_id", dir);
+	sys_linef(r, m, nic->hca_type, sizeof(nic->hca_type), "%s/hca_type", dir);
+	if (nic->pci != FAB_NO_INDEX) {
+		const struct fab_pci_dev *d = &m->pci[nic->pci];
+		fab_strlcpy(nic->driver, d->driver, sizeof(nic->driver));
+		nic->cap_gbps = adapter_cap_of(d);
+	}
 	snprintf(pdir, sizeof(pdir), "%s/ports", dir);
 	char **ports;
 	int np = root_list(r, pdir, &ports);
@@ -99,6 +312,31 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	root_free_list(ports, np);
 }
 
+/* The capability table is per chip; a dual-port card (two functions of one
+ * PCI device, e.g. ConnectX-7 2x200G) shares it between its ports. */
+static void share_card_capability(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		struct fab_nic *a = &m->nics[i];
+		if (!a->cap_gbps.ok || a->pci == FAB_NO_INDEX)
+			continue;
+		const struct fab_pci_dev *pa = &m->pci[a->pci];
+		int funcs = 0;
+		for (int j = 0; j < m->nnics; j++) {
+			const struct fab_nic *b = &m->nics[j];
+			if (b->pci == FAB_NO_INDEX)
+				continue;
+			const struct fab_pci_dev *pb = &m->pci[b->pci];
+			/* "0000:29:00.0" vs "0000:29:00.1": same card up to the function. */
+			if (strncmp(pa->bdf, pb->bdf, 10) == 0 && pb->device.ok && pa->device.ok &&
+			    pb->device.v == pa->device.v)
+				funcs++;
+		}
+		if (funcs > 1)
+			a->cap_gbps.v /= funcs;
+	}
+}
+
 int collect_rdma(const struct fab_root *r, struct fab_model *m)
 {
 	char **names;
@@ -111,5 +349,6 @@ int collect_rdma(const struct fab_root *r, struct fab_model *m)
 	for (int i = 0; i < n; i++)
 		read_nic(r, m, names[i]);
 	root_free_list(names, n);
+	share_card_capability(m);
 	return 0;
 }

@@ -7,6 +7,11 @@ Writes (each one deleted first, so a second run gives the same bytes):
   <dir>/dgx-h100             healthy DGX H100: 8 GPUs, 4 NVSwitches, 12 ConnectX-7
   <dir>/pcie-2numa           PCIe server with faults (downtrained NIC, NIC port
                              down, ACS on a GPU's switch port, no NVML)
+  <dir>/ib-8port             healthy HGX H100 on InfiniBand: 8 single-port NDR HCAs
+  <dir>/roce-faults          HGX H100 on RoCE, 8 400GbE NICs, one planted link
+                             fault on each of mlx5_1..mlx5_7 (see build_roce_faults)
+  <dir>/roce-faults-pod      the same node seen from a Kubernetes pod (shared RDMA
+                             device plugin): 3 of 8 verbs nodes, host netdevs hidden
   <dir>/../fixtures/topo-mini  small non-root capture for the PIX/PXB/PHB/NODE/SYS
                              unit tests
 
@@ -178,6 +183,12 @@ class Node:
         self.config_bytes = 4096   # root reads 4096; a user only 64
         self.hwloc = True
         self.os_version = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30)"   # uname -v
+        # Added for the link-health scenarios; the defaults keep the older trees unchanged.
+        self.key = name            # seeds MACs/GUIDs: two views of one node share it
+        self.time = TIME
+        self.devices = None        # fabtop/devices.json (dict), None: not written
+        self.rdma_netlink = None   # netlink.json "rdma_netlink"; None: {"available": true}
+        self.virt_netdevs = []     # virtual interfaces (veth, macvlan): dicts, see write_virt_netdev
 
     def node_cpus(self, nid):
         return [c["cpu"] for c in self.cpus if c["node"] == nid]
@@ -266,6 +277,7 @@ def build_dgx():
         for i, g in enumerate(gpus)]}
     n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
                         nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(12)
     return n
 
 
@@ -330,6 +342,189 @@ def build_pcie_2numa():
     n.meta_extra = dict(nvml="not loaded: libnvidia-ml.so.1: cannot open shared object file",
                         cuda="not loaded: libcuda.so.1: cannot open shared object file",
                         nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(2)
+    return n
+
+
+# --------------------------------------------------------------------------
+# SCENARIOS ib-8port, roce-faults, roce-faults-pod (the link health pane)
+# --------------------------------------------------------------------------
+# An HGX H100 8-GPU node: per GPU a root port, a Broadcom switch, and on two of
+# its downstream ports one ConnectX-7 (single port) and one H100, so every GPU
+# is PIX to its own NIC.  The first slot of each socket also carries two
+# NVSwitch management functions.  Root buses 15,37,48,59 (socket 0) and
+# 97,b7,c8,d9 (socket 1); the NIC of a slot is on root bus + 3, its GPU on
+# root bus + 4, so mlx5_0..mlx5_7 follow the slots in order.
+
+HGX_ROOTS = ((0x15, 0), (0x37, 0), (0x48, 0), (0x59, 0), (0x97, 1), (0xb7, 1), (0xc8, 1), (0xd9, 1))
+
+
+def hgx_slot(n, root_bus, numa, part, port, nvswitches=0, nic_width=16, label=""):
+    t, b = n.pci, root_bus
+    rp = fn(t, bdf(b, 1), None, "spr-rp", "root", numa, 32.0, 16, acs=0)
+    up = fn(t, bdf(b + 1), rp, "pex89144", "up", numa, 32.0, 16, label="PEX up")
+    # A downtrained link reads the same width at both ends (switch port and NIC).
+    d0 = fn(t, bdf(b + 2, 0), up, "pex89144", "down", numa, 32.0, 16, cur_width=nic_width, acs=0)
+    fn(t, bdf(b + 3), d0, part, "ep", numa, 32.0, 16, cur_width=nic_width, label=label, rdma=port)
+    d1 = fn(t, bdf(b + 2, 1), up, "pex89144", "down", numa, 32.0, 16, acs=0)
+    fn(t, bdf(b + 4), d1, "h100", "ep", numa, 32.0, 16, label="GPU")
+    for i in range(nvswitches):
+        dn = fn(t, bdf(b + 2, 2 + i), up, "pex89144", "down", numa, 16.0, 2, acs=0)
+        fn(t, bdf(b + 5 + i), dn, "nvswitch", "ep", numa, 16.0, 2, label="NVSwitch")
+
+
+def hgx_nvml(n):
+    gpus = sorted(d["bdf"] for d in n.pci if d["part"] == "h100")
+    return {"driver": "550.90.07", "nvml": "12.550.90.07", "gpus": [
+        {"index": i, "name": "NVIDIA H100 80GB HBM3", "pci_bus_id": g, "numa_id": None,
+         "nvlinks": {str(j): 18 for j in range(len(gpus)) if j != i}}
+        for i, g in enumerate(gpus)]}
+
+
+def all_uverbs_ok(count):
+    return {"uverbs": {"uverbs%d" % i: {"present": True, "open_errno": 0} for i in range(count)}}
+
+
+def build_ib_8port():
+    n = Node("ib-8port", "hgx-ib-demo", "5.15.0-105-generic", 0, True,
+             "A healthy HGX H100 node on InfiniBand: 8 single-port 400G NDR ConnectX-7 HCAs, "
+             "each sharing a PCIe switch with one H100, every port active with clean error counters.")
+    n.cpu_model = (6, 143, 8, "Intel(R) Xeon(R) Platinum 8468")
+    n.os_version = "#115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024"
+    n.dmi = dict(sys_vendor="Supermicro", product_name="SYS-821GE-TNHR", product_version="0123456789",
+                 board_vendor="Supermicro", board_name="X13DEG-OAD", board_version="1.01A",
+                 bios_vendor="American Megatrends International, LLC.", bios_version="2.1",
+                 bios_date="01/16/2024")
+    # 2 x 48 cores with SMT: thread 0 of every core first (0-95), then thread 1.
+    for c in range(192):
+        n.cpus.append(dict(cpu=c, pkg=(c // 48) % 2, core=c % 48, node=(c // 48) % 2))
+    n.nodes = [dict(id=0, mem_kb=1055719232), dict(id=1, mem_kb=1056963312)]
+    n.distances = [[10, 21], [21, 10]]
+    rp = fn(n.pci, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
+    fn(n.pci, bdf(0x01), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC",
+       netdev=dict(name="eno1", mtu=1500, ipv4="10.10.0.17/24", speed=10000))
+    n.macs[bdf(0x01)] = "3c:ec:ef:c4:7a:10"
+    n.gateway = ("eno1", "10.10.0.1")
+    for rail, (b, numa) in enumerate(HGX_ROOTS):
+        hgx_slot(n, b, numa, "cx7-ib", ib_port("ibp%ds0" % (b + 3), "10.100.%d.17/24" % rail, 0x11 + rail),
+                 nvswitches=2 if rail in (0, 4) else 0, label="HCA rail %d" % rail)
+    n.nvml = hgx_nvml(n)
+    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(8)
+    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    return n
+
+
+def roce_port(netdev, ipv4, up=True, rate="400 Gb/sec (4X NDR)", speed=400000, mtu=9000, q=None, **kw):
+    """A ConnectX-7 port in Ethernet mode with MLNX_OFED's QoS sysfs."""
+    d = eth_port(netdev, ipv4, rate, speed, up=up, mtu=mtu)
+    if not up:
+        # mlx5_query_port_roce(): a RoCE port without carrier is DOWN/Disabled;
+        # Polling is an InfiniBand port training state, RoCE never reports it.
+        d["phys"] = "3: Disabled"
+    d["nd"]["qos"] = q or qos()
+    d["nd"]["phys_port_name"] = "p0"
+    d.update(kw)
+    return d
+
+
+ROCE_SLOTS = (33, 34, 35, 36, 41, 42, 43, 44)   # ACPI slot numbers: netdev ens<slot>np0
+
+
+def roce_fault_port(rail, name, ip):
+    """The port of NIC `rail` of roce-faults, with its planted fault."""
+    if rail == 1:
+        # No link since boot (cable or peer): link_downed counts lost links, so 0.
+        return roce_port(name, ip, up=False, counters=dict(link_downed=0))
+    if rail == 2:
+        return roce_port(name, ip, rate="200 Gb/sec (2X NDR)", speed=200000)
+    if rail == 4:
+        return roce_port(name, ip, mtu=4096)
+    if rail == 5:
+        return roce_port(name, None)
+    if rail == 6:
+        # Lossy without PFC: drops show as out-of-sequence packets, NAKs, retries.
+        return roce_port(name, ip, q=qos(pfc=()), hw_counters=dict(
+            out_of_sequence=184213, packet_seq_err=12077, local_ack_timeout_err=31,
+            duplicate_request=955))
+    if rail == 7:
+        # Switches still mark CE, but with NP/RP off no CNP is sent or handled.
+        return roce_port(name, ip, q=qos(np=(), rp=()), counters=dict(symbol_error=37, link_downed=2),
+                         hw_counters=dict(np_cnp_sent=0, rp_cnp_handled=0))
+    return roce_port(name, ip)     # 0 healthy; 3 is faulty on the PCIe side only
+
+
+def build_roce_faults(pod=False):
+    """roce-faults: mlx5_0 healthy, one planted fault on each other NIC:
+      mlx5_1  port DOWN/Disabled, netdev down, no carrier (cable or peer)
+      mlx5_2  ACTIVE at 200 Gb/sec (2X NDR): half the lanes
+      mlx5_3  PCIe Gen5 x8 of x16 (~252 Gb/s usable, under the 400G port)
+      mlx5_4  netdev MTU 4096 (siblings 9000): RoCE active MTU 2048
+      mlx5_5  no IPv4 on the netdev: its only RoCE v2 GID is link-local
+      mlx5_6  PFC off on every priority (packet loss: out_of_sequence, NAKs)
+      mlx5_7  PFC on 3 but ECN NP/RP off on 3 (no CNPs); symbol_error 37, link_downed 2
+    roce-faults-pod (pod=True): the same node from a pod with the shared RDMA
+    device plugin: all of sysfs but the host's netdevs; eth0 (veth) and net1
+    (macvlan on mlx5_0's netdev, whose GIDs mlx5_0's table then carries);
+    /dev/infiniband holds uverbs0, uverbs1 and uverbs2 (mode 0600, EACCES for
+    the pod's uid 1000); non-root, so config reads 64 bytes."""
+    n = Node("roce-faults", "roce-faults-demo", "5.15.0-119-generic", 0, True,
+             "An HGX H100 node on RoCE with 8 ConnectX-7 400GbE NICs where every NIC but mlx5_0 "
+             "has one planted link fault: port down, half width, PCIe x8, MTU 4096, no IPv4 "
+             "RoCE v2 GID, PFC off, and ECN off with symbol errors.")
+    n.cpu_model = (6, 143, 8, "Intel(R) Xeon(R) Platinum 8480+")
+    n.os_version = "#129-Ubuntu SMP Fri Aug 2 19:25:20 UTC 2024"
+    n.dmi = dict(sys_vendor="Dell Inc.", product_name="PowerEdge XE9680",
+                 board_vendor="Dell Inc.", board_name="0PKY3K", board_version="A01",
+                 bios_vendor="Dell Inc.", bios_version="2.2.8", bios_date="05/13/2024")
+    for c in range(224):
+        n.cpus.append(dict(cpu=c, pkg=(c // 56) % 2, core=c % 56, node=(c // 56) % 2))
+    n.nodes = [dict(id=0, mem_kb=1056574636), dict(id=1, mem_kb=1056868912)]
+    n.distances = [[10, 21], [21, 10]]
+    mgmt = dict(name="eno1", mtu=1500, ipv4="10.10.1.23/24", speed=10000, hidden=pod)
+    rp = fn(n.pci, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
+    fn(n.pci, bdf(0x01), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC", netdev=mgmt)
+    n.macs[bdf(0x01)] = "b0:7b:25:de:41:9a"
+    n.gateway = ("eno1", "10.10.1.1")
+    ports = [roce_fault_port(rail, "ens%dnp0" % slot, "10.0.%d.5/24" % (rail + 1))
+             for rail, slot in enumerate(ROCE_SLOTS)]
+    for rail, (b, numa) in enumerate(HGX_ROOTS):
+        hgx_slot(n, b, numa, "cx7-eth", ports[rail], nvswitches=2 if rail in (0, 4) else 0,
+                 nic_width=8 if rail == 3 else 16, label="NIC rail %d" % rail)
+    n.nvml = hgx_nvml(n)
+    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(8)
+    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    if not pod:
+        return n
+
+    n.name, n.host = "roce-faults-pod", "trainer-pod-7f9c"
+    n.key = "roce-faults"          # same adapters: same MACs and GUIDs
+    n.description = ("The roce-faults node seen from a Kubernetes pod with the shared RDMA device "
+                     "plugin: every HCA is visible in sysfs, but only uverbs0 and uverbs1 open, "
+                     "uverbs2 is denied, and the host's netdevs are not in the pod's namespace.")
+    n.time = TIME + 900            # a quarter of an hour after the host capture
+    n.uid, n.config_bytes = 1000, 64
+    for p in ports:
+        p["nd"]["hidden"] = True
+    # Host ifindexes (resolve(): lo 1, eno1 2, then the NICs in PCI order):
+    # net1's lower device is mlx5_0's netdev, ifindex 3.
+    net1 = dict(name="net1", mac="5a:3c:8e:71:2d:09", ifindex=3, iflink=3, mtu=9000, speed=400000,
+                ipv4="10.0.1.50/24")
+    eth0 = dict(name="eth0", mac="86:4b:1f:c2:90:3e", ifindex=2, iflink=41, mtu=1450, speed=10000,
+                ipv4="10.244.7.23/24")
+    n.virt_netdevs = [eth0, net1]
+    n.gateway = ("eth0", "10.244.7.1")
+    # The kernel adds the GIDs of upper devices (macvlan) to the lower port's
+    # table, whatever their namespace: slots 4-7 of mlx5_0.
+    ports[0]["upper_gids"] = [
+        (bytes.fromhex("fe80000000000000") + eui64_from_mac(net1["mac"]), "net1"),
+        (bytes(10) + b"\xff\xff" + ipaddress.IPv4Interface(net1["ipv4"]).ip.packed, "net1")]
+    n.devices = {"uverbs": {"uverbs0": {"present": True, "open_errno": 0},
+                            "uverbs1": {"present": True, "open_errno": 0},
+                            "uverbs2": {"present": True, "open_errno": 13}}}
     return n
 
 
@@ -434,7 +629,7 @@ def resolve(n):
     rdma = sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])
     oui = {"cx7-ib": "b8:3f:d2", "cx7-eth": "b8:3f:d2", "cx6dx": "0c:42:a1"}
     # dgx-h100's mlx5_0 gets the GUID b83f:d203:00a4:1c3e used in the docs.
-    base = 0xa41c3e if n.name == "dgx-h100" else rnd(n.name, 0x100000, 0xefffff) & ~0xff
+    base = 0xa41c3e if n.name == "dgx-h100" else rnd(n.key, 0x100000, 0xefffff) & ~0xff
     for i, d in enumerate(rdma):
         d["ibdev"] = "mlx5_%d" % i
         d["uverbs"] = "uverbs%d" % i
@@ -607,8 +802,8 @@ def port_counters(key, up, busy):
         "port_xmit_packets": pk_x,
         "port_xmit_wait": rnd(key + "wait", 10 ** 5, 10 ** 7) if busy else 0,
         "symbol_error": 0,
-        "unicast_rcv_packets": pk_r - mc_r,
-        "unicast_xmit_packets": pk_x - mc_x,
+        "unicast_rcv_packets": max(0, pk_r - mc_r),   # sysfs prints unsigned values
+        "unicast_xmit_packets": max(0, pk_x - mc_x),
     }
 
 
@@ -672,7 +867,7 @@ def write_rdma(tr, n, d):
     tr.link(base + "/device", "../../../" + d["bdf"])
     p = base + "/ports/1"
     tr.line(p + "/state", "4: ACTIVE" if r["up"] else "1: DOWN")
-    tr.line(p + "/phys_state", "5: LinkUp" if r["up"] else "2: Polling")
+    tr.line(p + "/phys_state", r.get("phys") or ("5: LinkUp" if r["up"] else "2: Polling"))
     tr.line(p + "/rate", r["rate"])
     tr.line(p + "/link_layer", r["ll"])
     tr.line(p + "/lid", "0x%04x" % r["lid"])
@@ -686,21 +881,33 @@ def write_rdma(tr, n, d):
     if ib:
         gids[0] = bytes.fromhex("fe80000000000000") + d["guid"]
     else:
+        # The default GIDs (link-local, from the MAC) in slots 0 and 1, then one
+        # v1/v2 pair per IPv4 address, then those of upper devices (macvlan).
         ll = bytes.fromhex("fe80000000000000") + eui64_from_mac(n.macs[d["bdf"]])
-        v4 = ipaddress.IPv4Interface(nd["ipv4"]).ip.packed
-        mapped = bytes(10) + b"\xff\xff" + v4
-        gids[0:4] = [ll, ll, mapped, mapped]
-        # Only filled GID slots have attributes; reading an empty one is EINVAL.
-        for i, ty in enumerate(("IB/RoCE v1", "RoCE v2", "IB/RoCE v1", "RoCE v2")):
-            tr.line(p + "/gid_attrs/types/%d" % i, ty)
-            tr.line(p + "/gid_attrs/ndevs/%d" % i, nd["name"])
+        ents = [(ll, nd["name"]), ]
+        if nd["ipv4"]:
+            v4 = ipaddress.IPv4Interface(nd["ipv4"]).ip.packed
+            ents.append((bytes(10) + b"\xff\xff" + v4, nd["name"]))
+        ents += r.get("upper_gids", [])
+        slot = 0
+        for g, dev in ents:
+            # Only filled GID slots have attributes; reading an empty one is EINVAL.
+            for ty in ("IB/RoCE v1", "RoCE v2"):
+                gids[slot] = g
+                tr.line(p + "/gid_attrs/types/%d" % slot, ty)
+                tr.line(p + "/gid_attrs/ndevs/%d" % slot, dev)
+                slot += 1
     for i, g in enumerate(gids):
         tr.line(p + "/gids/%d" % i, gid(g))
     key = n.name + name
     busy = r["up"]
-    for k, v in port_counters(key, r["up"], busy).items():
+    pc = port_counters(key, r["up"], busy)
+    pc.update(r.get("counters", {}))
+    for k, v in pc.items():
         tr.line(p + "/counters/" + k, v)
-    for k, v in hw_counters(key, not ib, busy).items():
+    hc = hw_counters(key, not ib, busy)
+    hc.update(r.get("hw_counters", {}))
+    for k, v in hc.items():
         tr.line(p + "/hw_counters/" + k, v)
     tr.rlink("sys/class/infiniband/" + name, base)
     # uverbs character device, as libibverbs finds devices without netlink.
@@ -730,10 +937,65 @@ def write_netdev(tr, n, d):
             ("ifindex", nd["ifindex"]), ("iflink", nd["ifindex"]), ("mtu", nd["mtu"]),
             ("operstate", "up" if up else "down"), ("speed", nd["speed"] if up else -1),
             ("tx_queue_len", txq), ("type", typ)]
+    if nd.get("phys_port_name"):
+        vals.append(("phys_port_name", nd["phys_port_name"]))
     for k, v in vals:
         tr.line(base + "/" + k, v)
     tr.link(base + "/device", "../../../" + d["bdf"])
     tr.rlink("sys/class/net/" + nd["name"], base)
+    if nd.get("qos"):
+        write_qos(tr, base, nd["qos"])
+
+
+# DCQCN reaction/notification point parameters as MLNX_OFED's mlx5_core shows
+# them under ecn/roce_rp/ and ecn/roce_np/ (firmware defaults, as mlxconfig
+# lists them: RPG_TIME_RESET_P1 300, ..., CNP_DSCP_P1 48).
+ECN_RP_PARAMS = [("clamp_tgt_rate", 0), ("clamp_tgt_rate_after_time_inc", 1), ("dce_tcp_g", 1019),
+                 ("dce_tcp_rtt", 1), ("initial_alpha_value", 1023), ("rate_reduce_monitor_period", 4),
+                 ("rate_to_set_on_first_cnp", 0), ("rpg_ai_rate", 5), ("rpg_byte_reset", 32767),
+                 ("rpg_gd", 11), ("rpg_hai_rate", 50), ("rpg_max_rate", 0), ("rpg_min_dec_fac", 50),
+                 ("rpg_min_rate", 1), ("rpg_threshold", 1), ("rpg_time_reset", 300)]
+ECN_NP_PARAMS = [("cnp_802p_prio", 6), ("cnp_dscp", 48), ("min_time_between_cnps", 4)]
+
+
+def qos(pfc=(3,), np=(3,), rp=(3,), trust="dscp"):
+    """RoCE QoS of one netdev: priorities with PFC, ECN NP and ECN RP enabled."""
+    return dict(trust=trust, pfc=set(pfc), np=set(np), rp=set(rp))
+
+
+def write_qos(tr, base, q):
+    """MLNX_OFED's sysfs QoS folders of an mlx5 netdev (upstream mlx5 has none:
+    there it is DCB netlink only).  Formats: qos/trust is the word, as mlnx_qos
+    reads it (f.read() minus the newline); qos/maxrate is "%lld " per TC and a
+    newline; qos/prio2buffer a "Priority\tBuffer" table; ecn/<proto>/enable/<prio>
+    is "%d\n".  qos/pfc is not a file any mlx5 driver version we could find
+    creates (PFC is read over DCB netlink); it is written here as one 0/1 per
+    priority, space separated, the way mlnx_qos prints its "enabled" row."""
+    tr.line(base + "/qos/trust", q["trust"])
+    tr.line(base + "/qos/pfc", " ".join("1" if p in q["pfc"] else "0" for p in range(8)))
+    tr.line(base + "/qos/maxrate", "0 " * 8)
+    tr.write(base + "/qos/prio2buffer", "Priority\tBuffer\n" + "".join(
+        "%d\t\t%d\n" % (p, 1 if p in q["pfc"] else 0) for p in range(8)))
+    for proto, on, params in (("roce_np", q["np"], ECN_NP_PARAMS), ("roce_rp", q["rp"], ECN_RP_PARAMS)):
+        e = base + "/ecn/" + proto
+        for p in range(8):
+            tr.line("%s/enable/%d" % (e, p), 1 if p in on else 0)
+        for k, v in params:
+            tr.line(e + "/" + k, v)
+
+
+def write_virt_netdev(tr, v):
+    """A virtual interface (veth, macvlan): /sys/devices/virtual/net/<name>, no
+    device link.  iflink is the peer's or the lower device's ifindex, which may
+    be in another network namespace."""
+    base = "sys/devices/virtual/net/" + v["name"]
+    for k, val in [("addr_assign_type", 1), ("addr_len", 6), ("address", v["mac"]),
+                   ("broadcast", "ff:ff:ff:ff:ff:ff"), ("carrier", 1), ("dev_id", "0x0"),
+                   ("dev_port", 0), ("duplex", "full"), ("flags", "0x1003"), ("ifindex", v["ifindex"]),
+                   ("iflink", v["iflink"]), ("mtu", v["mtu"]), ("operstate", "up"),
+                   ("speed", v["speed"]), ("tx_queue_len", v.get("txq", 1000)), ("type", 1)]:
+        tr.line(base + "/" + k, val)
+    tr.rlink("sys/class/net/" + v["name"], base)
 
 
 def write_lo(tr):
@@ -799,10 +1061,11 @@ def netlink_json(n):
     links = [{"ifindex": 1, "name": "lo", "mtu": 65536, "operstate": "unknown",
               "flags": ["LOOPBACK", "UP", "LOWER_UP"], "addrs": ["127.0.0.1/8", "::1/128"]}]
     routes = []
-    nds = sorted((d for d in n.pci if "nd" in d), key=lambda d: d["nd"]["ifindex"])
+    nds = sorted((d for d in n.pci if "nd" in d and not d["nd"].get("hidden")),
+                 key=lambda d: d["nd"]["ifindex"])
     for d in nds:
         nd = d["nd"]
-        addrs = [nd["ipv4"]]
+        addrs = [nd["ipv4"]] if nd["ipv4"] else []
         if nd["up"]:
             # IPv6 link-local appears once the link has carrier.
             if nd["ib"]:
@@ -814,14 +1077,24 @@ def netlink_json(n):
                       "operstate": "up" if nd["up"] else "down",
                       "flags": ["BROADCAST", "MULTICAST", "UP"] + (["LOWER_UP"] if nd["up"] else []),
                       "addrs": addrs})
+        if not nd["ipv4"]:
+            continue
         net = ipaddress.IPv4Interface(nd["ipv4"]).network
         r = {"dst": str(net), "dev": nd["name"], "table": 254}
         if not nd["up"]:
             r["flags"] = ["linkdown"]
         routes.append(r)
+    for v in sorted(n.virt_netdevs, key=lambda v: v["ifindex"]):
+        ll = ipaddress.IPv6Address(bytes.fromhex("fe80000000000000") + eui64_from_mac(v["mac"]))
+        links.append({"ifindex": v["ifindex"], "name": v["name"], "mtu": v["mtu"], "operstate": "up",
+                      "flags": ["BROADCAST", "MULTICAST", "UP", "LOWER_UP"],
+                      "addrs": [v["ipv4"], "%s/64" % ll]})
+        routes.append({"dst": str(ipaddress.IPv4Interface(v["ipv4"]).network), "dev": v["name"],
+                       "table": 254})
     if n.gateway:
         routes.insert(0, {"dst": "default", "gateway": n.gateway[1], "dev": n.gateway[0], "table": 254})
-    return {"links": links, "routes": routes, "rdma_netlink": {"available": True}}
+    return {"links": links, "routes": routes,
+            "rdma_netlink": n.rdma_netlink or {"available": True}}
 
 
 def write_node(n, root):
@@ -834,11 +1107,13 @@ def write_node(n, root):
         write_pci(tr, n, d)
         if d["rdma"]:
             write_rdma(tr, n, d)
-        if "nd" in d:
+        if "nd" in d and not d["nd"].get("hidden"):
             write_netdev(tr, n, d)
     if any(d["rdma"] for d in n.pci):
         tr.line("sys/class/infiniband_verbs/abi_version", 6)
     write_lo(tr)
+    for v in n.virt_netdevs:
+        write_virt_netdev(tr, v)
     write_cpus(tr, n)
     for k, v in n.dmi.items():
         tr.line("sys/devices/virtual/dmi/id/" + k, v)
@@ -847,13 +1122,15 @@ def write_node(n, root):
     tr.line("proc/sys/kernel/hostname", n.host)
     tr.line("proc/sys/kernel/osrelease", n.kernel)
     meta = {"format": 1, "fabtop": FABTOP_VERSION, "host": n.host, "kernel": n.kernel,
-            "time": TIME, "uid": n.uid, "samples": 0, "interval": 0}
+            "time": n.time, "uid": n.uid, "samples": 0, "interval": 0}
     meta.update(n.meta_extra)
     meta.update({"demo": n.demo, "description": n.description})
     tr.json("fabtop/meta.json", meta)
     tr.json("fabtop/netlink.json", netlink_json(n))
     if n.nvml:
         tr.json("fabtop/nvml.json", n.nvml)
+    if n.devices is not None:
+        tr.json("fabtop/devices.json", n.devices)
     if n.hwloc:
         make_hwloc(n, root)
     check(n, root)
@@ -962,12 +1239,18 @@ def check(n, root):
                         json.load(f)
                 except ValueError as e:
                     errs.append("%s: %s" % (x, e))
+    # devices.json names only verbs nodes that sysfs has (infiniband_verbs/uverbsN).
+    if n.devices is not None:
+        for u in n.devices["uverbs"]:
+            if not os.path.isfile(os.path.join(root, "sys/class/infiniband_verbs", u, "ibdev")):
+                errs.append("devices.json names %s, which sysfs lacks" % u)
     # hwloc must see both NUMA nodes, every CPU, every PCI function and every
     # RDMA device and PCI netdev, from the XML when there is one.
     xml = os.path.join(root, "fabtop", "hwloc.xml")
     c = hwloc_census(xmlpath=xml if n.hwloc else None, root=root)
     want_pci = {d["bdf"] for d in n.pci}
-    want_os = {d["ibdev"] for d in n.pci if d.get("ibdev")} | {d["nd"]["name"] for d in n.pci if "nd" in d}
+    want_os = {d["ibdev"] for d in n.pci if d.get("ibdev")} | \
+        {d["nd"]["name"] for d in n.pci if "nd" in d and not d["nd"].get("hidden")}
     ncores = len({(x["pkg"], x["core"]) for x in n.cpus})
     if c["numa"] != len(n.nodes) or c["pu"] != len(n.cpus) or c["core"] != ncores:
         errs.append("hwloc sees %d NUMA nodes, %d cores, %d PUs; want %d, %d, %d" %
@@ -1008,6 +1291,9 @@ def main(argv):
     verbose = os.environ.get("MKSCENARIOS_VERBOSE")
     for n, root in ((build_dgx(), os.path.join(out, "dgx-h100")),
                     (build_pcie_2numa(), os.path.join(out, "pcie-2numa")),
+                    (build_ib_8port(), os.path.join(out, "ib-8port")),
+                    (build_roce_faults(), os.path.join(out, "roce-faults")),
+                    (build_roce_faults(pod=True), os.path.join(out, "roce-faults-pod")),
                     (build_topo_mini(), os.path.join(fixtures, "topo-mini"))):
         write_node(n, root)
         if verbose:

@@ -152,7 +152,10 @@ static void test_dgx(void **state)
 	/* GPU0 and GPU4 sit on different sockets. */
 	assert_int_equal(topo_classify(&f->m, t.devs[0].pci, t.devs[4].pci), TOPO_SYS);
 	topo_free(&t);
-	assert_int_equal(findings_worst(&f->m, NULL), -1);
+	/* Healthy: no topology or PCIe finding at all, nothing at warning or worse. */
+	assert_int_equal(findings_worst(&f->m, "topo."), -1);
+	assert_int_equal(findings_worst(&f->m, "pcie."), -1);
+	assert_true(findings_worst(&f->m, NULL) < SEV_WARN);
 }
 
 static void test_2numa(void **state)
@@ -167,7 +170,8 @@ static void test_2numa(void **state)
 	assert_true(has_finding(m, "pcie.degraded", "mlx5_0"));
 	assert_false(has_finding(m, "pcie.degraded", "mlx5_1"));
 	assert_true(has_finding(m, "pcie.acs", NULL));
-	assert_int_equal(findings_worst(m, NULL), SEV_WARN);
+	assert_int_equal(findings_worst(m, "topo."), SEV_WARN);
+	assert_int_equal(findings_worst(m, "pcie."), SEV_WARN);
 }
 
 int main(void)

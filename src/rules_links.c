@@ -1,0 +1,926 @@
+/*
+ * rules_links.c - link rules over the HCA ports: state, subnet manager,
+ * rate, PCIe fit, RoCE MTU/GIDs/QoS, error counters, and whether this
+ * namespace can use each HCA. Pure functions of the model: nothing here
+ * reads a file, and an unknown (!ok) value is never reported as bad.
+ *
+ * Subjects: "mlx5_0/1" for a port, "mlx5_0" for a device. Severities:
+ * error = the port cannot carry traffic, warning = degraded, info = advisory.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/counters.h"
+#include "fabtop/rules.h"
+#include "fabtop/util.h"
+
+/* ports/N/state and phys_state numbers (enum ib_port_state, ib_port_phys_state). */
+enum { ST_NOP = 0, ST_DOWN = 1, ST_INIT = 2, ST_ARMED = 3, ST_ACTIVE = 4, ST_ACTIVE_DEFER = 5 };
+enum { PH_SLEEP = 1, PH_POLLING = 2, PH_DISABLED = 3, PH_TRAINING = 4, PH_LINKUP = 5,
+       PH_ERROR_RECOVERY = 6, PH_PHY_TEST = 7 };
+
+/* The kernel derives the RoCE MTU from the netdev MTU minus GRH 40 + UDP 8 +
+ * BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 bytes (iboe_get_mtu). */
+#define ROCE_MTU_OVERHEAD 96
+
+static bool is_roce(const struct fab_port *p) { return strcmp(p->link_layer, "Ethernet") == 0; }
+static bool is_ib(const struct fab_port *p) { return strcmp(p->link_layer, "InfiniBand") == 0; }
+
+static bool port_active(const struct fab_port *p)
+{
+	return p->state.ok && (p->state.v == ST_ACTIVE || p->state.v == ST_ACTIVE_DEFER);
+}
+
+static void port_name(const struct fab_nic *n, const struct fab_port *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%d", n->name, p->num);
+}
+
+static void port_dir(const struct fab_nic *n, const struct fab_port *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "/sys/class/infiniband/%s/ports/%d", n->name, p->num);
+}
+
+static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)
+{
+	int i = name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
+	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
+}
+
+/* Appends to a string buffer; stops quietly when it is full. */
+__attribute__((format(printf, 3, 4)))
+static void cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static bool same_rate(double a, double b) { return fabs(a - b) < 0.5; }
+
+/* ---- links.port-down ------------------------------------------------- */
+
+/* mlx5 reports a RoCE port DOWN/Disabled whenever its netdev is not running
+ * or has no carrier (mlx5_query_port_roce); carrier tells the two apart:
+ * it reads 0 on an up interface without link, EINVAL (unknown) on one that
+ * is administratively down. */
+enum roce_why { ROCE_UNKNOWN, ROCE_ADMIN_DOWN, ROCE_NO_CARRIER };
+
+static enum roce_why roce_disabled_why(const struct fab_netdev *d)
+{
+	if (!d)
+		return ROCE_UNKNOWN;
+	if (d->carrier.ok && d->carrier.v == 0)
+		return ROCE_NO_CARRIER;
+	if (!d->carrier.ok && strcmp(d->operstate, "down") == 0)
+		return ROCE_ADMIN_DOWN;
+	return ROCE_UNKNOWN;
+}
+
+static const char *phys_meaning(long long ps, bool roce, enum roce_why why)
+{
+	if (roce && ps == PH_DISABLED)
+		switch (why) {
+		case ROCE_NO_CARRIER:
+			return "its netdev is up but has no carrier: no peer seen; check the cable, "
+			       "the transceiver and the switch port";
+		case ROCE_ADMIN_DOWN:
+			return "its netdev is administratively down";
+		case ROCE_UNKNOWN:
+			return "mlx5 reports this when the netdev is down or has no carrier";
+		}
+	switch (ps) {
+	case PH_SLEEP:
+		return "the PHY is asleep: the port was never enabled or sees no module";
+	case PH_POLLING:
+		return "no peer seen: check the cable, the transceiver and the switch port";
+	case PH_DISABLED:
+		return "administratively down: the port was disabled here or on the switch";
+	case PH_TRAINING:
+		return "the link is training and not coming up: the ends disagree on speed or width, "
+		       "e.g. cable type or speed settings";
+	case PH_ERROR_RECOVERY:
+		return "the link is recovering from errors: a bad cable or transceiver when it repeats";
+	case PH_PHY_TEST:
+		return "the PHY is in a test mode";
+	}
+	return "the physical link is not up";
+}
+
+static const char *st_word(const struct fab_port *p) { return p->state_str[0] ? p->state_str : "?"; }
+static const char *ph_word(const struct fab_port *p)
+{
+	return p->phys_state_str[0] ? p->phys_state_str : "?";
+}
+
+/* A port that cannot carry traffic: the physical link is not up, or the
+ * logical state is DOWN. An IB port in INIT/ARMED has its physical link up
+ * and waits for the subnet manager: that is links.no-sm, not this rule. */
+void rule_port_down(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			bool phys_down = p->phys_state.ok && p->phys_state.v != PH_LINKUP;
+			bool sm_wait = is_ib(p) && p->state.ok &&
+				       (p->state.v == ST_INIT || p->state.v == ST_ARMED);
+			bool log_down = p->state.ok && !port_active(p) && !sm_wait;
+			if (!phys_down && !log_down)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			bool roce = is_roce(p);
+			const struct fab_netdev *d = netdev_of(m, p->netdev);
+			enum roce_why why = roce_disabled_why(d);
+			struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
+			if (phys_down)
+				snprintf(f->message, sizeof(f->message),
+					 "%s is not usable: state %s, physical state %s (%s)",
+					 subj, st_word(p), ph_word(p),
+					 phys_meaning(p->phys_state.v, roce, why));
+			else
+				snprintf(f->message, sizeof(f->message),
+					 "%s is not usable: state %s%s%s", subj, st_word(p),
+					 p->phys_state.ok ? " although the physical link is " : "",
+					 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
+			snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
+			if (p->state.ok)
+				cat(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
+			if (p->phys_state.ok)
+				cat(f->evidence, sizeof(f->evidence), "%sphys_state=%lld: %s",
+				    p->state.ok ? " " : "", p->phys_state.v, ph_word(p));
+			if (p->link_layer[0])
+				cat(f->evidence, sizeof(f->evidence), " link_layer=%s", p->link_layer);
+			if (d && d->operstate[0])
+				cat(f->evidence, sizeof(f->evidence), "; /sys/class/net/%s/operstate=%s",
+				    d->name, d->operstate);
+			if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
+				cat(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
+			if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
+			    why == ROCE_ADMIN_DOWN)
+				snprintf(f->hint, sizeof(f->hint),
+					 "ibstat %s %d; ip link show %s (state DOWN?); suggestion: ip link set dev %s up",
+					 n->name, p->num, p->netdev, p->netdev);
+			else if (roce && p->netdev[0])
+				snprintf(f->hint, sizeof(f->hint),
+					 "ibstat %s %d; %sip link show %s; ethtool %s | grep 'Link detected'; "
+					 "check the cable, the transceiver and the switch port",
+					 n->name, p->num, d ? "" : "on the host (the netdev is not in this namespace): ",
+					 p->netdev, p->netdev);
+			else
+				snprintf(f->hint, sizeof(f->hint),
+					 "ibstat %s %d; check the cable and transceiver seating and the switch "
+					 "port (its LEDs and its state on the switch or in UFM)", n->name, p->num);
+		}
+	}
+}
+
+/* ---- links.no-sm ----------------------------------------------------- */
+
+/* An IB port goes ACTIVE only after a subnet manager gives it a LID
+ * (INIT -> ARMED -> ACTIVE). INIT/ARMED with the physical link up means no
+ * SM reached it; an ACTIVE port with sm_lid 0 knows no SM for SA queries. */
+void rule_no_sm(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			if (!is_ib(p) || !p->state.ok)
+				continue;
+			if (p->phys_state.ok && p->phys_state.v != PH_LINKUP)
+				continue;   /* links.port-down speaks for it */
+			bool waiting = p->state.v == ST_INIT || p->state.v == ST_ARMED;
+			bool no_sm = port_active(p) && p->sm_lid.ok && p->sm_lid.v == 0;
+			if (!waiting && !no_sm)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			struct fab_finding *f = model_add_finding(m, "links.no-sm",
+								  waiting ? SEV_ERROR : SEV_WARN, subj);
+			if (p->state.v == ST_INIT)
+				snprintf(f->message, sizeof(f->message),
+					 "%s is INIT: the physical link is up but no subnet manager has "
+					 "configured the port (no LID, no routes), so it carries no traffic", subj);
+			else if (p->state.v == ST_ARMED)
+				snprintf(f->message, sizeof(f->message),
+					 "%s is ARMED: a subnet manager gave it a LID but never made it ACTIVE "
+					 "(the SM stopped or failed mid-sweep); it carries no traffic", subj);
+			else
+				snprintf(f->message, sizeof(f->message),
+					 "%s is ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
+					 "SA queries (path records for rdma_cm, IPoIB, MPI) fail", subj);
+			char lb[24], sb[24];
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "%s/state=%lld: %s phys_state=%s lid=%s sm_lid=%s", dir, p->state.v,
+				 st_word(p), p->phys_state.ok ? ph_word(p) : "N/A",
+				 fab_int_str(p->lid, lb, sizeof(lb)), fab_int_str(p->sm_lid, sb, sizeof(sb)));
+			snprintf(f->hint, sizeof(f->hint),
+				 "sminfo -C %s -P %d; ibstat %s %d (SM lid); check that opensm runs "
+				 "(systemctl status opensm on the SM node) or that UFM manages this subnet",
+				 n->name, p->num, n->name, p->num);
+		}
+	}
+}
+
+/* ---- links.rate-degraded --------------------------------------------- */
+
+/* The rate most (more than half) of the other ACTIVE ports of the same link
+ * layer run at, when there are at least three of them. */
+static bool sibling_rate(const struct fab_model *m, const struct fab_port *self,
+			 double *rate, int *agree, int *total)
+{
+	double vals[64];
+	int cnt[64], nv = 0, tot = 0;
+	for (int i = 0; i < m->nnics; i++)
+		for (int k = 0; k < m->nics[i].nports; k++) {
+			const struct fab_port *q = &m->nics[i].ports[k];
+			if (q == self || !port_active(q) || !q->rate_gbps.ok ||
+			    strcmp(q->link_layer, self->link_layer) != 0)
+				continue;
+			tot++;
+			int v = 0;
+			while (v < nv && !same_rate(vals[v], q->rate_gbps.v))
+				v++;
+			if (v == nv) {
+				if (nv == 64)
+					continue;
+				vals[nv] = q->rate_gbps.v;
+				cnt[nv++] = 0;
+			}
+			cnt[v]++;
+		}
+	if (tot < 3)
+		return false;
+	for (int v = 0; v < nv; v++)
+		if (cnt[v] * 2 > tot) {
+			*rate = vals[v];
+			*agree = cnt[v];
+			*total = tot;
+			return true;
+		}
+	return false;
+}
+
+static const char *pci_bdf(const struct fab_model *m, const struct fab_nic *n)
+{
+	return n->pci >= 0 && n->pci < m->npci ? m->pci[n->pci].bdf : "";
+}
+
+/* An ACTIVE port below what it should run at: the adapter's capability, all
+ * four lanes (InfiniBand; Ethernet 1X/2X is native for 25/50/100 GbE), or
+ * the rate most of its siblings run at. The severity follows the evidence:
+ * a warning needs the siblings or the IB lane count; the capability alone
+ * gives info, because the table knows the chip, not the card (a dual-port
+ * ConnectX-7 runs 200 Gb/s per port where the single-port one runs 400),
+ * and a port that runs like its sibling majority meets a node-wide limit. */
+void rule_rate_degraded(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			if (!port_active(p) || !p->rate_gbps.ok)
+				continue;
+			double rate = p->rate_gbps.v, sib = 0;
+			int agree = 0, total = 0;
+			bool has_sib = sibling_rate(m, p, &sib, &agree, &total);
+			bool below_cap = n->cap_gbps.ok && rate < n->cap_gbps.v - 0.5;
+			bool below_sib = has_sib && rate < sib - 0.5;
+			bool narrow = is_ib(p) && p->width.ok && p->width.v < 4 &&
+				      !(n->cap_gbps.ok && !below_cap);
+			if (!below_cap && !below_sib && !narrow)
+				continue;
+			bool like_sibs = has_sib && same_rate(rate, sib);
+			enum fab_severity sev = below_sib || (narrow && !like_sibs) ? SEV_WARN : SEV_INFO;
+			double expect = below_cap ? n->cap_gbps.v : 0;
+			if (below_sib && sib > expect)
+				expect = sib;
+			if (!expect && narrow && p->width.v > 0 && !like_sibs)
+				expect = rate * 4.0 / (double)p->width.v;   /* same lane speed, 4X */
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[200] = "";
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			const char *ll = is_roce(p) ? "RoCE" : "IB";
+			if (below_cap)
+				cat(why, sizeof(why), "the adapter can do %.0f Gb/s%s", n->cap_gbps.v,
+				    sev == SEV_INFO && !like_sibs ? " (the chip's maximum: multi-port cards "
+				    "run less per port)" : "");
+			if (below_sib)
+				cat(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
+				    why[0] ? "; " : "", agree, total, ll, sib);
+			if (narrow || (p->width.ok && p->width.v < 4 && (below_cap || below_sib)))
+				cat(why, sizeof(why), "%s%lld of 4 lanes are up (%lldX)",
+				    why[0] ? "; " : "", p->width.v, p->width.v);
+			struct fab_finding *f = model_add_finding(m, "links.rate-degraded", sev, subj);
+			if (expect > 0)
+				snprintf(f->message, sizeof(f->message), "%s runs at %.0f Gb/s, expected %.0f Gb/s: %s%s",
+					 subj, rate, expect, why,
+					 like_sibs ? " (as do its siblings: a node-wide limit such as the switch "
+						     "speed or a split-cable design)" : "");
+			else
+				snprintf(f->message, sizeof(f->message), "%s runs at %.0f Gb/s: %s%s",
+					 subj, rate, why,
+					 like_sibs ? " (as do its siblings: a node-wide limit such as a "
+						     "split-cable design)" : "");
+			snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
+			if (n->cap_gbps.ok)
+				cat(f->evidence, sizeof(f->evidence), "; capability of %s %s: %.0f Gb/s (fabtop's adapter table)",
+				    n->name, n->hca_type[0] ? n->hca_type : n->board_id, n->cap_gbps.v);
+			if (has_sib)
+				cat(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
+				    agree, total, ll, sib);
+			const char *bdf = pci_bdf(m, n);
+			if (is_roce(p) && p->netdev[0])
+				snprintf(f->hint, sizeof(f->hint),
+					 "ethtool %s (Speed, Lanes); mlxlink -d %s -m (cable, lanes, BER); "
+					 "reseat or replace the cable/transceiver, check the switch port's speed",
+					 p->netdev, bdf[0] ? bdf : n->name);
+			else
+				snprintf(f->hint, sizeof(f->hint),
+					 "ibstat %s %d; mlxlink -d %s -m (cable, lanes, BER); reseat or replace "
+					 "the cable/transceiver, check the switch port",
+					 n->name, p->num, bdf[0] ? bdf : n->name);
+		}
+	}
+}
+
+/* ---- links.pcie-bottleneck ------------------------------------------- */
+
+static int pcie_gen(double gts)
+{
+	static const double g[] = { 2.5, 5, 8, 16, 32, 64 };
+	for (int i = 0; i < 6; i++)
+		if (fabs(gts - g[i]) < 0.1)
+			return i + 1;
+	return 0;
+}
+
+/* Functions of one PCIe device (0000:1a:00.0 and .1) share one link. */
+static bool same_slot(const char *a, const char *b)
+{
+	const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+	return da && db && da - a == db - b && strncmp(a, b, (size_t)(da - a)) == 0;
+}
+
+/* The NIC's PCIe link is slower than the sum of its ACTIVE ports: the port
+ * can never run at line rate. pcie.degraded says whether the link is below
+ * its own capability; this rule says whether the port rate fits at all. */
+void rule_pcie_bottleneck(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		if (n->pci < 0 || n->pci >= m->npci)
+			continue;
+		const struct fab_pci_dev *d = &m->pci[n->pci];
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = m->nics[j].pci >= 0 && m->nics[j].pci < m->npci &&
+			       same_slot(m->pci[m->nics[j].pci].bdf, d->bdf);
+		if (seen || !d->link.cur_speed.ok || !d->link.cur_width.ok ||
+		    d->link.cur_speed.v <= 0 || d->link.cur_width.v <= 0)
+			continue;
+		double sum = 0;
+		int nports = 0;
+		char names[128] = "", rates[FAB_PATH_LEN] = "";
+		for (int j = i; j < m->nnics; j++) {
+			const struct fab_nic *o = &m->nics[j];
+			if (o->pci < 0 || o->pci >= m->npci || !same_slot(m->pci[o->pci].bdf, d->bdf))
+				continue;
+			for (int k = 0; k < o->nports; k++) {
+				const struct fab_port *p = &o->ports[k];
+				if (!port_active(p) || !p->rate_gbps.ok)
+					continue;
+				sum += p->rate_gbps.v;
+				nports++;
+				cat(names, sizeof(names), "%s%s/%d", names[0] ? "+" : "", o->name, p->num);
+				cat(rates, sizeof(rates), "%s/sys/class/infiniband/%s/ports/%d/rate=%s",
+				    rates[0] ? "; " : "", o->name, p->num, p->rate_str);
+			}
+		}
+		double gts = d->link.cur_speed.v;
+		long long w = d->link.cur_width.v;
+		double bw = pcie_gbps(gts, w);
+		if (!nports || bw >= sum - 0.5)
+			continue;
+		struct fab_finding *f = model_add_finding(m, "links.pcie-bottleneck", SEV_WARN, n->name);
+		char gen[16] = "";
+		if (pcie_gen(gts))
+			snprintf(gen, sizeof(gen), "Gen%d ", pcie_gen(gts));
+		snprintf(f->message, sizeof(f->message),
+			 "%s cannot reach its port rate over PCIe: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s "
+			 "\u2248 %.0f Gb/s < %.0f Gb/s port rate (%s)",
+			 n->name, gen, w, gts, w, gts < 8.0 ? "8/10" : "128/130", bw, sum, names);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld; %s",
+			 d->bdf, gts, w, rates);
+		bool below_max = (d->link.max_speed.ok && gts + 0.01 < d->link.max_speed.v) ||
+				 (d->link.max_width.ok && w < d->link.max_width.v);
+		if (below_max)
+			snprintf(f->hint, sizeof(f->hint),
+				 "the link trained below the card's capability (see pcie.degraded): lspci -s %s -vv "
+				 "| grep -E 'LnkCap|LnkSta'; reseat the card, check the slot/riser and bifurcation",
+				 d->bdf);
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "the slot itself is too slow for this NIC: lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; "
+				 "move the NIC to a slot that trains wider/faster, or expect \u2248%.0f Gb/s",
+				 d->bdf, bw);
+	}
+}
+
+/* ---- links.mtu-mismatch ---------------------------------------------- */
+
+/* The MTU most (more than half) of the other RoCE ports' netdevs use, when
+ * there are at least two of them. */
+static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
+			long long *mtu, int *agree, int *total)
+{
+	long long vals[64];
+	int cnt[64], nv = 0, tot = 0;
+	const char *seen[256];
+	int nseen = 0;
+	for (int i = 0; i < m->nnics; i++)
+		for (int k = 0; k < m->nics[i].nports; k++) {
+			const struct fab_port *q = &m->nics[i].ports[k];
+			if (q == self || !is_roce(q) || strcmp(q->netdev, self->netdev) == 0)
+				continue;
+			const struct fab_netdev *d = netdev_of(m, q->netdev);
+			if (!d || !d->mtu.ok)
+				continue;
+			bool dup = false;
+			for (int s = 0; s < nseen && !dup; s++)
+				dup = strcmp(seen[s], d->name) == 0;
+			if (dup || nseen == 256)
+				continue;
+			seen[nseen++] = d->name;
+			tot++;
+			int v = 0;
+			while (v < nv && vals[v] != d->mtu.v)
+				v++;
+			if (v == nv) {
+				if (nv == 64)
+					continue;
+				vals[nv] = d->mtu.v;
+				cnt[nv++] = 0;
+			}
+			cnt[v]++;
+		}
+	if (tot < 2)
+		return false;
+	for (int v = 0; v < nv; v++)
+		if (cnt[v] * 2 > tot) {
+			*mtu = vals[v];
+			*agree = cnt[v];
+			*total = tot;
+			return true;
+		}
+	return false;
+}
+
+/* A RoCE port whose RDMA MTU is cut by its netdev MTU (warning), or whose
+ * netdev MTU differs from what its sibling RoCE netdevs use (info when the
+ * RDMA MTU is not affected). fabtop only suggests the command. */
+void rule_mtu_mismatch(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			const struct fab_netdev *d = is_roce(p) ? netdev_of(m, p->netdev) : NULL;
+			if (!d || !d->mtu.ok)
+				continue;
+			bool cut = p->active_mtu.ok && p->max_mtu.ok && p->active_mtu.v < p->max_mtu.v &&
+				   d->mtu.v < p->max_mtu.v + ROCE_MTU_OVERHEAD;
+			long long common = 0;
+			int agree = 0, total = 0;
+			bool odd = sibling_mtu(m, p, &common, &agree, &total) && d->mtu.v != common;
+			if (!cut && !odd)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			struct fab_finding *f = model_add_finding(m, "links.mtu-mismatch",
+								  cut ? SEV_WARN : SEV_INFO, subj);
+			if (cut)
+				snprintf(f->message, sizeof(f->message),
+					 "RoCE MTU %lld needs the netdev MTU above %lld plus headers (%lld or more); "
+					 "%s has MTU %lld, so RDMA on %s runs at %lld",
+					 p->max_mtu.v, p->max_mtu.v, p->max_mtu.v + ROCE_MTU_OVERHEAD, d->name,
+					 d->mtu.v, subj, p->active_mtu.v);
+			else
+				snprintf(f->message, sizeof(f->message),
+					 "%s (netdev of %s) has MTU %lld while its sibling RoCE netdevs use %lld",
+					 d->name, subj, d->mtu.v, common);
+			if (cut && odd)
+				cat(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
+			char am[24], mm[24];
+			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%lld; %s active_mtu=%s max_mtu=%s",
+				 d->name, d->mtu.v, subj, fab_int_str(p->active_mtu, am, sizeof(am)),
+				 fab_int_str(p->max_mtu, mm, sizeof(mm)));
+			if (p->mtu_source[0])
+				cat(f->evidence, sizeof(f->evidence), " from %s", p->mtu_source);
+			if (odd)
+				cat(f->evidence, sizeof(f->evidence), "; %d of %d other RoCE netdevs have mtu=%lld",
+				    agree, total, common);
+			long long want = odd && common > d->mtu.v ? common : 9000;
+			snprintf(f->hint, sizeof(f->hint),
+				 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld, with the switch "
+				 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu",
+				 d->name, want, n->name);
+		}
+	}
+}
+
+/* ---- links.roce-no-ipv4 ---------------------------------------------- */
+
+static bool is_v2(const struct fab_gid *g) { return strcmp(g->type, "RoCE v2") == 0; }
+
+/* A RoCE port whose GID table holds no RoCE v2 GID with an IPv4 address:
+ * NCCL (NCCL_IB_ADDR_FAMILY=AF_INET by default) and most RoCE applications
+ * look for one; link-local GIDs do not route beyond the L2 segment. */
+void rule_roce_no_ipv4(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			if (!is_roce(p) || p->ngids == 0)
+				continue;
+			bool found = false, unknown = false, v6 = false;
+			for (int g = 0; g < p->ngids; g++) {
+				const struct fab_gid *gd = &p->gids[g];
+				unknown |= !gd->type[0];
+				found |= is_v2(gd) && gd->ipv4;
+				v6 |= is_v2(gd) && !gd->ipv4 && gd->ip[0] &&
+				      strncmp(gd->ip, "fe80:", 5) != 0;
+			}
+			if (found || unknown)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			struct fab_finding *f = model_add_finding(m, "links.roce-no-ipv4", SEV_WARN, subj);
+			snprintf(f->message, sizeof(f->message),
+				 "%s has no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
+				 "an IPv4 RoCE v2 GID, and a link-local GID does not route beyond the L2 segment",
+				 subj, v6 ? "its RoCE v2 GIDs are IPv6 only" : "only link-local GIDs");
+			snprintf(f->evidence, sizeof(f->evidence), "%s/gids, gid_attrs/types:", dir);
+			for (int g = 0; g < p->ngids; g++) {
+				const struct fab_gid *gd = &p->gids[g];
+				cat(f->evidence, sizeof(f->evidence), " %d=%s %s%s", gd->index, gd->type,
+				    gd->ip[0] ? gd->ip : gd->gid, g + 1 < p->ngids ? ";" : "");
+			}
+			snprintf(f->hint, sizeof(f->hint),
+				 "cat %s/gid_attrs/types/* (or show_gids); suggestion: ip addr add <IPv4>/<len> "
+				 "dev %s adds the IPv4 GID; NCCL_IB_GID_INDEX selects a GID by hand",
+				 dir, p->netdev[0] ? p->netdev : "<netdev>");
+		}
+	}
+}
+
+/* ---- links.gid-netns ------------------------------------------------- */
+
+/* True when the space-separated list holds word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *s = list; *s; ) {
+		size_t l = strcspn(s, " ");
+		if (l == wl && strncmp(s, word, wl) == 0)
+			return true;
+		s += l;
+		s += strspn(s, " ");
+	}
+	return false;
+}
+
+/* A GID whose netdev is not among this namespace's netdevs belongs to an
+ * interface in another network namespace (the host's, or another pod's).
+ * Info: that is the normal view from a pod when RDMA runs in "shared" netns
+ * mode, and raw verbs (NCCL) still work through such a GID; the message says
+ * what does not (rdma_cm address resolution from here). */
+void rule_gid_netns(struct fab_model *m)
+{
+	if (m->nnetdevs == 0)
+		return;   /* netdevs unknown: unknown is not bad */
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			char names[160] = "", idx[96] = "";
+			int nforeign = 0, nlocal = 0;
+			for (int g = 0; g < p->ngids; g++) {
+				const struct fab_gid *gd = &p->gids[g];
+				if (!gd->netdev[0])
+					continue;
+				if (netdev_of(m, gd->netdev)) {
+					nlocal++;
+					continue;
+				}
+				cat(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
+				nforeign++;
+				if (!has_word(names, gd->netdev))
+					cat(names, sizeof(names), "%s%s", names[0] ? " " : "", gd->netdev);
+			}
+			if (!nforeign)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			struct fab_finding *f = model_add_finding(m, "links.gid-netns", SEV_INFO, subj);
+			snprintf(f->message, sizeof(f->message),
+				 "%s's RoCE GIDs %s name %s, not in this network namespace: the interface lives "
+				 "in another one (the host's or another pod's); %s",
+				 subj, idx, names,
+				 nlocal ? "rdma_cm here can use only the GIDs of local netdevs"
+					: "rdma_cm here cannot address this port; raw verbs (NCCL) still can");
+			snprintf(f->evidence, sizeof(f->evidence), "%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has",
+				 dir, idx, names);
+			for (int d = 0; d < m->nnetdevs; d++)
+				cat(f->evidence, sizeof(f->evidence), " %s", m->netdevs[d].name);
+			if (m->rdma_netns_mode[0])
+				cat(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
+			snprintf(f->hint, sizeof(f->hint),
+				 "rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
+				 "host: ip -br link show %.*s; in a pod, use the HCA whose netdev the pod owns",
+				 (int)strcspn(names, " "), names);
+		}
+	}
+}
+
+/* ---- links.errors ---------------------------------------------------- */
+
+/* The standard PMA error counters this rule reads (their widths are in the
+ * counter table: a field at its maximum has saturated). warn_at: from this count on, a warning; below it, info. One link_downed
+ * or port_rcv_errors already means lost traffic; a few symbol errors or
+ * retrains over a long uptime are normal noise; remote physical errors
+ * were caused elsewhere on the path. */
+static const struct err_def {
+	const char *name;
+	long long warn_at;
+	const char *gloss;
+} err_defs[] = {
+	{ "link_downed", 1, "the link went down" },
+	{ "port_rcv_errors", 1, "bad packets received" },
+	{ "local_link_integrity_errors", 1, "lane error bursts over threshold" },
+	{ "excessive_buffer_overrun_errors", 1, "flow-control buffer overruns" },
+	{ "symbol_error", 100, "bit errors on a lane" },
+	{ "link_error_recovery", 100, "the link retrained" },
+	{ "port_rcv_remote_physical_errors", 100, "packets marked bad upstream" },
+};
+#define NERR_DEFS ((int)(sizeof(err_defs) / sizeof(err_defs[0])))
+
+static bool saturated(const struct err_def *e, long long v)
+{
+	const struct fab_counter_def *d = counter_def("counters", e->name);
+	return v == 4294967295LL || (d && d->saturates && d->width < 63 &&
+				     v == (1LL << d->width) - 1);
+}
+
+/* Non-zero link error counters on a port, since they were last cleared: a
+ * snapshot cannot tell whether they still grow, so it says so. */
+void rule_link_errors(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			char list[200] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
+			int hits = 0;
+			enum fab_severity sev = SEV_INFO;
+			/* A port that is down now: link_downed records that very event,
+			 * which links.port-down reports already. */
+			bool down_now = (p->state.ok && !port_active(p)) ||
+					(p->phys_state.ok && p->phys_state.v != PH_LINKUP);
+			for (int d = 0; d < NERR_DEFS; d++)
+				for (int c = 0; c < p->nerrors; c++) {
+					const struct fab_counter *ct = &p->errors[c];
+					if (strcmp(ct->name, err_defs[d].name) != 0 || !ct->value.ok ||
+					    ct->value.v <= 0)
+						continue;
+					if (down_now && strcmp(ct->name, "link_downed") == 0)
+						continue;
+					bool s = saturated(&err_defs[d], ct->value.v);
+					if (s || ct->value.v >= err_defs[d].warn_at)
+						sev = SEV_WARN;
+					/* A gloss for the first two; the evidence has them all. */
+					cat(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
+					    ct->value.v, hits < 2 ? " (" : "", hits < 2 ? err_defs[d].gloss : "",
+					    hits < 2 ? ")" : "");
+					cat(ev, sizeof(ev), " %s=%lld", ct->name, ct->value.v);
+					if (s)
+						cat(sat, sizeof(sat), "%s%s", sat[0] ? ", " : "", ct->name);
+					hits++;
+				}
+			if (!hits)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			struct fab_finding *f = model_add_finding(m, "links.errors", sev, subj);
+			if (sat[0])
+				snprintf(f->message, sizeof(f->message),
+					 "%s: %s since the counters were last cleared; %s saturated (stuck at the "
+					 "counter's maximum): the true count is higher and new errors no longer show",
+					 subj, list, sat);
+			else
+				snprintf(f->message, sizeof(f->message),
+					 "%s: %s since the counters were last cleared; a snapshot cannot tell "
+					 "whether they still grow", subj, list);
+			snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
+			if (is_roce(p) && p->netdev[0])
+				snprintf(f->hint, sizeof(f->hint),
+					 "watch them grow in fabtop's live counters pane; ethtool -S %s | grep -iE "
+					 "'fec|symbol|err'; mlxlink -d %s -c; growing errors: reseat/replace the cable",
+					 p->netdev, pci_bdf(m, n)[0] ? pci_bdf(m, n) : n->name);
+			else
+				snprintf(f->hint, sizeof(f->hint),
+					 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
+					 "twice a minute apart (perfquery -R clears them); growing errors: "
+					 "reseat/replace the cable", n->name, p->num);
+		}
+	}
+}
+
+/* ---- links.pfc-off / links.pfc-no-ecn -------------------------------- */
+
+static void prio_list(long long mask, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int b = 0; b < 8; b++)
+		if (mask >> b & 1)
+			cat(buf, len, "%s%d", buf[0] ? "," : "", b);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* A RoCE port whose netdev exposes QoS but has PFC on no priority: RoCE
+ * expects a lossless class, and every drop costs a go-back-N retransmission. */
+void rule_pfc_off(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			const struct fab_netdev *d = is_roce(p) ? netdev_of(m, p->netdev) : NULL;
+			if (!d || !d->pfc_mask.ok || (d->pfc_mask.v & 0xff) != 0)
+				continue;
+			char subj[FAB_NAME_LEN + 8];
+			port_name(n, p, subj, sizeof(subj));
+			struct fab_finding *f = model_add_finding(m, "links.pfc-off", SEV_WARN, subj);
+			snprintf(f->message, sizeof(f->message),
+				 "%s: PFC is off on every priority of %s, so RoCE traffic is not lossless: each "
+				 "drop costs a go-back-N retransmission (fine only on a fabric designed for lossy RoCE)",
+				 subj, d->name);
+			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/qos/pfc: PFC mask=0x%02llx (none)",
+				 d->name, d->pfc_mask.v);
+			if (d->qos_trust[0])
+				cat(f->evidence, sizeof(f->evidence), "; qos/trust=%s", d->qos_trust);
+			snprintf(f->hint, sizeof(f->hint),
+				 "mlnx_qos -i %s (PFC row); suggestion: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 "
+				 "(the RoCE priority, matching the switch)", d->name, d->name);
+		}
+	}
+}
+
+/* PFC on a priority where ECN is off (np or rp, when known): congestion is
+ * then handled by pause frames alone, which spread back through the fabric
+ * (head-of-line blocking, victim flows, pause storms) instead of DCQCN
+ * slowing the senders. */
+void rule_pfc_no_ecn(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			const struct fab_netdev *d = is_roce(p) ? netdev_of(m, p->netdev) : NULL;
+			if (!d || !d->pfc_mask.ok || (!d->ecn_np_mask.ok && !d->ecn_rp_mask.ok))
+				continue;
+			long long pfc = d->pfc_mask.v & 0xff, bad = 0;
+			for (int b = 0; b < 8; b++) {
+				if (!(pfc >> b & 1))
+					continue;
+				if ((d->ecn_np_mask.ok && !(d->ecn_np_mask.v >> b & 1)) ||
+				    (d->ecn_rp_mask.ok && !(d->ecn_rp_mask.v >> b & 1)))
+					bad |= 1LL << b;
+			}
+			if (!bad)
+				continue;
+			char subj[FAB_NAME_LEN + 8], bl[24], pl[24], npl[24], rpl[24];
+			port_name(n, p, subj, sizeof(subj));
+			prio_list(bad, bl, sizeof(bl));
+			prio_list(pfc, pl, sizeof(pl));
+			if (d->ecn_np_mask.ok) prio_list(d->ecn_np_mask.v, npl, sizeof(npl));
+			else snprintf(npl, sizeof(npl), "N/A");
+			if (d->ecn_rp_mask.ok) prio_list(d->ecn_rp_mask.v, rpl, sizeof(rpl));
+			else snprintf(rpl, sizeof(rpl), "N/A");
+			int b0 = __builtin_ctzll((unsigned long long)bad);
+			struct fab_finding *f = model_add_finding(m, "links.pfc-no-ecn", SEV_WARN, subj);
+			snprintf(f->message, sizeof(f->message),
+				 "%s: PFC is on for priority %s of %s but ECN is not: congestion is handled by "
+				 "pause frames alone (head-of-line blocking, pause storms) instead of DCQCN "
+				 "slowing the senders", subj, bl, d->name);
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "/sys/class/net/%s/qos/pfc: PFC on priority %s; /sys/class/net/%s/ecn/"
+				 "roce_np/enable/<prio>=1 on: %s; ecn/roce_rp/enable/<prio>=1 on: %s",
+				 d->name, pl, d->name, npl, rpl);
+			snprintf(f->hint, sizeof(f->hint),
+				 "mlnx_qos -i %s; cat /sys/class/net/%s/ecn/roce_{np,rp}/enable/%d; suggestion: "
+				 "echo 1 into both files for priority %d", d->name, d->name, b0, b0);
+		}
+	}
+}
+
+/* ---- links.not-usable ------------------------------------------------ */
+
+static const char *errno_name(long long e)
+{
+	switch (e) {
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ENODEV: return "ENODEV";
+	case ENXIO: return "ENXIO";
+	case EBUSY: return "EBUSY";
+	case EINVAL: return "EINVAL";
+	}
+	return "errno";
+}
+
+/* Known usability: open_errno says whether the device node was tried. */
+static bool known_usable(const struct fab_nic *n)
+{
+	return n->uverbs.open_errno.ok && n->uverbs.present && n->uverbs.open_errno.v == 0;
+}
+
+static bool known_unusable(const struct fab_nic *n)
+{
+	return n->uverbs.open_errno.ok && (!n->uverbs.present || n->uverbs.open_errno.v != 0);
+}
+
+/* Visible in /sys/class/infiniband is not usable: the verbs device node must
+ * exist in this mount namespace and open. A pod with the shared RDMA device
+ * plugin sees every HCA but gets only its own: info per HCA, warning when
+ * no HCA at all is usable here (nothing can do RDMA from here). */
+void rule_not_usable(struct fab_model *m)
+{
+	int usable = 0;
+	char ulist[160] = "";
+	for (int i = 0; i < m->nnics; i++)
+		if (known_usable(&m->nics[i])) {
+			cat(ulist, sizeof(ulist), "%s%s", usable ? "," : "", m->nics[i].name);
+			usable++;
+		}
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		if (!known_unusable(n))
+			continue;
+		char node[48];
+		if (n->uverbs.name[0])
+			snprintf(node, sizeof(node), "/dev/infiniband/%s", n->uverbs.name);
+		else
+			snprintf(node, sizeof(node), "its /dev/infiniband/uverbs node");
+		struct fab_finding *f = model_add_finding(m, "links.not-usable",
+							  usable ? SEV_INFO : SEV_WARN, n->name);
+		long long e = n->uverbs.open_errno.v;
+		const char *none = usable ? "" : "; no HCA is usable here";
+		if (!n->uverbs.present)
+			snprintf(f->message, sizeof(f->message),
+				 "%s is visible but %s does not exist here: not usable from this container%s",
+				 n->name, node, none);
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "%s is visible but %s cannot be opened (%s: %s): not usable by this user or "
+				 "container%s", n->name, node, errno_name(e), strerror((int)e), none);
+		if (!n->uverbs.present)
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "/sys/class/infiniband/%s exists; %s: absent in this mount namespace",
+				 n->name, node);
+		else
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "/sys/class/infiniband/%s exists; open(%s, O_RDWR) failed with %s (%lld)",
+				 n->name, node, errno_name(e), e);
+		if (usable)
+			snprintf(f->hint, sizeof(f->hint),
+				 "ls -l /dev/infiniband; ibv_devices lists what is visible, not what is usable: "
+				 "give NCCL the usable ones, NCCL_IB_HCA=%s", ulist);
+		else if (!n->uverbs.present)
+			snprintf(f->hint, sizeof(f->hint),
+				 "ls -l /dev/infiniband; in Kubernetes, request the HCA through the RDMA device "
+				 "plugin's resource (rdma/...); on a host, modprobe ib_uverbs");
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "ls -l %s (owner, group, mode); add the user to its group (often rdma), or in a "
+				 "container allow the device (cgroup) through the RDMA device plugin", node);
+	}
+}

@@ -1,0 +1,653 @@
+/*
+ * The links.* rules over synthetic models: a healthy RoCE node and a
+ * healthy IB node (no links.* finding), then one change each that must
+ * trigger exactly the rule it concerns, with the right subject and
+ * severity; and unknown values that must trigger nothing.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fabtop/findings.h"
+#include "fabtop/util.h"
+
+#define NNIC 8
+
+static void add_gid(struct fab_port *p, const char *type, const char *ip, bool v4, const char *nd)
+{
+	struct fab_gid *g = &p->gids[p->ngids];
+	g->index = p->ngids++;
+	fab_strlcpy(g->type, type, sizeof(g->type));
+	fab_strlcpy(g->ip, ip, sizeof(g->ip));
+	fab_strlcpy(g->netdev, nd, sizeof(g->netdev));
+	snprintf(g->gid, sizeof(g->gid), "fe80:0000:0000:0000:0000:0000:0000:%04x", g->index);
+	g->ipv4 = v4;
+}
+
+static void add_err(struct fab_port *p, const char *name, long long v)
+{
+	struct fab_counter *c = &p->errors[p->nerrors++];
+	fab_strlcpy(c->name, name, sizeof(c->name));
+	c->value = fab_int_of(v);
+}
+
+/* Eight single-port ConnectX-7 NICs at 400 Gb/s, each on its own Gen5 x16
+ * slot; RoCE: netdev ethN at MTU 9000, PFC+ECN on priority 3, IPv4 GIDs. */
+static void build(struct fab_model *m, bool roce)
+{
+	model_init(m);
+	for (int i = 0; i < NNIC; i++) {
+		struct fab_pci_dev *d = model_add_pci(m);
+		snprintf(d->bdf, sizeof(d->bdf), "0000:%02x:00.0", 0x10 + i * 0x10);
+		d->link.cur_speed = d->link.max_speed = fab_num_of(32.0);
+		d->link.cur_width = d->link.max_width = fab_int_of(16);
+		char nd[16];
+		snprintf(nd, sizeof(nd), "eth%d", i);
+		if (roce) {
+			struct fab_netdev *n = model_add_netdev(m);
+			fab_strlcpy(n->name, nd, sizeof(n->name));
+			n->pci = i;
+			n->mtu = fab_int_of(9000);
+			n->carrier = fab_int_of(1);
+			fab_strlcpy(n->operstate, "up", sizeof(n->operstate));
+			fab_strlcpy(n->qos_trust, "dscp", sizeof(n->qos_trust));
+			n->pfc_mask = n->ecn_np_mask = n->ecn_rp_mask = fab_int_of(0x08);
+		}
+		struct fab_nic *c = model_add_nic(m);
+		snprintf(c->name, sizeof(c->name), "mlx5_%d", i);
+		c->pci = i;
+		fab_strlcpy(c->hca_type, "MT4129", sizeof(c->hca_type));
+		c->cap_gbps = fab_num_of(400);
+		snprintf(c->uverbs.name, sizeof(c->uverbs.name), "uverbs%d", i);
+		c->uverbs.present = true;
+		c->uverbs.open_errno = fab_int_of(0);
+		c->nports = 1;
+		struct fab_port *p = &c->ports[0];
+		p->num = 1;
+		p->state = fab_int_of(4);
+		fab_strlcpy(p->state_str, "ACTIVE", sizeof(p->state_str));
+		p->phys_state = fab_int_of(5);
+		fab_strlcpy(p->phys_state_str, "LinkUp", sizeof(p->phys_state_str));
+		p->rate_gbps = fab_num_of(400);
+		fab_strlcpy(p->rate_str, "400 Gb/sec (4X NDR)", sizeof(p->rate_str));
+		p->width = fab_int_of(4);
+		fab_strlcpy(p->speed, "NDR", sizeof(p->speed));
+		fab_strlcpy(p->link_layer, roce ? "Ethernet" : "InfiniBand", sizeof(p->link_layer));
+		p->max_mtu = fab_int_of(4096);
+		p->active_mtu = fab_int_of(4096);
+		if (roce) {
+			fab_strlcpy(p->netdev, nd, sizeof(p->netdev));
+			char v4[32];
+			snprintf(v4, sizeof(v4), "10.0.%d.1", i);
+			add_gid(p, "IB/RoCE v1", "fe80::1", false, nd);
+			add_gid(p, "RoCE v2", "fe80::1", false, nd);
+			add_gid(p, "IB/RoCE v1", v4, true, nd);
+			add_gid(p, "RoCE v2", v4, true, nd);
+		} else {
+			p->lid = fab_int_of(i + 1);
+			p->sm_lid = fab_int_of(0x100);
+			add_gid(p, "", "", false, "");
+		}
+		add_err(p, "symbol_error", 0);
+		add_err(p, "link_downed", 0);
+		add_err(p, "port_rcv_errors", 0);
+	}
+}
+
+static struct fab_port *port(struct fab_model *m, int nic) { return &m->nics[nic].ports[0]; }
+
+/* Number of links.* findings; with id, of that id. */
+static int nlinks(const struct fab_model *m, const char *id)
+{
+	int n = 0;
+	for (int i = 0; i < m->nfindings; i++)
+		if (strncmp(m->findings[i].id, id ? id : "links.", strlen(id ? id : "links.")) == 0)
+			n++;
+	return n;
+}
+
+/* The only links.* finding: it must have this id and subject. */
+static const struct fab_finding *only(const struct fab_model *m, const char *id, const char *subj)
+{
+	const struct fab_finding *f = NULL;
+	for (int i = 0; i < m->nfindings; i++) {
+		if (strncmp(m->findings[i].id, "links.", 6) != 0)
+			continue;
+		if (f)
+			fail_msg("more than one links.* finding: %s %s and %s %s", f->id, f->subject,
+				 m->findings[i].id, m->findings[i].subject);
+		f = &m->findings[i];
+	}
+	if (!f)
+		fail_msg("no links.* finding, expected %s %s", id, subj);
+	if (getenv("FABTOP_DUMP"))   /* read the wording */
+		print_message("# [%s] %s %s: %s\n#   layer: %s\n#   evidence: %s\n#   next: %s\n",
+			      fab_severity_name(f->sev), f->id, f->subject, f->message, f->layer,
+			      f->evidence, f->hint);
+	assert_string_equal(f->id, id);
+	assert_string_equal(f->subject, subj);
+	assert_true(f->layer[0]);
+	/* Nothing cut off by its buffer. */
+	assert_true(strlen(f->message) < sizeof(f->message) - 1);
+	assert_true(strlen(f->evidence) < sizeof(f->evidence) - 1);
+	assert_true(strlen(f->hint) < sizeof(f->hint) - 1);
+	return f;
+}
+
+#define HAS(s, sub) do { if (!strstr((s), (sub))) fail_msg("\"%s\" lacks \"%s\"", (s), (sub)); } while (0)
+
+static void test_healthy(void **state)
+{
+	struct fab_model m;
+	for (int roce = 0; roce < 2; roce++) {
+		build(&m, roce);
+		findings_run(&m);
+		for (int i = 0; i < m.nfindings; i++)
+			print_message("# unexpected: %s %s: %s\n", m.findings[i].id, m.findings[i].subject,
+				      m.findings[i].message);
+		assert_int_equal(nlinks(&m, NULL), 0);
+		model_free(&m);
+	}
+}
+
+static void set_err(struct fab_port *p, const char *name, long long v)
+{
+	for (int i = 0; i < p->nerrors; i++)
+		if (strcmp(p->errors[i].name, name) == 0) {
+			p->errors[i].value = fab_int_of(v);
+			return;
+		}
+	add_err(p, name, v);
+}
+
+static void set_state(struct fab_port *p, int st, const char *sw, int ph, const char *pw)
+{
+	p->state = fab_int_of(st);
+	fab_strlcpy(p->state_str, sw, sizeof(p->state_str));
+	p->phys_state = fab_int_of(ph);
+	fab_strlcpy(p->phys_state_str, pw, sizeof(p->phys_state_str));
+}
+
+static void test_port_down(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	set_state(port(&m, 1), 1, "DOWN", 2, "Polling");
+	m.netdevs[1].carrier = fab_int_of(0);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.port-down", "mlx5_1/1");
+	assert_int_equal(f->sev, SEV_ERROR);
+	HAS(f->message, "Polling");
+	HAS(f->message, "no peer seen");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_1/ports/1/state=1: DOWN phys_state=2: Polling");
+	HAS(f->evidence, "carrier=0");
+	HAS(f->hint, "ibstat mlx5_1 1");
+	HAS(f->hint, "ip link show eth1");
+	model_free(&m);
+
+	/* RoCE Disabled: admin down (carrier unreadable) vs no carrier. */
+	build(&m, true);
+	set_state(port(&m, 2), 1, "DOWN", 3, "Disabled");
+	m.netdevs[2].carrier.ok = false;
+	fab_strlcpy(m.netdevs[2].operstate, "down", sizeof(m.netdevs[2].operstate));
+	findings_run(&m);
+	f = only(&m, "links.port-down", "mlx5_2/1");
+	HAS(f->message, "administratively down");
+	HAS(f->hint, "ip link set dev eth2 up");
+	model_free(&m);
+
+	build(&m, true);
+	set_state(port(&m, 2), 1, "DOWN", 3, "Disabled");
+	m.netdevs[2].carrier = fab_int_of(0);
+	fab_strlcpy(m.netdevs[2].operstate, "down", sizeof(m.netdevs[2].operstate));
+	findings_run(&m);
+	f = only(&m, "links.port-down", "mlx5_2/1");
+	HAS(f->message, "no carrier");
+	HAS(f->hint, "ethtool eth2");
+	model_free(&m);
+
+	/* IB Disabled: administratively. */
+	build(&m, false);
+	set_state(port(&m, 2), 1, "DOWN", 3, "Disabled");
+	findings_run(&m);
+	f = only(&m, "links.port-down", "mlx5_2/1");
+	HAS(f->message, "administratively down");
+	model_free(&m);
+
+	/* A down port's link_downed is that very event: port-down only. */
+	build(&m, true);
+	set_state(port(&m, 1), 1, "DOWN", 3, "Disabled");
+	set_err(port(&m, 1), "link_downed", 1);
+	findings_run(&m);
+	only(&m, "links.port-down", "mlx5_1/1");
+	model_free(&m);
+
+	/* IB, physical link training. */
+	build(&m, false);
+	set_state(port(&m, 0), 1, "DOWN", 4, "PortConfigurationTrain");
+	findings_run(&m);
+	f = only(&m, "links.port-down", "mlx5_0/1");
+	HAS(f->message, "training");
+	model_free(&m);
+
+	/* Unknown state and phys_state: nothing. */
+	build(&m, true);
+	port(&m, 3)->state.ok = false;
+	port(&m, 3)->phys_state.ok = false;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+static void test_no_sm(void **state)
+{
+	struct fab_model m;
+	build(&m, false);
+	set_state(port(&m, 3), 2, "INIT", 5, "LinkUp");
+	port(&m, 3)->sm_lid = fab_int_of(0);
+	port(&m, 3)->lid = fab_int_of(0);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.no-sm", "mlx5_3/1");
+	assert_int_equal(f->sev, SEV_ERROR);
+	HAS(f->message, "no subnet manager");
+	HAS(f->evidence, "state=2: INIT");
+	HAS(f->evidence, "sm_lid=0");
+	HAS(f->hint, "sminfo");
+	model_free(&m);
+
+	/* ACTIVE with sm_lid 0: warning. */
+	build(&m, false);
+	port(&m, 4)->sm_lid = fab_int_of(0);
+	findings_run(&m);
+	f = only(&m, "links.no-sm", "mlx5_4/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	model_free(&m);
+
+	/* INIT with the physical link down is port-down, not no-sm. */
+	build(&m, false);
+	set_state(port(&m, 3), 2, "INIT", 2, "Polling");
+	findings_run(&m);
+	only(&m, "links.port-down", "mlx5_3/1");
+	model_free(&m);
+
+	/* RoCE ports have no SM: sm_lid 0 means nothing there. */
+	build(&m, true);
+	port(&m, 0)->sm_lid = fab_int_of(0);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+static void half_width(struct fab_port *p)
+{
+	p->rate_gbps = fab_num_of(200);
+	fab_strlcpy(p->rate_str, "200 Gb/sec (2X NDR)", sizeof(p->rate_str));
+	p->width = fab_int_of(2);
+}
+
+static void test_rate(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	half_width(port(&m, 2));
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.rate-degraded", "mlx5_2/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "runs at 200 Gb/s, expected 400 Gb/s");
+	HAS(f->message, "7 of 7 other RoCE ports run at 400");
+	HAS(f->message, "2 of 4 lanes");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_2/ports/1/rate=200 Gb/sec (2X NDR)");
+	HAS(f->hint, "ethtool eth2");
+	HAS(f->hint, "mlxlink -d 0000:30:00.0 -m");
+	model_free(&m);
+
+	/* Capability unknown: the siblings are the reference. */
+	build(&m, true);
+	for (int i = 0; i < NNIC; i++)
+		m.nics[i].cap_gbps.ok = false;
+	half_width(port(&m, 5));
+	findings_run(&m);
+	f = only(&m, "links.rate-degraded", "mlx5_5/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "expected 400");
+	model_free(&m);
+
+	/* Every port at 200 of a 400 capability: node-wide, info on each. */
+	build(&m, false);
+	for (int i = 0; i < NNIC; i++)
+		half_width(port(&m, i));
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.rate-degraded"), NNIC);
+	for (int i = 0; i < m.nfindings; i++)
+		assert_int_equal(m.findings[i].sev, SEV_INFO);
+	model_free(&m);
+
+	/* A lone IB port at 2X, capability unknown: the width says it. */
+	build(&m, false);
+	m.nnics = 1;
+	m.nics[0].cap_gbps.ok = false;
+	half_width(port(&m, 0));
+	findings_run(&m);
+	f = only(&m, "links.rate-degraded", "mlx5_0/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "runs at 200 Gb/s, expected 400 Gb/s: 2 of 4 lanes are up (2X)");
+	model_free(&m);
+
+	/* Two RoCE ports below the chip's capability, no sibling majority: info. */
+	build(&m, true);
+	m.nnics = 2;
+	for (int i = 0; i < 2; i++) {
+		port(&m, i)->rate_gbps = fab_num_of(200);
+		fab_strlcpy(port(&m, i)->rate_str, "200 Gb/sec (4X HDR)", sizeof(port(&m, i)->rate_str));
+	}
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.rate-degraded"), 2);
+	assert_int_equal(m.findings[0].sev, SEV_INFO);
+	HAS(m.findings[0].message, "the chip's maximum");
+	model_free(&m);
+
+	/* A lone 25GbE port (1X), capability unknown: native, nothing. */
+	build(&m, true);
+	m.nnics = 1;
+	m.nics[0].cap_gbps.ok = false;
+	port(&m, 0)->rate_gbps = fab_num_of(25);
+	port(&m, 0)->width = fab_int_of(1);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+
+	/* A DOWN port's rate (mlx5 reports 40 Gb/s without link) is not judged here. */
+	build(&m, true);
+	set_state(port(&m, 1), 1, "DOWN", 2, "Polling");
+	port(&m, 1)->rate_gbps = fab_num_of(40);
+	findings_run(&m);
+	only(&m, "links.port-down", "mlx5_1/1");
+	model_free(&m);
+}
+
+static void test_pcie(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	m.pci[3].link.cur_width = fab_int_of(8);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.pcie-bottleneck", "mlx5_3");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "PCIe Gen5 x8 = 32 GT/s \u00d7 8 \u00d7 128/130 \u2248 252 Gb/s < 400 Gb/s port rate");
+	HAS(f->evidence, "/sys/bus/pci/devices/0000:40:00.0/current_link_speed=32.0 GT/s current_link_width=8");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_3/ports/1/rate=400 Gb/sec (4X NDR)");
+	HAS(f->hint, "pcie.degraded");
+	model_free(&m);
+
+	/* A Gen4 x16 slot at its own maximum: the slot is too slow. */
+	build(&m, true);
+	m.pci[0].link.cur_speed = m.pci[0].link.max_speed = fab_num_of(16.0);
+	findings_run(&m);
+	f = only(&m, "links.pcie-bottleneck", "mlx5_0");
+	HAS(f->message, "Gen4 x16");
+	HAS(f->hint, "slot itself");
+	model_free(&m);
+
+	/* Two functions of one card share the link: 2 x 200 on Gen4 x16. */
+	build(&m, true);
+	m.nnics = 2;
+	snprintf(m.pci[1].bdf, sizeof(m.pci[1].bdf), "0000:10:00.1");
+	for (int i = 0; i < 2; i++) {
+		m.pci[i].link.cur_speed = m.pci[i].link.max_speed = fab_num_of(16.0);
+		m.nics[i].cap_gbps = fab_num_of(200);
+		port(&m, i)->rate_gbps = fab_num_of(200);
+	}
+	findings_run(&m);
+	f = only(&m, "links.pcie-bottleneck", "mlx5_0");
+	HAS(f->message, "mlx5_0/1+mlx5_1/1");
+	model_free(&m);
+
+	/* A DOWN port does not count; unknown link speed says nothing. */
+	build(&m, true);
+	m.pci[3].link.cur_width = fab_int_of(8);
+	set_state(port(&m, 3), 1, "DOWN", 0, "");
+	port(&m, 3)->phys_state.ok = false;
+	m.pci[4].link.cur_width = fab_int_of(8);
+	m.pci[4].link.cur_speed.ok = false;
+	findings_run(&m);
+	only(&m, "links.port-down", "mlx5_3/1");
+	model_free(&m);
+}
+
+static void test_mtu(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	m.netdevs[4].mtu = fab_int_of(4096);
+	port(&m, 4)->active_mtu = fab_int_of(2048);
+	fab_strlcpy(port(&m, 4)->mtu_source, "netdev MTU (RoCE)", sizeof(port(&m, 4)->mtu_source));
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.mtu-mismatch", "mlx5_4/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "RoCE MTU 4096 needs the netdev MTU above 4096 plus headers");
+	HAS(f->message, "eth4 has MTU 4096, so RDMA on mlx5_4/1 runs at 2048");
+	HAS(f->message, "sibling RoCE netdevs use MTU 9000");
+	HAS(f->evidence, "/sys/class/net/eth4/mtu=4096");
+	HAS(f->evidence, "7 of 7 other RoCE netdevs have mtu=9000");
+	HAS(f->hint, "ip link set dev eth4 mtu 9000");
+	HAS(f->hint, "fabtop changes nothing");
+	model_free(&m);
+
+	/* Differs from the siblings, RDMA MTU unaffected: info. */
+	build(&m, true);
+	m.netdevs[6].mtu = fab_int_of(4200);
+	findings_run(&m);
+	f = only(&m, "links.mtu-mismatch", "mlx5_6/1");
+	assert_int_equal(f->sev, SEV_INFO);
+	model_free(&m);
+
+	/* Unknown netdev MTU: nothing; IB: nothing. */
+	build(&m, true);
+	m.netdevs[4].mtu.ok = false;
+	port(&m, 4)->active_mtu = fab_int_of(2048);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+static void test_roce_ipv4(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	port(&m, 5)->ngids = 2;   /* only the link-local pair */
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.roce-no-ipv4", "mlx5_5/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "only link-local");
+	HAS(f->evidence, "1=RoCE v2 fe80::1");
+	HAS(f->hint, "/sys/class/infiniband/mlx5_5/ports/1/gid_attrs/types/*");
+	HAS(f->hint, "ip addr add");
+	model_free(&m);
+
+	/* IPv4 only on a RoCE v1 GID does not count. */
+	build(&m, true);
+	port(&m, 5)->ngids = 3;
+	findings_run(&m);
+	only(&m, "links.roce-no-ipv4", "mlx5_5/1");
+	model_free(&m);
+
+	/* GID types unreadable: unknown, nothing; no GIDs read: nothing. */
+	build(&m, true);
+	port(&m, 5)->ngids = 2;
+	port(&m, 5)->gids[1].type[0] = '\0';
+	port(&m, 6)->ngids = 0;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+static void test_gid_netns(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	fab_strlcpy(m.netdevs[2].name, "net1", sizeof(m.netdevs[2].name));
+	fab_strlcpy(port(&m, 2)->netdev, "net1", sizeof(port(&m, 2)->netdev));
+	/* mlx5_2's GIDs still name eth2, which this namespace does not have. */
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.gid-netns", "mlx5_2/1");
+	assert_int_equal(f->sev, SEV_INFO);
+	HAS(f->message, "GIDs 0,1,2,3 name eth2");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_2/ports/1/gid_attrs/ndevs/{0,1,2,3}=eth2");
+	model_free(&m);
+
+	/* No netdevs known at all: nothing. */
+	build(&m, true);
+	m.nnetdevs = 0;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.gid-netns"), 0);
+	model_free(&m);
+}
+
+static void test_errors(void **state)
+{
+	struct fab_model m;
+	build(&m, false);
+	set_err(port(&m, 7), "symbol_error", 37);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.errors", "mlx5_7/1");
+	assert_int_equal(f->sev, SEV_INFO);
+	HAS(f->message, "symbol_error=37");
+	HAS(f->message, "since the counters were last cleared");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_7/ports/1/counters/: symbol_error=37");
+	HAS(f->hint, "perfquery -x");
+	model_free(&m);
+
+	build(&m, true);
+	set_err(port(&m, 7), "symbol_error", 37);
+	set_err(port(&m, 7), "link_downed", 2);
+	findings_run(&m);
+	f = only(&m, "links.errors", "mlx5_7/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "link_downed=2 (the link went down), symbol_error=37 (bit errors on a lane)");
+	model_free(&m);
+
+	build(&m, false);
+	set_err(port(&m, 0), "symbol_error", 4294967295LL);
+	findings_run(&m);
+	f = only(&m, "links.errors", "mlx5_0/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "saturated");
+	model_free(&m);
+
+	/* The 16-bit PMA field's ceiling is saturation too. */
+	build(&m, false);
+	set_err(port(&m, 0), "symbol_error", 65535);
+	findings_run(&m);
+	f = only(&m, "links.errors", "mlx5_0/1");
+	HAS(f->message, "saturated");
+	model_free(&m);
+
+	/* Unknown values and counters outside the list: nothing. */
+	build(&m, false);
+	port(&m, 0)->errors[0].value.ok = false;
+	port(&m, 0)->errors[0].value.v = 99;
+	set_err(port(&m, 1), "port_xmit_discards", 12);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+static void test_pfc(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	m.netdevs[6].pfc_mask = fab_int_of(0);
+	m.netdevs[6].ecn_np_mask = m.netdevs[6].ecn_rp_mask = fab_int_of(0);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.pfc-off", "mlx5_6/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->evidence, "/sys/class/net/eth6/qos/pfc");
+	HAS(f->hint, "mlnx_qos -i eth6");
+	model_free(&m);
+
+	build(&m, true);
+	m.netdevs[7].ecn_np_mask = m.netdevs[7].ecn_rp_mask = fab_int_of(0);
+	findings_run(&m);
+	f = only(&m, "links.pfc-no-ecn", "mlx5_7/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "priority 3 of eth7");
+	HAS(f->hint, "/sys/class/net/eth7/ecn/roce_{np,rp}/enable/3");
+	model_free(&m);
+
+	/* np on, rp unknown: fine. Both unknown: nothing. PFC unknown: nothing. */
+	build(&m, true);
+	m.netdevs[1].ecn_rp_mask.ok = false;
+	m.netdevs[2].ecn_np_mask.ok = m.netdevs[2].ecn_rp_mask.ok = false;
+	m.netdevs[3].pfc_mask.ok = false;
+	m.netdevs[3].pfc_mask.v = 0;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+static void test_not_usable(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	m.nics[4].uverbs.present = false;
+	m.nics[4].uverbs.open_errno = fab_int_of(ENOENT);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.not-usable", "mlx5_4");
+	assert_int_equal(f->sev, SEV_INFO);
+	HAS(f->message, "mlx5_4 is visible but /dev/infiniband/uverbs4 does not exist here: "
+		       "not usable from this container");
+	HAS(f->hint, "NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_5,mlx5_6,mlx5_7");
+	model_free(&m);
+
+	build(&m, true);
+	m.nics[2].uverbs.open_errno = fab_int_of(EACCES);
+	findings_run(&m);
+	f = only(&m, "links.not-usable", "mlx5_2");
+	HAS(f->message, "EACCES");
+	HAS(f->evidence, "open(/dev/infiniband/uverbs2, O_RDWR) failed with EACCES");
+	model_free(&m);
+
+	/* None usable: warning on each. */
+	build(&m, true);
+	for (int i = 0; i < NNIC; i++) {
+		m.nics[i].uverbs.present = false;
+		m.nics[i].uverbs.open_errno = fab_int_of(ENOENT);
+	}
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.not-usable"), NNIC);
+	for (int i = 0; i < m.nfindings; i++)
+		assert_int_equal(m.findings[i].sev, SEV_WARN);
+	model_free(&m);
+
+	/* Unknown: absent and not tried, or present and not tried: nothing. */
+	build(&m, true);
+	m.nics[1].uverbs.present = false;
+	m.nics[1].uverbs.open_errno.ok = false;
+	m.nics[2].uverbs.open_errno.ok = false;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_port_down),
+		cmocka_unit_test(test_no_sm),
+		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_pcie),
+		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_roce_ipv4),
+		cmocka_unit_test(test_gid_netns),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_pfc),
+		cmocka_unit_test(test_not_usable),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1127 @@
+/*
+ * links.c - the Links pane: every HCA port on one line, as ibstat and
+ * ibdev2netdev would show it together, coloured by its worst finding; below
+ * the list (beside it on wide terminals) the selected port in detail: HCA,
+ * PCIe, verbs access, port, netdev, RoCE QoS, GIDs, error counters and the
+ * findings about it.
+ *
+ * State, all in struct view: sel is the selected list row (over all ports,
+ * filtered or not), sel_top the first row in view, filter 0 or the NIC
+ * index + 1, top/left the detail's scroll offsets, page_h its height.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/counters.h"
+#include "fabtop/view.h"
+
+#define SIDE_MIN_W   160   /* from this width the detail goes beside the list */
+#define DETAIL_MIN_W 60    /* what the detail keeps when beside the list */
+#define LABEL_W      10    /* the detail's label column */
+#define GAP          2     /* between list columns */
+#define PREFIX       2     /* "> " marks the selected row, also in text dumps */
+#define HSTEP        8     /* sideways scroll step, as the other panes */
+#define TO_FINDINGS  (INT_MAX / 2)   /* v->top asking the next draw for the findings */
+#define CGAP         2     /* between columns of error counters */
+
+/* ---- rows: one per port; a device without ports still gets one --------- */
+
+struct row {
+	const struct fab_nic *n;
+	const struct fab_port *pt;    /* NULL: a device without ports */
+};
+
+/* Ports this pane shows; never past the model's array. */
+static int nic_ports(const struct fab_nic *n)
+{
+	return n->nports < 0 ? 0 : n->nports > FAB_MAX_PORTS ? FAB_MAX_PORTS : n->nports;
+}
+
+static int nic_rows(const struct fab_nic *n)
+{
+	return nic_ports(n) > 0 ? nic_ports(n) : 1;
+}
+
+static int total_rows(const struct fab_model *m)
+{
+	int t = 0;
+	for (int i = 0; i < m->nnics; i++)
+		t += nic_rows(&m->nics[i]);
+	return t;
+}
+
+static struct row row_at(const struct fab_model *m, int g)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		if (g < nic_rows(n))
+			return (struct row){ n, nic_ports(n) ? &n->ports[g] : NULL };
+		g -= nic_rows(n);
+	}
+	return (struct row){ NULL, NULL };
+}
+
+/* The rows the filter shows, [*first, *first + *n): a filter is one NIC. */
+static void shown_range(const struct fab_model *m, int filter, int *first, int *n)
+{
+	*first = 0;
+	*n = total_rows(m);
+	if (filter < 1 || filter > m->nnics)
+		return;
+	for (int i = 0; i < filter - 1; i++)
+		*first += nic_rows(&m->nics[i]);
+	*n = nic_rows(&m->nics[filter - 1]);
+}
+
+static void port_name(const struct row *r, char *buf, size_t len)
+{
+	if (r->pt)
+		snprintf(buf, len, "%s/%d", r->n->name, r->pt->num);
+	else
+		snprintf(buf, len, "%s", r->n->name);
+}
+
+/* ---- findings about a port: its own ("mlx5_0/1") and its device's ------- */
+
+static bool about(const struct fab_finding *f, const struct row *r)
+{
+	char name[FAB_NAME_LEN + 16];
+	if (strcmp(f->subject, r->n->name) == 0)
+		return true;
+	port_name(r, name, sizeof(name));
+	return r->pt && strcmp(f->subject, name) == 0;
+}
+
+/* The worst finding about a row (the first of equals), NULL when none. */
+static const struct fab_finding *worst(const struct fab_model *m, const struct row *r, int *count)
+{
+	const struct fab_finding *w = NULL;
+	*count = 0;
+	for (int i = 0; i < m->nfindings; i++) {
+		const struct fab_finding *f = &m->findings[i];
+		if (!about(f, r))
+			continue;
+		(*count)++;
+		if (!w || f->sev > w->sev)
+			w = f;
+	}
+	return w;
+}
+
+/* A finding about any HCA or HCA port. */
+static bool about_any(const struct fab_model *m, const struct fab_finding *f)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < nic_rows(n); k++) {
+			struct row r = { n, nic_ports(n) ? &n->ports[k] : NULL };
+			if (about(f, &r))
+				return true;
+		}
+	}
+	return false;
+}
+
+static int sev_attr(enum fab_severity s)
+{
+	return fab_attr(s == SEV_ERROR ? CP_ERROR : s == SEV_WARN ? CP_WARN : CP_OK);
+}
+
+static const char *sev_word(enum fab_severity s)
+{
+	return s == SEV_ERROR ? "ERROR" : s == SEV_WARN ? "WARNING" : "INFO";
+}
+
+/* ---- values as text: N/A when unknown, never a made-up zero ------------- */
+
+static bool is_ib(const struct fab_port *pt)
+{
+	return strcmp(pt->link_layer, "InfiniBand") == 0;
+}
+
+static bool is_eth(const struct fab_port *pt)
+{
+	return strcmp(pt->link_layer, "Ethernet") == 0;
+}
+
+/* Usable here: the verbs device node exists in this mount namespace and
+ * opened read-write; the same test as the links.not-usable rule. */
+static int usable(const struct fab_uverbs *u)
+{
+	if (!u->open_errno.ok)
+		return -1;
+	return u->present && u->open_errno.v == 0;
+}
+
+static const char *usable_word(const struct fab_uverbs *u)
+{
+	int k = usable(u);
+	return k < 0 ? "N/A" : k ? "yes" : "no";
+}
+
+static const char *int_str(fab_int v, const char *fmt, char *buf, size_t len)
+{
+	if (v.ok)
+		snprintf(buf, len, fmt, v.v);
+	else
+		snprintf(buf, len, "N/A");
+	return buf;
+}
+
+static const char *str_or_na(const char *s)
+{
+	return s && s[0] ? s : "N/A";
+}
+
+static const char *state_str(const char *word, fab_int num, char *buf, size_t len)
+{
+	if (word[0])
+		return word;
+	return int_str(num, "%lld", buf, len);
+}
+
+/* "400 Gb/s 4X NDR"; the kernel's own string when the parts are unknown. */
+static void fmt_rate(const struct fab_port *pt, char *buf, size_t len)
+{
+	size_t n;
+	if (!pt->rate_gbps.ok) {
+		snprintf(buf, len, "%s", str_or_na(pt->rate_str));
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "%g Gb/s", pt->rate_gbps.v);
+	if (pt->width.ok && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " %lldX", pt->width.v);
+	if (pt->speed[0] && n < len)
+		snprintf(buf + n, len - n, " %s", pt->speed);
+}
+
+/* "3", "0,3", "none"; N/A when the mask is unknown. */
+static const char *prio_list(fab_int mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	if (!mask.ok) {
+		snprintf(buf, len, "N/A");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (int p = 0; p < 8 && n < len; p++)
+		if (mask.v >> p & 1)
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", p);
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)
+{
+	int i = name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
+	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
+}
+
+static int port_gids(const struct fab_port *pt)
+{
+	return pt->ngids < 0 ? 0 : pt->ngids > FAB_MAX_GIDS ? FAB_MAX_GIDS : pt->ngids;
+}
+
+/* The IPv4 address of the first RoCE v2 GID: what RoCE peers address. */
+static const struct fab_gid *roce_v2_ipv4(const struct fab_port *pt)
+{
+	for (int g = 0; g < port_gids(pt); g++)
+		if (pt->gids[g].ipv4 && strcmp(pt->gids[g].type, "RoCE v2") == 0)
+			return &pt->gids[g];
+	return NULL;
+}
+
+/* PCIe payload bandwidth: 8b/10b encoding below Gen3, 128b/130b from Gen3. */
+static double pcie_gbps(double gts, long long width)
+{
+	return gts * (double)width * (gts < 8.0 ? 0.8 : 128.0 / 130.0);
+}
+
+/* ---- the port list ------------------------------------------------------- */
+
+enum { C_PORT, C_STATE, C_PHYS, C_RATE, C_LAYER, C_NETDEV, C_ADDR, C_MTU, C_USABLE,
+       C_FINDING, NCOLS };
+
+static const char *const col_head[NCOLS] = {
+	"PORT", "STATE", "PHYS", "RATE", "LAYER", "NETDEV", "LID/IPv4", "MTU", "USABLE",
+	"FINDING",
+};
+/* Left out in this order when the list is wider than its window: each is
+ * in the detail, and the row's colour and finding say what is wrong. */
+static const int col_drop[] = { C_LAYER, C_PHYS, C_ADDR, C_MTU, C_NETDEV };
+
+struct cols {
+	int w[NCOLS];
+	bool on[NCOLS];
+	int width;                    /* of a whole row, the prefix included */
+};
+
+static void cell(const struct fab_model *m, const struct row *r, int col, char *buf, size_t len)
+{
+	const struct fab_port *pt = r->pt;
+	char tmp[64];
+	int count;
+	if (col == C_PORT) {
+		port_name(r, buf, len);
+		return;
+	}
+	if (col == C_USABLE) {
+		snprintf(buf, len, "%s", usable_word(&r->n->uverbs));
+		return;
+	}
+	if (col == C_FINDING) {
+		const struct fab_finding *f = worst(m, r, &count);
+		if (!f)
+			buf[0] = '\0';
+		else if (count > 1)
+			snprintf(buf, len, "%s +%d", f->id, count - 1);
+		else
+			snprintf(buf, len, "%s", f->id);
+		return;
+	}
+	if (!pt) {
+		snprintf(buf, len, "%s", col == C_STATE ? "no ports" : "");
+		return;
+	}
+	switch (col) {
+	case C_STATE:
+		snprintf(buf, len, "%s", state_str(pt->state_str, pt->state, tmp, sizeof(tmp)));
+		break;
+	case C_PHYS:
+		snprintf(buf, len, "%s", state_str(pt->phys_state_str, pt->phys_state, tmp, sizeof(tmp)));
+		break;
+	case C_RATE:
+		fmt_rate(pt, buf, len);
+		break;
+	case C_LAYER:
+		snprintf(buf, len, "%s", is_ib(pt) ? "IB" : is_eth(pt) ? "Eth" : str_or_na(pt->link_layer));
+		break;
+	case C_NETDEV: {
+		const struct fab_netdev *d = netdev_of(m, pt->netdev);
+		snprintf(buf, len, "%s%s", str_or_na(pt->netdev),
+			 d && strcmp(d->operstate, "down") == 0 ? " down" : "");
+		break;
+	}
+	case C_ADDR:
+		if (is_ib(pt)) {
+			snprintf(buf, len, "lid %s", int_str(pt->lid, "0x%llx", tmp, sizeof(tmp)));
+		} else if (is_eth(pt)) {
+			const struct fab_gid *g = roce_v2_ipv4(pt);
+			snprintf(buf, len, "%s", g ? g->ip : port_gids(pt) ? "no IPv4" : "N/A");
+		} else {
+			snprintf(buf, len, "N/A");
+		}
+		break;
+	case C_MTU:
+		int_str(pt->active_mtu, "%lld", buf, len);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+static void cols_width(struct cols *c)
+{
+	c->width = PREFIX;
+	for (int k = 0, any = 0; k < NCOLS; k++)
+		if (c->on[k]) {
+			c->width += (any ? GAP : 0) + c->w[k];
+			any = 1;
+		}
+}
+
+/* The columns that fit in budget, each as wide as its widest cell over all
+ * ports (so a filter does not move them). The finding may still be cut. */
+static void cols_fit(const struct fab_model *m, int budget, struct cols *c)
+{
+	char buf[160];
+	int n = total_rows(m);
+	for (int k = 0; k < NCOLS; k++) {
+		c->w[k] = view_strwidth(col_head[k]);
+		c->on[k] = true;
+	}
+	for (int g = 0; g < n; g++) {
+		struct row r = row_at(m, g);
+		for (int k = 0; k < NCOLS; k++) {
+			cell(m, &r, k, buf, sizeof(buf));
+			int w = view_strwidth(buf);
+			if (w > c->w[k])
+				c->w[k] = w;
+		}
+	}
+	/* A capture that did not record verbs access has nothing to say here;
+	 * the verdict line says N/A once. */
+	bool known = false;
+	for (int i = 0; i < m->nnics; i++)
+		known = known || usable(&m->nics[i].uverbs) >= 0;
+	c->on[C_USABLE] = known;
+	cols_width(c);
+	for (size_t i = 0; i < sizeof(col_drop) / sizeof(col_drop[0]) && c->width > budget; i++) {
+		c->on[col_drop[i]] = false;
+		cols_width(c);
+	}
+}
+
+/* One list line from the cells (or the headings when r is NULL). */
+static void row_text(const struct fab_model *m, const struct row *r, const struct cols *c,
+		     bool sel, char *line, size_t len)
+{
+	char buf[160];
+	size_t n = (size_t)snprintf(line, len, "%s", sel ? "> " : "  ");
+	bool any = false;
+	for (int k = 0; k < NCOLS && n < len; k++) {
+		if (!c->on[k])
+			continue;
+		if (r)
+			cell(m, r, k, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%s", col_head[k]);
+		/* Pad by columns, not bytes: every cell is ASCII but be safe. */
+		int pad = k == C_FINDING && !sel ? 0 : c->w[k] - view_strwidth(buf);
+		n += (size_t)snprintf(line + n, len - n, "%*s%s%*s", any ? GAP : 0, "", buf,
+				      pad > 0 ? pad : 0, "");
+		any = true;
+	}
+}
+
+static void list_body(struct view_pen *p, const struct fab_model *m)
+{
+	struct cols c;
+	char line[640];
+	int first, n;
+	cols_fit(m, p->w, &c);
+	shown_range(m, p->v->filter, &first, &n);
+	for (int g = first; g < first + n; g++) {
+		struct row r = row_at(m, g);
+		int count;
+		const struct fab_finding *f = worst(m, &r, &count);
+		bool sel = g == p->v->sel;
+		int a = f ? sev_attr(f->sev) : fab_attr(CP_OK);
+		row_text(m, &r, &c, sel, line, sizeof(line));
+		view_pen_put(p, 0, line, sel ? a | fab_attr(CP_SELECT) : a);
+		view_pen_nl(p);
+	}
+}
+
+/* ---- text that wraps by pieces ------------------------------------------- */
+
+/* Appends s at column x of the current line; when it would pass the right
+ * edge it goes to the next line at indent. Returns the column after it. */
+static int add(struct view_pen *p, int x, int indent, const char *s, int attr)
+{
+	if (x > indent && x + view_strwidth(s) > p->w) {
+		view_pen_nl(p);
+		x = indent;
+		while (*s == ' ')
+			s++;
+	}
+	if (x + view_strwidth(s) > p->w && x == indent) {
+		/* Longer than a whole line: wrap it as text; it ends the line. */
+		view_pen_wrap(p, x, s, attr);
+		p->row--;
+		return p->w;
+	}
+	return view_pen_fixed(p, x, s, attr);
+}
+
+static int label(struct view_pen *p, const char *s)
+{
+	view_pen_fixed(p, 0, s, A_BOLD);
+	return LABEL_W;
+}
+
+/* " · text": the separator and the text stay together, and a line never
+ * starts with the separator. */
+static int add_sep(struct view_pen *p, int x, int indent, const char *s, int attr)
+{
+	const char *dot = fab_glyph(" \u00b7 ", " - ");
+	if (x > indent && x + view_strwidth(dot) + view_strwidth(s) > p->w) {
+		view_pen_nl(p);
+		return add(p, indent, indent, s, attr);
+	}
+	x = add(p, x, indent, dot, 0);
+	return add(p, x, indent, s, attr);
+}
+
+/* "  name value" as one piece, so a label never ends a line alone. */
+static int kv(struct view_pen *p, int x, const char *name, const char *value, int attr)
+{
+	char buf[FAB_PATH_LEN];
+	snprintf(buf, sizeof(buf), "%s%s%s%s", x > LABEL_W ? "  " : "", name, name[0] ? " " : "",
+		 value);
+	return add(p, x, LABEL_W, buf, attr);
+}
+
+static void title(struct view_pen *p, const char *s)
+{
+	view_pen_fixed(p, 0, s, fab_attr(CP_TITLE));
+	view_pen_nl(p);
+}
+
+/* ---- the detail of one port ---------------------------------------------- */
+
+static void detail_summary(struct view_pen *p, const struct fab_model *m, const struct row *r)
+{
+	char buf[64];
+	int x = label(p, "Findings"), count = 0;
+	for (int i = 0; i < m->nfindings; i++) {
+		const struct fab_finding *f = &m->findings[i];
+		if (!about(f, r))
+			continue;
+		snprintf(buf, sizeof(buf), "%s%s", count ? ", " : "", f->id);
+		x = add(p, x, LABEL_W, buf, sev_attr(f->sev));
+		count++;
+	}
+	if (count)
+		add(p, x, LABEL_W, " (End to read)", fab_attr(CP_DIM));
+	else
+		add(p, x, LABEL_W, "none", fab_attr(CP_OK));
+	view_pen_nl(p);
+}
+
+static void detail_hca(struct view_pen *p, const struct fab_model *m, const struct fab_nic *n)
+{
+	const struct fab_pci_dev *d = n->pci >= 0 && n->pci < m->npci ? &m->pci[n->pci] : NULL;
+	char buf[160], a[48], b[48];
+	int x = label(p, "HCA");
+	x = add(p, x, LABEL_W, n->name, A_BOLD);
+	x = kv(p, x, "type", str_or_na(n->hca_type), 0);
+	x = kv(p, x, "driver", str_or_na(n->driver), 0);
+	x = kv(p, x, "fw", str_or_na(n->fw_ver), 0);
+	x = kv(p, x, "node GUID", str_or_na(n->node_guid), 0);
+	kv(p, x, "board", str_or_na(n->board_id), 0);
+	view_pen_nl(p);
+
+	x = label(p, "PCI");
+	if (!d) {
+		add(p, x, LABEL_W, n->pci == FAB_NO_INDEX ? "none (software RDMA device)" : "N/A", 0);
+		view_pen_nl(p);
+	} else {
+		x = add(p, x, LABEL_W, d->bdf, 0);
+		kv(p, x, "NUMA", int_str(d->numa_node, "%lld", a, sizeof(a)), 0);
+		view_pen_nl(p);
+		const struct fab_pcie_link *l = &d->link;
+		x = label(p, "PCIe");
+		if (l->cur_speed.ok)
+			snprintf(a, sizeof(a), "%.1f GT/s", l->cur_speed.v);
+		else
+			snprintf(a, sizeof(a), "N/A GT/s");
+		snprintf(buf, sizeof(buf), "%s x%s", a, int_str(l->cur_width, "%lld", b, sizeof(b)));
+		bool slow = (l->cur_speed.ok && l->max_speed.ok && l->cur_speed.v < l->max_speed.v) ||
+			    (l->cur_width.ok && l->max_width.ok && l->cur_width.v < l->max_width.v);
+		x = add(p, x, LABEL_W, buf, slow ? fab_attr(CP_WARN) : 0);
+		if (l->max_speed.ok)
+			snprintf(a, sizeof(a), "%.1f GT/s", l->max_speed.v);
+		else
+			snprintf(a, sizeof(a), "N/A GT/s");
+		snprintf(buf, sizeof(buf), " (max %s x%s)", a, int_str(l->max_width, "%lld", b, sizeof(b)));
+		x = add(p, x, LABEL_W, buf, 0);
+		if (l->cur_speed.ok && l->cur_width.ok) {
+			snprintf(buf, sizeof(buf), " = %.0f Gb/s usable",
+				 pcie_gbps(l->cur_speed.v, l->cur_width.v));
+			x = add(p, x, LABEL_W, buf, 0);
+		} else {
+			x = add(p, x, LABEL_W, " = N/A Gb/s usable", 0);
+		}
+		view_pen_nl(p);
+	}
+	x = label(p, "Adapter");
+	if (n->cap_gbps.ok)
+		snprintf(buf, sizeof(buf), "%.0f Gb/s per port", n->cap_gbps.v);
+	else
+		snprintf(buf, sizeof(buf), "N/A Gb/s per port (model not in fabtop's table)");
+	add(p, x, LABEL_W, buf, 0);
+	view_pen_nl(p);
+
+	const struct fab_uverbs *u = &n->uverbs;
+	x = label(p, "Verbs");
+	x = add(p, x, LABEL_W, str_or_na(u->name), 0);
+	if (!u->open_errno.ok && !u->present)
+		x = add(p, x, LABEL_W, "  present N/A", 0);
+	else
+		x = add(p, x, LABEL_W, u->present ? "  present" : "  absent here", u->present ? 0 : fab_attr(CP_ERROR));
+	if (!u->open_errno.ok)
+		snprintf(buf, sizeof(buf), "N/A");
+	else
+		snprintf(buf, sizeof(buf), "%s", u->open_errno.v ? strerror((int)u->open_errno.v) : "ok");
+	if (u->present || !u->open_errno.ok)
+		x = kv(p, x, "open:", buf, u->open_errno.ok && u->open_errno.v ? fab_attr(CP_ERROR) : 0);
+	int k = usable(u);
+	kv(p, x, "usable here:", usable_word(u), k < 0 ? 0 : fab_attr(k ? CP_OK : CP_ERROR));
+	view_pen_nl(p);
+}
+
+static void detail_port(struct view_pen *p, const struct fab_model *m, const struct fab_port *pt)
+{
+	char buf[160], a[48], b[48];
+	snprintf(buf, sizeof(buf), "Port %d", pt->num);
+	int x = label(p, buf);
+	bool active = pt->state.ok && pt->state.v == 4;
+	x = kv(p, x, "state", state_str(pt->state_str, pt->state, a, sizeof(a)),
+	       pt->state.ok ? fab_attr(active ? CP_OK : CP_ERROR) : 0);
+	x = kv(p, x, "phys", state_str(pt->phys_state_str, pt->phys_state, b, sizeof(b)), 0);
+	kv(p, x, "link layer", str_or_na(pt->link_layer), 0);
+	view_pen_nl(p);
+
+	x = label(p, "Rate");
+	if (pt->rate_gbps.ok)
+		snprintf(buf, sizeof(buf), "%g Gb/s", pt->rate_gbps.v);
+	else
+		snprintf(buf, sizeof(buf), "%s", str_or_na(pt->rate_str));
+	x = add(p, x, LABEL_W, buf, 0);
+	x = kv(p, x, "width", int_str(pt->width, "%lldX", a, sizeof(a)), 0);
+	kv(p, x, "speed", str_or_na(pt->speed), 0);
+	view_pen_nl(p);
+
+	if (!is_eth(pt)) {
+		x = label(p, "IB");
+		x = kv(p, x, "LID", int_str(pt->lid, "0x%llx", a, sizeof(a)), 0);
+		x = kv(p, x, "SM LID", int_str(pt->sm_lid, "0x%llx", a, sizeof(a)), 0);
+		kv(p, x, "SM SL", int_str(pt->sm_sl, "%lld", a, sizeof(a)), 0);
+		view_pen_nl(p);
+	}
+
+	x = label(p, "MTU");
+	x = kv(p, x, "active", int_str(pt->active_mtu, "%lld", a, sizeof(a)), 0);
+	x = kv(p, x, "max", int_str(pt->max_mtu, "%lld", a, sizeof(a)), 0);
+	snprintf(buf, sizeof(buf), "  (from %s)", str_or_na(pt->mtu_source));
+	add(p, x, LABEL_W, buf, fab_attr(CP_DIM));
+	view_pen_nl(p);
+
+	x = label(p, "netdev");
+	const struct fab_netdev *d = netdev_of(m, pt->netdev);
+	x = add(p, x, LABEL_W, str_or_na(pt->netdev), A_BOLD);
+	if (d) {
+		x = kv(p, x, "MTU", int_str(d->mtu, "%lld", a, sizeof(a)), 0);
+		bool up = strcmp(d->operstate, "up") == 0;
+		x = add(p, x, LABEL_W, d->operstate[0] ? (up ? "  up" : "  ") : "  state N/A",
+			up ? fab_attr(CP_OK) : 0);
+		if (d->operstate[0] && !up)
+			x = add(p, x, LABEL_W, d->operstate, fab_attr(CP_ERROR));
+		x = kv(p, x, "carrier", d->carrier.ok ? (d->carrier.v ? "on" : "off") : "N/A",
+		       d->carrier.ok && !d->carrier.v ? fab_attr(CP_ERROR) : 0);
+		kv(p, x, "speed", int_str(d->speed_mbps, "%lld Mb/s", a, sizeof(a)), 0);
+	} else if (pt->netdev[0]) {
+		add(p, x, LABEL_W, "  not in this network namespace", fab_attr(CP_WARN));
+	}
+	view_pen_nl(p);
+
+	if (is_eth(pt)) {
+		x = label(p, "QoS");
+		if (d) {
+			x = kv(p, x, "trust", str_or_na(d->qos_trust), 0);
+			x = kv(p, x, "PFC", prio_list(d->pfc_mask, a, sizeof(a)), 0);
+			x = kv(p, x, "ECN np", prio_list(d->ecn_np_mask, a, sizeof(a)), 0);
+			kv(p, x, "rp", prio_list(d->ecn_rp_mask, a, sizeof(a)), 0);
+		} else {
+			add(p, x, LABEL_W, "N/A (no netdev here)", 0);
+		}
+		view_pen_nl(p);
+	}
+}
+
+/* The GID table as show_gids prints it; a table, so it scrolls sideways. */
+static void detail_gids(struct view_pen *p, const struct fab_port *pt)
+{
+	char buf[256];
+	int wt = 4, wn = 6;
+	view_pen_nl(p);
+	int ng = port_gids(pt);
+	snprintf(buf, sizeof(buf), "GID table (%d filled)", ng);
+	title(p, ng ? buf : "GID table: N/A (none read)");
+	if (!ng)
+		return;
+	for (int g = 0; g < ng; g++) {
+		int l = view_strwidth(str_or_na(pt->gids[g].type));
+		wt = l > wt ? l : wt;
+		l = view_strwidth(str_or_na(pt->gids[g].netdev));
+		wn = l > wn ? l : wn;
+	}
+	snprintf(buf, sizeof(buf), "  %3s  %-39s  %-*s  %-*s  %s", "IDX", "GID", wt, "TYPE", wn,
+		 "NETDEV", "IP");
+	view_pen_put(p, 0, buf, A_BOLD);
+	view_pen_nl(p);
+	for (int g = 0; g < ng; g++) {
+		const struct fab_gid *gd = &pt->gids[g];
+		/* IB GIDs carry no address: "-" there, N/A when a RoCE one is unknown. */
+		const char *ip = gd->ip[0] ? gd->ip : is_ib(pt) ? "-" : "N/A";
+		snprintf(buf, sizeof(buf), "  %3d  %-39s  %-*s  %-*s  %s", gd->index, gd->gid, wt,
+			 str_or_na(gd->type), wn, is_ib(pt) && !gd->netdev[0] ? "-" : str_or_na(gd->netdev),
+			 ip);
+		view_pen_put(p, 0, buf, 0);
+		view_pen_nl(p);
+	}
+}
+
+/* 32-bit PMA error counters stop at 2^32-1 instead of wrapping. */
+static bool saturated(const struct fab_counter *c)
+{
+	const struct fab_counter_def *d = counter_def("counters", c->name);
+	return c->value.ok && c->value.v == 4294967295LL && (!d || d->saturates);
+}
+
+static void counter_value(const struct fab_counter *c, char *buf, size_t len)
+{
+	if (saturated(c))
+		snprintf(buf, len, "saturated");
+	else
+		int_str(c->value, "%lld", buf, len);
+}
+
+static int counter_attr(const struct fab_counter *c)
+{
+	const struct fab_counter_def *d = counter_def("counters", c->name);
+	if (!c->value.ok || c->value.v == 0)
+		return 0;
+	if (saturated(c))
+		return fab_attr(CP_ERROR);
+	/* Errors and retries that grew are the point; congestion ticks less so. */
+	if (!d || (d->bad_when_grows && (d->cls == CC_ERROR || d->cls == CC_RETRY)))
+		return fab_attr(CP_WARN) | A_BOLD;
+	return A_BOLD;
+}
+
+/* "name = value" cells in as many columns as fit, filled down then across
+ * like ls; a table, so it scrolls sideways when even one column is wider. */
+static void detail_errors(struct view_pen *p, const struct fab_port *pt)
+{
+	char val[32], buf[128];
+	int n = pt->nerrors > FAB_MAX_COUNTERS ? FAB_MAX_COUNTERS : pt->nerrors, cols = 1, rows = n;
+	view_pen_nl(p);
+	if (!n) {
+		title(p, "Error counters: N/A (none read)");
+		return;
+	}
+	title(p, "Error counters");
+	for (int c = n; c >= 1; c--) {
+		int r = (n + c - 1) / c, total = 2;
+		for (int j = 0; j < c; j++) {
+			int nw = 0, vw = 0;
+			for (int i = j * r; i < n && i < (j + 1) * r; i++) {
+				int l = view_strwidth(pt->errors[i].name);
+				counter_value(&pt->errors[i], val, sizeof(val));
+				nw = l > nw ? l : nw;
+				vw = (int)strlen(val) > vw ? (int)strlen(val) : vw;
+			}
+			total += nw + 3 + vw + (j ? CGAP : 0);
+		}
+		if (total <= p->w || c == 1) {
+			cols = c;
+			rows = r;
+			break;
+		}
+	}
+	int x0[FAB_MAX_COUNTERS + 1], nwc[FAB_MAX_COUNTERS + 1];
+	x0[0] = 2;
+	for (int j = 0; j < cols; j++) {
+		int nw = 0, vw = 0;
+		for (int i = j * rows; i < n && i < (j + 1) * rows; i++) {
+			int l = view_strwidth(pt->errors[i].name);
+			counter_value(&pt->errors[i], val, sizeof(val));
+			nw = l > nw ? l : nw;
+			vw = (int)strlen(val) > vw ? (int)strlen(val) : vw;
+		}
+		nwc[j] = nw;
+		x0[j + 1] = x0[j] + nw + 3 + vw + CGAP;
+	}
+	for (int r = 0; r < rows; r++) {
+		for (int j = 0; j < cols; j++) {
+			int i = j * rows + r;
+			if (i >= n)
+				continue;
+			const struct fab_counter *c = &pt->errors[i];
+			snprintf(buf, sizeof(buf), "%-*s = ", nwc[j], c->name);
+			int x = view_pen_put(p, x0[j], buf, 0);
+			counter_value(c, val, sizeof(val));
+			view_pen_put(p, x, val, counter_attr(c));
+		}
+		view_pen_nl(p);
+	}
+}
+
+static void detail_findings(struct view_pen *p, const struct fab_model *m, const struct row *r)
+{
+	char buf[FAB_NAME_LEN * 2 + 64];
+	int count = 0;
+	view_pen_nl(p);
+	port_name(r, buf, sizeof(buf));
+	if (r->pt) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof(buf) - l, " and %s", r->n->name);
+	}
+	char head[sizeof(buf) + 16];
+	snprintf(head, sizeof(head), "Findings about %s", buf);
+	title(p, head);
+	for (int i = 0; i < m->nfindings; i++) {
+		const struct fab_finding *f = &m->findings[i];
+		char text[600];
+		if (!about(f, r))
+			continue;
+		count++;
+		int x = view_pen_fixed(p, 2, sev_word(f->sev), sev_attr(f->sev));
+		x = x < 11 ? 11 : x + 1;
+		snprintf(text, sizeof(text), "%s (%s)", f->id, f->subject);
+		view_pen_wrap_hang(p, x, 11, text, A_BOLD);
+		view_pen_wrap(p, 11, f->message, 0);
+		if (f->layer[0]) {
+			snprintf(text, sizeof(text), "layer: %s", f->layer);
+			view_pen_wrap(p, 11, text, fab_attr(CP_DIM));
+		}
+		if (f->evidence[0]) {
+			snprintf(text, sizeof(text), "evidence: %s", f->evidence);
+			view_pen_wrap(p, 11, text, fab_attr(CP_DIM));
+		}
+		if (f->hint[0]) {
+			snprintf(text, sizeof(text), "next: %s", f->hint);
+			view_pen_wrap(p, 11, text, 0);
+		}
+	}
+	if (!count) {
+		view_pen_fixed(p, 2, "none: this port and its HCA look healthy", fab_attr(CP_OK));
+		view_pen_nl(p);
+	}
+}
+
+/* Everything above the findings: its height is where End goes. */
+static void detail_data_body(struct view_pen *p, const struct fab_model *m)
+{
+	struct row r = row_at(m, p->v->sel);
+	if (!r.n)
+		return;
+	detail_summary(p, m, &r);
+	detail_hca(p, m, r.n);
+	if (!r.pt) {
+		view_pen_fixed(p, 0, "This HCA has no ports in sysfs.", fab_attr(CP_WARN));
+		view_pen_nl(p);
+	} else {
+		detail_port(p, m, r.pt);
+		detail_gids(p, r.pt);
+		detail_errors(p, r.pt);
+	}
+}
+
+static void detail_body(struct view_pen *p, const struct fab_model *m)
+{
+	struct row r = row_at(m, p->v->sel);
+	if (!r.n)
+		return;
+	detail_data_body(p, m);
+	detail_findings(p, m, &r);
+}
+
+/* ---- the verdict line ---------------------------------------------------- */
+
+static void verdict_body(struct view_pen *p, const struct fab_model *m)
+{
+	int nsev[3] = { 0, 0, 0 }, known = 0, yes = 0, x;
+	char buf[160];
+	for (int i = 0; i < m->nfindings; i++)
+		if (m->findings[i].sev <= SEV_ERROR && about_any(m, &m->findings[i]))
+			nsev[m->findings[i].sev]++;
+	for (int i = 0; i < m->nnics; i++) {
+		int k = usable(&m->nics[i].uverbs);
+		known += k >= 0;
+		yes += k > 0;
+	}
+	x = view_pen_fixed(p, 0, "Ports: ", fab_attr(CP_TITLE));
+	if (!nsev[0] && !nsev[1] && !nsev[2]) {
+		x = add(p, x, 2, "no findings", fab_attr(CP_OK));
+	} else {
+		static const char *const word[3][2] = {
+			{ "info", "info" }, { "warning", "warnings" }, { "error", "errors" },
+		};
+		bool any = false;
+		for (int s = SEV_ERROR; s >= SEV_INFO; s--) {
+			if (!nsev[s])
+				continue;
+			snprintf(buf, sizeof(buf), "%s%d %s", any ? ", " : "", nsev[s],
+				 word[s][nsev[s] != 1]);
+			x = add(p, x, 2, buf, s == SEV_INFO ? 0 : sev_attr((enum fab_severity)s));
+			any = true;
+		}
+	}
+	if (!known) {
+		x = add_sep(p, x, 2, "HCAs usable here: N/A", 0);
+	} else {
+		snprintf(buf, sizeof(buf), "%d of %d HCAs usable here", yes, m->nnics);
+		int a = fab_attr(yes == m->nnics ? CP_OK : yes ? CP_WARN : CP_ERROR);
+		x = add_sep(p, x, 2, buf, a);
+		if (known < m->nnics) {
+			snprintf(buf, sizeof(buf), " (%d unknown)", m->nnics - known);
+			x = add(p, x, 2, buf, 0);
+		}
+	}
+	snprintf(buf, sizeof(buf), "RDMA netns: %s", str_or_na(m->rdma_netns_mode));
+	x = add_sep(p, x, 2, buf, 0);
+	if (p->v->filter > 0 && p->v->filter <= m->nnics) {
+		snprintf(buf, sizeof(buf), "filter: %s", m->nics[p->v->filter - 1].name);
+		x = add_sep(p, x, 2, buf, A_BOLD);
+		add(p, x, 2, " (F: all)", fab_attr(CP_DIM));
+	}
+	view_pen_nl(p);
+}
+
+/* ---- no HCA at all ------------------------------------------------------- */
+
+static void empty_body(struct view_pen *p, const struct fab_model *m)
+{
+	char buf[FAB_NAME_LEN + 300];
+	view_pen_fixed(p, 0, "No RDMA devices on this node.", A_BOLD);
+	view_pen_nl(p);
+	view_pen_nl(p);
+	view_pen_wrap(p, 0, "Nothing in /sys/class/infiniband: no HCA is installed, its driver "
+		      "(mlx5_ib, ...) is not loaded, or this container does not see it.", 0);
+	snprintf(buf, sizeof(buf), "RDMA netns mode: %s", str_or_na(m->rdma_netns_mode));
+	view_pen_wrap(p, 0, buf, 0);
+	view_pen_nl(p);
+	view_pen_wrap(p, 0, "To see what a GPU node's links look like here, open a bundled "
+		      "scenario: `fabtop demo` lists them.", 0);
+	if (!m->nnotes)
+		return;
+	view_pen_nl(p);
+	title(p, "Could not read:");
+	for (int i = 0; i < m->nnotes; i++) {
+		snprintf(buf, sizeof(buf), "%s: %s", m->notes[i].what, m->notes[i].message);
+		view_pen_wrap(p, 2, buf, fab_attr(CP_WARN));
+	}
+}
+
+/* ---- layout and drawing -------------------------------------------------- */
+
+/* Where the parts go in an h x w pane, a pure function of the sizes. */
+struct links_layout {
+	bool side;                    /* detail beside the list */
+	int list_y, list_h, list_w;   /* the list's rows; its headings are at list_y - 1 */
+	int rule_y;                   /* the detail's title line */
+	int detail_y, detail_x, detail_h, detail_w;
+};
+
+static struct links_layout links_layout(int h, int w, int verdict_h, int nrows, int list_w)
+{
+	struct links_layout l = { .list_y = verdict_h + 1 };
+	int avail;
+	if (w >= SIDE_MIN_W) {
+		l.side = true;
+		l.list_w = list_w;
+		l.list_h = h - l.list_y;
+		l.rule_y = verdict_h;
+		l.detail_y = l.list_y;
+		l.detail_x = list_w + 3;   /* a blank, the separator, a blank */
+		l.detail_w = w - l.detail_x;
+		l.detail_h = h - l.detail_y;
+	} else {
+		l.list_w = w;
+		avail = h - l.list_y - 1;    /* the rest, less the detail's title */
+		l.list_h = nrows < avail / 2 ? nrows : avail / 2;
+		if (l.list_h < 1)
+			l.list_h = 1;
+		l.rule_y = l.list_y + l.list_h;
+		l.detail_y = l.rule_y + 1;
+		l.detail_w = w;
+		l.detail_h = h - l.detail_y;
+	}
+	if (l.list_h > nrows)
+		l.list_h = nrows;
+	if (l.list_h < 0)
+		l.list_h = 0;
+	if (l.detail_h < 0)
+		l.detail_h = 0;
+	return l;
+}
+
+/* "── mlx5_4/1 ─────── 12-21/48 PgUp/PgDn ──" across the detail. */
+static void draw_rule(WINDOW *win, const struct links_layout *l, const struct row *r,
+		      const struct view *dv, int detail_ch)
+{
+	const char *hl = fab_glyph("\u2500", "-");
+	char name[FAB_NAME_LEN + 16], buf[FAB_NAME_LEN + 64], pos[48] = "";
+	int w = l->detail_w;
+	for (int x = 0; x < w; x++)
+		view_put(win, l->rule_y, l->detail_x + x, 0, hl, fab_attr(CP_DIM));
+	port_name(r, name, sizeof(name));
+	snprintf(buf, sizeof(buf), " %s ", name);
+	view_put(win, l->rule_y, l->detail_x + 2, 0, buf, fab_attr(CP_TITLE));
+	if (detail_ch > l->detail_h) {
+		int last = dv->top + l->detail_h < detail_ch ? dv->top + l->detail_h : detail_ch;
+		snprintf(pos, sizeof(pos), " %d-%d/%d PgUp/PgDn ", dv->top + 1, last, detail_ch);
+		int pw = view_strwidth(pos), x = w - pw - 2;
+		if (x > view_strwidth(buf) + 2)
+			view_put(win, l->rule_y, l->detail_x + x, 0, pos, fab_attr(CP_DIM));
+	}
+}
+
+static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+{
+	int h, w, first, n;
+	getmaxyx(win, h, w);
+	if (!m->nnics) {
+		v->page_h = h;
+		view_draw_body(v, win, m, empty_body);
+		return;
+	}
+	if (v->filter < 0 || v->filter > m->nnics)
+		v->filter = 0;
+	shown_range(m, v->filter, &first, &n);
+	if (v->sel < first || v->sel >= first + n)
+		v->sel = first;
+
+	/* The verdict's height at this width, then everything under it. */
+	struct view tv = { .sel = v->sel, .filter = v->filter };
+	struct view_pen vp = { .win = win, .v = &tv, .h = h, .w = w, .draw = false };
+	verdict_body(&vp, m);
+	int verdict_h = vp.row < h ? vp.row : h;
+	struct cols c;
+	cols_fit(m, w >= SIDE_MIN_W ? w - DETAIL_MIN_W - 3 : w, &c);
+	struct links_layout l = links_layout(h, w, verdict_h, n, c.width < w ? c.width : w);
+
+	WINDOW *sub = verdict_h > 0 ? derwin(win, verdict_h, w, 0, 0) : NULL;
+	if (sub) {
+		view_draw_body(&tv, sub, m, verdict_body);
+		delwin(sub);
+	}
+
+	char line[640];
+	if (l.list_y - 1 < h) {
+		row_text(m, NULL, &c, false, line, sizeof(line));
+		view_put(win, l.list_y - 1, 0, 0, line, fab_attr(CP_TITLE));
+	}
+	/* Keep the selection in view. */
+	int pos = v->sel - first;
+	if (pos < v->sel_top)
+		v->sel_top = pos;
+	if (l.list_h > 0 && pos >= v->sel_top + l.list_h)
+		v->sel_top = pos - l.list_h + 1;
+	if (v->sel_top > n - l.list_h)
+		v->sel_top = n - l.list_h;
+	if (v->sel_top < 0)
+		v->sel_top = 0;
+	sub = l.list_h > 0 && l.list_w > 0 ? derwin(win, l.list_h, l.list_w, l.list_y, 0) : NULL;
+	if (sub) {
+		struct view lv = { .sel = v->sel, .filter = v->filter, .top = v->sel_top };
+		view_draw_body(&lv, sub, m, list_body);
+		v->sel_top = lv.top;
+		delwin(sub);
+	}
+	/* More ports than rows: which ones are in view, at the headings' end. */
+	if (n > l.list_h && l.list_y - 1 < h) {
+		char where[48];
+		snprintf(where, sizeof(where), "%d-%d/%d", v->sel_top + 1, v->sel_top + l.list_h, n);
+		int x = l.list_w - view_strwidth(where);
+		row_text(m, NULL, &c, false, line, sizeof(line));
+		if (x > view_strwidth(line) + 1)
+			view_put(win, l.list_y - 1, x, 0, where, fab_attr(CP_DIM));
+	}
+	if (l.side)
+		for (int y = l.rule_y; y < h; y++)
+			view_put(win, y, l.list_w + 1, 0, fab_glyph("\u2502", "|"), fab_attr(CP_DIM));
+
+	struct view dv = { .sel = v->sel, .top = v->top, .left = v->left };
+	sub = l.detail_h > 0 && l.detail_w > 0 ? derwin(win, l.detail_h, l.detail_w, l.detail_y,
+							   l.detail_x) : NULL;
+	if (sub) {
+		if (dv.top >= TO_FINDINGS) {
+			/* End: the findings' heading at the top; they come last, so
+			 * a short list ends the detail as End usually does. */
+			struct view_pen mp = { .win = sub, .v = &dv, .draw = false };
+			getmaxyx(sub, mp.h, mp.w);
+			detail_data_body(&mp, m);
+			dv.top = mp.row + 1;   /* past the blank line above the heading */
+		}
+		view_draw_body(&dv, sub, m, detail_body);
+		delwin(sub);
+	}
+	v->top = dv.top;
+	v->left = dv.left;
+	v->page_h = l.detail_h;
+	if (l.rule_y < h) {
+		struct row r = row_at(m, v->sel);
+		draw_rule(win, &l, &r, &dv, dv.content_h);
+	}
+	/* The status bar's arrows then speak for the detail; its rows are on
+	 * the detail's own title line. */
+	v->content_h = h;
+	v->content_w = dv.content_w + (w - l.detail_w);
+}
+
+static void select_row(struct view *v, int g)
+{
+	if (g == v->sel)
+		return;
+	v->sel = g;
+	v->top = 0;
+	v->left = 0;
+}
+
+static bool links_key(struct view *v, int ch, const struct fab_model *m)
+{
+	int first, n, page = v->page_h > 2 ? v->page_h - 1 : 1;
+	if (!m->nnics)
+		return false;   /* one scrolling page: the shell's keys */
+	shown_range(m, v->filter, &first, &n);
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		if (v->sel > first)
+			select_row(v, v->sel - 1);
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		if (v->sel < first + n - 1)
+			select_row(v, v->sel + 1);
+		return true;
+	/* The detail scrolls; the next draw clamps to its length. */
+	case KEY_PPAGE:
+		v->top = v->top > page ? v->top - page : 0;
+		return true;
+	case KEY_NPAGE:
+		v->top += page;
+		return true;
+	case KEY_HOME:
+		v->top = 0;
+		v->left = 0;
+		return true;
+	case KEY_END:
+		v->top = TO_FINDINGS;
+		return true;
+	case KEY_LEFT:
+		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
+		return true;
+	case KEY_RIGHT:
+		v->left += HSTEP;
+		return true;
+	case 'f':
+		v->filter = (v->filter + 1) % (m->nnics + 1);
+		shown_range(m, v->filter, &first, &n);
+		if (v->sel < first || v->sel >= first + n)
+			select_row(v, first);
+		return true;
+	case 'F':
+	case 27:   /* Esc */
+		if (!v->filter)
+			return ch == 'F';
+		v->filter = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+const struct view_ops links_view_ops = {
+	.name = "links",
+	.title = "Links",
+	.help = "Every HCA port on one line, as ibstat and ibdev2netdev show it together: "
+		"state, physical state, rate and width, link layer, netdev, LID (InfiniBand) "
+		"or the IPv4 address of the first RoCE v2 GID, active MTU, whether the HCA is "
+		"usable from here, and the worst finding; red for errors, yellow for warnings. "
+		"The selected port's detail follows: the HCA and its PCIe link against the "
+		"port rate, the verbs device (a container can see an HCA it cannot open), the "
+		"port and its netdev, RoCE QoS (trust, PFC, ECN), the GID table, the error "
+		"counters and the findings with what to run next. Layer: physical and link "
+		"(cables, rates, MTU, GIDs, RoCE QoS, device access in containers), below "
+		"NCCL. Keys: Up/Down or j/k select a port; PgUp/PgDn, Home and "
+		"Left/Right scroll the detail, End goes to its findings; f filters by HCA "
+		"(again for the next one), F or Esc shows all.",
+	.draw = links_draw,
+	.key = links_key,
+};
