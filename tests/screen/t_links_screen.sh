@@ -15,21 +15,7 @@ UPDATE=${UPDATE:-}
 export LANG=C.UTF-8
 unset LC_ALL LINES COLUMNS NO_COLOR
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-links.XXXXXX") || exit 1
-cat > "$T/tmux.conf" <<'EOF'
-set -g status off
-set -g default-terminal tmux-256color
-set -g history-limit 0
-EOF
-tm() { tmux -S "$T/sock" -f "$T/tmux.conf" "$@"; }
-cleanup() { tm kill-server 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-[ -n "$UPDATE" ] && mkdir -p "$EXP"
-
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1"; }
-comment() { sed 's/^/#   /'; }
+PREFIX=fabtop-links . "$(dirname "$0")/lib.sh"
 
 # same DUMP EXPECTED TEST: a dump equals tests/screen/expected/EXPECTED
 # (UPDATE=1: becomes it).

@@ -18,22 +18,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	echo "not ok - tmux is not installed (scripts/deps.sh check)"
 	exit 1
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-screen.XXXXXX") || exit 1
-# A private server and config: the user's tmux and ~/.tmux.conf stay out of it.
-cat > "$T/tmux.conf" <<'EOF'
-set -g status off
-set -g default-terminal tmux-256color
-set -g history-limit 0
-EOF
-tm() { tmux -S "$T/sock" -f "$T/tmux.conf" "$@"; }
-cleanup() { tm kill-server 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-[ -n "$UPDATE" ] && mkdir -p "$EXP"
-
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1"; }
-comment() { sed 's/^/#   /'; }
+PREFIX=fabtop-screen . "$(dirname "$0")/lib.sh"
 
 # start NAME COLS ROWS ROOT: fabtop in a wrapper shell that keeps the pane's
 # terminal after it, records its exit status and then `stty -a` of that same
