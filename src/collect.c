@@ -5,14 +5,14 @@
 int collect_all(const struct fab_root *r, struct fab_model *m)
 {
 	collect_host(r, m);
-	collect_pci_sysfs(r, m);   /* first: everything else points into model.pci */
+	collect_nvml(r, m);        /* before pci_lib: NVML-named GPUs need no pci.ids */
+	collect_pci_sysfs(r, m);   /* everything else points into model.pci */
 	collect_pci_lib(r, m);
 	collect_numa(r, m);
 	collect_net(r, m);
 	collect_rdma(r, m);        /* after net: ports find their netdevs there */
 	collect_uverbs(r, m);
 	collect_netlink(r, m);
-	collect_nvml(r, m);
 	collect_cuda(r, m);
 	collect_gpus(r, m);        /* after nvml: names, order and NVLink */
 	findings_run(m);

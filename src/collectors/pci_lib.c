@@ -60,14 +60,16 @@ static enum fab_pcie_type pcie_type(unsigned t)
 	}
 }
 
-/* Fills one model device from its libpci twin. */
-static void fill_dev(struct pci_access *pa, struct pci_dev *d, struct fab_pci_dev *p)
+/* Names are shown only for GPUs that NVML did not name, and loading
+ * pci.ids costs more than the rest of a snapshot: look up nothing else.
+ * pci.ids only: the udev hwdb lookup is slower still and adds nothing. */
+static void lookup_name(struct pci_access *pa, struct pci_dev *d, struct fab_pci_dev *p)
 {
 	char name[256];
-	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-
-	/* pci.ids only: the udev hwdb lookup costs more than the rest of a
-	 * snapshot and names nothing pci.ids does not. */
+	bool gpu = d->vendor_id == 0x10de &&
+		   (d->device_class == 0x0300 || d->device_class == 0x0302);
+	if (!gpu || nvml_lookup(p->bdf, NULL, 0, NULL, NULL) == 0)
+		return;
 	if (pci_lookup_name(pa, name, sizeof(name), PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE |
 			    PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, d->vendor_id, d->device_id))
 		fab_strlcpy(p->name, name, sizeof(p->name));
@@ -75,6 +77,14 @@ static void fill_dev(struct pci_access *pa, struct pci_dev *d, struct fab_pci_de
 				 PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, d->vendor_id))
 		/* A device newer than pci.ids: name it the way lspci does. */
 		snprintf(p->name, sizeof(p->name), "%.100s Device %04x", name, d->device_id);
+}
+
+/* Fills one model device from its libpci twin. */
+static void fill_dev(struct pci_access *pa, struct pci_dev *d, struct fab_pci_dev *p)
+{
+	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
+
+	lookup_name(pa, d, p);
 
 	/* Without root only 64 bytes are readable: no capability list. */
 	struct pci_cap *exp = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
