@@ -1,0 +1,62 @@
+/*
+ * capture_int.h - the parts of `fabtop capture` share one struct cap and
+ * these helpers (capture_out.c); the sysfs walk (capture_sysfs.c), the
+ * counter samples (capture_samples.c) and the NCCL processes
+ * (capture_procs.c) write through them; capture.c runs them in order.
+ * Internal to the capture: nothing else includes it.
+ */
+#ifndef FABTOP_CAPTURE_INT_H
+#define FABTOP_CAPTURE_INT_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "fabtop/root.h"
+
+#define CAP_MAX_FILE ROOT_MAX_FILE
+#define CAP_MAX_ENV  (4u << 20)     /* a process environment, read whole */
+
+struct cap {
+	FILE *log;
+	struct fab_root src;
+	const char *base;       /* "" live, else the mirror directory */
+	char out[PATH_MAX];     /* the directory being written */
+	char *buf;              /* CAP_MAX_FILE + 1 */
+	FILE *unreadable;
+	char **visited;
+	size_t nvisited, capvisited;
+	int files, links, nunreadable, toobig;
+	long long bytes;
+	char err[PATH_MAX + 256]; /* first fatal error */
+};
+
+/* Set by SIGINT/SIGTERM/SIGHUP during a capture: stop, clean up, return 2. */
+extern volatile sig_atomic_t cap_signal;
+
+/* capture_out.c: the first fatal error wins; stopped() is true after one. */
+void fatal(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool stopped(struct cap *c);
+int mkdir_p(char *path, mode_t mode);
+const char *out_path(const struct cap *c, const char *node_path, char *buf, size_t len);
+int out_dir(struct cap *c, const char *node_dir);
+int out_write(struct cap *c, const char *node_path, const char *data, size_t len);
+int out_json(struct cap *c, const char *node_path, json_t *j);
+void record_unreadable(struct cap *c, const char *node_path, int e);
+const char *src_path(const struct cap *c, const char *node_path, char *buf, size_t len);
+ssize_t read_fd(int fd, char *buf, size_t max);
+ssize_t src_read(struct cap *c, const char *node_path, char *buf, size_t len);
+
+/* capture_sysfs.c */
+void copy_sysfs(struct cap *c);
+void copy_node_file(struct cap *c, const char *node_path);
+
+/* capture_samples.c */
+void take_samples(struct cap *c, int count, double interval);
+
+/* capture_procs.c: returns how many processes could not be read. */
+int capture_procs(struct cap *c);
+
+#endif

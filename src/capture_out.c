@@ -1,0 +1,176 @@
+/* capture_out.c - where a capture writes (the destination tree) and how it
+ * reads the source node; shared by every part of the capture. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "fabtop/capture_int.h"
+#include "fabtop/util.h"
+
+volatile sig_atomic_t cap_signal;
+
+void fatal(struct cap *c, const char *fmt, ...)
+{
+	if (c->err[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+}
+
+/* True (and the capture fails) once a signal asked to stop. */
+bool stopped(struct cap *c)
+{
+	if (cap_signal)
+		fatal(c, "interrupted by %s", strsignal(cap_signal));
+	return c->err[0] != '\0';
+}
+
+/* ---- the destination tree ---- */
+
+/* mkdir -p: tries the folder itself first, its parents only when missing. */
+int mkdir_p(char *path, mode_t mode)
+{
+	struct stat st;
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	if (errno != ENOENT)
+		return -1;
+	char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return -1;
+	*slash = '\0';
+	int rc = mkdir_p(path, mode);
+	*slash = '/';
+	if (rc != 0)
+		return -1;
+	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+const char *out_path(const struct cap *c, const char *node_path, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", c->out, node_path);
+	return buf;
+}
+
+/* Creates the destination folder of a node directory. */
+int out_dir(struct cap *c, const char *node_dir)
+{
+	char p[PATH_MAX];
+	out_path(c, node_dir, p, sizeof(p));
+	if (mkdir_p(p, 0755) != 0) {
+		fatal(c, "cannot create %s: %s", p, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int out_write(struct cap *c, const char *node_path, const char *data, size_t len)
+{
+	char p[PATH_MAX];
+	out_path(c, node_path, p, sizeof(p));
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		char *slash = strrchr(p, '/');
+		*slash = '\0';
+		int rc = mkdir_p(p, 0755);
+		*slash = '/';
+		if (rc == 0)
+			fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	}
+	if (fd < 0) {
+		fatal(c, "cannot create %s: %s", p, strerror(errno));
+		return -1;
+	}
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fatal(c, "cannot write %s: %s", p, n < 0 ? strerror(errno) : "short write");
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) != 0) {
+		fatal(c, "cannot write %s: %s", p, strerror(errno));
+		return -1;
+	}
+	c->bytes += (long long)len;
+	return 0;
+}
+
+int out_json(struct cap *c, const char *node_path, json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(2));
+	if (!s) {
+		fatal(c, "cannot encode %s", node_path);
+		return -1;
+	}
+	size_t n = strlen(s);
+	s[n] = '\n';   /* the NUL's byte becomes the final newline */
+	int rc = out_write(c, node_path, s, n + 1);
+	free(s);
+	return rc;
+}
+
+void record_unreadable(struct cap *c, const char *node_path, int e)
+{
+	fprintf(c->unreadable, "%s\t%d\t%s\n", node_path, e, strerror(e));
+	c->nunreadable++;
+}
+
+/* ---- reading the source ---- */
+
+const char *src_path(const struct cap *c, const char *node_path, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", c->base, node_path);
+	return buf;
+}
+
+/* Reads an open file up to max bytes into buf (NUL-terminated);
+ * returns the size, max + 1 when there is more, or -errno. */
+ssize_t read_fd(int fd, char *buf, size_t max)
+{
+	size_t got = 0;
+	while (got < max + 1) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got < max + 1 ? got : max] = '\0';
+	return (ssize_t)got;
+}
+
+/* Reads a small file of the source by node path; -errno on failure. */
+ssize_t src_read(struct cap *c, const char *node_path, char *buf, size_t len)
+{
+	char p[PATH_MAX];
+	int e = root_recorded_errno(&c->src, node_path);
+	if (e)
+		return -e;
+	int fd = open(src_path(c, node_path, p, sizeof(p)), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read_fd(fd, buf, len - 1);
+	close(fd);
+	return n;
+}
+

@@ -1,0 +1,168 @@
+/* capture_procs.c - NCCL processes and their filtered environment
+ * (fabtop/procs/<pid>.json): secrets never leave the node. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "fabtop/capture_int.h"
+#include "fabtop/util.h"
+
+/* ---- NCCL processes ---- */
+
+static bool env_kept(const char *kv)
+{
+	static const char *const prefixes[] = { "NCCL_", "UCX_", "CUDA_", "NVIDIA_", "OMPI_",
+						"PMI", NULL };
+	for (const char *const *p = prefixes; *p; p++)
+		if (strncmp(kv, *p, strlen(*p)) == 0)
+			return true;
+	return strncmp(kv, "HOSTNAME=", 9) == 0;
+}
+
+/* Reads /proc/<pid>/environ whole; -errno on failure. */
+static ssize_t read_environ(const char *pid, char **out)
+{
+	char p[320];
+	snprintf(p, sizeof(p), "/proc/%s/environ", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 65536, got = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		ssize_t n = read(fd, buf + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got == cap) {
+			if (cap >= CAP_MAX_ENV)
+				break;
+			char *nb = realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	buf[got] = '\0';
+	*out = buf;
+	return (ssize_t)got;
+}
+
+/* Kernel threads have no environment: PF_KTHREAD in /proc/<pid>/stat. */
+static bool is_kthread(const char *pid)
+{
+	char p[320], buf[1024];
+	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read_fd(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	/* The fields after "(comm)": state ppid pgrp session tty tpgid flags. */
+	char *s = strrchr(buf, ')');
+	unsigned long flags = 0;
+	if (!s || sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & 0x00200000UL;
+}
+
+static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *found)
+{
+	char *env = NULL;
+	ssize_t n = read_environ(pid, &env);
+	if (n < 0) {
+		if (n != -ENOENT && n != -ESRCH && !is_kthread(pid))
+			(*unreadable)++;
+		return;
+	}
+	bool nccl = false;
+	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1)
+		if (strncmp(kv, "NCCL_", 5) == 0)
+			nccl = true;
+	if (!nccl) {
+		free(env);
+		return;
+	}
+	json_t *j = json_object(), *ej = json_object();
+	char p[320], buf[256];
+	json_object_set_new(j, "pid", json_integer(atoll(pid)));
+	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t l = fd >= 0 ? read_fd(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (l > 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		json_object_set_new(j, "comm", json_string(buf));
+	} else {
+		json_object_set_new(j, "comm", json_null());
+	}
+	snprintf(p, sizeof(p), "/proc/%s/ns/net", pid);
+	l = readlink(p, buf, sizeof(buf) - 1);
+	if (l > 0)
+		buf[l] = '\0';
+	json_object_set_new(j, "netns", l > 0 ? json_string(buf) : json_null());
+	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1) {
+		char *eq = strchr(kv, '=');
+		if (!eq || !env_kept(kv))
+			continue;
+		*eq = '\0';
+		json_t *v = json_string(eq + 1);   /* NULL for invalid UTF-8 */
+		json_object_set_new(ej, kv, v ? v : json_null());
+		*eq = '=';
+	}
+	json_object_set_new(j, "env", ej);
+	snprintf(p, sizeof(p), "/fabtop/procs/%s.json", pid);
+	if (out_json(c, p, j) == 0)
+		(*found)++;
+	json_decref(j);
+	free(env);
+}
+
+/* Returns how many processes could not be read. */
+int capture_procs(struct cap *c)
+{
+	DIR *d = opendir("/proc");
+	int unreadable = 0, found = 0;
+	if (!d) {
+		fprintf(c->log, "fabtop: cannot list /proc: %s (no NCCL processes recorded)\n",
+			strerror(errno));
+		return 0;
+	}
+	struct dirent *de;
+	char self[32];
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	while ((de = readdir(d)) && !stopped(c)) {
+		if (strspn(de->d_name, "0123456789") != strlen(de->d_name) || !strcmp(de->d_name, self))
+			continue;
+		capture_proc(c, de->d_name, &unreadable, &found);
+	}
+	closedir(d);
+	fprintf(c->log, "fabtop: %d NCCL process(es) recorded, %d process(es) not readable%s\n",
+		found, unreadable, unreadable ? " (run as root to see them all)" : "");
+	return unreadable;
+}
+

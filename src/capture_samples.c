@@ -1,0 +1,140 @@
+/* capture_samples.c - counter samples over time (fabtop/samples.json). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "fabtop/capture_int.h"
+#include "fabtop/util.h"
+#include <math.h>
+
+/* ---- counters over time ---- */
+
+struct counter_set {
+	char **paths;
+	int n, cap;
+};
+
+static void counters_add_dir(struct cap *c, struct counter_set *cs, const char *dir)
+{
+	char **names;
+	int n = root_list(&c->src, dir, &names);
+	for (int i = 0; i < n; i++) {
+		if (cs->n == cs->cap) {
+			int ncap = cs->cap ? cs->cap * 2 : 128;
+			char **v = realloc(cs->paths, (size_t)ncap * sizeof(*v));
+			if (!v)
+				break;
+			cs->paths = v;
+			cs->cap = ncap;
+		}
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		if ((cs->paths[cs->n] = strdup(p)))
+			cs->n++;
+	}
+	if (n > 0)
+		root_free_list(names, n);
+}
+
+static void counters_list(struct cap *c, struct counter_set *cs)
+{
+	char **devs;
+	int nd = root_list(&c->src, "/sys/class/infiniband", &devs);
+	for (int i = 0; i < nd; i++) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/hw_counters", devs[i]);
+		counters_add_dir(c, cs, dir);
+		char **ports;
+		snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports", devs[i]);
+		int np = root_list(&c->src, dir, &ports);
+		for (int j = 0; j < np; j++) {
+			char pd[PATH_MAX + 300];
+			snprintf(pd, sizeof(pd), "%s/%s/counters", dir, ports[j]);
+			counters_add_dir(c, cs, pd);
+			snprintf(pd, sizeof(pd), "%s/%s/hw_counters", dir, ports[j]);
+			counters_add_dir(c, cs, pd);
+		}
+		if (np > 0)
+			root_free_list(ports, np);
+	}
+	if (nd > 0)
+		root_free_list(devs, nd);
+}
+
+static json_t *counter_value(struct cap *c, const char *path)
+{
+	char buf[128];
+	ssize_t n = src_read(c, path, buf, sizeof(buf));
+	if (n <= 0 || n >= (ssize_t)sizeof(buf))
+		return json_null();
+	char *s = buf, *end;
+	while (*s == ' ')
+		s++;
+	if (*s < '0' || *s > '9')
+		return json_null();
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	while (*end == ' ' || *end == '\n')
+		end++;
+	if (errno || *end)
+		return json_null();
+	/* JSON integers here are signed 64-bit: the top half goes as a real. */
+	return v <= (unsigned long long)LLONG_MAX ? json_integer((json_int_t)v)
+						  : json_real((double)v);
+}
+
+static void ts_add(struct timespec *t, double s)
+{
+	long long ns = (long long)(s * 1e9);
+	t->tv_sec += (time_t)(ns / 1000000000LL);
+	t->tv_nsec += (long)(ns % 1000000000LL);
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+void take_samples(struct cap *c, int count, double interval)
+{
+	struct counter_set cs = { 0 };
+	counters_list(c, &cs);
+	fprintf(c->log, "fabtop: sampling %d counter(s) %d time(s), %.3g s apart\n",
+		cs.n, count, interval);
+	json_t *root = json_object(), *arr = json_array();
+	json_object_set_new(root, "interval", json_real(interval));
+	json_object_set_new(root, "samples", arr);
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (int k = 0; k < count && !stopped(c); k++) {
+		if (k) {
+			/* Absolute deadlines: the time spent reading does not add up. */
+			ts_add(&deadline, interval);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR &&
+			       !cap_signal)
+				;
+			if (stopped(c))
+				break;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		json_t *s = json_object(), *vals = json_object();
+		json_object_set_new(s, "t", json_real((double)now.tv_sec + now.tv_nsec / 1e9));
+		for (int i = 0; i < cs.n; i++)
+			json_object_set_new(vals, cs.paths[i], counter_value(c, cs.paths[i]));
+		json_object_set_new(s, "values", vals);
+		json_array_append_new(arr, s);
+	}
+	if (!c->err[0])
+		out_json(c, "/fabtop/samples.json", root);
+	json_decref(root);
+	for (int i = 0; i < cs.n; i++)
+		free(cs.paths[i]);
+	free(cs.paths);
+}
+

@@ -1,0 +1,439 @@
+/*
+ * capture_sysfs.c - the sysfs walk of `fabtop capture`. It uses openat()/
+ * fstatat() without following links: links are copied as they are (sysfs
+ * links are relative), and only the directories named in the tables below
+ * are entered, so the walk never leaves the set. A file that fails to read
+ * is recorded in fabtop/unreadable.tsv and left as an empty placeholder.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "fabtop/capture_int.h"
+#include "fabtop/util.h"
+
+/* What a directory is, which decides what of it is copied. */
+enum kind {
+	K_NONE = 0,
+	K_ATTRS,        /* attribute files and links, no subdirectories */
+	K_TREE,         /* everything below (netdev statistics/, qos/, ecn/ ...) */
+	K_CLASS,        /* /sys/class/X, /sys/bus/pci/devices: links and files */
+	K_PCI,          /* a PCI function */
+	K_RDMA_LIST,    /* <pci>/infiniband/: RDMA devices */
+	K_RDMA,         /* one RDMA device */
+	K_PORTS,        /* <rdma>/ports/ */
+	K_PORT,         /* <rdma>/ports/N/ */
+	K_GID_ATTRS,    /* <port>/gid_attrs/ */
+	K_GID_ATTR_TAB, /* <port>/gid_attrs/{types,ndevs}/ */
+	K_VERBS_LIST,   /* <pci>/infiniband_verbs/ */
+	K_NET_LIST,     /* <pci>/net/ */
+	K_NETDEV,       /* one network interface */
+	K_NODE_ROOT,    /* /sys/devices/system/node */
+	K_NODE,         /* /sys/devices/system/node/nodeN */
+	K_CPU_ROOT,     /* /sys/devices/system/cpu */
+	K_CPU,          /* /sys/devices/system/cpu/cpuN */
+	K_DMI,          /* /sys/class/dmi/id: the machine's make and model */
+	K_PKEYS,        /* <port>/pkeys/: only the default entry, 0 */
+};
+
+/* Names never copied in device directories: huge, irrelevant, slow or
+ * links that lead out of the set. */
+static const char *const skip_names[] = {
+	"power", "msi_irqs", "subsystem", "firmware_node", "iommu", "iommu_group",
+	"consumer:*", "supplier:*", "resource[0-9]*", "rom", "vpd", "driver_override",
+	"reset_method", "of_node", "queues", "phydev", "broken_parity_status",
+	NULL
+};
+
+struct subdir_rule {
+	enum kind parent;
+	const char *name;     /* fnmatch pattern */
+	enum kind child;
+};
+
+/* Which subdirectories are entered, by the kind of their parent. */
+static const struct subdir_rule subdir_rules[] = {
+	{ K_PCI, "infiniband", K_RDMA_LIST },
+	{ K_PCI, "infiniband_verbs", K_VERBS_LIST },
+	{ K_PCI, "net", K_NET_LIST },
+	{ K_RDMA_LIST, "*", K_RDMA },
+	{ K_VERBS_LIST, "*", K_ATTRS },
+	{ K_NET_LIST, "*", K_NETDEV },
+	{ K_RDMA, "ports", K_PORTS },
+	{ K_RDMA, "hw_counters", K_ATTRS },
+	{ K_PORTS, "*", K_PORT },
+	{ K_PORT, "gids", K_ATTRS },
+	{ K_PORT, "gid_attrs", K_GID_ATTRS },
+	{ K_PORT, "counters", K_ATTRS },
+	{ K_PORT, "hw_counters", K_ATTRS },
+	{ K_PORT, "pkeys", K_PKEYS },
+	{ K_GID_ATTRS, "types", K_GID_ATTR_TAB },
+	{ K_GID_ATTRS, "ndevs", K_GID_ATTR_TAB },
+	{ K_NETDEV, "statistics", K_TREE },
+	{ K_NETDEV, "qos", K_TREE },
+	{ K_NETDEV, "ecn", K_TREE },
+	{ K_NETDEV, "bonding", K_TREE },
+	{ K_NETDEV, "bonding_slave", K_TREE },
+	{ K_TREE, "*", K_TREE },
+	{ K_NODE_ROOT, "node[0-9]*", K_NODE },
+	{ K_CPU_ROOT, "cpu[0-9]*", K_CPU },
+	{ K_CPU, "topology", K_ATTRS },
+};
+
+/* Kinds that copy only the files named here (the rest of them is noise). */
+static const char *const node_root_files[] = { "online", "possible", "has_*", NULL };
+static const char *const node_files[] = { "cpulist", "cpumap", "distance", "meminfo", NULL };
+static const char *const cpu_root_files[] = { "online", "possible", "present", "kernel_max",
+	NULL };
+static const char *const pkey_files[] = { "0", NULL };
+/* No serial numbers or UUIDs: they identify the machine, not its fabric. */
+static const char *const dmi_files[] = { "sys_vendor", "product_name", "product_version",
+	"product_family", "board_vendor", "board_name", "board_version", "bios_vendor",
+	"bios_version", "bios_date", NULL };
+static const char *const no_files[] = { NULL };
+
+static bool name_in(const char *name, const char *const *pats)
+{
+	for (; *pats; pats++)
+		if (fnmatch(*pats, name, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool skipped(const char *name)
+{
+	return name_in(name, skip_names);
+}
+
+static enum kind subdir_kind(enum kind parent, const char *name)
+{
+	for (size_t i = 0; i < sizeof(subdir_rules) / sizeof(subdir_rules[0]); i++)
+		if (subdir_rules[i].parent == parent &&
+		    fnmatch(subdir_rules[i].name, name, 0) == 0)
+			return subdir_rules[i].child;
+	return K_NONE;
+}
+
+/* The only files kept in kinds that name them; NULL: every attribute. */
+static const char *const *file_filter(enum kind k)
+{
+	switch (k) {
+	case K_NODE_ROOT: return node_root_files;
+	case K_NODE: return node_files;
+	case K_CPU_ROOT: return cpu_root_files;
+	case K_DMI: return dmi_files;
+	case K_PKEYS: return pkey_files;
+	case K_CPU: case K_PORTS: case K_GID_ATTRS: return no_files;
+	default: return NULL;
+	}
+}
+
+/* ---- the sysfs walk ---- */
+
+static bool visited(struct cap *c, const char *node_dir, bool add)
+{
+	for (size_t i = 0; i < c->nvisited; i++)
+		if (strcmp(c->visited[i], node_dir) == 0)
+			return true;
+	if (!add)
+		return false;
+	if (c->nvisited == c->capvisited) {
+		size_t ncap = c->capvisited ? c->capvisited * 2 : 256;
+		char **v = realloc(c->visited, ncap * sizeof(*v));
+		if (!v)
+			return false;
+		c->visited = v;
+		c->capvisited = ncap;
+	}
+	char *s = strdup(node_dir);
+	if (s)
+		c->visited[c->nvisited++] = s;
+	return false;
+}
+
+/* Lexically resolves a relative link target against the link's folder;
+ * -1 when it climbs above "/" (a replay would refuse such a link). */
+static int resolve_lexical(const char *dir, const char *target, char *out, size_t len)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s/%s", dir, target);
+	char *parts[256];
+	int n = 0;
+	for (char *tok = strtok(tmp, "/"); tok && n < 256; tok = strtok(NULL, "/")) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (!n)
+				return -1;
+			n--;
+			continue;
+		}
+		parts[n++] = tok;
+	}
+	size_t o = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && o + 1 < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "/%s", parts[i]);
+	if (!n)
+		fab_strlcpy(out, "/", len);
+	return 0;
+}
+
+static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *name)
+{
+	char target[PATH_MAX], node[PATH_MAX], p[PATH_MAX];
+	ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+	if (n < 0)
+		return;   /* vanished (ENOENT) or not a link any more */
+	target[n] = '\0';
+	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
+	char res[PATH_MAX];
+	if (target[0] == '/' || resolve_lexical(node_dir, target, res, sizeof(res)) != 0) {
+		/* Not sysfs-made: a replay would refuse the whole capture for it. */
+		fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
+			node, target);
+		return;
+	}
+	out_path(c, node, p, sizeof(p));
+	if (symlink(target, p) != 0 && errno != EEXIST) {
+		fatal(c, "cannot create link %s: %s", p, strerror(errno));
+		return;
+	}
+	c->links++;
+	/* The driver's folder, empty, so that realpath() of the link works. */
+	if (strcmp(name, "driver") == 0 && strncmp(res, "/sys/bus/", 9) == 0)
+		out_dir(c, res);
+}
+
+static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *name,
+		      const struct stat *st)
+{
+	char node[PATH_MAX];
+	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
+	/* Write-only controls (remove, rescan, reset) are not data. */
+	if (!(st->st_mode & 0444) && (st->st_mode & 0222))
+		return;
+	if (root_recorded_errno(&c->src, node)) {
+		out_write(c, node, "", 0);   /* already listed in the carried-over tsv */
+		return;
+	}
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	ssize_t n;
+	struct stat fst;
+	if (fd < 0) {
+		n = -errno;
+	} else if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+		close(fd);
+		return;   /* swapped for something else mid-walk */
+	} else {
+		n = read_fd(fd, c->buf, CAP_MAX_FILE);
+		close(fd);
+	}
+	if (n == -ENOENT || n == -ENODEV || n == -ENXIO)
+		return;   /* the device went away while we walked */
+	if (n > (ssize_t)CAP_MAX_FILE) {
+		fprintf(c->log, "fabtop: %s is larger than %u bytes: recorded as unreadable\n",
+			node, CAP_MAX_FILE);
+		c->toobig++;
+		n = -EFBIG;
+	}
+	if (n < 0) {
+		record_unreadable(c, node, (int)-n);
+		out_write(c, node, "", 0);
+		return;
+	}
+	if (out_write(c, node, c->buf, (size_t)n) == 0)
+		c->files++;
+}
+
+/* Folders of gid_attrs/{types,ndevs}/N whose GID is unset read EINVAL for
+ * every entry; only the entries of set GIDs are copied. */
+static bool gid_is_set(struct cap *c, const char *tab_dir, const char *idx)
+{
+	char gid[PATH_MAX], buf[128];
+	const char *ga = strstr(tab_dir, "/gid_attrs/");
+	if (!ga)
+		return true;
+	snprintf(gid, sizeof(gid), "%.*s/gids/%s", (int)(ga - tab_dir), tab_dir, idx);
+	if (src_read(c, gid, buf, sizeof(buf)) <= 0)
+		return false;
+	for (const char *p = buf; *p && *p != '\n'; p++)
+		if (*p != '0' && *p != ':')
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Copies one directory of kind k (dfd is open on it) and what k enters. */
+static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int depth)
+{
+	if (c->err[0] || depth > 8 || out_dir(c, node_dir) != 0)
+		return;
+	int lfd = dup(dfd);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!d) {
+		if (lfd >= 0)
+			close(lfd);
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **v = realloc(names, cap * sizeof(*v));
+			if (!v)
+				break;
+			names = v;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+
+	const char *const *only = file_filter(k);
+	for (size_t i = 0; i < n && !stopped(c); i++) {
+		const char *name = names[i];
+		struct stat st;
+		bool lists = k == K_CLASS || k == K_NODE_ROOT || k == K_CPU_ROOT;
+		if (!lists && skipped(name))
+			continue;
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;   /* vanished */
+		if (S_ISDIR(st.st_mode)) {
+			enum kind sub = subdir_kind(k, name);
+			if (sub == K_NONE)
+				continue;
+			char child[PATH_MAX];
+			snprintf(child, sizeof(child), "%s/%s", node_dir, name);
+			if (visited(c, child, true))
+				continue;
+			int sfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sfd < 0) {
+				if (errno != ENOENT)
+					record_unreadable(c, child, errno);
+				continue;
+			}
+			walk(c, sfd, child, sub, depth + 1);
+			close(sfd);
+			continue;
+		}
+		if (only && !name_in(name, only))
+			continue;
+		if (k == K_GID_ATTR_TAB && !gid_is_set(c, node_dir, name))
+			continue;
+		if (S_ISLNK(st.st_mode))
+			copy_link(c, dfd, node_dir, name);
+		else if (S_ISREG(st.st_mode))
+			copy_file(c, dfd, node_dir, name, &st);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Copies a node directory as kind k, once. */
+static void copy_dir(struct cap *c, const char *node_dir, enum kind k)
+{
+	char p[PATH_MAX];
+	if (c->err[0] || visited(c, node_dir, true))
+		return;
+	int fd = open(src_path(c, node_dir, p, sizeof(p)),
+		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			record_unreadable(c, node_dir, errno);
+		return;
+	}
+	walk(c, fd, node_dir, k, 0);
+	close(fd);
+}
+
+/* The attribute files of every folder between /sys/devices and dev. */
+static void copy_ancestors(struct cap *c, const char *dev)
+{
+	char p[PATH_MAX];
+	fab_strlcpy(p, dev, sizeof(p));
+	for (char *s = strrchr(p, '/'); s && s > p; s = strrchr(p, '/')) {
+		*s = '\0';
+		if (strcmp(p, "/sys/devices") == 0 || strncmp(p, "/sys/devices/", 13) != 0)
+			break;
+		copy_dir(c, p, K_ATTRS);
+	}
+}
+
+/* Follows each link of a class folder to its device under /sys/devices. */
+static void copy_class(struct cap *c, const char *class_dir, enum kind k)
+{
+	char **names;
+	copy_dir(c, class_dir, K_CLASS);
+	int n = root_list(&c->src, class_dir, &names);
+	if (n <= 0)
+		return;
+	for (int i = 0; i < n && !c->err[0]; i++) {
+		char link[PATH_MAX], real[PATH_MAX];
+		snprintf(link, sizeof(link), "%s/%s", class_dir, names[i]);
+		if (root_realpath(&c->src, link, real, sizeof(real)) != 0)
+			continue;   /* broken link, or a link that leaves the mirror */
+		if (strncmp(real, "/sys/devices/", 13) != 0)
+			continue;   /* not a device (abi_version), or out of the set */
+		copy_dir(c, real, k);
+	}
+	/* Ancestors after all devices, so a bridge is copied as a device first. */
+	for (int i = 0; i < n && !c->err[0]; i++) {
+		char link[PATH_MAX], real[PATH_MAX];
+		snprintf(link, sizeof(link), "%s/%s", class_dir, names[i]);
+		if (root_realpath(&c->src, link, real, sizeof(real)) == 0 &&
+		    strncmp(real, "/sys/devices/", 13) == 0)
+			copy_ancestors(c, real);
+	}
+	root_free_list(names, n);
+}
+
+/* Copies a plain file of the source by node path, if it exists. */
+void copy_node_file(struct cap *c, const char *node_path)
+{
+	char p[PATH_MAX], dir[PATH_MAX];
+	fab_strlcpy(dir, node_path, sizeof(dir));
+	char *slash = strrchr(dir, '/');
+	*slash = '\0';
+	int dfd = open(src_path(c, dir, p, sizeof(p)), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	struct stat st;
+	if (fstatat(dfd, slash + 1, &st, 0) == 0 && S_ISREG(st.st_mode))
+		copy_file(c, dfd, dir, slash + 1, &st);
+	close(dfd);
+}
+
+void copy_sysfs(struct cap *c)
+{
+	copy_class(c, "/sys/bus/pci/devices", K_PCI);
+	copy_class(c, "/sys/class/infiniband", K_RDMA);
+	copy_class(c, "/sys/class/infiniband_verbs", K_ATTRS);
+	copy_class(c, "/sys/class/net", K_NETDEV);
+	copy_class(c, "/sys/class/dmi", K_DMI);
+	copy_dir(c, "/sys/devices/system/node", K_NODE_ROOT);
+	copy_dir(c, "/sys/devices/system/cpu", K_CPU_ROOT);
+	copy_node_file(c, "/proc/sys/kernel/hostname");
+	copy_node_file(c, "/proc/sys/kernel/osrelease");
+	copy_node_file(c, "/proc/cpuinfo");
+	copy_node_file(c, "/proc/meminfo");
+}
+
