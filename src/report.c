@@ -323,6 +323,10 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 		out_str(o, PR_JSON, "bdf", NULL, d->pci != FAB_NO_INDEX ? m->pci[d->pci].bdf : NULL);
 		out_int(o, PR_JSON, "mtu", NULL, d->mtu);
 		out_str(o, PR_JSON, "operstate", NULL, d->operstate);
+		out_int(o, PR_JSON, "carrier", NULL, d->carrier);
+		out_int(o, PR_JSON, "speed_mbps", NULL, d->speed_mbps);
+		out_str(o, PR_JSON, "qos_trust", NULL, d->qos_trust);
+		out_int(o, PR_JSON, "pfc_mask", NULL, d->pfc_mask);
 		out_open_arr(o, "addrs");
 		for (int a = 0; a < d->naddrs; a++)
 			out_str(o, PR_JSON, NULL, NULL, d->addrs[a]);
