@@ -20,6 +20,9 @@ int sys_linef(const struct fab_root *r, struct fab_model *m, char *buf, size_t l
 	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Integer attribute ("0x15b3", "16"); garbage is noted and unknown. */
 fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path);
+/* printf-style path variant of sys_int. */
+fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* The PCI function behind a class device ("/sys/class/net/eth0" -> its
  * device link), as an index into model.pci, or FAB_NO_INDEX (virtual). */
 int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *classdir);

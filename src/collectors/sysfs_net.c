@@ -111,12 +111,9 @@ int collect_net(const struct fab_root *r, struct fab_model *m)
 		struct fab_netdev *d = model_add_netdev(m);
 		fab_strlcpy(d->name, names[i], sizeof(d->name));
 		d->pci = sys_pci_of(r, m, dir);
-		snprintf(p, sizeof(p), "%s/mtu", dir);
-		d->mtu = sys_int(r, m, p);
-		snprintf(p, sizeof(p), "%s/ifindex", dir);
-		d->ifindex = sys_int(r, m, p);
-		snprintf(p, sizeof(p), "%s/dev_port", dir);
-		d->dev_port = sys_int(r, m, p);
+		d->mtu = sys_intf(r, m, "%s/mtu", dir);
+		d->ifindex = sys_intf(r, m, "%s/ifindex", dir);
+		d->dev_port = sys_intf(r, m, "%s/dev_port", dir);
 		/* speed reads EINVAL while the link is down: that is "unknown", not an error. */
 		snprintf(p, sizeof(p), "%s/speed", dir);
 		if (root_read_line(r, p, buf, sizeof(buf)) == 0) {

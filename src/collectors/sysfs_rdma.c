@@ -234,7 +234,7 @@ static void port_mtu(const struct fab_model *m, const struct fab_nic *nic, struc
 static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_nic *nic,
 		      const char *devdir, int num)
 {
-	char pdir[512], p[600], buf[64];
+	char pdir[512], buf[64];
 	long long v;
 	struct fab_port *pt = &nic->ports[nic->nports++];
 	pt->num = num;
@@ -264,12 +264,9 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 		}
 	}
 	sys_linef(r, m, pt->link_layer, sizeof(pt->link_layer), "%s/link_layer", pdir);
-	snprintf(p, sizeof(p), "%s/lid", pdir);
-	pt->lid = sys_int(r, m, p);
-	snprintf(p, sizeof(p), "%s/sm_lid", pdir);
-	pt->sm_lid = sys_int(r, m, p);
-	snprintf(p, sizeof(p), "%s/sm_sl", pdir);
-	pt->sm_sl = sys_int(r, m, p);
+	pt->lid = sys_intf(r, m, "%s/lid", pdir);
+	pt->sm_lid = sys_intf(r, m, "%s/sm_lid", pdir);
+	pt->sm_sl = sys_intf(r, m, "%s/sm_sl", pdir);
 	port_netdev(r, m, nic, pt, pdir);
 	read_gids(r, m, pt, pdir);
 	read_errors(r, m, pt, pdir);

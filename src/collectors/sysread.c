@@ -72,3 +72,13 @@ fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path)
 	}
 	return fab_int_of(v);
 }
+
+fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt, ...)
+{
+	char path[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return sys_int(r, m, path);
+}
