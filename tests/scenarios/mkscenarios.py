@@ -12,12 +12,21 @@ Writes (each one deleted first, so a second run gives the same bytes):
                              fault on each of mlx5_1..mlx5_7 (see build_roce_faults)
   <dir>/roce-faults-pod      the same node seen from a Kubernetes pod (shared RDMA
                              device plugin): 3 of 8 verbs nodes, host netdevs hidden
+  <dir>/busy                 ib-8port's hardware in a training job: 60 counter samples,
+                             every port moving 340-380 Gb/s, no bad counter growing
+  <dir>/hang                 the same hardware hanging: 20 s in, 6 of 8 ports stop while
+                             local_ack_timeout_err and packet_seq_err climb; one 1.25 s step
+  <dir>/congested            RoCE HGX H100, 8 healthy 400GbE ports capped at 180-220 Gb/s,
+                             ECN marks, CNPs and port_xmit_wait growing; one Q-counter
+                             wraps past 2^32, one port_xmit_wait saturates
   <dir>/../fixtures/topo-mini  small non-root capture for the PIX/PXB/PHB/NODE/SYS
                              unit tests
 
 Every tree is what `fabtop capture` would have copied from such a node (see
 docs/capture-format.md): the sysfs subset with its symlinks kept relative,
-proc/sys/kernel, and fabtop/*.json.  The scenarios also get fabtop/hwloc.xml,
+proc/sys/kernel, and fabtop/*.json; busy, hang and congested also carry
+fabtop/samples.json (counters over time, see timeline_samples), and their
+counter files hold the last sample.  The scenarios also get fabtop/hwloc.xml,
 made by running lstopo over the tree itself (HWLOC_FSROOT), so the XML always
 agrees with the sysfs next to it.
 
@@ -189,6 +198,7 @@ class Node:
         self.devices = None        # fabtop/devices.json (dict), None: not written
         self.rdma_netlink = None   # netlink.json "rdma_netlink"; None: {"available": true}
         self.virt_netdevs = []     # virtual interfaces (veth, macvlan): dicts, see write_virt_netdev
+        self.timeline = None       # counter samples over time: dict(interval, times, step), see timeline_samples
 
     def node_cpus(self, nid):
         return [c["cpu"] for c in self.cpus if c["node"] == nid]
@@ -529,6 +539,200 @@ def build_roce_faults(pod=False):
 
 
 # --------------------------------------------------------------------------
+# SCENARIOS busy, hang, congested (the live counters pane: captures with time)
+# --------------------------------------------------------------------------
+# Each carries fabtop/samples.json: 60 readings of every port counter, 1 s
+# apart, ending at the snapshot time; the counter files in the tree hold the
+# last reading.  Growth is chosen so the rates can be checked by hand:
+# traffic runs at whole, even Gb/s, and 1 Gb/s is 31,250,000 four-octet
+# words a second (1e9 / 8 / 4), so 360 Gb/s is port_xmit_data growing by
+# 11,250,000,000 a second; packets average 4000 bytes, so pkt/s is
+# Gb/s * 31,250.  Even Gb/s keep a 1.25 s step's growth whole too.
+
+NSAMPLES = 60
+GBPS_WORDS = 31250000       # 4-octet words per second at 1 Gb/s
+WORDS_PER_PACKET = 1000     # 4000-byte packets on average
+U32 = 1 << 32
+
+
+def sample_times(jitter_at=None):
+    """NSAMPLES times 1 s apart, the last at TIME; step jitter_at (k-1 -> k)
+    takes 1.25 s instead, as when a reading was late."""
+    gaps = [1.25 if k == jitter_at else 1.0 for k in range(1, NSAMPLES)]
+    t = [float(TIME)]
+    for g in reversed(gaps):
+        t.insert(0, t[0] - g)
+    return t
+
+
+def gbps(key, lo, hi):
+    """An even whole number of Gb/s in [lo, hi], the same for the same key."""
+    return 2 * rnd(key, lo // 2, hi // 2)
+
+
+def traffic(tx_gbps, rx_gbps, dt):
+    """Growth of the traffic counters over dt seconds at the given rates."""
+    wx, wr = tx_gbps * GBPS_WORDS * dt, rx_gbps * GBPS_WORDS * dt
+    assert wx == int(wx) and wr == int(wr)
+    px, pr = int(wx) // WORDS_PER_PACKET, int(wr) // WORDS_PER_PACKET
+    return {("counters", "port_xmit_data"): int(wx), ("counters", "port_rcv_data"): int(wr),
+            ("counters", "port_xmit_packets"): px, ("counters", "port_rcv_packets"): pr,
+            ("counters", "unicast_xmit_packets"): px, ("counters", "unicast_rcv_packets"): pr}
+
+
+def grow(values, d, inc):
+    """Adds one step's growth the way the hardware counts: 32-bit Q-counters
+    (hw_counters) wrap, saturating PMA counters stop at their maximum."""
+    for (where, name), v in inc.items():
+        cur = values[where][name] + v
+        if where == "hw_counters":
+            cur %= U32
+        elif name == "port_xmit_wait":
+            cur = min(cur, U32 - 1)
+        values[where][name] = cur
+
+
+def timeline_samples(n):
+    """Runs n.timeline over every RDMA device: returns samples.json and leaves
+    the last reading in each port's counters/hw_counters overrides."""
+    tl = n.timeline
+    devs = sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])
+    vals = {}
+    for d in devs:
+        pc, hc = counter_values(n, d)
+        vals[d["ibdev"]] = {"counters": pc, "hw_counters": hc}
+    samples = []
+    for k, t in enumerate(tl["times"]):
+        if k:
+            dt = t - tl["times"][k - 1]
+            for rail, d in enumerate(devs):
+                grow(vals[d["ibdev"]], d, tl["step"](rail, k, dt))
+        values = {}
+        for d in devs:
+            for where in ("counters", "hw_counters"):
+                for name, v in sorted(vals[d["ibdev"]][where].items()):
+                    values["/sys/class/infiniband/%s/ports/1/%s/%s" % (d["ibdev"], where, name)] = v
+        samples.append({"t": t, "values": values})
+    for d in devs:
+        d["rdma"]["counters"] = dict(vals[d["ibdev"]]["counters"])
+        d["rdma"]["hw_counters"] = dict(vals[d["ibdev"]]["hw_counters"])
+    return {"interval": tl["interval"], "samples": samples}
+
+
+def samples_text(doc):
+    """samples.json with one sample per line: readable diffs, a third of the size."""
+    lines = ['{"t": %s, "values": %s}' % (json.dumps(s["t"]), json.dumps(s["values"], separators=(",", ":")))
+             for s in doc["samples"]]
+    return '{\n  "interval": %s,\n  "samples": [\n    %s\n  ]\n}\n' % (json.dumps(doc["interval"]),
+                                                                      ",\n    ".join(lines))
+
+
+def ib_timeline_node(name, host, description):
+    """The ib-8port hardware under another name (so other GUIDs and MACs)."""
+    n = build_ib_8port()
+    n.name = n.key = name
+    n.host, n.description = host, description
+    return n
+
+
+def busy_step(name):
+    def step(rail, k, dt):
+        key = "%s%d.%d" % (name, rail, k)
+        return traffic(gbps(key + "tx", 340, 380), gbps(key + "rx", 340, 380), dt)
+    return step
+
+
+def build_busy():
+    n = ib_timeline_node(
+        "busy", "hgx-busy-demo",
+        "A healthy HGX H100 node on InfiniBand in the middle of a training job: all 8 NDR ports "
+        "move 340-380 Gb/s each way, and no loss, retry or congestion counter grows.")
+    n.timeline = dict(interval=1.0, times=sample_times(), step=busy_step("busy"))
+    return n
+
+
+HANG_STALLED = (0, 1, 2, 4, 5, 6)   # the rails whose traffic stops; 3 and 7 carry another job
+HANG_LOSS_AT = 18                   # retries start climbing (step 17 -> 18)
+HANG_STOP_AT = 20                   # no more bytes from this step on
+HANG_JITTER_AT = 10                 # the 1.25 s step
+
+
+def hang_step(rail, k, dt):
+    key = "hang%d.%d" % (rail, k)
+    if rail in HANG_STALLED and k >= HANG_STOP_AT:
+        inc = traffic(0, 0, dt)
+    else:
+        inc = traffic(gbps(key + "tx", 340, 380), gbps(key + "rx", 340, 380), dt)
+    if rail in HANG_STALLED and k >= HANG_LOSS_AT:
+        # Every second: 3 ACK timeouts (the peer stopped answering), 2 sequence-error NAKs.
+        inc[("hw_counters", "local_ack_timeout_err")] = 3
+        inc[("hw_counters", "packet_seq_err")] = 2
+    return inc
+
+
+def build_hang():
+    n = ib_timeline_node(
+        "hang", "hgx-hang-demo",
+        "An HGX H100 node on InfiniBand whose training job hangs: 20 s in, traffic on 6 of the 8 "
+        "ports drops to zero while local_ack_timeout_err and packet_seq_err climb on them.")
+    n.timeline = dict(interval=1.0, times=sample_times(jitter_at=HANG_JITTER_AT), step=hang_step)
+    return n
+
+
+CONG_WRAP_RAIL = 2        # its np_ecn_marked_roce_packets passes 2^32 at step 3
+CONG_SAT_RAIL = 5         # its port_xmit_wait reaches 2^32-1 at step 3 and stays
+
+
+def congested_step(rail, k, dt):
+    key = "congested%d.%d" % (rail, k)
+    inc = traffic(gbps(key + "tx", 180, 220), gbps(key + "rx", 180, 220), dt)
+    inc[("hw_counters", "np_ecn_marked_roce_packets")] = rnd(key + "ecn", 20000, 30000)
+    inc[("hw_counters", "np_cnp_sent")] = rnd(key + "cnp", 4000, 6000)
+    inc[("hw_counters", "rp_cnp_handled")] = rnd(key + "cnph", 4000, 6000)
+    inc[("counters", "port_xmit_wait")] = rnd(key + "wait", 2000000, 4000000)
+    return inc
+
+
+def build_congested():
+    n = Node("congested", "roce-congested-demo", "5.15.0-119-generic", 0, True,
+             "An HGX H100 node on RoCE with 8 healthy 400GbE ConnectX-7 ports where the fabric is "
+             "congested: throughput stays at 180-220 Gb/s while ECN marks, CNPs and port_xmit_wait grow.")
+    n.cpu_model = (6, 143, 8, "Intel(R) Xeon(R) Platinum 8480+")
+    n.os_version = "#129-Ubuntu SMP Fri Aug 2 19:25:20 UTC 2024"
+    n.dmi = dict(sys_vendor="Dell Inc.", product_name="PowerEdge XE9680",
+                 board_vendor="Dell Inc.", board_name="0PKY3K", board_version="A01",
+                 bios_vendor="Dell Inc.", bios_version="2.2.8", bios_date="05/13/2024")
+    for c in range(224):
+        n.cpus.append(dict(cpu=c, pkg=(c // 56) % 2, core=c % 56, node=(c // 56) % 2))
+    n.nodes = [dict(id=0, mem_kb=1056574636), dict(id=1, mem_kb=1056868912)]
+    n.distances = [[10, 21], [21, 10]]
+    rp = fn(n.pci, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
+    fn(n.pci, bdf(0x01), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC",
+       netdev=dict(name="eno1", mtu=1500, ipv4="10.10.2.31/24", speed=10000))
+    n.macs[bdf(0x01)] = "b0:7b:25:de:52:1c"
+    n.gateway = ("eno1", "10.10.2.1")
+    for rail, (b, numa) in enumerate(HGX_ROOTS):
+        port = roce_port("ens%dnp0" % ROCE_SLOTS[rail], "10.1.%d.31/24" % (rail + 1))
+        hgx_slot(n, b, numa, "cx7-eth", port, nvswitches=2 if rail in (0, 4) else 0,
+                 label="NIC rail %d" % rail)
+    # Starting points of the wrap and the saturation (see CONG_*_RAIL).
+    first = [congested_step(CONG_WRAP_RAIL, k, 1.0) for k in (1, 2)]
+    ports = [d["rdma"] for d in sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])]
+    ports[CONG_WRAP_RAIL]["hw_counters"] = {"np_ecn_marked_roce_packets": U32 - 1000 - sum(
+        s[("hw_counters", "np_ecn_marked_roce_packets")] for s in first)}
+    first = [congested_step(CONG_SAT_RAIL, k, 1.0) for k in (1, 2)]
+    ports[CONG_SAT_RAIL]["counters"] = {"port_xmit_wait": U32 - 1 - 1000000 - sum(
+        s[("counters", "port_xmit_wait")] for s in first)}
+    n.nvml = hgx_nvml(n)
+    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(8)
+    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    n.timeline = dict(interval=1.0, times=sample_times(), step=congested_step)
+    return n
+
+
+# --------------------------------------------------------------------------
 # FIXTURE topo-mini (tests/fixtures/topo-mini)
 # --------------------------------------------------------------------------
 # A non-root capture (uid 1000): config files hold only the 64-byte header, so
@@ -851,6 +1055,17 @@ def gid(bs):
     return colon_hex(bs, 4)
 
 
+def counter_values(n, d):
+    """The port's counters/ and hw_counters/ values, with its overrides."""
+    r = d["rdma"]
+    key, busy = n.name + d["ibdev"], r["up"]
+    pc = port_counters(key, r["up"], busy)
+    pc.update(r.get("counters", {}))
+    hc = hw_counters(key, r["ll"] != "InfiniBand", busy)
+    hc.update(r.get("hw_counters", {}))
+    return pc, hc
+
+
 def write_rdma(tr, n, d):
     r, name, s = d["rdma"], d["ibdev"], d["sysdir"]
     part = PARTS[d["part"]]
@@ -899,14 +1114,9 @@ def write_rdma(tr, n, d):
                 slot += 1
     for i, g in enumerate(gids):
         tr.line(p + "/gids/%d" % i, gid(g))
-    key = n.name + name
-    busy = r["up"]
-    pc = port_counters(key, r["up"], busy)
-    pc.update(r.get("counters", {}))
+    pc, hc = counter_values(n, d)
     for k, v in pc.items():
         tr.line(p + "/counters/" + k, v)
-    hc = hw_counters(key, not ib, busy)
-    hc.update(r.get("hw_counters", {}))
     for k, v in hc.items():
         tr.line(p + "/hw_counters/" + k, v)
     tr.rlink("sys/class/infiniband/" + name, base)
@@ -1099,6 +1309,7 @@ def netlink_json(n):
 
 def write_node(n, root):
     resolve(n)
+    samples = timeline_samples(n) if n.timeline else None
     if os.path.lexists(root):
         shutil.rmtree(root)
     os.makedirs(root)
@@ -1123,6 +1334,8 @@ def write_node(n, root):
     tr.line("proc/sys/kernel/osrelease", n.kernel)
     meta = {"format": 1, "fabtop": FABTOP_VERSION, "host": n.host, "kernel": n.kernel,
             "time": n.time, "uid": n.uid, "samples": 0, "interval": 0}
+    if samples:
+        meta.update({"samples": len(samples["samples"]), "interval": samples["interval"]})
     meta.update(n.meta_extra)
     meta.update({"demo": n.demo, "description": n.description})
     tr.json("fabtop/meta.json", meta)
@@ -1131,6 +1344,8 @@ def write_node(n, root):
         tr.json("fabtop/nvml.json", n.nvml)
     if n.devices is not None:
         tr.json("fabtop/devices.json", n.devices)
+    if samples:
+        tr.write("fabtop/samples.json", samples_text(samples))
     if n.hwloc:
         make_hwloc(n, root)
     check(n, root)
@@ -1294,6 +1509,9 @@ def main(argv):
                     (build_ib_8port(), os.path.join(out, "ib-8port")),
                     (build_roce_faults(), os.path.join(out, "roce-faults")),
                     (build_roce_faults(pod=True), os.path.join(out, "roce-faults-pod")),
+                    (build_busy(), os.path.join(out, "busy")),
+                    (build_hang(), os.path.join(out, "hang")),
+                    (build_congested(), os.path.join(out, "congested")),
                     (build_topo_mini(), os.path.join(fixtures, "topo-mini"))):
         write_node(n, root)
         if verbose:
