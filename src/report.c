@@ -54,7 +54,7 @@ static void topo_rows(struct fab_out *o, const struct fab_model *m, const struct
 		if (d->kind == TOPO_GPU) {
 			const struct fab_pci_dev *p = &m->pci[d->pci];
 			out_str(o, PR_ANY, "cpu_affinity", "\t%s", p->local_cpulist);
-			out_int(o, PR_ANY, "numa_affinity", "\t%lld", p->numa_node);
+			out_int(o, PR_ANY, "numa_affinity", "\t%lld", topo_numa_affinity(m, p));
 			out_int(o, PR_ANY, "gpu_numa_id", "\t\t%lld", m->gpus[d->idx].numa_id);
 		}
 		out_text(o, "\n");

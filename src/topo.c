@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/topo.h"
+#include "fabtop/util.h"
 
 const char *const topo_legend[] = {
 	"  X    = Self",
@@ -65,8 +66,9 @@ enum fab_topo_level topo_classify(const struct fab_model *m, int pa, int pb)
 		return TOPO_UNKNOWN;
 	const struct fab_pci_dev *a = &m->pci[pa], *b = &m->pci[pb];
 	if (strcmp(a->host_bridge, b->host_bridge) != 0) {
-		if (a->numa_node.ok && b->numa_node.ok)
-			return a->numa_node.v == b->numa_node.v ? TOPO_NODE : TOPO_SYS;
+		fab_int na = topo_numa_affinity(m, a), nb = topo_numa_affinity(m, b);
+		if (na.ok && nb.ok)
+			return na.v == nb.v ? TOPO_NODE : TOPO_SYS;
 		/* No NUMA data: on a one-node machine that is still one node. */
 		return m->nnuma > 1 ? TOPO_UNKNOWN : TOPO_NODE;
 	}
@@ -195,4 +197,47 @@ const char *topo_cell(const struct fab_topo *t, int i, int j, char *buf, size_t 
 		snprintf(buf, len, "%s%s", topo_level_word(l), gpus && !t->nvlink_known ? "*" : "");
 	}
 	return buf;
+}
+
+/* Sets the bits of a cpulist ("0-15,32-47") in set (nbits wide); false on
+ * garbage. CPUs past nbits are ignored: they cannot decide anything here. */
+static bool cpulist_bits(const char *s, unsigned char *set, int nbits)
+{
+	if (fab_cpulist_count(s) < 0)
+		return false;
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b && c < nbits; c++)
+			set[c / 8] |= (unsigned char)(1u << (c % 8));
+		s = *end == ',' ? end + 1 : end;
+	}
+	return true;
+}
+
+fab_int topo_numa_affinity(const struct fab_model *m, const struct fab_pci_dev *p)
+{
+	if (p->numa_node.ok)
+		return p->numa_node;
+	enum { NBITS = 8192 };
+	unsigned char dev[NBITS / 8] = { 0 };
+	if (!p->local_cpulist[0] || !cpulist_bits(p->local_cpulist, dev, NBITS))
+		return (fab_int){ 0, false };
+	int found = -1;
+	for (int i = 0; i < m->nnuma; i++) {
+		unsigned char node[NBITS / 8] = { 0 };
+		if (!cpulist_bits(m->numa[i].cpulist, node, NBITS))
+			continue;
+		bool meets = false;
+		for (int k = 0; k < NBITS / 8 && !meets; k++)
+			meets = (dev[k] & node[k]) != 0;
+		if (!meets)
+			continue;
+		if (found >= 0)
+			return (fab_int){ 0, false };
+		found = m->numa[i].id;
+	}
+	return found >= 0 ? (fab_int){ found, true } : (fab_int){ 0, false };
 }

@@ -129,7 +129,7 @@ static void draw_matrix(struct view_pen *p, const struct fab_model *m, const str
 			const struct fab_pci_dev *pd = pci_of(m, d->pci);
 			view_pen_clip(p, aff, LABEL_W,
 				      pd && pd->local_cpulist[0] ? pd->local_cpulist : "N/A", 0);
-			fmt_int(buf, sizeof(buf), pd ? pd->numa_node : (fab_int){ 0, false });
+			fmt_int(buf, sizeof(buf), pd ? topo_numa_affinity(m, pd) : (fab_int){ 0, false });
 			view_pen_clip(p, aff + cpu_w, LABEL_W, buf, 0);
 			fmt_int(buf, sizeof(buf), m->gpus[d->idx].numa_id);
 			view_pen_clip(p, aff + cpu_w + 15, LABEL_W, buf, 0);

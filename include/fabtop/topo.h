@@ -51,6 +51,11 @@ const char *topo_cell(const struct fab_topo *t, int i, int j, char *buf, size_t 
 const char *topo_level_word(enum fab_topo_level l);
 /* The nvidia-smi legend lines, NULL-terminated. */
 extern const char *const topo_legend[];
+/* The NUMA node nvidia-smi prints as "NUMA Affinity": the device's
+ * numa_node, or, where the kernel says -1 (VMs, one-socket boards), the one
+ * NUMA node whose CPUs meet the device's local_cpulist. Unknown when none
+ * or several do. */
+fab_int topo_numa_affinity(const struct fab_model *m, const struct fab_pci_dev *p);
 /* True when the NIC has at least one ACTIVE port (or state is unknown). */
 bool topo_nic_usable(const struct fab_model *m, int nic);
 
