@@ -1,5 +1,7 @@
 /* capture_procs.c - NCCL processes and their filtered environment
- * (fabtop/procs/<pid>.json): secrets never leave the node. */
+ * (fabtop/procs/<pid>.json): secrets never leave the node. A process is
+ * an NCCL job when it has libnccl mapped or sets an NCCL_ variable of its
+ * own. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +91,34 @@ static bool is_kthread(const char *pid)
 	return flags & 0x00200000UL;
 }
 
+/* NVIDIA's container images set NCCL_VERSION in every process (the shell
+ * included): on its own it does not make a process an NCCL job. */
+static bool image_var(const char *kv)
+{
+	return strncmp(kv, "NCCL_VERSION=", 13) == 0;
+}
+
+/* The libnccl a process has mapped (/proc/<pid>/maps), which is the NCCL
+ * the job runs: often its own wheel's, not the one on the loader path. */
+static bool mapped_nccl(const char *pid, char *lib, size_t len)
+{
+	char p[320], line[PATH_MAX + 128];
+	snprintf(p, sizeof(p), "/proc/%s/maps", pid);
+	FILE *f = fopen(p, "re");
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+		if (!path || !strstr(path, "/libnccl"))
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		snprintf(lib, len, "%s", path);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *found)
 {
 	char *env = NULL;
@@ -100,15 +130,18 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	}
 	bool nccl = false;
 	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1)
-		if (strncmp(kv, "NCCL_", 5) == 0)
+		if (strncmp(kv, "NCCL_", 5) == 0 && !image_var(kv))
 			nccl = true;
-	if (!nccl) {
+	char lib[PATH_MAX];
+	bool mapped = mapped_nccl(pid, lib, sizeof(lib));
+	if (!nccl && !mapped) {
 		free(env);
 		return;
 	}
 	json_t *j = json_object(), *ej = json_object();
 	char p[320], buf[256];
 	json_object_set_new(j, "pid", json_integer(atoll(pid)));
+	json_object_set_new(j, "nccl_lib", mapped ? json_string(lib) : json_null());
 	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	ssize_t l = fd >= 0 ? read_fd(fd, buf, sizeof(buf) - 1) : -1;

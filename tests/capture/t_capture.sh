@@ -355,8 +355,37 @@ fi
 env -i PATH="$PATH" NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=eth0 UCX_TLS=rc HOSTNAME=node17 \
 	OMPI_COMM_WORLD_RANK=3 SECRET_TOKEN=hunter2 AWS_SECRET_ACCESS_KEY=x sleep 60 &
 SLEEP_PID=$!
-sleep 0.2
+# NVIDIA's images set NCCL_VERSION in every process: that alone is no job.
+env -i PATH="$PATH" NCCL_VERSION=2.28.3-1 sleep 60 &
+IMAGE_PID=$!
+# A job that sets no NCCL_ variable but has the real libnccl mapped.
+NCCL_SO=$(ldconfig -p | awk '/libnccl\.so\.2 /{print $NF; exit}')
+[ -n "$NCCL_SO" ] || NCCL_SO=$(ls /usr/local/cuda/lib64/libnccl.so.2 2>/dev/null)
+LIB_PID=
+if [ -n "$NCCL_SO" ]; then
+	env -i PATH="$PATH" python3 -c 'import ctypes, sys, time; ctypes.CDLL(sys.argv[1]); time.sleep(60)' "$NCCL_SO" &
+	LIB_PID=$!
+fi
+sleep 0.5
 "$FABTOP" capture -o "$T/procs/" > /dev/null 2> "$T/procs.err"
+if [ ! -e "$T/procs/fabtop/procs/$IMAGE_PID.json" ]; then
+	ok "a process with only the image's NCCL_VERSION is not taken for a job"
+else
+	notok "a process with only the image's NCCL_VERSION is not taken for a job" "$T/procs/fabtop/procs/$IMAGE_PID.json"
+fi
+if [ -z "$LIB_PID" ]; then
+	ok "# skip a process with libnccl mapped is recorded (no libnccl.so.2 on this machine)"
+elif python3 - "$T/procs/fabtop/procs/$LIB_PID.json" "$NCCL_SO" > "$T/lib.out" 2>&1 <<'EOF'
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+assert os.path.realpath(p["nccl_lib"]) == os.path.realpath(sys.argv[2]), p
+assert p["env"] == {}, p["env"]
+EOF
+then ok "a process with libnccl mapped is recorded, with the library it runs"
+else notok "a process with libnccl mapped is recorded, with the library it runs" "$T/lib.out"
+fi
+kill $IMAGE_PID $LIB_PID 2>/dev/null
+wait $IMAGE_PID $LIB_PID 2>/dev/null
 if python3 - "$T/procs/fabtop/procs/$SLEEP_PID.json" "$SLEEP_PID" > "$T/procs.out" 2>&1 <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
