@@ -484,6 +484,22 @@ static void test_rdma_sys(void **state)
 	assert_int_equal(fab_parse_rdma_sys(NULL, 0, mode, sizeof(mode)), -EBADMSG);
 }
 
+/* The reply a real kernel sent (6.18, Firecracker VM with an H200, no HCA),
+ * recorded byte for byte: it carries attributes newer than our header's
+ * (93, 96, 103), which must be skipped, not refused. */
+static void test_rdma_sys_recorded(void **state)
+{
+	unsigned char buf[256];
+	FILE *f = fopen("tests/fixtures/netlink-kernel/6.18-sys_get.bin", "rb");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_int_equal(n, 48);
+	char mode[16] = "";
+	assert_int_equal(fab_parse_rdma_sys(buf, n, mode, sizeof(mode)), 0);
+	assert_string_equal(mode, "shared");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_pfc),
 		cmocka_unit_test(test_flags_and_trust),
 		cmocka_unit_test(test_rdma_sys),
+		cmocka_unit_test(test_rdma_sys_recorded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
