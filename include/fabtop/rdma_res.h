@@ -46,6 +46,12 @@ int rdma_res_parse_qp(const void *buf, size_t len, struct fab_qp_list *out,
  * ("RDMA netlink unavailable: Protocol not supported") otherwise. */
 int rdma_res_query_qp(struct fab_qp_list *out, char *err, size_t errlen);
 
+/* The raw bytes of the live dump, one RES_QP_GET dump per device back to
+ * back (what `fabtop capture` stores as fabtop/rdma-qp.bin; the parser
+ * reads them whole). *buf is malloc'd. 0, or -errno with err; a device
+ * whose dump failed is left out (err names it) unless every one failed. */
+int rdma_res_dump_bytes(unsigned char **buf, size_t *len, char *err, size_t errlen);
+
 struct fab_root;
 /* The QPs of the node a root shows: live roots query RDMA netlink; captures
  * parse the recorded dump bytes fabtop/rdma-qp.bin (written by `fabtop
