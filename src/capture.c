@@ -312,6 +312,8 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "devices.json");
 	}
 	if (!c.err[0])
+		capture_qp(&c);
+	if (!c.err[0])
 		write_meta(&c, o, (long long)now, procs_unreadable);
 	if (!c.err[0] && o->samples > 0)
 		take_samples(&c, o->samples, o->interval);

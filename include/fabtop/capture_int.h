@@ -56,6 +56,9 @@ void copy_node_file(struct cap *c, const char *node_path);
 /* capture_samples.c */
 void take_samples(struct cap *c, int count, double interval);
 
+/* capture_qp.c: fabtop/rdma-qp.bin, the raw RDMA netlink QP dump. */
+void capture_qp(struct cap *c);
+
 /* capture_procs.c: returns how many processes could not be read. */
 int capture_procs(struct cap *c);
 

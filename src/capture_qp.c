@@ -1,0 +1,65 @@
+/*
+ * capture_qp.c - the QP table of the node as the raw bytes of its RDMA
+ * netlink dump (fabtop/rdma-qp.bin), so that replay runs the same parser
+ * as the live view. Recorded live when RDMA netlink answers; carried over
+ * unchanged when the source is itself a capture.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fabtop/capture_int.h"
+#include "fabtop/rdma_res.h"
+
+#define QP_NODE_PATH "/fabtop/rdma-qp.bin"
+#define QP_CARRY_MAX (64 << 20)    /* as rdma_res_from_root() reads */
+
+static void carry_qp(struct cap *c)
+{
+	char p[PATH_MAX];
+	int fd = open(src_path(c, QP_NODE_PATH, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p, strerror(errno));
+		return;
+	}
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n = -EFBIG;
+	if (fstat(fd, &st) != 0)
+		n = -errno;
+	else if (st.st_size <= QP_CARRY_MAX && (buf = malloc((size_t)st.st_size + 2)))
+		n = read_fd(fd, buf, (size_t)st.st_size);
+	else if (st.st_size <= QP_CARRY_MAX)
+		n = -ENOMEM;
+	close(fd);
+	if (n < 0 || n > st.st_size)
+		fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
+			n < 0 ? strerror((int)-n) : "it grew while being read");
+	else
+		out_write(c, QP_NODE_PATH, buf, (size_t)n);
+	free(buf);
+}
+
+void capture_qp(struct cap *c)
+{
+	if (!c->src.live) {
+		carry_qp(c);
+		return;
+	}
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[512] = "";
+	if (rdma_res_dump_bytes(&buf, &len, err, sizeof(err)) < 0) {
+		fprintf(c->log, "fabtop: no rdma-qp.bin (QP states will show as not recorded): %s\n", err);
+		return;
+	}
+	if (err[0])
+		fprintf(c->log, "fabtop: rdma-qp.bin is missing a device: %s\n", err);
+	out_write(c, QP_NODE_PATH, (const char *)buf, len);
+	free(buf);
+}
