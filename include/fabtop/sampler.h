@@ -75,7 +75,9 @@ struct fab_ctr {
 	struct ctr_step last;    /* the last step */
 	bool grew;               /* delta > 0 in the last step */
 	long last_grew;          /* tick of the last growth, -1 never */
-	float hist[SAMPLER_HISTORY]; /* rate per second (scaled), oldest first at hist_pos */
+	float hist[SAMPLER_HISTORY]; /* rate per second (scaled), oldest first at hist_pos;
+				      * 0 for a step without a rate */
+	double t_value;          /* private: when value was read (the next rate's start) */
 };
 
 struct fab_sport {
@@ -100,7 +102,8 @@ struct fab_sampler {
 	struct fab_sport *ports; int nports;
 	struct fab_ctr *ctrs; int nctrs;
 	long tick;               /* steps taken */
-	int hist_len;            /* valid entries in each history ring (<= SAMPLER_HISTORY) */
+	int hist_len;            /* valid entries in each history ring (<= SAMPLER_HISTORY);
+				  * the first step adds none: it has no rates yet */
 	int hist_pos;            /* ring index of the oldest entry */
 	double t_last;           /* time of the last step, seconds (monotonic or recorded) */
 	double dt;               /* seconds between the last two steps */
@@ -110,6 +113,7 @@ struct fab_sampler {
 	int pb_pos, pb_count;    /* next sample, number of samples */
 	double pb_interval;      /* the recorded nominal interval */
 	void *pb_samples;        /* private: the loaded samples */
+	void *priv;              /* private: the known devices */
 };
 
 /* Lists and opens every counter under root (live or a directory). 0 on
@@ -122,7 +126,8 @@ void sampler_baseline(struct fab_sampler *s);
 void sampler_close(struct fab_sampler *s);
 
 /* Playback of fabtop/samples.json: loads it (after sampler_open on the same
- * root, or alone). Returns 0, or -1 with err (no samples, truncated JSON). */
+ * root, or alone on a zeroed struct). Returns 0, or -1 with err (no
+ * samples, truncated JSON); either way sampler_close() frees it. */
 int sampler_playback_open(struct fab_sampler *s, const struct fab_root *r, char *err, size_t len);
 /* Applies the next recorded sample; returns 1 when there was none left. */
 int sampler_playback_step(struct fab_sampler *s);

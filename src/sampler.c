@@ -1,0 +1,630 @@
+/* sampler.c - live counters (sampler.h): the rate arithmetic, the port and
+ * counter arrays, and live reads that keep every counter file open and
+ * pread() it each step. Playback of recorded samples is sampler_playback.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fabtop/sampler_int.h"
+#include "fabtop/util.h"
+
+#define CLASS_DIR "/sys/class/infiniband"
+
+/* ---- arithmetic ---- */
+
+int counter_parse_value(const char *buf, size_t len, uint64_t *out)
+{
+	size_t i = 0, start;
+	uint64_t v = 0;
+	while (i < len && buf[i] == ' ')
+		i++;
+	for (start = i; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		unsigned d = (unsigned)(buf[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (i == start)
+		return -1;
+	while (i < len && buf[i] == ' ')
+		i++;
+	if (i < len && buf[i] == '\n')
+		i++;
+	if (i != len)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool saturates,
+			     double scale, double dt_s)
+{
+	struct ctr_step st = { 0 };
+	if (width <= 0 || width > 64)
+		width = 64;
+	uint64_t max = width == 64 ? UINT64_MAX : ((uint64_t)1 << width) - 1;
+	if (cur >= prev) {
+		st.delta = cur - prev;
+		if (saturates && width < 64 && cur == max)
+			st.flags |= CTR_SATURATED;
+	} else if (!saturates && width < 64 && prev <= max &&
+		   prev - cur > ((uint64_t)1 << (width - 1))) {
+		/* A fall of more than half the range is the counter passing its top,
+		 * not a clear: counting from the top gives the exact growth. */
+		st.delta = (max - prev) + cur + 1;
+		st.flags |= CTR_WRAPPED;
+	} else {
+		/* Cleared: it grew by at least cur since, but over an unknown time. */
+		st.delta = cur;
+		st.flags |= CTR_RESET;
+		return st;
+	}
+	if (dt_s > 0) {
+		st.rate = (double)st.delta * (scale > 0 ? scale : 1.0) / dt_s;
+		st.has_rate = true;
+	}
+	return st;
+}
+
+double counter_scale(const struct fab_counter_def *d)
+{
+	return d && d->unit && strcmp(d->unit, "4-octet words") == 0 ? 4.0 : 1.0;
+}
+
+int counter_badness(const struct fab_ctr *c)
+{
+	int b = 10;
+	if (c->def) {
+		switch (c->def->cls) {
+		case CC_RETRY:      b = 40; break;
+		case CC_CONGESTION: b = 30; break;
+		case CC_ERROR:      b = 20; break;
+		default:            b = 0;  break;
+		}
+	}
+	return b + (c->grew ? 5 : 0);
+}
+
+int sampler_bad_grew(const struct fab_sampler *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nports; i++)
+		n += s->ports[i].bad_grew;
+	return n;
+}
+
+float sampler_hist(const struct fab_sampler *s, const float *ring, int i)
+{
+	if (!ring || i < 0 || i >= s->hist_len)
+		return 0.0f;
+	return ring[(s->hist_pos + i) % SAMPLER_HISTORY];
+}
+
+/* ---- ports and counters ---- */
+
+struct sampler_priv {
+	char (*devs)[64];        /* every device seen, strcmp order: the relist's index */
+	int ndevs, devcap;
+	int portcap, ctrcap;
+	bool nofile_raised;
+};
+
+static struct sampler_priv *priv(struct fab_sampler *s)
+{
+	if (!s->priv)
+		s->priv = calloc(1, sizeof(struct sampler_priv));
+	return s->priv;
+}
+
+static int dev_find(const struct sampler_priv *pv, const char *dev, bool *found)
+{
+	int lo = 0, hi = pv->ndevs;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2, c = strcmp(pv->devs[mid], dev);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+static bool dev_known(const struct fab_sampler *s, const char *dev)
+{
+	bool found = false;
+	if (s->priv)
+		dev_find(s->priv, dev, &found);
+	return found;
+}
+
+static int dev_remember(struct fab_sampler *s, const char *dev)
+{
+	struct sampler_priv *pv = priv(s);
+	bool found;
+	if (!pv)
+		return -1;
+	int at = dev_find(pv, dev, &found);
+	if (found)
+		return 0;
+	if (pv->ndevs == pv->devcap) {
+		int cap = pv->devcap ? pv->devcap * 2 : 16;
+		char (*v)[64] = realloc(pv->devs, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		pv->devs = v;
+		pv->devcap = cap;
+	}
+	memmove(pv->devs[at + 1], pv->devs[at], (size_t)(pv->ndevs - at) * sizeof(*pv->devs));
+	fab_strlcpy(pv->devs[at], dev, sizeof(pv->devs[at]));
+	pv->ndevs++;
+	return 0;
+}
+
+int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
+{
+	struct sampler_priv *pv = priv(s);
+	if (!pv || dev_remember(s, dev) < 0)
+		return -1;
+	if (s->nports == pv->portcap) {
+		int cap = pv->portcap ? pv->portcap * 2 : 16;
+		struct fab_sport *v = realloc(s->ports, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		s->ports = v;
+		pv->portcap = cap;
+	}
+	struct fab_sport *p = &s->ports[s->nports];
+	memset(p, 0, sizeof(*p));
+	fab_strlcpy(p->dev, dev, sizeof(p->dev));
+	p->port = port;
+	p->present = true;
+	p->first_ctr = s->nctrs;
+	if (port > 0) {
+		char path[sizeof(p->dirpath) + 16], line[128];
+		snprintf(p->dirpath, sizeof(p->dirpath), CLASS_DIR "/%s/ports/%d", dev, port);
+		snprintf(path, sizeof(path), "%s/link_layer", p->dirpath);
+		if (s->root && root_read_line(s->root, path, line, sizeof(line)) == 0)
+			fab_strlcpy(p->link_layer, line, sizeof(p->link_layer));
+		snprintf(path, sizeof(path), "%s/rate", p->dirpath);
+		if (s->root && root_read_line(s->root, path, line, sizeof(line)) == 0 &&
+		    !fab_parse_rate(line, &p->line_gbps))
+			p->line_gbps = 0;
+	} else {
+		snprintf(p->dirpath, sizeof(p->dirpath), CLASS_DIR "/%s", dev);
+	}
+	return s->nports++;
+}
+
+int sampler_add_ctr(struct fab_sampler *s, const char *dir, const char *name)
+{
+	struct sampler_priv *pv = priv(s);
+	if (!pv || s->nports == 0)
+		return -1;
+	if (s->nctrs == pv->ctrcap) {
+		int cap = pv->ctrcap ? pv->ctrcap * 2 : 256;
+		struct fab_ctr *v = realloc(s->ctrs, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		s->ctrs = v;
+		pv->ctrcap = cap;
+	}
+	struct fab_ctr *c = &s->ctrs[s->nctrs];
+	memset(c, 0, sizeof(*c));
+	fab_strlcpy(c->name, name, sizeof(c->name));
+	fab_strlcpy(c->dir, dir, sizeof(c->dir));
+	c->def = counter_def(dir, name);
+	c->port = s->nports - 1;
+	c->fd = -1;
+	c->last_grew = -1;
+	s->ports[c->port].nctr++;
+	return s->nctrs++;
+}
+
+static void port_close_fds(struct fab_sampler *s, struct fab_sport *p)
+{
+	for (int k = 0; k < p->nctr; k++) {
+		struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+	}
+}
+
+void sampler_free_ports(struct fab_sampler *s)
+{
+	for (int i = 0; i < s->nports; i++)
+		port_close_fds(s, &s->ports[i]);
+	free(s->ports);
+	free(s->ctrs);
+	if (s->priv)
+		free(((struct sampler_priv *)s->priv)->devs);
+	free(s->priv);
+	s->ports = NULL;
+	s->ctrs = NULL;
+	s->priv = NULL;
+	s->nports = s->nctrs = 0;
+}
+
+/* ---- one step ---- */
+
+void sampler_step_begin(struct fab_sampler *s, double t)
+{
+	s->tick++;
+	s->dt = s->tick > 1 ? t - s->t_last : 0;
+	s->t_last = t;
+}
+
+void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
+		  uint64_t v, bool fresh, double t)
+{
+	c->grew = false;
+	if (r != READ_OK) {
+		c->last = (struct ctr_step){ .flags = r == READ_GONE ? CTR_GONE : CTR_UNREADABLE };
+		/* NAN: whatever comes next starts a new series, not a rate across the gap. */
+		if (r == READ_GONE || fresh)
+			c->t_value = NAN;
+		return;
+	}
+	if (fresh || !c->valid || isnan(c->t_value)) {
+		if (!c->valid)
+			c->baseline = v;
+		c->value = v;
+		c->valid = true;
+		c->t_value = t;
+		c->last = (struct ctr_step){ .flags = CTR_FIRST };
+		return;
+	}
+	const struct fab_counter_def *d = c->def;
+	/* Unknown counters: 64-bit, so a fall is a reset and never a fake wrap. */
+	struct ctr_step st = counter_step(c->value, v, d ? d->width : 64, d && d->saturates,
+					  counter_scale(d), t - c->t_value);
+	c->value = v;
+	c->t_value = t;
+	c->last = st;
+	c->since_baseline += st.delta;
+	if (st.delta > 0) {
+		c->grew = true;
+		c->last_grew = s->tick;
+	}
+}
+
+void sampler_step_end(struct fab_sampler *s)
+{
+	const struct fab_counter_def *xd = counter_def("counters", "port_xmit_data"),
+		*rd = counter_def("counters", "port_rcv_data"),
+		*xp = counter_def("counters", "port_xmit_packets"),
+		*rp = counter_def("counters", "port_rcv_packets");
+	int slot = -1;
+	if (s->tick > 1) {
+		if (s->hist_len < SAMPLER_HISTORY) {
+			slot = (s->hist_pos + s->hist_len++) % SAMPLER_HISTORY;
+		} else {
+			slot = s->hist_pos;
+			s->hist_pos = (s->hist_pos + 1) % SAMPLER_HISTORY;
+		}
+	}
+	for (int i = 0; i < s->nports; i++) {
+		struct fab_sport *p = &s->ports[i];
+		bool tx_ok = false, rx_ok = false;
+		p->bad_grew = 0;
+		p->tx_gbps = p->rx_gbps = p->tx_pps = p->rx_pps = 0;
+		for (int k = 0; k < p->nctr; k++) {
+			struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
+			double r = c->last.has_rate ? c->last.rate : 0;
+			if (slot >= 0)
+				c->hist[slot] = (float)r;
+			if (c->grew && c->def && c->def->bad_when_grows)
+				p->bad_grew++;
+			if (!c->def || c->def->cls > CC_PACKETS)
+				continue;
+			if (c->def == xd) {
+				p->tx_gbps = r * 8 / 1e9;
+				tx_ok = c->last.has_rate;
+			} else if (c->def == rd) {
+				p->rx_gbps = r * 8 / 1e9;
+				rx_ok = c->last.has_rate;
+			} else if (c->def == xp) {
+				p->tx_pps = r;
+			} else if (c->def == rp) {
+				p->rx_pps = r;
+			}
+		}
+		p->has_rates = tx_ok && rx_ok;
+		if (slot >= 0) {
+			p->tx_hist[slot] = (float)p->tx_gbps;
+			p->rx_hist[slot] = (float)p->rx_gbps;
+		}
+	}
+}
+
+void sampler_baseline(struct fab_sampler *s)
+{
+	for (int i = 0; i < s->nctrs; i++) {
+		s->ctrs[i].baseline = s->ctrs[i].value;
+		s->ctrs[i].since_baseline = 0;
+	}
+}
+
+/* ---- live files ---- */
+
+/* Hundreds of VFs hold thousands of counter files open: past the soft limit,
+ * take the hard one once rather than lose counters. */
+static int open_counter(struct fab_sampler *s, const char *real)
+{
+	int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct sampler_priv *pv = s->priv;
+	if (fd < 0 && errno == EMFILE && pv && !pv->nofile_raised) {
+		struct rlimit rl;
+		pv->nofile_raised = true;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+				fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		}
+		if (fd < 0)
+			snprintf(s->note, sizeof(s->note),
+				 "too many counter files for the open-file limit: raise `ulimit -n`");
+	}
+	return fd;
+}
+
+static const char *ctr_real_path(const struct fab_sampler *s, const struct fab_sport *p,
+				 const struct fab_ctr *c, char *buf, size_t len)
+{
+	char node[sizeof(p->dirpath) + sizeof(c->dir) + sizeof(c->name) + 4];
+	snprintf(node, sizeof(node), "%s/%s/%s", p->dirpath, c->dir, c->name);
+	return root_path(s->root, node, buf, len);
+}
+
+/* Adds the counter files of one directory to the last port, skipping what
+ * is not a counter: hw_counters/lifespan (the refresh period, a control)
+ * and anything that is not a regular file. */
+static int add_dir_files(struct fab_sampler *s, const char *dir)
+{
+	struct fab_sport *p = &s->ports[s->nports - 1];
+	char node[sizeof(p->dirpath) + 16], base[PATH_MAX], real[PATH_MAX + 80];
+	char **names;
+	snprintf(node, sizeof(node), "%s/%s", p->dirpath, dir);
+	root_path(s->root, node, base, sizeof(base));
+	int n = root_list(s->root, node, &names);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i], "lifespan") == 0 || strlen(names[i]) >= sizeof(s->ctrs->name))
+			continue;
+		snprintf(real, sizeof(real), "%s/%s", base, names[i]);
+		int fd = open_counter(s, real);
+		struct stat st;
+		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+			continue;
+		if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			continue;
+		}
+		/* Unopenable (EACCES in a pod): kept, it reads as unreadable. */
+		int ci = sampler_add_ctr(s, dir, names[i]);
+		if (ci < 0) {
+			if (fd >= 0)
+				close(fd);
+			root_free_list(names, n);
+			return -1;
+		}
+		s->ctrs[ci].fd = fd;
+	}
+	if (n > 0)
+		root_free_list(names, n);
+	return 0;
+}
+
+static int add_live_port(struct fab_sampler *s, const char *dev, int port)
+{
+	if (sampler_add_port(s, dev, port) < 0)
+		return -1;
+	if ((port > 0 && add_dir_files(s, "counters") < 0) || add_dir_files(s, "hw_counters") < 0)
+		return -1;
+	struct fab_sport *p = &s->ports[s->nports - 1];
+	if (p->nctr == 0) {
+		s->nports--;
+		return 0;
+	}
+	char real[PATH_MAX];
+	struct stat st;
+	if (stat(root_path(s->root, p->dirpath, real, sizeof(real)), &st) == 0)
+		p->dir_ino = st.st_ino;
+	return 0;
+}
+
+/* Port numbers are positive decimals; anything else in ports/ is not a port. */
+static int port_number(const char *name)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(name, &end, 10);
+	if (name[0] < '0' || name[0] > '9' || *end || errno || v <= 0 || v > 65535)
+		return -1;
+	return (int)v;
+}
+
+static int add_live_device(struct fab_sampler *s, const char *dev)
+{
+	char node[PATH_MAX];
+	char **ports;
+	if (strlen(dev) >= sizeof(s->ports->dev))
+		return 0;
+	if (dev_remember(s, dev) < 0 || add_live_port(s, dev, 0) < 0)
+		return -1;
+	snprintf(node, sizeof(node), CLASS_DIR "/%s/ports", dev);
+	int np = root_list(s->root, node, &ports);
+	int rc = 0;
+	for (int j = 0; j < np && rc == 0; j++) {
+		int pn = port_number(ports[j]);
+		if (pn > 0)
+			rc = add_live_port(s, dev, pn);
+	}
+	if (np > 0)
+		root_free_list(ports, np);
+	return rc;
+}
+
+int sampler_open(struct fab_sampler *s, const struct fab_root *r, char *err, size_t len)
+{
+	char **devs;
+	memset(s, 0, sizeof(*s));
+	if (!r) {
+		snprintf(err, len, "sampler: no root to read");
+		return -1;
+	}
+	s->root = r;
+	int nd = root_list(r, CLASS_DIR, &devs);
+	if (nd < 0 && nd != -ENOENT)
+		snprintf(s->note, sizeof(s->note), "cannot list " CLASS_DIR ": %s", strerror(-nd));
+	else if (nd <= 0)
+		snprintf(s->note, sizeof(s->note),
+			 "no RDMA devices (" CLASS_DIR " is empty or missing)");
+	for (int i = 0; i < nd; i++) {
+		if (add_live_device(s, devs[i]) < 0) {
+			root_free_list(devs, nd);
+			sampler_close(s);
+			snprintf(err, len, "sampler: out of memory listing the counters of %s",
+				 devs[i]);
+			return -1;
+		}
+	}
+	if (nd > 0) {
+		root_free_list(devs, nd);
+		if (s->nctrs == 0)
+			snprintf(s->note, sizeof(s->note),
+				 "no counter files under " CLASS_DIR "/*/ports/*/counters or hw_counters");
+	}
+	return 0;
+}
+
+static void port_gone(struct fab_sampler *s, struct fab_sport *p, double t)
+{
+	if (p->present)
+		snprintf(s->note, sizeof(s->note), "%s port %d vanished", p->dev, p->port);
+	p->present = false;
+	port_close_fds(s, p);
+	for (int k = 0; k < p->nctr; k++)
+		sampler_take(s, &s->ctrs[p->first_ctr + k], READ_GONE, 0, false, t);
+}
+
+static void port_reopen(struct fab_sampler *s, struct fab_sport *p, ino_t ino)
+{
+	char real[PATH_MAX];
+	snprintf(s->note, sizeof(s->note), "%s port %d came back", p->dev, p->port);
+	port_close_fds(s, p);
+	for (int k = 0; k < p->nctr; k++) {
+		struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
+		c->fd = open_counter(s, ctr_real_path(s, p, c, real, sizeof(real)));
+	}
+	p->present = true;
+	p->dir_ino = ino;
+}
+
+static void read_port(struct fab_sampler *s, struct fab_sport *p, bool fresh, double t)
+{
+	char buf[32];
+	struct fab_ctr *c = &s->ctrs[p->first_ctr], *end = c + p->nctr;
+	for (; c < end; c++) {
+		uint64_t v = 0;
+		ssize_t n = c->fd >= 0 ? pread(c->fd, buf, sizeof(buf), 0) : -1;
+		if (n < 0 && c->fd >= 0 && (errno == ENODEV || errno == ESTALE)) {
+			port_gone(s, p, t);
+			return;
+		}
+		bool ok = n >= 0 && n < (ssize_t)sizeof(buf) &&
+			  counter_parse_value(buf, (size_t)n, &v) == 0;
+		sampler_take(s, c, ok ? READ_OK : READ_BAD, v, fresh, t);
+	}
+}
+
+/* Devices that appeared since the last read; their files open fresh. */
+static void relist(struct fab_sampler *s)
+{
+	char real[PATH_MAX];
+	DIR *d = opendir(root_path(s->root, CLASS_DIR, real, sizeof(real)));
+	if (!d)
+		return;
+	char **fresh = NULL;
+	int nf = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || dev_known(s, de->d_name))
+			continue;
+		char **v = realloc(fresh, (size_t)(nf + 1) * sizeof(*v));
+		if (!v)
+			break;
+		fresh = v;
+		if (!(fresh[nf] = strdup(de->d_name)))
+			break;
+		nf++;
+	}
+	closedir(d);
+	for (int i = 0; i < nf; i++)
+		for (int j = i + 1; j < nf; j++)
+			if (fab_natcmp(fresh[j], fresh[i]) < 0) {
+				char *x = fresh[i];
+				fresh[i] = fresh[j];
+				fresh[j] = x;
+			}
+	for (int i = 0; i < nf; i++) {
+		int before = s->nports;
+		if (add_live_device(s, fresh[i]) == 0 && s->nports > before)
+			snprintf(s->note, sizeof(s->note), "%s appeared", fresh[i]);
+	}
+	root_free_list(fresh, nf);
+}
+
+int sampler_read(struct fab_sampler *s, double t_mono)
+{
+	char real[PATH_MAX];
+	if (!s->root || s->playback)
+		return -1;
+	sampler_step_begin(s, t_mono);
+	int known = s->nports;
+	relist(s);
+	for (int i = 0; i < s->nports; i++) {
+		struct fab_sport *p = &s->ports[i];
+		bool fresh = i >= known;
+		if (!fresh) {
+			/* One stat per port notices it vanished, or came back as a new
+			 * kobject (driver reload, VF re-created): new files to open. */
+			struct stat st;
+			int e = fstatat(AT_FDCWD, root_path(s->root, p->dirpath, real, sizeof(real)),
+					&st, 0) == 0 ? (S_ISDIR(st.st_mode) ? 0 : ENOTDIR) : errno;
+			if (e == ENOENT || e == ENOTDIR || e == ENODEV) {
+				port_gone(s, p, t_mono);
+				continue;
+			}
+			if (e == 0 && (!p->present || st.st_ino != p->dir_ino)) {
+				port_reopen(s, p, st.st_ino);
+				fresh = true;
+			}
+			if (!p->present) {
+				port_gone(s, p, t_mono);
+				continue;
+			}
+		}
+		read_port(s, p, fresh, t_mono);
+	}
+	sampler_step_end(s);
+	return 0;
+}
+
+void sampler_close(struct fab_sampler *s)
+{
+	sampler_free_ports(s);
+	sampler_playback_free(s);
+	memset(s, 0, sizeof(*s));
+}
