@@ -3,8 +3,18 @@
  * bar, keys, and a terminal that is restored on every way out.
  *
  * Headless mode (tig-style): FABTOP_SCRIPT=FILE reads commands instead of
- * keys ("key Tab", "resize 40 10", "dump OUT", "sleep 0") and draws to
- * /dev/null at FABTOP_SCRIPT_SIZE (default 80x24), so screen tests need no TTY.
+ * keys ("key Tab", "resize 40 10", "dump OUT", "sleep 0", "tick 5") and
+ * draws to /dev/null at FABTOP_SCRIPT_SIZE (default 80x24), so screen tests
+ * need no TTY. Time does not drive the counters sampler there: "tick N"
+ * lets N of its intervals pass on a virtual clock (each steps it once
+ * unless paused; playback or live alike), so every dump is the same.
+ *
+ * The counters sampler (live.h) belongs to the session: it opens when the
+ * Counters pane is first shown (the first frame of the other panes pays
+ * nothing), keeps its history across 'r', and sets the getch() timeout:
+ * the next step or 250 ms, whichever is sooner. A frame is drawn on a key,
+ * on a step while the Counters pane shows, or when the clock's second
+ * changes on a live node.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +28,7 @@
 #include <wchar.h>
 #include "fabtop/collect.h"
 #include "fabtop/layout.h"
+#include "fabtop/live.h"
 #include "fabtop/tui.h"
 #include "fabtop/view.h"
 
@@ -25,6 +36,7 @@
 const struct view_ops *const fab_panes[] = {
 	&topology_view_ops,
 	&links_view_ops,
+	&counters_view_ops,
 	&help_view_ops,
 };
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
@@ -45,6 +57,9 @@ struct tui {
 	int status;                   /* exit status */
 	bool quit;
 	time_t drawn_sec;             /* live clock: redraw when it changes */
+	struct fab_live live;         /* the counters sampler, once opened */
+	bool live_opened;
+	double vnow;                  /* headless mode's virtual clock, seconds */
 };
 
 /* ---- terminal restore: normal exit, signals, crashes ---------------------- */
@@ -298,6 +313,53 @@ static void draw(struct tui *t)
 	doupdate();
 }
 
+/* ---- the counters sampler ------------------------------------------------- */
+
+/* Seconds on the clock the sampler runs on: CLOCK_MONOTONIC, or in headless
+ * mode a virtual one that only "tick" moves. */
+static double tui_now(const struct tui *t)
+{
+	struct timespec ts;
+	if (t->script)
+		return t->vnow;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool on_counters(const struct tui *t)
+{
+	return t->views[t->cur].ops == &counters_view_ops;
+}
+
+static void live_ensure(struct tui *t)
+{
+	if (t->live_opened)
+		return;
+	live_open(&t->live, t->root, tui_now(t));   /* a failure is shown in the pane */
+	t->live_opened = true;
+	t->m->counters_live = &t->live;
+}
+
+/* Whether the sampler runs now: a live node is sampled in the background
+ * once opened (its history is there when the pane comes back); a playback
+ * moves only while its pane shows, so a recording is not over unseen. */
+static bool live_running(const struct tui *t)
+{
+	return t->live_opened && (!t->live.s.playback || on_counters(t));
+}
+
+/* "tick N": N intervals pass on the virtual clock, each a step unless paused. */
+static void script_tick(struct tui *t, int n)
+{
+	live_ensure(t);
+	for (int i = 0; i < n; i++) {
+		struct fab_live *l = &t->live;
+		double step = l->s.playback ? 0 : l->interval;
+		t->vnow = l->next_due > t->vnow ? l->next_due : t->vnow + (step > 0 ? step : 1.0);
+		live_tick(l, t->vnow);
+	}
+}
+
 /* ---- keys ----------------------------------------------------------------- */
 
 static void switch_to(struct tui *t, int i)
@@ -322,6 +384,8 @@ static void reload(struct tui *t)
 		m->demo = true;
 	if (!m->source[0] || demo)
 		memcpy(m->source, source, sizeof(m->source));
+	/* The sampler and its history outlive the snapshot. */
+	m->counters_live = t->live_opened ? &t->live : NULL;
 }
 
 static void handle_key(struct tui *t, int ch)
@@ -461,7 +525,15 @@ static int script_next(struct tui *t)
 			sleep((unsigned)a);
 		return ERR;
 	}
-	script_error(t, "unknown command (key, resize, dump, sleep)", p);
+	if (sscanf(p, "tick %d", &a) == 1) {
+		if (a < 0 || a > 1000000) {
+			script_error(t, "bad tick count", p);
+			return ERR;
+		}
+		script_tick(t, a);
+		return ERR;
+	}
+	script_error(t, "unknown command (key, resize, dump, sleep, tick)", p);
 	return ERR;
 }
 
@@ -588,19 +660,40 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 	}
 	draw(&t);
 	while (!t.quit && !quit_signal) {
-		int ch = t.script ? script_next(&t) : getch();
+		int ch;
+		if (t.script) {
+			ch = script_next(&t);
+		} else {
+			int due = live_running(&t) ? live_due(&t.live, tui_now(&t)) : -1;
+			timeout(due >= 0 && due < 250 ? due : 250);
+			ch = getch();
+		}
 		if (t.quit || quit_signal)
 			break;
 		if (ch == ERR && !t.script) {
-			/* Poll timeout: only the live clock may need a new frame. */
-			if (m->live && time(NULL) != t.drawn_sec)
+			/* Poll timeout: a step of the sampler, or the live clock. */
+			bool stepped = live_running(&t) && live_tick(&t.live, tui_now(&t));
+			if ((stepped && on_counters(&t)) || (m->live && time(NULL) != t.drawn_sec))
 				draw(&t);
 			continue;
 		}
 		handle_key(&t, ch);
-		if (!t.quit)
-			draw(&t);
+		if (t.quit)
+			break;
+		if (on_counters(&t))
+			live_ensure(&t);
+		/* The pane may have asked for a step ('n'); on the virtual clock
+		 * it takes an interval, as a live read needs time to measure. */
+		if (t.live_opened && t.live.step_req) {
+			if (t.script && !t.live.s.playback)
+				t.vnow += t.live.interval;
+			live_tick(&t.live, tui_now(&t));
+		}
+		draw(&t);
 	}
+	if (t.live_opened)
+		live_close(&t.live);
+	m->counters_live = NULL;
 	stop_curses(&t);
 	restore_signals();
 	if (quit_signal)

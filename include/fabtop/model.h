@@ -173,6 +173,8 @@ struct fab_note {
 	char message[256];
 };
 
+struct fab_live;
+
 struct fab_model {
 	char host[FAB_NAME_LEN];
 	char kernel[FAB_NAME_LEN];
@@ -193,6 +195,10 @@ struct fab_model {
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
+	/* The TUI's counters sampler (live.h), borrowed: tui.c owns it and
+	 * sets it again after a reload; NULL outside the TUI or before the
+	 * Counters pane first shows. Views may change its pace, not read. */
+	struct fab_live *counters_live;
 };
 
 void model_init(struct fab_model *m);

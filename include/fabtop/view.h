@@ -33,10 +33,12 @@ struct view {
 	int sel_top;             /* first list row in view */
 	int filter;              /* 0: everything; else pane-specific */
 	int page_h;              /* rows of the detail drawn last, for PgUp/PgDn */
+	int mode;                /* pane-specific display mode (counters: show all) */
 };
 
 extern const struct view_ops topology_view_ops;
 extern const struct view_ops links_view_ops;
+extern const struct view_ops counters_view_ops;
 extern const struct view_ops help_view_ops;
 
 /* Colour pairs; all fall back to attributes when colours are off (NO_COLOR). */

@@ -1,0 +1,1033 @@
+/*
+ * counters.c - the Counters pane: per port, TX/RX Gb/s with a history
+ * scaled to the line rate, % of line rate, packets/s and a state word
+ * (STOPPED, RETRIES, ERRORS, CONGESTED, GONE, idle, ok); a banner that
+ * names the ports whose traffic stopped and the retry counters that climb;
+ * below, the QPs by state and the counters that changed in the last step
+ * (every counter with `a`), worst first.
+ *
+ * It reads the session's sampler through m->counters_live (live.h) and
+ * never the node. State in struct view: filter 0 or a device index + 1,
+ * mode 1 to list every counter, top/left the body's scroll offsets,
+ * page_h the body's height.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fabtop/counters.h"
+#include "fabtop/live.h"
+#include "fabtop/view.h"
+
+#define STOP_FRACTION 0.01  /* under 1% of its peak: the traffic stopped */
+#define MOVING_GBPS   0.01  /* a port whose peak stays below this never moved traffic */
+#define GAP           2     /* between columns */
+#define LABEL_W       10    /* "QPs" and notes */
+#define SPARK_MIN     6
+#define SPARK_MAX     40
+#define CTR_SPARK     10    /* a counter's history */
+#define NAME_MAX_W    34    /* longer counter names are cut */
+#define MAX_BAD_QPS   8
+#define MAX_NAMES     12    /* counter names the banner lists per kind */
+#define HSTEP         8
+#define TO_END        (INT_MAX / 2)
+
+/* ---- what the pane shows: a device filter over the sampler's ports ------ */
+
+static const struct fab_sampler *sampler_of(const struct fab_model *m)
+{
+	const struct fab_live *l = m->counters_live;
+	return l && l->ok ? &l->s : NULL;
+}
+
+/* The k-th distinct device (0-based) in port order, NULL past the end. */
+static const char *dev_at(const struct fab_sampler *s, int k)
+{
+	for (int i = 0; i < s->nports; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(s->ports[j].dev, s->ports[i].dev) == 0;
+		if (!seen && k-- == 0)
+			return s->ports[i].dev;
+	}
+	return NULL;
+}
+
+static const char *filter_dev(const struct fab_sampler *s, int filter)
+{
+	return s && filter > 0 ? dev_at(s, filter - 1) : NULL;
+}
+
+static bool dev_shown(const char *fdev, const char *dev)
+{
+	return !fdev || strcmp(fdev, dev) == 0;
+}
+
+static void port_label(const struct fab_sport *p, char *buf, size_t len)
+{
+	if (p->port > 0)
+		snprintf(buf, len, "%s/%d", p->dev, p->port);
+	else
+		snprintf(buf, len, "%s", p->dev);   /* device-level hw_counters */
+}
+
+/* ---- numbers as text ---------------------------------------------------- */
+
+/* 3 significant digits and an SI suffix: "950", "12.3k", "4.00G". */
+static void fmt_si(double v, char *buf, size_t len)
+{
+	static const char sfx[] = " kMGTPE";
+	int k = 0;
+	while (fabs(v) >= 999.5 && k < 6) {
+		v /= 1000.0;
+		k++;
+	}
+	double a = fabs(v);
+	if (k == 0)
+		snprintf(buf, len, v == floor(v) || a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
+	else
+		snprintf(buf, len, "%.*f%c", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, v, sfx[k]);
+}
+
+/* Counts stay exact up to 7 digits, so small ones can be checked by hand. */
+static void fmt_count(uint64_t v, char *buf, size_t len)
+{
+	if (v < 10000000)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		fmt_si((double)v, buf, len);
+}
+
+static void fmt_gbps(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, v >= 1000 ? "%.0f" : "%.1f", v);
+}
+
+static void fmt_secs(double s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%g s", s);
+}
+
+/* ---- sparklines ------------------------------------------------------- */
+
+static const char *const spark_utf8[8] = {
+	"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+};
+static const char spark_ascii[] = " _.-=+*#";
+
+static double ring_peak(const struct fab_sampler *s, const float *ring)
+{
+	double peak = 0;
+	for (int i = 0; i < s->hist_len; i++) {
+		double v = sampler_hist(s, ring, i);
+		if (v > peak)
+			peak = v;
+	}
+	return peak;
+}
+
+/* The last width entries of a ring, oldest left, blank where there is no
+ * history yet. A zero is the lowest bar and anything above zero at least
+ * the second, so "stopped" and "a trickle" look different. full <= 0
+ * scales to the ring's own peak. */
+static void sparkline(const struct fab_sampler *s, const float *ring, double full,
+		      int width, char *buf, size_t len)
+{
+	bool utf8 = fab_utf8();
+	int n = s->hist_len < width ? s->hist_len : width;
+	int start = s->hist_len - n;
+	size_t o = 0;
+	if (full <= 0)
+		full = ring_peak(s, ring);
+	for (int i = 0; i < width - n && o + 1 < len; i++)
+		buf[o++] = ' ';
+	for (int i = 0; i < n && o + 4 < len; i++) {
+		double v = sampler_hist(s, ring, start + i);
+		int lvl = 0;
+		if (v > 0 && full > 0) {
+			lvl = (int)ceil(v / full * 7.0);
+			lvl = lvl < 1 ? 1 : lvl > 7 ? 7 : lvl;
+		}
+		if (utf8) {
+			size_t gl = strlen(spark_utf8[lvl]);
+			memcpy(buf + o, spark_utf8[lvl], gl);
+			o += gl;
+		} else {
+			buf[o++] = spark_ascii[lvl];
+		}
+	}
+	buf[o] = '\0';
+}
+
+/* ---- port state --------------------------------------------------------- */
+
+enum {
+	PS_GONE = 1 << 0, PS_STOPPED = 1 << 1, PS_RETRIES = 1 << 2, PS_ERRORS = 1 << 3,
+	PS_CONGESTED = 1 << 4, PS_IDLE = 1 << 5, PS_WAIT = 1 << 6,
+};
+
+static const struct {
+	unsigned bit;
+	const char *word;
+	enum fab_color color;
+} state_words[] = {
+	{ PS_GONE, "GONE", CP_ERROR },
+	{ PS_STOPPED, "STOPPED", CP_ERROR },
+	{ PS_RETRIES, "RETRIES", CP_ERROR },
+	{ PS_ERRORS, "ERRORS", CP_ERROR },
+	{ PS_CONGESTED, "CONGESTED", CP_WARN },
+};
+
+/* The bad kind a counter speaks for when it grew in the last step. */
+static unsigned ctr_bits(const struct fab_ctr *c)
+{
+	if (!c->grew || !c->def || !c->def->bad_when_grows)
+		return 0;
+	switch (c->def->cls) {
+	case CC_RETRY:      return PS_RETRIES;
+	case CC_CONGESTION: return PS_CONGESTED;
+	case CC_ERROR:      return PS_ERRORS;
+	default:            return 0;
+	}
+}
+
+static unsigned ctr_range_bits(const struct fab_sampler *s, const struct fab_sport *p)
+{
+	unsigned bits = 0;
+	for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
+		bits |= ctr_bits(&s->ctrs[i]);
+	return bits;
+}
+
+/* A port's state: its own counters and its device's device-level ones
+ * (mlx5 keeps the transport counters there on some firmware). */
+static unsigned port_state(const struct fab_sampler *s, const struct fab_sport *p)
+{
+	unsigned bits = ctr_range_bits(s, p);
+	for (int i = 0; i < s->nports; i++)
+		if (s->ports[i].port == 0 && strcmp(s->ports[i].dev, p->dev) == 0)
+			bits |= ctr_range_bits(s, &s->ports[i]);
+	if (!p->present)
+		return bits | PS_GONE;
+	if (!p->has_rates)
+		return bits | PS_WAIT;
+	double peak = 0;
+	for (int i = 0; i < s->hist_len; i++) {
+		double v = sampler_hist(s, p->tx_hist, i) + sampler_hist(s, p->rx_hist, i);
+		if (v > peak)
+			peak = v;
+	}
+	double cur = p->tx_gbps + p->rx_gbps;
+	if (peak < MOVING_GBPS)
+		bits |= PS_IDLE;
+	else if (cur < STOP_FRACTION * peak)
+		bits |= PS_STOPPED;
+	return bits;
+}
+
+/* ---- the pinned lines: title and banner --------------------------------- */
+
+static const char *sep(void)
+{
+	return fab_glyph(" \u00b7 ", " - ");
+}
+
+static void title_text(const struct fab_live *l, const char *fdev, char *buf, size_t len)
+{
+	const struct fab_sampler *s = &l->s;
+	char a[32];
+	size_t n;
+	if (s->playback) {
+		fmt_secs(s->pb_interval, a, sizeof(a));
+		n = (size_t)snprintf(buf, len, "%s %d/%d%srecorded %s apart",
+				     l->ended ? "playback ended" : "playback", s->pb_pos,
+				     s->pb_count, sep(), a);
+		if (l->speed != 1.0 && n < len)
+			n += (size_t)snprintf(buf + n, len - n, l->speed < 1 ? "%sspeed 1/%gx" :
+					      "%sspeed %gx", sep(),
+					      l->speed < 1 ? 1.0 / l->speed : l->speed);
+	} else {
+		fmt_secs(l->interval, a, sizeof(a));
+		n = (size_t)snprintf(buf, len, "live%severy %s%stick %ld", sep(), a, sep(), s->tick);
+	}
+	if (fdev && n < len)
+		snprintf(buf + n, len - n, "%sfilter: %s", sep(), fdev);
+}
+
+static void draw_title(WINDOW *win, const struct fab_model *m, const struct view *v, int w)
+{
+	const struct fab_live *l = m->counters_live;
+	const char *hint = "space:pause n:step a:all b:base f:dev";
+	char buf[256];
+	int x = 0;
+	if (!l) {
+		view_put(win, 0, 0, 0, "Counters: starting the sampler", fab_attr(CP_TITLE));
+		return;
+	}
+	if (!l->ok) {
+		view_put(win, 0, 0, 0, "Counters: not sampling", fab_attr(CP_TITLE));
+		return;
+	}
+	if (l->paused) {
+		view_put(win, 0, 0, 0, "PAUSED", A_REVERSE | A_BOLD);
+		view_put(win, 0, 6, 0, sep(), fab_attr(CP_TITLE));
+		x = 6 + view_strwidth(sep());
+	}
+	title_text(l, filter_dev(&l->s, v->filter), buf, sizeof(buf));
+	view_put(win, 0, x, 0, buf, fab_attr(CP_TITLE));
+	x += view_strwidth(buf);
+	int hw = view_strwidth(hint);
+	if (x + GAP + hw <= w)
+		view_put(win, 0, w - hw, 0, hint, fab_attr(CP_DIM));
+}
+
+/* Appends to a growing line without overflowing it. */
+static void cat(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(buf);
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "%s", s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One kind of trouble the banner names: where, and which counters. */
+struct trouble {
+	unsigned kind;           /* PS_STOPPED or a counter kind (ctr_bits) */
+	const char *head;        /* "RETRIES GROWING" */
+	const char *word;        /* "RETRIES": the short form, as in the state column */
+	char ports[768];
+	int nports;
+	char names[512];
+};
+
+static void add_name(const char **names, int *nn, int *more, const char *name)
+{
+	for (int k = 0; k < *nn; k++)
+		if (strcmp(names[k], name) == 0)
+			return;
+	if (*nn < MAX_NAMES)
+		names[(*nn)++] = name;
+	else
+		(*more)++;
+}
+
+static void find_trouble(const struct fab_sampler *s, const char *fdev, struct trouble *t)
+{
+	const char *names[MAX_NAMES];
+	int nn = 0, more = 0;
+	char label[96];
+	t->ports[0] = t->names[0] = '\0';
+	t->nports = 0;
+	for (int pi = 0; pi < s->nports; pi++) {
+		const struct fab_sport *p = &s->ports[pi];
+		bool here = false;
+		if (!dev_shown(fdev, p->dev))
+			continue;
+		if (t->kind == PS_STOPPED) {
+			here = p->port > 0 && (port_state(s, p) & PS_STOPPED);
+		} else {
+			for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
+				if (ctr_bits(&s->ctrs[i]) == t->kind) {
+					here = true;
+					add_name(names, &nn, &more, s->ctrs[i].name);
+				}
+		}
+		if (here) {
+			port_label(p, label, sizeof(label));
+			cat(t->ports, sizeof(t->ports), t->nports++ ? " " : "");
+			cat(t->ports, sizeof(t->ports), label);
+		}
+	}
+	qsort(names, (size_t)nn, sizeof(names[0]), cmp_str);
+	for (int k = 0; k < nn; k++) {
+		cat(t->names, sizeof(t->names), k ? " " : "");
+		cat(t->names, sizeof(t->names), names[k]);
+	}
+	if (more) {
+		snprintf(label, sizeof(label), " +%d more", more);
+		cat(t->names, sizeof(t->names), label);
+	}
+}
+
+/* Rows a text takes when wrapped to width. */
+static int wrapped_rows(const char *s, int width)
+{
+	int rows = 0, n;
+	while (*s) {
+		s = view_wrap_next(s, width, &n);
+		rows++;
+	}
+	return rows;
+}
+
+/* The banner: traffic stopped, retries or errors growing (red), else
+ * congestion growing (yellow); every port and counter by name when that
+ * fits in max_rows, else how many ports each. Returns the rows it took. */
+static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const char *fdev,
+		       int w, int max_rows)
+{
+	struct trouble t[] = {
+		{ .kind = PS_STOPPED, .head = "TRAFFIC STOPPED", .word = "STOPPED" },
+		{ .kind = PS_RETRIES, .head = "RETRIES GROWING", .word = "RETRIES" },
+		{ .kind = PS_ERRORS, .head = "ERRORS GROWING", .word = "ERRORS" },
+		{ .kind = PS_CONGESTED, .head = "CONGESTION", .word = "CONGESTED" },
+	};
+	int nt = (int)(sizeof(t) / sizeof(t[0])), shown = 0;
+	char full[4096] = "!! ", brief[256] = "!! ", buf[96];
+	const char *prev = NULL;
+	bool red = false, any = false;
+	for (int i = 0; i < s->nports; i++)
+		shown += s->ports[i].port > 0 && dev_shown(fdev, s->ports[i].dev);
+	for (int k = 0; k < nt; k++) {
+		find_trouble(s, fdev, &t[k]);
+		if (!t[k].nports)
+			continue;
+		red = red || t[k].kind != PS_CONGESTED;
+		cat(full, sizeof(full), any ? sep() : "");
+		cat(full, sizeof(full), t[k].head);
+		if (prev && strcmp(prev, t[k].ports) == 0)
+			cat(full, sizeof(full), " on the same ports");
+		else if (t[k].nports == shown && shown > 2)
+			cat(full, sizeof(full), " on every port");
+		else {
+			cat(full, sizeof(full), " on ");
+			cat(full, sizeof(full), t[k].ports);
+		}
+		if (t[k].names[0]) {
+			cat(full, sizeof(full), ": ");
+			cat(full, sizeof(full), t[k].names);
+		}
+		snprintf(buf, sizeof(buf), "%s%s: %d port%s", any ? sep() : "", t[k].word,
+			 t[k].nports, t[k].nports == 1 ? "" : "s");
+		cat(brief, sizeof(brief), buf);
+		prev = t[k].ports;
+		any = true;
+	}
+	if (!any)
+		return 0;
+	int attr = red ? fab_attr(CP_ERROR) | A_REVERSE | A_BOLD
+		       : fab_attr(CP_WARN) | A_REVERSE | A_BOLD;
+	int width = w > 2 ? w - 1 : 1;
+	const char *p = wrapped_rows(full, width) <= max_rows ? full : brief;
+	int rows = 0;
+	while (*p && rows < max_rows) {
+		int n;
+		const char *next = view_wrap_next(p, width, &n);
+		char line[1024];
+		snprintf(line, sizeof(line), " %.*s", n, p);
+		attr_t oattr;
+		short opair;
+		wattr_get(win, &oattr, &opair, NULL);
+		wattrset(win, attr);
+		mvwhline(win, y + rows, 0, ' ', w);
+		wattr_set(win, oattr, opair, NULL);
+		view_put(win, y + rows, 0, 0, line, attr);
+		rows++;
+		p = next;
+	}
+	return rows;
+}
+
+/* ---- the port table ------------------------------------------------------ */
+
+enum { P_PORT, P_LL, P_TX, P_TXH, P_RX, P_RXH, P_LINE, P_PPS, P_STATE, NPCOLS };
+
+static const char *const pcol_head[NPCOLS] = {
+	"PORT", "LL", "TX Gb/s", "", "RX Gb/s", "", "LINE", "PKT/S TX/RX", "STATE",
+};
+/* Dropped in this order when the table is wider than the pane; the port
+ * and its state word always stay. */
+static const int pcol_drop[] = { P_PPS, P_LL, P_TXH, P_RXH, P_LINE, P_RX, P_TX };
+
+struct pcols {
+	int w[NPCOLS];
+	bool on[NPCOLS];
+	int spark;
+};
+
+static const char *ll_short(const char *ll)
+{
+	return strcmp(ll, "InfiniBand") == 0 ? "IB" : strcmp(ll, "Ethernet") == 0 ? "Eth" :
+	       ll[0] ? ll : "-";
+}
+
+static void state_text(unsigned bits, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(state_words) / sizeof(state_words[0]); i++)
+		if (bits & state_words[i].bit) {
+			cat(buf, len, buf[0] ? " " : "");
+			cat(buf, len, state_words[i].word);
+		}
+	if (!buf[0])
+		snprintf(buf, len, "%s", bits & PS_WAIT ? "-" : bits & PS_IDLE ? "idle" : "ok");
+}
+
+static void pcell(const struct fab_sampler *s, const struct fab_sport *p, int col,
+		  const struct pcols *c, char *buf, size_t len)
+{
+	char a[32], b[32];
+	bool rates = p->present && p->has_rates;
+	buf[0] = '\0';
+	switch (col) {
+	case P_PORT:
+		port_label(p, buf, len);
+		break;
+	case P_LL:
+		snprintf(buf, len, "%s", ll_short(p->link_layer));
+		break;
+	case P_TX:
+	case P_RX:
+		if (rates)
+			fmt_gbps(col == P_TX ? p->tx_gbps : p->rx_gbps, buf, len);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case P_TXH:
+	case P_RXH: {
+		const float *ring = col == P_TXH ? p->tx_hist : p->rx_hist;
+		double full = p->line_gbps;
+		if (full <= 0)   /* line rate unknown: both directions on one scale */
+			full = fmax(ring_peak(s, p->tx_hist), ring_peak(s, p->rx_hist));
+		sparkline(s, ring, full, c ? c->spark : SPARK_MIN, buf, len);
+		break;
+	}
+	case P_LINE:
+		if (rates && p->line_gbps > 0)
+			snprintf(buf, len, "%.0f%%", fmax(p->tx_gbps, p->rx_gbps) / p->line_gbps * 100);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case P_PPS:
+		if (!rates) {
+			snprintf(buf, len, "-");
+			break;
+		}
+		fmt_si(p->tx_pps, a, sizeof(a));
+		fmt_si(p->rx_pps, b, sizeof(b));
+		snprintf(buf, len, "%s/%s", a, b);
+		break;
+	case P_STATE:
+		state_text(port_state(s, p), buf, len);
+		break;
+	}
+}
+
+static int pcols_width(const struct pcols *c)
+{
+	int width = 0, any = 0;
+	for (int k = 0; k < NPCOLS; k++)
+		if (c->on[k]) {
+			/* A history sits one column from its number. */
+			width += (any ? (k == P_TXH || k == P_RXH ? 1 : GAP) : 0) + c->w[k];
+			any = 1;
+		}
+	return width;
+}
+
+/* Column widths over every port (a filter does not move them); the
+ * histories take what is left, within SPARK_MIN..SPARK_MAX. */
+static void pcols_fit(const struct fab_sampler *s, int budget, struct pcols *c)
+{
+	char buf[256];
+	for (int k = 0; k < NPCOLS; k++) {
+		c->w[k] = view_strwidth(pcol_head[k]);
+		c->on[k] = true;
+	}
+	for (int pi = 0; pi < s->nports; pi++) {
+		const struct fab_sport *p = &s->ports[pi];
+		if (p->port == 0)
+			continue;
+		for (int k = 0; k < NPCOLS; k++) {
+			if (k == P_TXH || k == P_RXH)
+				continue;
+			pcell(s, p, k, NULL, buf, sizeof(buf));
+			int w = view_strwidth(buf);
+			if (w > c->w[k])
+				c->w[k] = w;
+		}
+	}
+	c->w[P_TXH] = c->w[P_RXH] = 0;
+	int rest = budget - pcols_width(c) - 2;
+	c->spark = rest / 2 > SPARK_MAX ? SPARK_MAX : rest / 2;
+	if (c->spark < SPARK_MIN) {
+		c->spark = SPARK_MIN;
+	}
+	c->w[P_TXH] = c->w[P_RXH] = c->spark;
+	for (size_t i = 0; i < sizeof(pcol_drop) / sizeof(pcol_drop[0]) &&
+	     pcols_width(c) > budget; i++)
+		c->on[pcol_drop[i]] = false;
+}
+
+static void port_table(struct view_pen *p, const struct fab_sampler *s, const char *fdev)
+{
+	struct pcols c;
+	char buf[256];
+	pcols_fit(s, p->w, &c);
+	for (int k = 0, x = 0; k < NPCOLS; k++) {
+		if (!c.on[k])
+			continue;
+		if (x)
+			x += k == P_TXH || k == P_RXH ? 1 : GAP;
+		bool right = k == P_TX || k == P_RX || k == P_LINE || k == P_PPS;
+		int pad = right ? c.w[k] - view_strwidth(pcol_head[k]) : 0;
+		view_pen_fixed(p, x + pad, pcol_head[k], fab_attr(CP_TITLE));
+		x += c.w[k];
+	}
+	view_pen_nl(p);
+	for (int pi = 0; pi < s->nports; pi++) {
+		const struct fab_sport *pt = &s->ports[pi];
+		if (pt->port == 0 || !dev_shown(fdev, pt->dev))
+			continue;
+		unsigned st = port_state(s, pt);
+		for (int k = 0, x = 0; k < NPCOLS; k++) {
+			if (!c.on[k])
+				continue;
+			if (x)
+				x += k == P_TXH || k == P_RXH ? 1 : GAP;
+			pcell(s, pt, k, &c, buf, sizeof(buf));
+			bool right = k == P_TX || k == P_RX || k == P_LINE || k == P_PPS;
+			int pad = right ? c.w[k] - view_strwidth(buf) : 0;
+			if (k == P_STATE) {
+				/* Each word in its own colour. */
+				int sx = x;
+				bool any = false;
+				for (size_t i = 0; i < sizeof(state_words) / sizeof(state_words[0]); i++) {
+					if (!(st & state_words[i].bit))
+						continue;
+					sx = view_pen_fixed(p, sx + (any ? 1 : 0), state_words[i].word,
+							    fab_attr(state_words[i].color) | A_BOLD);
+					any = true;
+				}
+				if (!any)
+					view_pen_fixed(p, x, buf, st & (PS_IDLE | PS_WAIT) ?
+						       fab_attr(CP_DIM) : fab_attr(CP_OK));
+			} else {
+				int attr = k == P_PORT ? (int)A_BOLD :
+					   (k == P_TXH || k == P_RXH) && (st & PS_STOPPED) ?
+					   fab_attr(CP_ERROR) : 0;
+				view_pen_fixed(p, x + pad, buf, attr);
+			}
+			x += c.w[k];
+		}
+		view_pen_nl(p);
+	}
+}
+
+/* ---- QPs ------------------------------------------------------------------ */
+
+#define QP_DEVS 64
+
+static void qp_section(struct view_pen *p, const struct fab_live *l, const char *fdev)
+{
+	const struct fab_qp_list *q = &l->qps;
+	char text[2048] = "", buf[160];
+	const char *devs[QP_DEVS];
+	int counts[QP_DEVS][QPS_ERR + 2], ndev = 0, nbad = 0, shown = 0;
+	view_pen_fixed(p, 0, "QPs", A_BOLD);
+	if (!q->n) {
+		view_pen_wrap(p, LABEL_W, l->qp_note[0] ? l->qp_note : "none", fab_attr(CP_DIM));
+		return;
+	}
+	memset(counts, 0, sizeof(counts));
+	for (int i = 0; i < q->n; i++) {
+		const struct fab_qp *qp = &q->qps[i];
+		if (!dev_shown(fdev, qp->dev))
+			continue;
+		int d = 0;
+		while (d < ndev && strcmp(devs[d], qp->dev) != 0)
+			d++;
+		if (d == ndev) {
+			if (ndev == QP_DEVS)
+				continue;
+			devs[ndev++] = qp->dev;
+		}
+		/* The last slot counts states the kernel added after ERR. */
+		int st = qp->state >= 0 && qp->state <= QPS_ERR ? qp->state : QPS_ERR + 1;
+		counts[d][st]++;
+		nbad += qp_state_bad(qp->state);
+	}
+	for (int d = 0; d < ndev; d++) {
+		cat(text, sizeof(text), d ? sep() : "");
+		snprintf(buf, sizeof(buf), "%s:", devs[d]);
+		cat(text, sizeof(text), buf);
+		for (int st = 0, any = 0; st <= QPS_ERR + 1; st++) {
+			if (!counts[d][st])
+				continue;
+			snprintf(buf, sizeof(buf), "%s %d %s", any++ ? "," : "", counts[d][st],
+				 st <= QPS_ERR ? qp_state_name(st) : "?");
+			cat(text, sizeof(text), buf);
+		}
+	}
+	view_pen_wrap(p, LABEL_W, ndev ? text : "none on this device", nbad ? fab_attr(CP_ERROR) : 0);
+	for (int i = 0; i < q->n && nbad; i++) {
+		const struct fab_qp *qp = &q->qps[i];
+		if (!qp_state_bad(qp->state) || !dev_shown(fdev, qp->dev))
+			continue;
+		if (shown++ == MAX_BAD_QPS) {
+			snprintf(buf, sizeof(buf), "... %d more QPs in ERR or SQE", nbad - MAX_BAD_QPS);
+			view_pen_fixed(p, 2, buf, fab_attr(CP_ERROR));
+			view_pen_nl(p);
+			break;
+		}
+		char owner[96];
+		if (qp->pid)
+			snprintf(owner, sizeof(owner), "pid %u %s", qp->pid, qp->comm);
+		else
+			snprintf(owner, sizeof(owner), "kernel %s", qp->comm);
+		snprintf(buf, sizeof(buf), "%-4s %s/%u  QP %u %s  %s", qp_state_name(qp->state),
+			 qp->dev, qp->port, qp->lqpn, qp_type_name(qp->type), owner);
+		view_pen_fixed(p, 2, buf, fab_attr(CP_ERROR));
+		view_pen_nl(p);
+	}
+}
+
+/* ---- the counters list ------------------------------------------------ */
+
+struct crow {
+	const struct fab_ctr *c;
+	int badness;
+};
+
+static int cmp_crow(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	if (x->badness != y->badness)
+		return y->badness - x->badness;
+	int k = strcmp(x->c->name, y->c->name);
+	return k ? k : x->c->port - y->c->port;
+}
+
+static bool ctr_changed(const struct fab_sampler *s, const struct fab_ctr *c)
+{
+	unsigned f = c->last.flags;
+	return c->grew || (f & (CTR_RESET | CTR_WRAPPED | CTR_SATURATED | CTR_GONE | CTR_UNREADABLE)) ||
+	       ((f & CTR_FIRST) && s->tick > 1);
+}
+
+static void ctr_flags(const struct fab_sampler *s, const struct fab_ctr *c, char *buf, size_t len)
+{
+	static const struct { unsigned bit; const char *word; } names[] = {
+		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "SAT" },
+		{ CTR_GONE, "GONE" }, { CTR_UNREADABLE, "UNREAD" },
+	};
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (c->last.flags & names[i].bit) {
+			cat(buf, len, buf[0] ? " " : "");
+			cat(buf, len, names[i].word);
+		}
+	/* At start every counter is new; later, new means it (or its port) came back. */
+	if ((c->last.flags & CTR_FIRST) && s->tick > 1) {
+		cat(buf, len, buf[0] ? " " : "");
+		cat(buf, len, "NEW");
+	}
+}
+
+/* Flags before the history: at 80 columns they must not scroll out of view. */
+enum { K_PORT, K_NAME, K_DELTA, K_RATE, K_SINCE, K_FLAG, K_HIST, K_LAYER, K_MEANING, NKCOLS };
+
+static const char *const kcol_head[NKCOLS] = {
+	"PORT", "COUNTER", "+DELTA", "RATE/s", "SINCE BASE", "FLAG", "HISTORY", "LAYER", "MEANING",
+};
+
+static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col, char *buf,
+		  size_t len)
+{
+	char a[32];
+	const struct ctr_step *st = &c->last;
+	buf[0] = '\0';
+	switch (col) {
+	case K_PORT:
+		port_label(&s->ports[c->port], buf, len);
+		break;
+	case K_NAME:
+		snprintf(buf, len, "%.*s", NAME_MAX_W, c->name);
+		break;
+	case K_DELTA:
+		if (!c->valid || (st->flags & (CTR_FIRST | CTR_RESET | CTR_GONE))) {
+			snprintf(buf, len, "-");
+		} else {
+			fmt_count(st->delta, a, sizeof(a));
+			snprintf(buf, len, "+%s", a);
+		}
+		break;
+	case K_RATE:
+		if (!st->has_rate) {
+			snprintf(buf, len, "-");
+			break;
+		}
+		fmt_si(st->rate, a, sizeof(a));
+		/* Data counters count 4-octet words; their rate is in bytes. A
+		 * saturated counter's rate is only a lower bound. */
+		snprintf(buf, len, "%s%s%s", st->flags & CTR_SATURATED ? ">" : "", a,
+			 c->def && counter_scale(c->def) != 1.0 ? "B" : "");
+		break;
+	case K_SINCE:
+		fmt_count(c->since_baseline, buf, len);
+		break;
+	case K_HIST:
+		sparkline(s, c->hist, 0, CTR_SPARK, buf, len);
+		break;
+	case K_FLAG:
+		ctr_flags(s, c, buf, len);
+		break;
+	case K_LAYER:
+		snprintf(buf, len, "%s", c->def ? c->def->layer : "-");
+		break;
+	case K_MEANING:
+		snprintf(buf, len, "%s", c->def ? c->def->meaning : "(not in table)");
+		break;
+	}
+}
+
+static int ctr_attr(const struct fab_sampler *s, const struct fab_ctr *c)
+{
+	unsigned bits = ctr_bits(c);
+	if (bits & PS_CONGESTED)
+		return fab_attr(CP_WARN) | A_BOLD;
+	if (bits)
+		return fab_attr(CP_ERROR);
+	return ctr_changed(s, c) ? 0 : fab_attr(CP_DIM);
+}
+
+static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char *fdev, bool all)
+{
+	struct crow *rows = s->nctrs > 0 ? malloc((size_t)s->nctrs * sizeof(*rows)) : NULL;
+	int n = 0, w[NKCOLS];
+	char buf[256], head[96], a[32];
+	for (int i = 0; rows && i < s->nctrs; i++) {
+		const struct fab_ctr *c = &s->ctrs[i];
+		if (c->port < 0 || c->port >= s->nports || !dev_shown(fdev, s->ports[c->port].dev))
+			continue;
+		if (all || ctr_changed(s, c))
+			rows[n++] = (struct crow){ c, counter_badness(c) };
+	}
+	if (n > 1)
+		qsort(rows, (size_t)n, sizeof(*rows), cmp_crow);
+	fmt_secs(s->dt > 0 ? s->dt : s->playback ? s->pb_interval : 1.0, a, sizeof(a));
+	if (all)
+		snprintf(head, sizeof(head), "All counters (%d)", n);
+	else if (s->tick > 1)
+		snprintf(head, sizeof(head), "Changed in the last %s (%d)", a, n);
+	else
+		snprintf(head, sizeof(head), "Changed since the last step (%d)", n);
+	int x = view_pen_fixed(p, 0, head, fab_attr(CP_TITLE));
+	view_pen_fixed(p, x, all ? "  a: changed only" : "  a: all counters", fab_attr(CP_DIM));
+	view_pen_nl(p);
+	if (!n) {
+		view_pen_fixed(p, 2, s->tick > 1 ? "nothing changed" : "the first step has no deltas yet",
+			       fab_attr(CP_DIM));
+		view_pen_nl(p);
+		free(rows);
+		return;
+	}
+	for (int k = 0; k < NKCOLS; k++)
+		w[k] = view_strwidth(kcol_head[k]);
+	bool any_flag = false;
+	for (int r = 0; r < n; r++)
+		for (int k = 0; k < NKCOLS; k++) {
+			kcell(s, rows[r].c, k, buf, sizeof(buf));
+			int cw = view_strwidth(buf);
+			if (cw > w[k])
+				w[k] = cw;
+			any_flag = any_flag || (k == K_FLAG && buf[0]);
+		}
+	/* Port and counter name stay put; the rest scrolls under them. */
+	int fixed_w = w[K_PORT] + GAP + w[K_NAME];
+	for (int r = -1; r < n; r++) {
+		const struct fab_ctr *c = r >= 0 ? rows[r].c : NULL;
+		int attr = c ? ctr_attr(s, c) : fab_attr(CP_TITLE);
+		for (int k = 0, cx = 0; k < NKCOLS; k++) {
+			if (k == K_FLAG && !any_flag)
+				continue;
+			if (c)
+				kcell(s, c, k, buf, sizeof(buf));
+			else
+				snprintf(buf, sizeof(buf), "%s", kcol_head[k]);
+			bool right = k == K_DELTA || k == K_RATE || k == K_SINCE;
+			int pad = right ? w[k] - view_strwidth(buf) : 0;
+			int ka = attr;
+			if (c && k == K_MEANING && !c->def)
+				ka = fab_attr(CP_DIM);
+			if (k <= K_NAME)
+				view_pen_fixed(p, cx + pad, buf, k == K_PORT && c ? ka | (int)A_BOLD : ka);
+			else
+				view_pen_clip(p, cx + pad, fixed_w + GAP, buf, ka);
+			cx += w[k] + GAP;
+		}
+		view_pen_nl(p);
+	}
+	free(rows);
+}
+
+/* ---- the pane ------------------------------------------------------------- */
+
+static void body(struct view_pen *p, const struct fab_model *m)
+{
+	const struct fab_live *l = m->counters_live;
+	const struct fab_sampler *s = sampler_of(m);
+	const char *fdev = filter_dev(s, p->v->filter);
+	int nports = 0;
+	if (!l) {
+		view_pen_wrap(p, 0, "The sampler starts when this pane is first shown.", fab_attr(CP_DIM));
+		return;
+	}
+	if (!s) {
+		view_pen_wrap(p, 0, l->err[0] ? l->err : "the counters cannot be sampled here",
+			      fab_attr(CP_WARN) | A_BOLD);
+		view_pen_nl(p);
+		qp_section(p, l, NULL);
+		return;
+	}
+	for (int i = 0; i < s->nports; i++)
+		nports += s->ports[i].port > 0;
+	if (!nports) {
+		view_pen_wrap(p, 0, "no RDMA devices on this node (nothing under "
+			      "/sys/class/infiniband); `fabtop demo` lists scenarios with "
+			      "recorded traffic", fab_attr(CP_WARN) | A_BOLD);
+		if (s->note[0] && !strstr(s->note, "no RDMA devices"))
+			view_pen_wrap(p, 0, s->note, fab_attr(CP_DIM));
+		view_pen_nl(p);
+		qp_section(p, l, NULL);
+		return;
+	}
+	port_table(p, s, fdev);
+	if (s->note[0]) {
+		view_pen_fixed(p, 0, "note", A_BOLD);
+		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));
+	}
+	view_pen_nl(p);
+	qp_section(p, l, fdev);
+	view_pen_nl(p);
+	ctr_list(p, s, fdev, p->v->mode != 0);
+}
+
+static void counters_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+{
+	const struct fab_sampler *s = sampler_of(m);
+	int h, w, y = 1;
+	getmaxyx(win, h, w);
+	if (s && v->filter > 0 && !filter_dev(s, v->filter))
+		v->filter = 0;
+	draw_title(win, m, v, w);
+	if (s && h > 1)
+		y += draw_banner(win, y, s, filter_dev(s, v->filter), w, h >= 12 ? 2 : 1);
+	struct view bv = *v;
+	WINDOW *sub = h - y > 0 ? derwin(win, h - y, w, y, 0) : NULL;
+	if (sub) {
+		view_draw_body(&bv, sub, m, body);
+		delwin(sub);
+	}
+	v->top = bv.top;
+	v->left = bv.left;
+	v->page_h = h - y > 0 ? h - y : 0;
+	/* The status bar counts pane rows: the pinned lines belong to every page. */
+	v->content_h = bv.content_h + y;
+	v->content_w = bv.content_w;
+}
+
+static bool counters_key(struct view *v, int ch, const struct fab_model *m)
+{
+	struct fab_live *l = m->counters_live;
+	const struct fab_sampler *s = sampler_of(m);
+	int page = v->page_h > 2 ? v->page_h - 1 : 1;
+	switch (ch) {
+	case ' ':
+	case 'p':
+		if (l && l->ok)
+			live_toggle_pause(l);
+		return true;
+	case '+':
+	case '=':
+	case '-':
+	case '_':
+		if (l && l->ok)
+			live_faster(l, ch == '+' || ch == '=');
+		return true;
+	case 'n':
+		if (l)
+			live_request_step(l);
+		return true;
+	case 'b':
+		if (l)
+			live_baseline(l);
+		return true;
+	case 'a':
+		v->mode = !v->mode;
+		v->top = 0;
+		return true;
+	case 'f': {
+		int n = 0;
+		while (s && dev_at(s, n))
+			n++;
+		v->filter = n ? (v->filter + 1) % (n + 1) : 0;
+		v->top = 0;
+		return true;
+	}
+	case 'F':
+	case 27:   /* Esc */
+		if (!v->filter)
+			return ch == 'F';
+		v->filter = 0;
+		return true;
+	/* The body below the pinned lines scrolls; the next draw clamps. */
+	case KEY_UP:
+		v->top = v->top > 0 ? v->top - 1 : 0;
+		return true;
+	case KEY_DOWN:
+		v->top++;
+		return true;
+	case KEY_PPAGE:
+		v->top = v->top > page ? v->top - page : 0;
+		return true;
+	case KEY_NPAGE:
+		v->top += page;
+		return true;
+	case KEY_HOME:
+		v->top = 0;
+		v->left = 0;
+		return true;
+	case KEY_END:
+		v->top = TO_END;
+		return true;
+	case KEY_LEFT:
+		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
+		return true;
+	case KEY_RIGHT:
+		v->left += HSTEP;
+		return true;
+	default:
+		return false;
+	}
+}
+
+const struct view_ops counters_view_ops = {
+	.name = "counters",
+	.title = "Counters",
+	.help = "Live counters of every RDMA port, or a capture's recorded samples played "
+		"back at their recorded pace. Per port: TX and RX in Gb/s (port_xmit_data and "
+		"port_rcv_data count 4-octet words) with their history against the line rate, "
+		"the share of the line rate, packets/s and a state: STOPPED (it moved traffic "
+		"earlier and now under 1% of its peak), RETRIES (a retry or loss counter such "
+		"as local_ack_timeout_err or packet_seq_err grew in the last step), ERRORS (a "
+		"link or physical error counter grew), CONGESTED (CNPs, ECN marks, "
+		"port_xmit_wait or discards grew), GONE (the port vanished), idle (never moved "
+		"traffic), ok. A banner names the ports and counters. Below: the QPs by state "
+		"(ERR and SQE ones with their process), and the counters that changed in the "
+		"last step, worst first, with +delta, rate, growth since the baseline, history, "
+		"flags (RESET, WRAP, SAT: saturated so the rate is a lower bound, GONE, NEW), "
+		"the layer and the meaning from the counter table. Layer: link and transport, "
+		"as they happen. Keys: space or p pause/resume; n one step (while paused too); "
+		"+/- faster/slower (live: the interval, 0.25 s to 60 s; playback: the speed, "
+		"1/4x to 16x); a all counters or changed only; b new baseline; f filter by "
+		"device (again for the next), F or Esc all; Up/Down/PgUp/PgDn, Home/End and "
+		"Left/Right scroll.",
+	.draw = counters_draw,
+	.key = counters_key,
+};
