@@ -232,6 +232,31 @@ static void test_malformed(void **state)
 	}
 }
 
+/* Replies a 6.18 kernel sent (tests/fixtures/netlink-kernel): a QP dump
+ * asked without DEV_INDEX ends in NLMSG_DONE carrying -EINVAL; an empty
+ * device dump is NLMSG_DONE alone. */
+static void test_kernel_recordings(void **state)
+{
+	struct fab_qp_list l = { 0 };
+	char err[256] = "";
+	size_t len;
+	unsigned char *buf = slurp("tests/fixtures/netlink-kernel/6.18-res_qp_get.bin", &len);
+	assert_int_equal(len, 20);
+	assert_int_equal(rdma_res_parse_qp(buf, len, &l, err, sizeof(err)), -1);
+	assert_string_equal(err, "the kernel ended the dump with an error: Invalid argument (errno 22) at offset 0");
+	assert_int_equal(l.n, 0);
+	free(buf);
+
+	err[0] = '\0';
+	buf = slurp("tests/fixtures/netlink-kernel/6.18-get.bin", &len);
+	assert_int_equal(len, 20);
+	assert_int_equal(rdma_res_parse_qp(buf, len, &l, err, sizeof(err)), 1);
+	assert_true(l.done);
+	assert_int_equal(l.n, 0);
+	assert_string_equal(err, "");
+	free(buf);
+}
+
 static void test_names(void **state)
 {
 	assert_string_equal(qp_state_name(QPS_RESET), "RESET");
@@ -540,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_unaligned),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_kernel_recordings),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_builder_constants),
 		cmocka_unit_test(test_fixtures_fresh),
