@@ -14,6 +14,8 @@ Writes (each one deleted first, so a second run gives the same bytes):
                              device plugin): 3 of 8 verbs nodes, host netdevs hidden
   <dir>/busy                 ib-8port's hardware in a training job: 60 counter samples,
                              every port moving 340-380 Gb/s, no bad counter growing
+                             (busy, hang and congested also carry the job's QPs in
+                             fabtop/rdma-qp.bin; hang has 12 of them in ERR)
   <dir>/hang                 the same hardware hanging: 20 s in, 6 of 8 ports stop while
                              local_ack_timeout_err and packet_seq_err climb; one 1.25 s step
   <dir>/congested            RoCE HGX H100, 8 healthy 400GbE ports capped at 180-220 Gb/s,
@@ -45,6 +47,8 @@ import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+import nldev                # RDMA netlink dump bytes (fabtop/rdma-qp.bin), next to this file
 
 TIME = 1764523200           # 2025-11-30T17:20:00Z, the snapshot time of every tree
 FABTOP_VERSION = "0.1.0"
@@ -199,6 +203,7 @@ class Node:
         self.rdma_netlink = None   # netlink.json "rdma_netlink"; None: {"available": true}
         self.virt_netdevs = []     # virtual interfaces (veth, macvlan): dicts, see write_virt_netdev
         self.timeline = None       # counter samples over time: dict(interval, times, step), see timeline_samples
+        self.qps = None            # fabtop/rdma-qp.bin: fn(rail, ib) -> QPs of that device, see job_qps
 
     def node_cpus(self, nid):
         return [c["cpu"] for c in self.cpus if c["node"] == nid]
@@ -627,6 +632,34 @@ def samples_text(doc):
                                                                       ",\n    ".join(lines))
 
 
+JOB_PID = 4242          # the training job's process, owner of the RC QPs
+JOB_QPS = 4             # RC QPs per HCA
+
+
+def job_qps(bad_states=None):
+    """QPs as `rdma resource show qp` lists them: the kernel's SMI (IB only)
+    and GSI QPs, then the job's RC QPs, 4 per HCA, all RTS unless
+    bad_states(rail) names other states for some of them."""
+    def qps(rail, ib):
+        out = [{"lqpn": n, "type": t, "state": "RTS", "port": 1, "kern": "ib_core"}
+               for n, t in ((0, "SMI"), (1, "GSI")) if ib or t == "GSI"]
+        states = (bad_states(rail) if bad_states else None) or {}
+        for i in range(JOB_QPS):
+            out.append({"lqpn": 4200 + 16 * rail + i, "type": "RC", "state": states.get(i, "RTS"),
+                        "port": 1, "pid": JOB_PID, "rqpn": 8300 + 16 * rail + i, "pdn": 3,
+                        "sq_psn": rnd("sq%d.%d" % (rail, i), 0, 0xffffff),
+                        "rq_psn": rnd("rq%d.%d" % (rail, i), 0, 0xffffff)})
+        return out
+    return qps
+
+
+def qp_bytes(n):
+    devs = sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])
+    return nldev.qp_dump([{"index": rail + 1, "name": d["ibdev"],
+                           "qps": n.qps(rail, d["rdma"]["ll"] == "InfiniBand")}
+                          for rail, d in enumerate(devs)])
+
+
 def ib_timeline_node(name, host, description):
     """The ib-8port hardware under another name (so other GUIDs and MACs)."""
     n = build_ib_8port()
@@ -648,6 +681,7 @@ def build_busy():
         "A healthy HGX H100 node on InfiniBand in the middle of a training job: all 8 NDR ports "
         "move 340-380 Gb/s each way, and no loss, retry or congestion counter grows.")
     n.timeline = dict(interval=1.0, times=sample_times(), step=busy_step("busy"))
+    n.qps = job_qps()
     return n
 
 
@@ -676,6 +710,9 @@ def build_hang():
         "An HGX H100 node on InfiniBand whose training job hangs: 20 s in, traffic on 6 of the 8 "
         "ports drops to zero while local_ack_timeout_err and packet_seq_err climb on them.")
     n.timeline = dict(interval=1.0, times=sample_times(jitter_at=HANG_JITTER_AT), step=hang_step)
+    # On the stalled rails two of the job's QPs ran out of retries (ERR); the
+    # other two still retry, which is what local_ack_timeout_err counts.
+    n.qps = job_qps(lambda rail: {0: "ERR", 1: "ERR"} if rail in HANG_STALLED else None)
     return n
 
 
@@ -729,6 +766,7 @@ def build_congested():
     n.devices = all_uverbs_ok(8)
     n.rdma_netlink = {"available": True, "netns_mode": "shared"}
     n.timeline = dict(interval=1.0, times=sample_times(), step=congested_step)
+    n.qps = job_qps()
     return n
 
 
@@ -1346,6 +1384,8 @@ def write_node(n, root):
         tr.json("fabtop/devices.json", n.devices)
     if samples:
         tr.write("fabtop/samples.json", samples_text(samples))
+    if n.qps:
+        tr.write("fabtop/rdma-qp.bin", qp_bytes(n))
     if n.hwloc:
         make_hwloc(n, root)
     check(n, root)
