@@ -24,6 +24,10 @@ static const char usage[] =
 "usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
 "       fabtop [--root R] report [topo|links|all] [--json]\n"
 "                                                    batch output, no TTY needed\n"
+"       fabtop [--root R] report counters [--interval S] [--count N] [--json]\n"
+"                                                    counter rates, sample by sample (like top -b;\n"
+"                                                    default 5 samples 1 s apart; a capture with\n"
+"                                                    samples plays them all back)\n"
 "       fabtop capture -o FILE.tar.gz [--samples N --interval S]\n"
 "                                                    record this node for replay with --root\n"
 "       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
@@ -37,6 +41,8 @@ struct opts {
 	const char *source;
 	int samples;
 	double interval;
+	bool interval_set;
+	int count;
 };
 
 /* Directories that may hold the bundled scenarios, most specific first. */
@@ -172,6 +178,24 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 	return rc;
 }
 
+/* report counters reads the counters itself: no model to collect. */
+static int run_counters(const struct opts *o)
+{
+	struct fab_root root;
+	char err[1024];
+	if (root_open(&root, o->root, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fabtop: %s\n", err);
+		return 2;
+	}
+	struct counters_opts co = {
+		.interval = o->interval, .interval_set = o->interval_set,
+		.count = o->count, .json = o->json,
+	};
+	int rc = report_counters(&root, &co, stdout, stderr);
+	root_close(&root);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -180,6 +204,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "samples", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "source", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -208,7 +233,18 @@ int main(int argc, char **argv)
 				fprintf(stderr, "fabtop: --interval wants seconds (0 < S <= 3600), not \"%s\"\n", optarg);
 				return 2;
 			}
+			o.interval_set = true;
 			break;
+		case 'c': {
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 100000) {
+				fprintf(stderr, "fabtop: --count wants a number of samples from 1 to 100000, not \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			o.count = (int)v;
+			break;
+		}
 		case 'h': fputs(usage, stdout); return 0;
 		case 'V': puts("fabtop " FABTOP_VERSION); return 0;
 		default: fputs(usage, stderr); return 2;
@@ -230,8 +266,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "report") == 0) {
 		const char *section = arg ? arg : "all";
+		if (strcmp(section, "counters") == 0)
+			return run_counters(&o);
 		if (strcmp(section, "topo") && strcmp(section, "links") && strcmp(section, "all")) {
-			fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links or all)\n", section);
+			fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters or all)\n", section);
 			return 2;
 		}
 		return run_on(o.root, section, o.json, false);

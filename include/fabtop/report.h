@@ -18,4 +18,21 @@ int report_node(struct fab_out *o, const struct fab_model *m);
 /* section: "topo", "links" or "all"; returns the exit status, 2 for an unknown section. */
 int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m);
 
+/* `report counters`: reads the root itself (no model). Live roots and plain
+ * directories are sampled every interval, count times (default below) after
+ * a baseline; captures with fabtop/samples.json are played back at full
+ * speed (count <= 0: every recorded sample). Text goes out sample by sample;
+ * JSON is one document at the end. Returns 0, 1 when a bad_when_grows
+ * counter grew or a QP is in ERR/SQE, 2 when the root cannot be sampled
+ * (the reason on log, nothing on fp). */
+#define COUNTERS_DEFAULT_COUNT 5
+struct counters_opts {
+	double interval;         /* seconds, > 0 */
+	bool interval_set;       /* given on the command line (ignored on playback, with a note) */
+	int count;               /* samples after the baseline; <= 0 for the default */
+	bool json;
+};
+struct fab_root;
+int report_counters(const struct fab_root *r, const struct counters_opts *co, FILE *fp, FILE *log);
+
 #endif

@@ -1,0 +1,746 @@
+/*
+ * report_counters.c - `fabtop report counters`, like `top -b`: a baseline
+ * reading, then N samples, each printed (and flushed) as it arrives: per
+ * port TX/RX Gb/s, packets/s and share of the line rate, then the counters
+ * that changed, the bad ones first. A summary says which bad counters grew,
+ * which ports stopped moving traffic, and which QPs are broken.
+ *
+ * Live roots (and plain directories) are read with the sampler at absolute
+ * deadlines; captures with fabtop/samples.json are played back at full
+ * speed, the first recorded sample being the baseline.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fabtop/rdma_res.h"
+#include "fabtop/report.h"
+#include "fabtop/sampler.h"
+
+/* The Counters pane's rule, so the two agree: a port whose TX+RX peak
+ * reached MOVING_GBPS moved traffic; under STOP_FRACTION of that peak, it
+ * stopped (subnet management alone is a few kb/s). */
+#define MOVING_GBPS   0.01
+#define STOP_FRACTION 0.01
+
+/* Flags worth a line even when the counter did not grow. */
+#define EVENT_FLAGS (CTR_RESET | CTR_WRAPPED | CTR_SATURATED | CTR_FIRST | CTR_UNREADABLE | CTR_GONE)
+
+struct port_track {
+	double peak;             /* highest TX+RX Gb/s of the run */
+	double cur;              /* TX+RX Gb/s of the last sample; 0 without rates */
+	double last_moved;       /* seconds after the baseline of the last sample with traffic */
+};
+
+struct run {
+	struct fab_sampler s;
+	struct fab_out *o;
+	const struct counters_opts *co;
+	FILE *fp;
+	double t_base;           /* wall clock of the baseline, epoch seconds */
+	double t_prev, t_now;    /* wall clock of the previous and the last reading */
+	int nsamples;            /* samples taken after the baseline */
+	uint64_t *bad_total;     /* per counter: bad growth over the run */
+	unsigned *prev_flags;    /* per counter: the flags of the step before */
+	int ncap;                /* entries in bad_total, prev_flags */
+	struct port_track *ports;
+	int pcap;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters (port 0). */
+static const char *port_label(const struct fab_sport *p, char *buf, size_t len)
+{
+	if (p->port > 0)
+		snprintf(buf, len, "%s/%d", p->dev, p->port);
+	else
+		snprintf(buf, len, "%s", p->dev);
+	return buf;
+}
+
+static double wall_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* "2025-11-30 17:20:00.000 UTC" */
+static const char *utc(double t, char *buf, size_t len)
+{
+	time_t sec = (time_t)t;
+	struct tm tm;
+	char day[32];
+	gmtime_r(&sec, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03d UTC", day, (int)((t - (double)sec) * 1000.0 + 0.5) % 1000);
+	return buf;
+}
+
+/* Keeps the per-counter and per-port arrays as long as the sampler's (a
+ * port that comes back may add counters). */
+static int track_grow(struct run *rn)
+{
+	if (rn->s.nctrs > rn->ncap) {
+		int n = rn->s.nctrs;
+		uint64_t *bt = realloc(rn->bad_total, (size_t)n * sizeof(*bt));
+		if (!bt)
+			return -1;
+		rn->bad_total = bt;
+		unsigned *pf = realloc(rn->prev_flags, (size_t)n * sizeof(*pf));
+		if (!pf)
+			return -1;
+		rn->prev_flags = pf;
+		memset(bt + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*bt));
+		memset(pf + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*pf));
+		rn->ncap = n;
+	}
+	if (rn->s.nports > rn->pcap) {
+		int n = rn->s.nports;
+		struct port_track *pt = realloc(rn->ports, (size_t)n * sizeof(*pt));
+		if (!pt)
+			return -1;
+		memset(pt + rn->pcap, 0, (size_t)(n - rn->pcap) * sizeof(*pt));
+		rn->ports = pt;
+		rn->pcap = n;
+	}
+	return 0;
+}
+
+static bool is_traffic(const struct fab_ctr *c)
+{
+	return c->def && (c->def->cls == CC_DATA || c->def->cls == CC_PACKETS);
+}
+
+/* In the text, a line of its own goes to the counters that speak of trouble
+ * and to any counter with an event; traffic is in the port lines, and the
+ * rest of what grew is listed per port (JSON lists every one in full). */
+static bool worth_a_line(const struct fab_ctr *c)
+{
+	return (c->def && !is_traffic(c)) || (c->last.flags & EVENT_FLAGS);
+}
+
+static bool bad_growth(const struct fab_ctr *c)
+{
+	return c->def && c->def->bad_when_grows && c->grew && !(c->last.flags & CTR_FIRST);
+}
+
+/* Worth a line: it grew, or something happened to it since the last step. */
+static bool changed(const struct run *rn, int i)
+{
+	const struct fab_ctr *c = &rn->s.ctrs[i];
+	return c->last.delta > 0 || (c->last.flags & EVENT_FLAGS & ~rn->prev_flags[i]);
+}
+
+static const struct fab_sampler *sort_s;
+
+/* Worst first, then in port and file order. */
+static int by_badness(const void *a, const void *b)
+{
+	const struct fab_ctr *x = &sort_s->ctrs[*(const int *)a], *y = &sort_s->ctrs[*(const int *)b];
+	int bx = counter_badness(x), by = counter_badness(y);
+	if (bx != by)
+		return by - bx;
+	if (x->port != y->port)
+		return x->port - y->port;
+	return *(const int *)a - *(const int *)b;
+}
+
+static void flag_words(struct fab_out *o, unsigned f, char *text, size_t len)
+{
+	static const struct { unsigned bit; const char *word; } words[] = {
+		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "SAT" },
+		{ CTR_GONE, "GONE" }, { CTR_FIRST, "NEW" }, { CTR_UNREADABLE, "UNREADABLE" },
+	};
+	size_t n = 0;
+	text[0] = '\0';
+	out_open_arr(o, "flags");
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (f & words[i].bit) {
+			out_str(o, PR_JSON, NULL, NULL, words[i].word);
+			n += (size_t)snprintf(text + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
+					      words[i].word);
+		}
+	out_close_arr(o);
+	if (!n)
+		snprintf(text, len, "-");
+}
+
+/* Rates people read: whole numbers from 100 up. */
+static const char *rate_text(const struct ctr_step *st, char *buf, size_t len)
+{
+	if (!st->has_rate)
+		snprintf(buf, len, "-");
+	else if (st->rate >= 100.0)
+		snprintf(buf, len, "%.0f/s", st->rate);
+	else
+		snprintf(buf, len, "%.2f/s", st->rate);
+	return buf;
+}
+
+static const char *rate_unit(const struct fab_ctr *c)
+{
+	if (!c->def)
+		return NULL;
+	return counter_scale(c->def) == 4.0 ? "bytes" : c->def->unit;
+}
+
+static const char *class_name(const struct fab_counter_def *d)
+{
+	static const char *const names[] = {
+		[CC_DATA] = "data", [CC_PACKETS] = "packets", [CC_ERROR] = "error",
+		[CC_RETRY] = "retry", [CC_CONGESTION] = "congestion",
+	};
+	return d ? names[d->cls] : NULL;
+}
+
+static void counter_line(struct run *rn, const struct fab_ctr *c)
+{
+	struct fab_out *o = rn->o;
+	const struct fab_sport *p = &rn->s.ports[c->port];
+	char lbl[96], path[96], rate[48], flags[64];
+	bool bad = bad_growth(c);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, c->name);
+	out_open_obj(o, NULL);
+	out_text(o, "  %s %-10s %-44s", bad ? "!" : " ", port_label(p, lbl, sizeof(lbl)), path);
+	out_str(o, PR_JSON, "dev", NULL, p->dev);
+	out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
+	out_str(o, PR_JSON, "dir", NULL, c->dir);
+	out_str(o, PR_JSON, "name", NULL, c->name);
+	out_int(o, PR_JSON, "value", NULL, (fab_int){ (long long)c->value, c->valid });
+	out_int(o, PR_ANY, "delta", " %+14lld", fab_int_of((long long)c->last.delta));
+	out_text(o, " %14s", rate_text(&c->last, rate, sizeof(rate)));
+	out_num(o, PR_JSON, "rate", NULL, (fab_num){ c->last.rate, c->last.has_rate });
+	out_str(o, PR_JSON, "rate_unit", NULL, rate_unit(c));
+	flag_words(o, c->last.flags, flags, sizeof(flags));
+	out_text(o, "  %-5s", flags);
+	out_bool(o, PR_JSON, "bad_when_grows", NULL, c->def && c->def->bad_when_grows);
+	out_str(o, PR_JSON, "class", NULL, class_name(c->def));
+	if (c->def) {
+		out_str(o, PR_ANY, "layer", "  %-10s", c->def->layer);
+		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
+	} else {
+		out_str(o, PR_JSON, "layer", NULL, NULL);
+		out_str(o, PR_JSON, "meaning", NULL, NULL);
+		out_text(o, "  %-10s not in fabtop's counter table: shown raw\n", "-");
+	}
+	out_close_obj(o);
+}
+
+/* Kinds of trouble, in the order a port's state word names them. */
+enum { T_STOPPED = 1, T_RETRIES = 2, T_CONGESTED = 4, T_ERRORS = 8 };
+
+static unsigned trouble_of(const struct fab_counter_def *d)
+{
+	switch (d->cls) {
+	case CC_RETRY:      return T_RETRIES;
+	case CC_CONGESTION: return T_CONGESTED;
+	default:            return T_ERRORS;
+	}
+}
+
+/* The bad counters that grew this step on port i, or on its device's
+ * device-level hw_counters (some firmware keeps the transport counters
+ * there). */
+static unsigned port_trouble(const struct fab_sampler *s, int i)
+{
+	unsigned t = 0;
+	for (int k = 0; k < s->nctrs; k++) {
+		const struct fab_sport *owner = &s->ports[s->ctrs[k].port];
+		if ((s->ctrs[k].port == i || (owner->port == 0 && strcmp(owner->dev, s->ports[i].dev) == 0)) &&
+		    bad_growth(&s->ctrs[k]))
+			t |= trouble_of(s->ctrs[k].def);
+	}
+	return t;
+}
+
+static bool stopped(const struct port_track *pt)
+{
+	return pt->peak >= MOVING_GBPS && pt->cur < STOP_FRACTION * pt->peak;
+}
+
+/* "STOPPED,RETRIES", "ok", "idle" (never moved traffic) */
+static const char *state_word(unsigned t, const struct port_track *pt, char *buf, size_t len)
+{
+	static const char *const words[] = { "STOPPED", "RETRIES", "CONGESTED", "ERRORS" };
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int b = 0; b < 4; b++)
+		if (t & 1u << b)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "", words[b]);
+	if (!n)
+		snprintf(buf, len, "%s", pt->peak < MOVING_GBPS ? "idle" : "ok");
+	return buf;
+}
+
+static fab_num pct(double gbps, double line)
+{
+	return line > 0 ? fab_num_of(gbps * 100.0 / line) : (fab_num){ 0, false };
+}
+
+static void port_lines(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	out_text(o, "  %-12s %-6s %5s %8s %8s %12s %12s %6s %6s  %s\n", "PORT", "LINK", "LINE",
+		 "TX Gb/s", "RX Gb/s", "TX pkt/s", "RX pkt/s", "TX%", "RX%", "STATE");
+	out_open_arr(o, "ports");
+	for (int i = 0; i < rn->s.nports; i++) {
+		const struct fab_sport *p = &rn->s.ports[i];
+		struct port_track *pt = &rn->ports[i];
+		char lbl[96];
+		if (p->port == 0)
+			continue;       /* device-level hw_counters: no traffic of their own */
+		bool rates = p->present && p->has_rates;
+		pt->cur = rates ? p->tx_gbps + p->rx_gbps : 0;
+		if (pt->cur > pt->peak)
+			pt->peak = pt->cur;
+		if (pt->cur >= MOVING_GBPS && pt->cur >= STOP_FRACTION * pt->peak)
+			pt->last_moved = rn->t_now - rn->t_base;
+		out_open_obj(o, NULL);
+		out_text(o, "  %-12s", port_label(p, lbl, sizeof(lbl)));
+		out_str(o, PR_JSON, "dev", NULL, p->dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
+		out_str(o, PR_ANY, "link_layer", " %-6s", strcmp(p->link_layer, "InfiniBand") == 0 ? "IB" :
+			strcmp(p->link_layer, "Ethernet") == 0 ? "RoCE" : p->link_layer);
+		out_num(o, PR_ANY, "line_gbps", " %5.0f", (fab_num){ p->line_gbps, p->line_gbps > 0 });
+		out_bool(o, PR_JSON, "present", NULL, p->present);
+		if (!p->present) {
+			out_text(o, "  gone: the port or its device vanished\n");
+			out_close_obj(o);
+			continue;
+		}
+		out_num(o, PR_ANY, "tx_gbps", " %8.2f", (fab_num){ p->tx_gbps, rates });
+		out_num(o, PR_ANY, "rx_gbps", " %8.2f", (fab_num){ p->rx_gbps, rates });
+		out_num(o, PR_ANY, "tx_pps", " %12.0f", (fab_num){ p->tx_pps, rates });
+		out_num(o, PR_ANY, "rx_pps", " %12.0f", (fab_num){ p->rx_pps, rates });
+		fab_num none = { 0, false };
+		out_num(o, PR_ANY, "tx_pct", " %6.1f", rates ? pct(p->tx_gbps, p->line_gbps) : none);
+		out_num(o, PR_ANY, "rx_pct", " %6.1f", rates ? pct(p->rx_gbps, p->line_gbps) : none);
+		out_int(o, PR_JSON, "bad_grew", NULL, fab_int_of(p->bad_grew));
+		char word[64];
+		unsigned t = port_trouble(&rn->s, i) | (stopped(pt) ? T_STOPPED : 0);
+		out_str(o, PR_ANY, "state", "  %s\n", state_word(t, pt, word, sizeof(word)));
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+}
+
+/* "mlx5_0/1   also grew: unicast_rcv_packets +10687500, ..." for the
+ * changed counters without a line of their own, other than traffic. */
+static void also_grew(struct run *rn, const int *idx, int n)
+{
+	for (int p = 0; p < rn->s.nports; p++) {
+		int listed = 0;
+		char lbl[96];
+		for (int k = 0; k < n; k++) {
+			const struct fab_ctr *c = &rn->s.ctrs[idx[k]];
+			if (c->port != p || worth_a_line(c) || is_traffic(c))
+				continue;
+			if (!listed++)
+				out_text(rn->o, "    %-10s also grew:", port_label(&rn->s.ports[p], lbl, sizeof(lbl)));
+			out_text(rn->o, "%s %s %+lld", listed > 1 ? "," : "", c->name, (long long)c->last.delta);
+		}
+		if (listed)
+			out_text(rn->o, "\n");
+	}
+}
+
+/* One sample: its time, the ports, the counters that changed. */
+static int print_sample(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	char when[64];
+	if (track_grow(rn) != 0)
+		return -1;
+	rn->nsamples++;
+	out_open_obj(o, NULL);
+	out_text(o, "\nsample %d  +%.3f s  (dt %.3f s)  %s\n", rn->nsamples, rn->t_now - rn->t_base,
+		 rn->t_now - rn->t_prev, utc(rn->t_now, when, sizeof(when)));
+	out_num(o, PR_JSON, "t", NULL, fab_num_of(rn->t_now));
+	out_num(o, PR_JSON, "dt", NULL, fab_num_of(rn->t_now - rn->t_prev));
+	port_lines(rn);
+
+	int *idx = malloc((size_t)(rn->s.nctrs ? rn->s.nctrs : 1) * sizeof(*idx)), n = 0;
+	if (!idx)
+		return -1;
+	for (int i = 0; i < rn->s.nctrs; i++) {
+		const struct fab_ctr *c = &rn->s.ctrs[i];
+		if (bad_growth(c))
+			rn->bad_total[i] += c->last.delta;
+		if (changed(rn, i))
+			idx[n++] = i;
+	}
+	sort_s = &rn->s;
+	qsort(idx, (size_t)n, sizeof(*idx), by_badness);
+	out_open_arr(o, "counters");
+	int shown = 0, quiet = 0;
+	for (int k = 0; k < n; k++) {
+		const struct fab_ctr *c = &rn->s.ctrs[idx[k]];
+		if (!out_is_json(o) && !worth_a_line(c)) {
+			quiet++;
+			continue;
+		}
+		if (!shown++)
+			out_text(o, "    %-10s %-44s %14s %14s  %-5s  %-10s %s\n", "COUNTER", "",
+				 "DELTA", "RATE", "FLAGS", "LAYER", "MEANING");
+		counter_line(rn, c);
+	}
+	out_close_arr(o);
+	if (quiet)
+		also_grew(rn, idx, n);
+	else if (!shown)
+		out_text(o, "  no other counter changed\n");
+	out_close_obj(o);
+	for (int i = 0; i < rn->s.nctrs; i++)
+		rn->prev_flags[i] = rn->s.ctrs[i].last.flags;
+	free(idx);
+	fflush(rn->fp);
+	return 0;
+}
+
+static void qp_summary(struct run *rn, const struct fab_root *r, int *bad_qps)
+{
+	struct fab_out *o = rn->o;
+	struct fab_qp_list l = { 0 };
+	char err[256] = "";
+	int rc = rdma_res_from_root(r, &l, err, sizeof(err));
+	out_open_obj(o, "qps");
+	out_bool(o, PR_JSON, "available", NULL, rc == 0);
+	if (rc != 0) {
+		out_str(o, PR_ANY, "error", "  QP state unavailable: %s\n", err[0] ? err : strerror(-rc));
+		out_close_obj(o);
+		qp_list_free(&l);
+		return;
+	}
+	out_str(o, PR_JSON, "when", NULL, r->live ? "now" : "recorded");
+	out_text(o, "  QPs%s: ", r->live ? "" : " (as recorded with the capture)");
+	out_int(o, PR_ANY, "total", "%lld", fab_int_of(l.n));
+	int nbad = 0;
+	for (int i = 0; i < l.n; i++)
+		nbad += qp_state_bad(l.qps[i].state);
+	out_int(o, PR_ANY, "broken", ", %lld in ERR or SQE state\n", fab_int_of(nbad));
+	out_open_arr(o, "bad");
+	for (int i = 0; i < l.n; i++) {
+		const struct fab_qp *q = &l.qps[i];
+		if (!qp_state_bad(q->state))
+			continue;
+		out_open_obj(o, NULL);
+		out_str(o, PR_ANY, "state", "    %-4s", qp_state_name(q->state));
+		out_str(o, PR_ANY, "dev", " %s", q->dev);
+		out_int(o, PR_ANY, "port", "/%lld", fab_int_of(q->port));
+		out_int(o, PR_ANY, "lqpn", " QP %lld", fab_int_of(q->lqpn));
+		out_str(o, PR_ANY, "type", " (%s)", qp_type_name(q->type));
+		out_int(o, PR_ANY, "rqpn", ", peer QP %lld", (fab_int){ q->rqpn, q->has_rqpn });
+		out_int(o, PR_ANY, "pid", ", pid %lld", (fab_int){ q->pid, q->pid != 0 });
+		out_str(o, PR_JSON, "comm", NULL, q->comm);
+		if (q->comm[0])
+			out_text(o, " (%s)", q->comm);
+		out_text(o, ": broken, its work requests fail until the job re-creates it\n");
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	out_close_obj(o);
+	*bad_qps = nbad;
+	qp_list_free(&l);
+}
+
+/* The bad counters that grew over the run, with totals; counts the ports
+ * (or devices) each kind of trouble touched into ports_with[]. */
+static int list_bad_grew(struct run *rn, int ports_with[4])
+{
+	struct fab_out *o = rn->o;
+	char lbl[96];
+	int grew = 0;
+	unsigned *seen = calloc((size_t)(rn->s.nports ? rn->s.nports : 1), sizeof(*seen));
+	out_open_arr(o, "bad_grew");
+	for (int i = 0; i < rn->s.nctrs && i < rn->ncap; i++) {
+		const struct fab_ctr *c = &rn->s.ctrs[i];
+		if (!rn->bad_total[i])
+			continue;
+		if (!grew++)
+			out_text(o, "  bad counters that grew:\n");
+		if (seen)
+			seen[c->port] |= trouble_of(c->def);
+		out_open_obj(o, NULL);
+		out_text(o, "    %-10s", port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
+		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
+		out_str(o, PR_JSON, "dir", NULL, c->dir);
+		out_text(o, " %s/", c->dir);
+		out_str(o, PR_ANY, "name", "%-32s", c->name);
+		out_int(o, PR_ANY, "total", " %+14lld", fab_int_of((long long)rn->bad_total[i]));
+		out_str(o, PR_ANY, "layer", "  %s:", c->def->layer);
+		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	if (!grew)
+		out_text(o, "  no loss, retry, congestion or error counter grew\n");
+	for (int p = 0; seen && p < rn->s.nports; p++)
+		for (int b = 1; b < 4; b++)
+			ports_with[b] += !!(seen[p] & 1u << b);
+	free(seen);
+	return grew;
+}
+
+static void list_saturated(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	char lbl[96];
+	int nsat = 0;
+	out_open_arr(o, "saturated");
+	for (int i = 0; i < rn->s.nctrs; i++) {
+		const struct fab_ctr *c = &rn->s.ctrs[i];
+		if (!(c->last.flags & CTR_SATURATED))
+			continue;
+		if (!nsat++)
+			out_text(o, "  saturated (stuck at their maximum: growth no longer shows):\n");
+		out_open_obj(o, NULL);
+		out_text(o, "    %-10s", port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
+		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
+		out_str(o, PR_JSON, "dir", NULL, c->dir);
+		out_text(o, " %s/", c->dir);
+		out_str(o, PR_ANY, "name", "%s", c->name);
+		out_int(o, PR_ANY, "value", " = %lld\n", fab_int_of((long long)c->value));
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+}
+
+static int list_stopped(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	char lbl[96];
+	int nstop = 0;
+	out_open_arr(o, "stopped");
+	for (int i = 0; i < rn->s.nports && i < rn->pcap; i++) {
+		const struct fab_sport *p = &rn->s.ports[i];
+		const struct port_track *pt = &rn->ports[i];
+		if (p->port == 0 || !stopped(pt))
+			continue;
+		if (!nstop++)
+			out_text(o, "  stopped moving traffic (under 1%% of their peak):\n");
+		out_open_obj(o, NULL);
+		out_text(o, "    %-10s", port_label(p, lbl, sizeof(lbl)));
+		out_str(o, PR_JSON, "dev", NULL, p->dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
+		out_bool(o, PR_JSON, "present", NULL, p->present);
+		out_num(o, PR_ANY, "last_traffic", " last traffic at +%.3f s\n", fab_num_of(pt->last_moved));
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	return nstop;
+}
+
+/* "verdict: loss/retry counters grew on 6 port(s); traffic stopped on 6 port(s) (exit 1)" */
+static void verdict(struct fab_out *o, const int ports_with[4], int bad_qps, int rc)
+{
+	static const char *const what[] = { "traffic stopped", "loss/retry counters grew",
+					     "congestion counters grew", "error counters grew" };
+	int parts = 0;
+	out_text(o, "verdict: ");
+	for (int b = 1; b < 4; b++)
+		if (ports_with[b])
+			out_text(o, "%s%s on %d port(s)", parts++ ? "; " : "", what[b], ports_with[b]);
+	if (ports_with[0])
+		out_text(o, "%s%s on %d port(s)", parts++ ? "; " : "", what[0], ports_with[0]);
+	if (bad_qps)
+		out_text(o, "%s%d QP(s) broken", parts++ ? "; " : "", bad_qps);
+	if (!rc)
+		out_text(o, "%sno bad counter grew", parts ? ", but " : "healthy: ");
+	out_text(o, " (exit %d)\n", rc);
+}
+
+/* The verdict over the whole run; returns the exit status. */
+static int summary(struct run *rn, const struct fab_root *r)
+{
+	struct fab_out *o = rn->o;
+	int ports_with[4] = { 0 }, bad_qps = 0;
+	out_open_obj(o, "summary");
+	out_text(o, "\nsummary: ");
+	out_int(o, PR_ANY, "samples", "%lld sample(s)", fab_int_of(rn->nsamples));
+	out_num(o, PR_ANY, "seconds", " over %.3f s\n", fab_num_of(rn->t_now - rn->t_base));
+	int grew = list_bad_grew(rn, ports_with);
+	list_saturated(rn);
+	ports_with[0] = list_stopped(rn);
+	qp_summary(rn, r, &bad_qps);
+	int rc = grew || bad_qps ? 1 : 0;
+	verdict(o, ports_with, bad_qps, rc);
+	out_int(o, PR_JSON, "exit", NULL, fab_int_of(rc));
+	out_close_obj(o);
+	return rc;
+}
+
+static void ts_add(struct timespec *t, double s)
+{
+	long long ns = (long long)(s * 1e9);
+	t->tv_sec += (time_t)(ns / 1000000000LL);
+	t->tv_nsec += (long)(ns % 1000000000LL);
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Live (or a plain directory): baseline now, then count readings at
+ * absolute deadlines, so the time spent reading does not add up. */
+static int run_live(struct run *rn, int count)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	if (sampler_read(&rn->s, mono_now()) != 0)
+		return -1;
+	rn->t_base = rn->t_now = wall_now();
+	if (track_grow(rn) != 0)
+		return -1;
+	for (int k = 0; k < count && !stop_requested; k++) {
+		ts_add(&deadline, rn->co->interval);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR &&
+		       !stop_requested)
+			;
+		if (stop_requested)
+			break;
+		if (sampler_read(&rn->s, mono_now()) != 0)
+			return -1;
+		rn->t_prev = rn->t_now;
+		rn->t_now = wall_now();
+		if (print_sample(rn) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Playback: the first recorded sample is the baseline; no sleeping. */
+static int run_playback(struct run *rn, int count)
+{
+	if (sampler_playback_step(&rn->s) != 0)
+		return -1;
+	rn->t_base = rn->t_now = rn->s.t_last;
+	if (track_grow(rn) != 0)
+		return -1;
+	for (int k = 0; (count < 0 || k < count) && !stop_requested; k++) {
+		if (sampler_playback_step(&rn->s) != 0)
+			break;
+		rn->t_prev = rn->t_now;
+		rn->t_now = rn->s.t_last;
+		if (print_sample(rn) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void header(struct run *rn, const struct fab_root *r, bool playback, int count)
+{
+	struct fab_out *o = rn->o;
+	out_str(o, PR_JSON, "source", NULL, r->live ? "live" : r->name);
+	out_bool(o, PR_JSON, "live", NULL, r->live);
+	out_bool(o, PR_JSON, "playback", NULL, playback);
+	out_num(o, PR_JSON, "interval", NULL, fab_num_of(playback ? rn->s.pb_interval : rn->co->interval));
+	if (playback) {
+		out_text(o, "counters of %s: playback of %d recorded samples, %g s apart, at full speed; "
+			 "the first is the baseline\n", r->name, rn->s.pb_count, rn->s.pb_interval);
+	} else {
+		out_text(o, "counters of %s: %d sample(s), %g s apart, after a baseline reading\n",
+			  r->live ? "this node" : r->name, count, rn->co->interval);
+	}
+	out_open_arr(o, "notes");
+	if (playback && rn->co->interval_set)
+		out_str(o, PR_ANY, NULL, "note: %s\n",
+			"--interval is ignored on playback: the recorded interval rules");
+	if (playback && count > rn->s.pb_count - 1) {
+		char n[128];
+		snprintf(n, sizeof(n), "the capture has %d sample(s) after the baseline, fewer than --count %d",
+			 rn->s.pb_count - 1, count);
+		out_str(o, PR_ANY, NULL, "note: %s\n", n);
+	}
+	if (rn->s.note[0])
+		out_str(o, PR_ANY, NULL, "note: %s\n", rn->s.note);
+	out_close_arr(o);
+}
+
+int report_counters(const struct fab_root *r, const struct counters_opts *co, FILE *fp, FILE *log)
+{
+	struct run rn = { .co = co, .fp = fp };
+	char err[512] = "";
+	bool playback = root_exists(r, "/fabtop/samples.json");
+	if (!playback && r->is_capture) {
+		fprintf(log, "fabtop: %s has no counter samples (fabtop/samples.json); record some with "
+			"fabtop capture --samples N --interval S\n", r->name);
+		return 2;
+	}
+	if (sampler_open(&rn.s, r, err, sizeof(err)) != 0) {
+		fprintf(log, "fabtop: cannot read the counters of %s: %s\n", r->name, err);
+		return 2;
+	}
+	if (playback && sampler_playback_open(&rn.s, r, err, sizeof(err)) != 0) {
+		fprintf(log, "fabtop: cannot play back %s/fabtop/samples.json: %s\n", r->name, err);
+		sampler_close(&rn.s);
+		return 2;
+	}
+	int count = co->count > 0 ? co->count : playback ? -1 : COUNTERS_DEFAULT_COUNT;
+	rn.o = out_new(co->json ? OUT_JSON : OUT_TEXT, fp);
+	if (!rn.o) {
+		sampler_close(&rn.s);
+		return 2;
+	}
+	out_open_obj(rn.o, NULL);
+	if (rn.s.nports == 0) {
+		/* Nothing to sample is not a fault of the node: say so, exit 0. */
+		out_str(rn.o, PR_JSON, "source", NULL, r->live ? "live" : r->name);
+		out_bool(rn.o, PR_JSON, "live", NULL, r->live);
+		out_open_arr(rn.o, "notes");
+		out_str(rn.o, PR_ANY, NULL, "%s\n", "no RDMA devices: no counters to sample");
+		out_close_arr(rn.o);
+		out_open_arr(rn.o, "samples");
+		out_close_arr(rn.o);
+		out_close_obj(rn.o);
+		sampler_close(&rn.s);
+		return out_free(rn.o) == 0 ? 0 : 2;
+	}
+	header(&rn, r, playback, count);
+	fflush(fp);
+
+	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	stop_requested = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	out_open_arr(rn.o, "samples");
+	int rc = playback ? run_playback(&rn, count) : run_live(&rn, count);
+	out_close_arr(rn.o);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc != 0) {
+		fprintf(log, "fabtop: reading the counters of %s failed\n", r->name);
+		rc = 2;
+	} else {
+		rc = summary(&rn, r);
+	}
+	out_close_obj(rn.o);
+	if (out_free(rn.o) != 0 && rc != 2) {
+		fprintf(log, "fabtop: cannot write the report: %s\n", strerror(errno));
+		rc = 2;
+	}
+	sampler_close(&rn.s);
+	free(rn.bad_total);
+	free(rn.prev_flags);
+	free(rn.ports);
+	return rc;
+}
