@@ -28,7 +28,6 @@
 #define SPARK_MAX     40
 #define CTR_SPARK     10    /* a counter's history */
 #define NAME_MAX_W    34    /* longer counter names are cut */
-#define MAX_BAD_QPS   8
 #define MAX_NAMES     12    /* counter names the banner lists per kind */
 #define HSTEP         8
 #define TO_END        (INT_MAX / 2)
@@ -52,6 +51,18 @@ static const char *dev_at(const struct fab_sampler *s, int k)
 			return s->ports[i].dev;
 	}
 	return NULL;
+}
+
+static int count_devs(const struct fab_sampler *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nports; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(s->ports[j].dev, s->ports[i].dev) == 0;
+		n += !seen;
+	}
+	return n;
 }
 
 static const char *filter_dev(const struct fab_sampler *s, int filter)
@@ -621,20 +632,82 @@ static void port_table(struct view_pen *p, const struct fab_sampler *s, const ch
 
 /* ---- QPs ------------------------------------------------------------------ */
 
-#define QP_DEVS 64
+#define QP_DEVS   64
+#define QP_GROUPS 4     /* processes with broken QPs listed by name */
+#define QP_LISTED 12    /* QP numbers listed per process */
 
+static bool same_owner(const struct fab_qp *a, const struct fab_qp *b)
+{
+	return a->state == b->state && a->pid == b->pid && strcmp(a->comm, b->comm) == 0;
+}
+
+/* "ERR  pid 4242 python3, 12 QPs: mlx5_0/1 4200 4201, mlx5_1/1 4216 ...":
+ * one line per process and state, since a hung job breaks many at once. */
+static void bad_qp_groups(struct view_pen *p, const struct fab_qp_list *q, const char *fdev)
+{
+	int groups = 0, left = 0;
+	char text[1024], buf[160];
+	for (int i = 0; i < q->n; i++) {
+		const struct fab_qp *g = &q->qps[i];
+		if (!qp_state_bad(g->state) || !dev_shown(fdev, g->dev))
+			continue;
+		bool earlier = false;
+		for (int j = 0; j < i && !earlier; j++)
+			earlier = qp_state_bad(q->qps[j].state) && dev_shown(fdev, q->qps[j].dev) &&
+				  same_owner(&q->qps[j], g);
+		if (earlier)
+			continue;
+		int n = 0, listed = 0;
+		const struct fab_qp *prev = NULL;
+		char list[768] = "";
+		for (int j = i; j < q->n; j++) {
+			const struct fab_qp *x = &q->qps[j];
+			if (!qp_state_bad(x->state) || !dev_shown(fdev, x->dev) || !same_owner(x, g))
+				continue;
+			n++;
+			if (listed++ >= QP_LISTED)
+				continue;
+			if (!prev || strcmp(prev->dev, x->dev) != 0 || prev->port != x->port)
+				snprintf(buf, sizeof(buf), "%s%s/%u %u", prev ? ", " : "", x->dev, x->port, x->lqpn);
+			else
+				snprintf(buf, sizeof(buf), " %u", x->lqpn);
+			cat(list, sizeof(list), buf);
+			prev = x;
+		}
+		if (groups++ >= QP_GROUPS) {
+			left += n;
+			continue;
+		}
+		if (g->pid)
+			snprintf(text, sizeof(text), "%-4s pid %u%s%s, %d QP%s: %s%s", qp_state_name(g->state),
+				 g->pid, g->comm[0] ? " " : "", g->comm, n, n == 1 ? "" : "s", list,
+				 n > QP_LISTED ? " ..." : "");
+		else
+			snprintf(text, sizeof(text), "%-4s kernel %s, %d QP%s: %s%s", qp_state_name(g->state),
+				 g->comm[0] ? g->comm : "?", n, n == 1 ? "" : "s", list,
+				 n > QP_LISTED ? " ..." : "");
+		view_pen_wrap_hang(p, 2, 7, text, fab_attr(CP_ERROR));
+	}
+	if (left) {
+		snprintf(buf, sizeof(buf), "and %d more broken QPs of other processes", left);
+		view_pen_fixed(p, 7, buf, fab_attr(CP_ERROR));
+		view_pen_nl(p);
+	}
+}
+
+/* "QPs  36 RTS, 12 ERR on 8 devices", then the broken ones by process:
+ * totals keep the healthy majority to one line. */
 static void qp_section(struct view_pen *p, const struct fab_live *l, const char *fdev)
 {
 	const struct fab_qp_list *q = &l->qps;
-	char text[2048] = "", buf[160];
+	char text[512] = "", buf[96];
 	const char *devs[QP_DEVS];
-	int counts[QP_DEVS][QPS_ERR + 2], ndev = 0, nbad = 0, shown = 0;
+	int counts[QPS_ERR + 2] = { 0 }, ndev = 0, nbad = 0, total = 0;
 	view_pen_fixed(p, 0, "QPs", A_BOLD);
 	if (!q->n) {
 		view_pen_wrap(p, LABEL_W, l->qp_note[0] ? l->qp_note : "none", fab_attr(CP_DIM));
 		return;
 	}
-	memset(counts, 0, sizeof(counts));
 	for (int i = 0; i < q->n; i++) {
 		const struct fab_qp *qp = &q->qps[i];
 		if (!dev_shown(fdev, qp->dev))
@@ -642,49 +715,32 @@ static void qp_section(struct view_pen *p, const struct fab_live *l, const char 
 		int d = 0;
 		while (d < ndev && strcmp(devs[d], qp->dev) != 0)
 			d++;
-		if (d == ndev) {
-			if (ndev == QP_DEVS)
-				continue;
+		if (d == ndev && ndev < QP_DEVS)
 			devs[ndev++] = qp->dev;
-		}
 		/* The last slot counts states the kernel added after ERR. */
-		int st = qp->state >= 0 && qp->state <= QPS_ERR ? qp->state : QPS_ERR + 1;
-		counts[d][st]++;
+		counts[qp->state >= 0 && qp->state <= QPS_ERR ? qp->state : QPS_ERR + 1]++;
 		nbad += qp_state_bad(qp->state);
+		total++;
 	}
-	for (int d = 0; d < ndev; d++) {
-		cat(text, sizeof(text), d ? sep() : "");
-		snprintf(buf, sizeof(buf), "%s:", devs[d]);
-		cat(text, sizeof(text), buf);
-		for (int st = 0, any = 0; st <= QPS_ERR + 1; st++) {
-			if (!counts[d][st])
-				continue;
-			snprintf(buf, sizeof(buf), "%s %d %s", any++ ? "," : "", counts[d][st],
-				 st <= QPS_ERR ? qp_state_name(st) : "?");
-			cat(text, sizeof(text), buf);
-		}
-	}
-	view_pen_wrap(p, LABEL_W, ndev ? text : "none on this device", nbad ? fab_attr(CP_ERROR) : 0);
-	for (int i = 0; i < q->n && nbad; i++) {
-		const struct fab_qp *qp = &q->qps[i];
-		if (!qp_state_bad(qp->state) || !dev_shown(fdev, qp->dev))
+	for (int st = 0, any = 0; st <= QPS_ERR + 1; st++) {
+		if (!counts[st])
 			continue;
-		if (shown++ == MAX_BAD_QPS) {
-			snprintf(buf, sizeof(buf), "... %d more QPs in ERR or SQE", nbad - MAX_BAD_QPS);
-			view_pen_fixed(p, 2, buf, fab_attr(CP_ERROR));
-			view_pen_nl(p);
-			break;
-		}
-		char owner[96];
-		if (qp->pid)
-			snprintf(owner, sizeof(owner), "pid %u %s", qp->pid, qp->comm);
-		else
-			snprintf(owner, sizeof(owner), "kernel %s", qp->comm);
-		snprintf(buf, sizeof(buf), "%-4s %s/%u  QP %u %s  %s", qp_state_name(qp->state),
-			 qp->dev, qp->port, qp->lqpn, qp_type_name(qp->type), owner);
-		view_pen_fixed(p, 2, buf, fab_attr(CP_ERROR));
-		view_pen_nl(p);
+		snprintf(buf, sizeof(buf), "%s%d %s", any++ ? ", " : "", counts[st],
+			 st <= QPS_ERR ? qp_state_name(st) : "?");
+		cat(text, sizeof(text), buf);
 	}
+	if (!total)
+		snprintf(text, sizeof(text), "none on %s", fdev ? fdev : "these devices");
+	else if (ndev > 1)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " on %d devices", ndev);
+	else
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " on %s", devs[0]);
+	/* A capture holds one QP dump, not one per sample: say so. */
+	if (!l->root->live)
+		cat(text, sizeof(text), " (captured once)");
+	view_pen_wrap(p, LABEL_W, text, nbad ? fab_attr(CP_ERROR) : 0);
+	if (nbad)
+		bad_qp_groups(p, q, fdev);
 }
 
 /* ---- the counters list ------------------------------------------------ */
@@ -963,9 +1019,7 @@ static bool counters_key(struct view *v, int ch, const struct fab_model *m)
 		v->top = 0;
 		return true;
 	case 'f': {
-		int n = 0;
-		while (s && dev_at(s, n))
-			n++;
+		int n = s ? count_devs(s) : 0;
 		v->filter = n ? (v->filter + 1) % (n + 1) : 0;
 		v->top = 0;
 		return true;

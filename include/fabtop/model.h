@@ -197,7 +197,8 @@ struct fab_model {
 	struct fab_note *notes; int nnotes;
 	/* The TUI's counters sampler (live.h), borrowed: tui.c owns it and
 	 * sets it again after a reload; NULL outside the TUI or before the
-	 * Counters pane first shows. Views may change its pace, not read. */
+	 * Counters pane first shows. Views read it and may change its pace;
+	 * only tui.c steps it (which reads the node). */
 	struct fab_live *counters_live;
 };
 
