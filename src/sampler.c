@@ -114,6 +114,10 @@ struct sampler_priv {
 	int ndevs, devcap;
 	int portcap, ctrcap;
 	bool nofile_raised;
+	/* the step in progress */
+	int slot;                /* history slot it writes, -1 for none */
+	unsigned char *traffic;  /* per port: 1 tx rate seen, 2 rx rate seen */
+	const struct fab_counter_def *xd, *rd, *xp, *rp;
 };
 
 static struct sampler_priv *priv(struct fab_sampler *s)
@@ -183,10 +187,15 @@ int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 		if (!v)
 			return -1;
 		s->ports = v;
+		unsigned char *t = realloc(pv->traffic, (size_t)cap);
+		if (!t)
+			return -1;
+		pv->traffic = t;
 		pv->portcap = cap;
 	}
 	struct fab_sport *p = &s->ports[s->nports];
 	memset(p, 0, sizeof(*p));
+	pv->traffic[s->nports] = 0;
 	fab_strlcpy(p->dev, dev, sizeof(p->dev));
 	p->port = port;
 	p->present = true;
@@ -248,8 +257,10 @@ void sampler_free_ports(struct fab_sampler *s)
 		port_close_fds(s, &s->ports[i]);
 	free(s->ports);
 	free(s->ctrs);
-	if (s->priv)
+	if (s->priv) {
 		free(((struct sampler_priv *)s->priv)->devs);
+		free(((struct sampler_priv *)s->priv)->traffic);
+	}
 	free(s->priv);
 	s->ports = NULL;
 	s->ctrs = NULL;
@@ -261,9 +272,63 @@ void sampler_free_ports(struct fab_sampler *s)
 
 void sampler_step_begin(struct fab_sampler *s, double t)
 {
+	struct sampler_priv *pv = priv(s);
 	s->tick++;
 	s->dt = s->tick > 1 ? t - s->t_last : 0;
 	s->t_last = t;
+	if (!pv)
+		return;
+	pv->slot = -1;
+	if (s->tick > 1) {
+		if (s->hist_len < SAMPLER_HISTORY) {
+			pv->slot = (s->hist_pos + s->hist_len++) % SAMPLER_HISTORY;
+		} else {
+			pv->slot = s->hist_pos;
+			s->hist_pos = (s->hist_pos + 1) % SAMPLER_HISTORY;
+		}
+	}
+	pv->xd = counter_def("counters", "port_xmit_data");
+	pv->rd = counter_def("counters", "port_rcv_data");
+	pv->xp = counter_def("counters", "port_xmit_packets");
+	pv->rp = counter_def("counters", "port_rcv_packets");
+	for (int i = 0; i < s->nports; i++) {
+		struct fab_sport *p = &s->ports[i];
+		p->bad_grew = 0;
+		p->tx_gbps = p->rx_gbps = p->tx_pps = p->rx_pps = 0;
+		pv->traffic[i] = 0;
+	}
+}
+
+/* The step's history slot and the port's sums, while the counter is in
+ * cache: a second pass over thousands of counters costs more than the
+ * arithmetic. */
+static void account(struct fab_sampler *s, struct fab_ctr *c)
+{
+	struct sampler_priv *pv = s->priv;
+	double r = c->last.has_rate ? c->last.rate : 0;
+	if (!pv)
+		return;
+	if (pv->slot >= 0)
+		c->hist[pv->slot] = (float)r;
+	const struct fab_counter_def *d = c->def;
+	if (!d)
+		return;
+	struct fab_sport *p = &s->ports[c->port];
+	if (c->grew && d->bad_when_grows)
+		p->bad_grew++;
+	if (d->cls > CC_PACKETS)
+		return;
+	if (d == pv->xd) {
+		p->tx_gbps = r * 8 / 1e9;
+		pv->traffic[c->port] |= c->last.has_rate ? 1 : 0;
+	} else if (d == pv->rd) {
+		p->rx_gbps = r * 8 / 1e9;
+		pv->traffic[c->port] |= c->last.has_rate ? 2 : 0;
+	} else if (d == pv->xp) {
+		p->tx_pps = r;
+	} else if (d == pv->rp) {
+		p->rx_pps = r;
+	}
 }
 
 void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
@@ -275,76 +340,42 @@ void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
 		/* NAN: whatever comes next starts a new series, not a rate across the gap. */
 		if (r == READ_GONE || fresh)
 			c->t_value = NAN;
-		return;
-	}
-	if (fresh || !c->valid || isnan(c->t_value)) {
+	} else if (fresh || !c->valid || isnan(c->t_value)) {
 		if (!c->valid)
 			c->baseline = v;
 		c->value = v;
 		c->valid = true;
 		c->t_value = t;
 		c->last = (struct ctr_step){ .flags = CTR_FIRST };
-		return;
+	} else {
+		const struct fab_counter_def *d = c->def;
+		/* Unknown counters: 64-bit, so a fall is a reset and never a fake wrap. */
+		struct ctr_step st = counter_step(c->value, v, d ? d->width : 64,
+						  d && d->saturates, counter_scale(d),
+						  t - c->t_value);
+		c->value = v;
+		c->t_value = t;
+		c->last = st;
+		c->since_baseline += st.delta;
+		if (st.delta > 0) {
+			c->grew = true;
+			c->last_grew = s->tick;
+		}
 	}
-	const struct fab_counter_def *d = c->def;
-	/* Unknown counters: 64-bit, so a fall is a reset and never a fake wrap. */
-	struct ctr_step st = counter_step(c->value, v, d ? d->width : 64, d && d->saturates,
-					  counter_scale(d), t - c->t_value);
-	c->value = v;
-	c->t_value = t;
-	c->last = st;
-	c->since_baseline += st.delta;
-	if (st.delta > 0) {
-		c->grew = true;
-		c->last_grew = s->tick;
-	}
+	account(s, c);
 }
 
 void sampler_step_end(struct fab_sampler *s)
 {
-	const struct fab_counter_def *xd = counter_def("counters", "port_xmit_data"),
-		*rd = counter_def("counters", "port_rcv_data"),
-		*xp = counter_def("counters", "port_xmit_packets"),
-		*rp = counter_def("counters", "port_rcv_packets");
-	int slot = -1;
-	if (s->tick > 1) {
-		if (s->hist_len < SAMPLER_HISTORY) {
-			slot = (s->hist_pos + s->hist_len++) % SAMPLER_HISTORY;
-		} else {
-			slot = s->hist_pos;
-			s->hist_pos = (s->hist_pos + 1) % SAMPLER_HISTORY;
-		}
-	}
+	struct sampler_priv *pv = s->priv;
+	if (!pv)
+		return;
 	for (int i = 0; i < s->nports; i++) {
 		struct fab_sport *p = &s->ports[i];
-		bool tx_ok = false, rx_ok = false;
-		p->bad_grew = 0;
-		p->tx_gbps = p->rx_gbps = p->tx_pps = p->rx_pps = 0;
-		for (int k = 0; k < p->nctr; k++) {
-			struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
-			double r = c->last.has_rate ? c->last.rate : 0;
-			if (slot >= 0)
-				c->hist[slot] = (float)r;
-			if (c->grew && c->def && c->def->bad_when_grows)
-				p->bad_grew++;
-			if (!c->def || c->def->cls > CC_PACKETS)
-				continue;
-			if (c->def == xd) {
-				p->tx_gbps = r * 8 / 1e9;
-				tx_ok = c->last.has_rate;
-			} else if (c->def == rd) {
-				p->rx_gbps = r * 8 / 1e9;
-				rx_ok = c->last.has_rate;
-			} else if (c->def == xp) {
-				p->tx_pps = r;
-			} else if (c->def == rp) {
-				p->rx_pps = r;
-			}
-		}
-		p->has_rates = tx_ok && rx_ok;
-		if (slot >= 0) {
-			p->tx_hist[slot] = (float)p->tx_gbps;
-			p->rx_hist[slot] = (float)p->rx_gbps;
+		p->has_rates = pv->traffic[i] == 3;
+		if (pv->slot >= 0) {
+			p->tx_hist[pv->slot] = (float)p->tx_gbps;
+			p->rx_hist[pv->slot] = (float)p->rx_gbps;
 		}
 	}
 }
@@ -517,6 +548,10 @@ static void port_gone(struct fab_sampler *s, struct fab_sport *p, double t)
 	port_close_fds(s, p);
 	for (int k = 0; k < p->nctr; k++)
 		sampler_take(s, &s->ctrs[p->first_ctr + k], READ_GONE, 0, false, t);
+	/* Counters read before the port failed this step count for nothing. */
+	p->bad_grew = 0;
+	p->tx_gbps = p->rx_gbps = p->tx_pps = p->rx_pps = 0;
+	((struct sampler_priv *)s->priv)->traffic[p - s->ports] = 0;
 }
 
 static void port_reopen(struct fab_sampler *s, struct fab_sport *p, ino_t ino)

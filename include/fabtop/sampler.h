@@ -69,6 +69,7 @@ struct fab_ctr {
 	int port;                /* index into sampler.ports */
 	int fd;                  /* -1 when closed (playback, gone) */
 	uint64_t value;          /* last good reading */
+	double t_value;          /* private: when value was read (the next rate's start) */
 	bool valid;              /* value was read at least once */
 	uint64_t baseline;       /* value at start or at the last sampler_baseline() */
 	uint64_t since_baseline; /* growth since the baseline, resets and wraps included */
@@ -77,7 +78,6 @@ struct fab_ctr {
 	long last_grew;          /* tick of the last growth, -1 never */
 	float hist[SAMPLER_HISTORY]; /* rate per second (scaled), oldest first at hist_pos;
 				      * 0 for a step without a rate */
-	double t_value;          /* private: when value was read (the next rate's start) */
 };
 
 struct fab_sport {

@@ -24,7 +24,8 @@ void sampler_free_ports(struct fab_sampler *s);
 
 void sampler_step_begin(struct fab_sampler *s, double t);
 /* One counter's reading at time t; fresh: its file was (re)opened, so the
- * value starts a new series (CTR_FIRST). */
+ * value starts a new series (CTR_FIRST). Every counter is taken once per
+ * step: this also writes its history slot and its port's sums. */
 void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
 		  uint64_t v, bool fresh, double t);
 /* Per-port traffic, history rings, bad_grew. */
