@@ -70,8 +70,14 @@ screenshots: build/fabtop
 scenarios:
 	python3 tests/scenarios/mkscenarios.py tests/scenarios
 
-bench: build/fabtop
+bench: build/fabtop build/bench/sampler
 	@bench/startup build/fabtop
+	@bench/sampler build/bench/sampler
+
+# Timed like the shipped binary: the optimised objects, not the sanitized ones.
+build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 install: build/fabtop
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
