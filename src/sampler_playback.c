@@ -12,7 +12,8 @@
 #include "fabtop/sampler_int.h"
 #include "fabtop/util.h"
 
-#define SAMPLES_PATH "/fabtop/samples.json"
+#define SAMPLES_NAME "fabtop/samples.json"   /* as messages name it */
+#define SAMPLES_PATH "/" SAMPLES_NAME
 #define CLASS_PREFIX "/sys/class/infiniband/"
 /* Samples x counters kept in memory: far above any capture fabtop writes. */
 #define PB_MAX_CELLS (64u << 20)
@@ -123,7 +124,7 @@ static int cell_value(const json_t *j, uint64_t *v)
 
 static const char *err_at(char *err, size_t len, const char *what)
 {
-	snprintf(err, len, "%s: %s", SAMPLES_PATH + 1, what);
+	snprintf(err, len, "%s: %s", SAMPLES_NAME, what);
 	return err;
 }
 
@@ -266,7 +267,7 @@ int sampler_playback_open(struct fab_sampler *s, const struct fab_root *r, char 
 	}
 	json_t *doc = json_load_file(root_path(r, SAMPLES_PATH, real, sizeof(real)), 0, &je);
 	if (!doc) {
-		snprintf(err, len, "cannot load %s: %s (line %d, column %d)", SAMPLES_PATH + 1,
+		snprintf(err, len, "cannot load %s: %s (line %d, column %d)", SAMPLES_NAME,
 			 je.text, je.line, je.column);
 		return -1;
 	}
