@@ -112,7 +112,8 @@ static int get_u32(struct parse *p, const struct nlattr *a, const char *name, ui
 {
 	if (nla_len(a) < 4)
 		return fail(p, a, "%s is %d byte(s), a u32 needs 4", name, nla_len(a));
-	*v = nla_get_u32(a);
+	/* read here, not by nla_get_u32() inside libnl, so sanitizers see the read */
+	memcpy(v, nla_data(a), sizeof(*v));
 	return 0;
 }
 
@@ -120,7 +121,7 @@ static int get_u8(struct parse *p, const struct nlattr *a, const char *name, int
 {
 	if (nla_len(a) < 1)
 		return fail(p, a, "%s is empty, a u8 needs 1 byte", name);
-	*v = nla_get_u8(a);
+	*v = *(const uint8_t *)nla_data(a);
 	return 0;
 }
 
