@@ -26,7 +26,8 @@ SOBJS   := $(SRCS:%.c=build/san/%.o)
 SLIBOBJS:= $(LIBSRCS:%.c=build/san/%.o)
 UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz
+.PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
+        fuzz-rdma_res fuzz-counter_value
 
 all: build/fabtop
 
@@ -78,6 +79,36 @@ bench: build/fabtop build/bench/sampler
 build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# libFuzzer targets (clang), not part of check: each runs FUZZ_SECONDS and
+# `make fuzz` fails when one finds a crash (the input lands in build/fuzz/).
+FUZZ_SECONDS ?= 30
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude \
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_ROOT  := src/root.c src/util.c src/archive.c
+FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
+FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c $(FUZZ_ROOT)
+FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
+
+build/fuzz/fuzz_rdma_res: fuzz/fuzz_rdma_res.c $(FUZZ_RDMA) $(wildcard include/fabtop/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_RDMA) $(PKG_LIBS) -lm
+
+build/fuzz/fuzz_counter_value: fuzz/fuzz_counter_value.c $(FUZZ_CTR) $(wildcard include/fabtop/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_CTR) $(PKG_LIBS) -lm
+
+# The first directory collects new inputs; the others are read-only seeds.
+fuzz: fuzz-rdma_res fuzz-counter_value
+
+fuzz-rdma_res: build/fuzz/fuzz_rdma_res
+	@mkdir -p build/fuzz/corpus-rdma_res
+	$< $(FUZZ_RUN) build/fuzz/corpus-rdma_res tests/fixtures/netlink tests/fixtures/netlink-kernel
+
+fuzz-counter_value: build/fuzz/fuzz_counter_value
+	@mkdir -p build/fuzz/corpus-counter_value
+	$< $(FUZZ_RUN) -max_len=64 build/fuzz/corpus-counter_value fuzz/corpus/counter_value
 
 install: build/fabtop
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
