@@ -13,22 +13,26 @@
  * first (reaches: mtu-ok, 1 probe); frag-needed M: confirm M reaches
  * (mtu-path-lower, 2 probes); lost: the minimum (lost too: unreachable),
  * then a search between the largest size that reached and the smallest that
- * was lost, trying the common link MTUs (1500, ...) before halving. Probes
- * only ever go to the peer's resolved address. Blocks for up to
- * MTU_MAX_PROBES * timeout_s; one call at a time per thread is fine (no
- * shared state).
+ * was lost, trying up to three common link MTUs (1500, 8950, 4200) before
+ * halving: a 9000 path with a silent 1500 hop costs 6 sends, an odd size
+ * about 2 log2(max - min). A silent size is sent 1 + retries times because
+ * peers rate-limit "port unreachable" (Linux: a burst of 6, then 1/s for
+ * IPv4): a retry one default timeout later gets its answer. Probes only
+ * ever go to the peer's resolved address, ports 33434 and up. Blocks for up
+ * to MTU_MAX_PROBES * timeout_s; no shared state.
  */
 #ifndef FABTOP_MTU_PROBE_H
 #define FABTOP_MTU_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum mtu_verdict {
 	MTU_OK,          /* the path carries the interface MTU */
 	MTU_PATH_LOWER,  /* a hop said frag-needed: hop, hop_mtu; path_mtu reached */
 	MTU_BLACKHOLE,   /* small probes arrive, large ones vanish without an ICMP */
 	MTU_UNREACHABLE, /* not even the minimum arrived */
-	MTU_ERROR,       /* the answers contradict each other (message says how) */
+	MTU_ERROR,       /* the probe could not run (message says why) */
 };
 
 enum mtu_probe_outcome {
@@ -45,6 +49,7 @@ struct mtu_probe_rec {
 	int reported_mtu;              /* frag-needed / local limit; 0 otherwise */
 	char from[64];                 /* who answered: the peer, the hop; "" on timeout */
 	double ms;                     /* send to answer (or to giving up) */
+	int err;                       /* PROBE_ERROR: the errno (EHOSTUNREACH ...); 0 otherwise */
 };
 
 #define MTU_MAX_PROBES 48
@@ -86,5 +91,8 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r);
 const char *mtu_verdict_name(enum mtu_verdict v);
 /* "reached", "frag-needed", "timeout", "local-too-big", "error" */
 const char *mtu_outcome_name(enum mtu_probe_outcome o);
+/* One probe as a line of raw output: "9000 bytes: frag-needed from
+ * 10.99.1.1 mtu 1500 (0.1 ms)", "1501 bytes: timeout (1000.2 ms)". */
+void mtu_probe_rec_str(const struct mtu_probe_rec *p, char *buf, size_t len);
 
 #endif

@@ -1,0 +1,658 @@
+/*
+ * mtu_probe.c - the path-MTU probe (see mtu_probe.h for the contract and the
+ * search strategy). Unprivileged: UDP, DF through IP_PMTUDISC_PROBE, answers
+ * from the socket's error queue (IP_RECVERR), as tracepath does.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/errqueue.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include "fabtop/mtu_probe.h"
+#include "fabtop/util.h"
+
+/* traceroute's ports. Each probe goes to the next one so that a late answer
+ * to an earlier probe (the error queue returns the port it was sent to)
+ * cannot be taken for the answer to the current one. */
+#define PROBE_PORT 33434
+#define PROBE_PORTS 100
+
+/* Common link MTUs, most likely first: 1500 (a 9000 path crossing a
+ * default-MTU hop, seed section 9), VXLAN over 9000 and over 1500, RoCE's
+ * 4096 payload plus headers, PPPoE, WireGuard. The search tries a few of
+ * these before halving, and confirms a hit with one probe above it, so the
+ * usual black hole costs two losses instead of eight (each loss is a
+ * timeout). */
+static const int plateaus[] = { 1500, 8950, 4200, 1450, 1492, 1420, 1400, 4096, 2048 };
+#define MAX_PLATEAU_TRIES 3
+
+struct prober {
+	int fd, family, overhead;          /* IP + UDP header bytes */
+	struct sockaddr_storage dst;
+	socklen_t dlen;
+	double timeout_s;
+	int retries;
+	unsigned char *payload;            /* zeros, largest size */
+	struct mtu_result *r;
+};
+
+const char *mtu_verdict_name(enum mtu_verdict v)
+{
+	switch (v) {
+	case MTU_OK: return "mtu-ok";
+	case MTU_PATH_LOWER: return "mtu-path-lower";
+	case MTU_BLACKHOLE: return "mtu-blackhole";
+	case MTU_UNREACHABLE: return "unreachable";
+	case MTU_ERROR: break;
+	}
+	return "error";
+}
+
+const char *mtu_outcome_name(enum mtu_probe_outcome o)
+{
+	switch (o) {
+	case PROBE_REACHED: return "reached";
+	case PROBE_FRAG_NEEDED: return "frag-needed";
+	case PROBE_TIMEOUT: return "timeout";
+	case PROBE_LOCAL_TOO_BIG: return "local-too-big";
+	case PROBE_ERROR: break;
+	}
+	return "error";
+}
+
+void mtu_probe_rec_str(const struct mtu_probe_rec *p, char *buf, size_t len)
+{
+	char what[160];
+	switch (p->outcome) {
+	case PROBE_REACHED:
+		snprintf(what, sizeof(what), "reached %s", p->from);
+		break;
+	case PROBE_FRAG_NEEDED:
+		snprintf(what, sizeof(what), "frag-needed from %s mtu %d", p->from, p->reported_mtu);
+		break;
+	case PROBE_LOCAL_TOO_BIG:
+		snprintf(what, sizeof(what), "local error: message too long, mtu %d", p->reported_mtu);
+		break;
+	case PROBE_TIMEOUT:
+		snprintf(what, sizeof(what), "no answer");
+		break;
+	case PROBE_ERROR:
+		snprintf(what, sizeof(what), "%s%s%s", strerror(p->err),
+			 p->from[0] ? " from " : "", p->from);
+		break;
+	}
+	snprintf(buf, len, "%d bytes: %s (%.1f ms)", p->size, what, p->ms);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+static uint16_t get_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return 0;
+}
+
+static void addr_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, len);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, len);
+}
+
+/* The interface the kernel routes dst through: RTM_GETROUTE, as `ip route
+ * get` asks (answers unprivileged, in the caller's namespace, and names the
+ * real egress where the source address lives on another interface, e.g. a
+ * loopback address on routed fabrics). ifindex > 0, or -errno. */
+static int route_oif(const struct sockaddr_storage *dst)
+{
+	struct {
+		struct nlmsghdr n;
+		struct rtmsg r;
+		char attrs[64];
+	} req;
+	memset(&req, 0, sizeof(req));
+	int alen = dst->ss_family == AF_INET ? 4 : 16;
+	const void *a = dst->ss_family == AF_INET
+		? (const void *)&((const struct sockaddr_in *)dst)->sin_addr
+		: (const void *)&((const struct sockaddr_in6 *)dst)->sin6_addr;
+	req.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+	req.n.nlmsg_type = RTM_GETROUTE;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.n.nlmsg_seq = 1;
+	req.r.rtm_family = (unsigned char)dst->ss_family;
+	req.r.rtm_dst_len = (unsigned char)(alen * 8);
+	struct rtattr *rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.n.nlmsg_len));
+	rta->rta_type = RTA_DST;
+	rta->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(rta), a, (size_t)alen);
+	req.n.nlmsg_len = NLMSG_ALIGN(req.n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	/* Policy routing by uid (ip rule uidrange) must see the prober's uid. */
+	rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.n.nlmsg_len));
+	rta->rta_type = RTA_UID;
+	rta->rta_len = (unsigned short)RTA_LENGTH(sizeof(uint32_t));
+	uint32_t uid = (uint32_t)getuid();
+	memcpy(RTA_DATA(rta), &uid, sizeof(uid));
+	req.n.nlmsg_len = NLMSG_ALIGN(req.n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int ret = -EIO;
+	if (sendto(fd, &req, req.n.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	struct timeval tv = { .tv_sec = 1 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	ssize_t n = recv(fd, buf, sizeof(buf), 0);
+	if (n < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (size_t off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
+		struct nlmsghdr *h = (struct nlmsghdr *)(buf + off);
+		if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > (size_t)n - off)
+			break;
+		off += NLMSG_ALIGN(h->nlmsg_len);
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+				ret = e->error ? e->error : -EIO;
+			}
+			break;
+		}
+		if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+			continue;
+		int rlen = (int)RTM_PAYLOAD(h);
+		for (struct rtattr *at = RTM_RTA(NLMSG_DATA(h)); RTA_OK(at, rlen); at = RTA_NEXT(at, rlen))
+			if (at->rta_type == RTA_OIF && RTA_PAYLOAD(at) >= sizeof(int)) {
+				int idx;
+				memcpy(&idx, RTA_DATA(at), sizeof(idx));
+				ret = idx > 0 ? idx : -ENODEV;
+			}
+		break;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* Fallback when route netlink is unavailable: the interface that holds the
+ * source address the kernel chose for the connected socket. */
+static bool source_iface(int fd, char *name, size_t len)
+{
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+	struct ifaddrs *ifs;
+	bool found = false;
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 || getifaddrs(&ifs) < 0)
+		return false;
+	for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != me.ss_family)
+			continue;
+		if (me.ss_family == AF_INET)
+			found = !memcmp(&((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+					&((struct sockaddr_in *)&me)->sin_addr, sizeof(struct in_addr));
+		else
+			found = !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+					&((struct sockaddr_in6 *)&me)->sin6_addr, sizeof(struct in6_addr));
+		if (found)
+			fab_strlcpy(name, i->ifa_name, len);
+	}
+	freeifaddrs(ifs);
+	return found;
+}
+
+static int iface_mtu(int fd, const char *name)
+{
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	fab_strlcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name));
+	return ioctl(fd, SIOCGIFMTU, &ifr) == 0 ? ifr.ifr_mtu : 0;
+}
+
+/* The kernel's MTU for the connected route: the cached path MTU when an
+ * ICMP frag-needed was received for this peer, else the route or device MTU. */
+static int route_mtu(const struct prober *p)
+{
+	int mtu = 0;
+	socklen_t l = sizeof(mtu);
+	if (p->family == AF_INET)
+		getsockopt(p->fd, IPPROTO_IP, IP_MTU, &mtu, &l);
+	else
+		getsockopt(p->fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &l);
+	return mtu;
+}
+
+/* Reads one entry of the error queue. 1 and rec filled when it answers the
+ * probe sent to port; 0 for an answer to another probe (late) or none left
+ * (*empty set). */
+static int read_err(struct prober *p, uint16_t port, struct mtu_probe_rec *rec, bool *empty)
+{
+	unsigned char data[64];
+	char cbuf[512] __attribute__((aligned(8)));
+	struct sockaddr_storage from;
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct msghdr m = {
+		.msg_name = &from, .msg_namelen = sizeof(from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	memset(&from, 0, sizeof(from));
+	*empty = false;
+	if (recvmsg(p->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+		*empty = true;
+		return 0;
+	}
+	const struct sock_extended_err *ee = NULL;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+		    (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR))
+			ee = (const struct sock_extended_err *)CMSG_DATA(c);
+	if (!ee || !rec || get_port(&from) != port)
+		return 0;
+	const struct sockaddr *off = SO_EE_OFFENDER(ee);
+	if (off->sa_family == AF_INET || off->sa_family == AF_INET6)
+		addr_text(off, rec->from, sizeof(rec->from));
+	if (ee->ee_origin == SO_EE_ORIGIN_LOCAL) {
+		if (ee->ee_errno == EMSGSIZE) {
+			rec->outcome = PROBE_LOCAL_TOO_BIG;
+			rec->reported_mtu = (int)ee->ee_info;
+		} else {
+			rec->outcome = PROBE_ERROR;
+			rec->err = (int)ee->ee_errno;
+		}
+	} else if (ee->ee_errno == ECONNREFUSED) {
+		rec->outcome = PROBE_REACHED;   /* port unreachable: the peer's own answer */
+	} else if (ee->ee_errno == EMSGSIZE) {
+		rec->outcome = PROBE_FRAG_NEEDED;
+		rec->reported_mtu = (int)ee->ee_info;
+	} else {
+		rec->outcome = PROBE_ERROR;     /* host/net unreachable, prohibited, ... */
+		rec->err = (int)ee->ee_errno;
+	}
+	return 1;
+}
+
+/* Forgets answers that came after their probe was given up, and the socket
+ * error they left pending (the next send() would fail with it). */
+static void drain(struct prober *p)
+{
+	bool empty = false;
+	while (!empty)
+		read_err(p, 0, NULL, &empty);
+	int e;
+	socklen_t l = sizeof(e);
+	getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &e, &l);
+}
+
+/* Sends one packet of size bytes (whole IP packet) and waits for its answer. */
+static enum mtu_probe_outcome probe_once(struct prober *p, int size)
+{
+	struct mtu_result *r = p->r;
+	struct mtu_probe_rec *rec = &r->probes[r->nprobes];
+	uint16_t port = (uint16_t)(PROBE_PORT + r->nprobes % PROBE_PORTS);
+	memset(rec, 0, sizeof(*rec));
+	rec->size = size;
+	rec->outcome = PROBE_TIMEOUT;
+	r->nprobes++;
+	drain(p);
+	set_port(&p->dst, port);
+	double t0 = now_s();
+	if (connect(p->fd, (struct sockaddr *)&p->dst, p->dlen) < 0) {
+		rec->outcome = PROBE_ERROR;
+		rec->err = errno;
+		return rec->outcome;
+	}
+	ssize_t n = send(p->fd, p->payload, (size_t)(size - p->overhead), 0);
+	if (n < 0) {
+		int err = errno;
+		bool empty = false;
+		/* The refusal is queued too (IP_RECVERR), with the limit in ee_info. */
+		while (!empty && !read_err(p, port, rec, &empty))
+			;
+		if (rec->outcome == PROBE_TIMEOUT) {
+			rec->outcome = err == EMSGSIZE ? PROBE_LOCAL_TOO_BIG : PROBE_ERROR;
+			rec->err = err == EMSGSIZE ? 0 : err;
+			rec->reported_mtu = err == EMSGSIZE ? route_mtu(p) : 0;
+		}
+		rec->ms = (now_s() - t0) * 1e3;
+		return rec->outcome;
+	}
+	double deadline = t0 + p->timeout_s;
+	for (;;) {
+		double left = deadline - now_s();
+		if (left <= 0)
+			break;
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		int pr = poll(&pfd, 1, (int)(left * 1e3) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			break;
+		if (pfd.revents & POLLERR) {
+			bool empty = false;
+			while (!empty)
+				if (read_err(p, port, rec, &empty))
+					goto answered;
+		}
+		if (pfd.revents & POLLIN) {
+			/* A service listens on the port and replied: the probe arrived. */
+			char b[16];
+			if (recv(p->fd, b, sizeof(b), MSG_DONTWAIT) >= 0) {
+				rec->outcome = PROBE_REACHED;
+				fab_strlcpy(rec->from, r->addr, sizeof(rec->from));
+				goto answered;
+			}
+		}
+	}
+answered:
+	rec->ms = (now_s() - t0) * 1e3;
+	return rec->outcome;
+}
+
+/* One size: sent again on silence, up to retries more times. */
+static enum mtu_probe_outcome probe_size(struct prober *p, int size, const struct mtu_probe_rec **last)
+{
+	enum mtu_probe_outcome o = PROBE_TIMEOUT;
+	for (int i = 0; i <= p->retries && p->r->nprobes < MTU_MAX_PROBES; i++) {
+		o = probe_once(p, size);
+		*last = &p->r->probes[p->r->nprobes - 1];
+		if (o != PROBE_TIMEOUT)
+			break;
+	}
+	return o;
+}
+
+static void say_unreachable(struct mtu_result *r, int min)
+{
+	/* The last definite answer, if any, says why (host unreachable from a router). */
+	for (int i = r->nprobes - 1; i >= 0; i--)
+		if (r->probes[i].outcome == PROBE_ERROR) {
+			snprintf(r->message, sizeof(r->message),
+				 "nothing reached %s: %s%s%s (%d probes)", r->addr,
+				 strerror(r->probes[i].err), r->probes[i].from[0] ? " from " : "",
+				 r->probes[i].from, r->nprobes);
+			return;
+		}
+	snprintf(r->message, sizeof(r->message),
+		 "nothing reached %s: no answer to %d probes down to %d bytes, not even an ICMP error",
+		 r->addr, r->nprobes, min);
+}
+
+/* The search of mtu_probe.h. lo: largest size that reached (0: none yet);
+ * hi: smallest that did not. */
+static void search(struct prober *p, int min, int max)
+{
+	struct mtu_result *r = p->r;
+	int lo = 0, hi = max + 1, s = max;
+	int hint = 0;                 /* an MTU someone reported; probed next */
+	bool hint_local = false;      /* ... by our own kernel, not a hop */
+	bool hint_sent = false, tried_min = false;
+	bool plateau = false;         /* s is one of the common MTUs */
+	int confirm = 0;              /* one above a common MTU that reached */
+	int plateau_tries = 0;
+	size_t pi = 0;
+	const struct mtu_probe_rec *last = NULL;
+
+	for (;;) {
+		if (r->nprobes >= MTU_MAX_PROBES)
+			break;
+		if (s == min)
+			tried_min = true;
+		if (s == hint)
+			hint_sent = true;
+		bool was_plateau = plateau;
+		plateau = false;
+		confirm = 0;
+		enum mtu_probe_outcome o = probe_size(p, s, &last);
+		if (o == PROBE_REACHED) {
+			if (s > lo)
+				lo = s;
+			if (s == max) {
+				r->verdict = MTU_OK;
+				break;
+			}
+			if (s == hint) {
+				/* A hop's own number reached: that hop is the bottleneck. */
+				r->verdict = hint_local && (r->iface_mtu <= 0 || s >= r->iface_mtu)
+					? MTU_OK : MTU_PATH_LOWER;
+				break;
+			}
+			if (was_plateau && s + 1 < hi)
+				confirm = s + 1;
+		} else {
+			if (s < hi)
+				hi = s;
+			int m = last->reported_mtu;
+			if ((o == PROBE_FRAG_NEEDED || o == PROBE_LOCAL_TOO_BIG) && m >= 68 && m < s) {
+				hint = m;
+				hint_sent = false;
+				hint_local = o == PROBE_LOCAL_TOO_BIG;
+				if (!hint_local) {
+					fab_strlcpy(r->hop, last->from, sizeof(r->hop));
+					r->hop_mtu = m;
+				}
+			}
+		}
+		if (lo + 1 >= hi)
+			break;
+		if (hint && !hint_sent && hint > lo && hint < hi)
+			s = hint;
+		else if (lo == 0 && (tried_min || min >= hi))
+			break;          /* not even the minimum: unreachable */
+		else if (lo == 0)
+			s = min;
+		else if (confirm)
+			s = confirm;
+		else {
+			s = 0;
+			while (plateau_tries < MAX_PLATEAU_TRIES && pi < sizeof(plateaus) / sizeof(plateaus[0])) {
+				int q = plateaus[pi++];
+				if (q > lo && q < hi) {
+					s = q;
+					plateau_tries++;
+					plateau = true;
+					break;
+				}
+			}
+			if (!s)
+				s = lo + (hi - lo) / 2;
+		}
+	}
+	r->path_mtu = lo;
+	if (r->verdict == MTU_OK || r->verdict == MTU_PATH_LOWER)
+		return;
+	/* The search ended where a hop's frag-needed said it would: not a black
+	 * hole (its first answer was lost, or came after a silent larger size). */
+	if (lo && r->hop_mtu == lo) {
+		r->verdict = MTU_PATH_LOWER;
+		return;
+	}
+	r->verdict = lo ? MTU_BLACKHOLE : MTU_UNREACHABLE;
+	if (lo && lo + 1 < hi)
+		snprintf(r->message, sizeof(r->message),
+			 "black hole: %d bytes reach %s, %d do not; search stopped after %d probes",
+			 lo, r->addr, hi, r->nprobes);
+}
+
+static void say_verdict(struct mtu_result *r, int min)
+{
+	char via[80] = "";
+	if (r->egress[0])
+		snprintf(via, sizeof(via), " via %s (MTU %d)", r->egress, r->iface_mtu);
+	switch (r->verdict) {
+	case MTU_OK:
+		snprintf(r->message, sizeof(r->message), "path to %s carries %d bytes%s",
+			 r->addr, r->path_mtu, via);
+		break;
+	case MTU_PATH_LOWER:
+		if (r->hop[0] && r->hop_mtu == r->path_mtu)
+			snprintf(r->message, sizeof(r->message),
+				 "hop %s reports MTU %d (frag-needed): larger packets to %s stop there%s",
+				 r->hop, r->hop_mtu, r->addr, via);
+		else if (r->hop[0])
+			snprintf(r->message, sizeof(r->message),
+				 "hop %s reports MTU %d (frag-needed); %d bytes reach %s%s",
+				 r->hop, r->hop_mtu, r->path_mtu, r->addr, via);
+		else
+			snprintf(r->message, sizeof(r->message),
+				 "the kernel sends no more than %d bytes to %s%s", r->path_mtu, r->addr, via);
+		break;
+	case MTU_BLACKHOLE:
+		if (r->message[0])
+			break;  /* the search said where it stopped */
+		snprintf(r->message, sizeof(r->message),
+			 "black hole: up to %d bytes reach %s, larger ones vanish without an ICMP error%s",
+			 r->path_mtu, r->addr, via);
+		if (r->hop[0]) {
+			size_t l = strlen(r->message);
+			snprintf(r->message + l, sizeof(r->message) - l,
+				 "; hop %s reported MTU %d, which did not arrive either", r->hop, r->hop_mtu);
+		}
+		break;
+	case MTU_UNREACHABLE:
+		say_unreachable(r, min);
+		break;
+	case MTU_ERROR:
+		break;
+	}
+	size_t l = strlen(r->message);
+	if (r->verdict != MTU_UNREACHABLE && r->route_mtu > 0 && r->route_mtu < r->iface_mtu)
+		snprintf(r->message + l, sizeof(r->message) - l,
+			 "; the kernel had cached PMTU %d from an earlier ICMP", r->route_mtu);
+}
+
+static int fail(struct mtu_result *r, const char *fmt, const char *a, const char *b)
+{
+	r->verdict = MTU_ERROR;
+	snprintf(r->message, sizeof(r->message), fmt, a, b);
+	return -1;
+}
+
+int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
+{
+	static const struct mtu_opts defaults = { 0 };
+	double t0 = now_s();
+	if (!o)
+		o = &defaults;
+	memset(r, 0, sizeof(*r));
+	r->verdict = MTU_ERROR;
+	if (!peer || !peer[0])
+		return fail(r, "no peer given%s%s", "", "");
+	fab_strlcpy(r->peer, peer, sizeof(r->peer));
+
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM,
+				  .ai_protocol = IPPROTO_UDP, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	int gai = getaddrinfo(peer, "33434", &hints, &ai);
+	if (gai)
+		return fail(r, "cannot resolve %s: %s", peer, gai_strerror(gai));
+	struct prober p = { .fd = -1, .r = r, .family = ai->ai_family };
+	memcpy(&p.dst, ai->ai_addr, ai->ai_addrlen);
+	p.dlen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	r->family = p.family;
+	addr_text((struct sockaddr *)&p.dst, r->addr, sizeof(r->addr));
+	p.overhead = p.family == AF_INET ? 28 : 48;
+	p.timeout_s = o->timeout_s > 0 ? o->timeout_s : 1.0;
+	p.retries = o->retries < 0 ? 0 : o->retries ? o->retries : 1;
+
+	p.fd = socket(p.family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (p.fd < 0)
+		return fail(r, "cannot open a UDP socket: %s%s", strerror(errno), "");
+	/* PROBE: DF set and the kernel's cached path MTU ignored, so every size
+	 * really goes out; RECVERR: ICMP answers land in the error queue. */
+	int on = 1, pmtu = p.family == AF_INET ? IP_PMTUDISC_PROBE : IPV6_PMTUDISC_PROBE;
+	int rc = p.family == AF_INET
+		? setsockopt(p.fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) |
+		  setsockopt(p.fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on))
+		: setsockopt(p.fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof(pmtu)) |
+		  setsockopt(p.fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on));
+	if (rc) {
+		int e = errno;
+		close(p.fd);
+		return fail(r, "cannot set DF probing on a UDP socket: %s%s", strerror(e), "");
+	}
+
+	set_port(&p.dst, PROBE_PORT);
+	if (connect(p.fd, (struct sockaddr *)&p.dst, p.dlen) < 0) {
+		/* No route (or an unreachable/prohibit route): a verdict, not a failure. */
+		snprintf(r->message, sizeof(r->message), "nothing reached %s: no route (%s)",
+			 r->addr, strerror(errno));
+		r->verdict = MTU_UNREACHABLE;
+		close(p.fd);
+		r->elapsed_s = now_s() - t0;
+		return 0;
+	}
+	r->route_mtu = route_mtu(&p);
+	char ifname[IF_NAMESIZE] = "";
+	int oif = route_oif(&p.dst);
+	if ((oif > 0 && if_indextoname((unsigned)oif, ifname)) || source_iface(p.fd, ifname, sizeof(ifname))) {
+		fab_strlcpy(r->egress, ifname, sizeof(r->egress));
+		r->iface_mtu = iface_mtu(p.fd, ifname);
+	}
+	if (o->iface && o->iface[0] && r->egress[0] && strcmp(o->iface, r->egress))
+		r->wrong_egress = true;
+
+	int max = o->max > 0 ? o->max : r->iface_mtu > 0 ? r->iface_mtu : r->route_mtu;
+	int min = o->min > 0 ? o->min : p.family == AF_INET ? 576 : 1280;
+	if (o->min <= 0 && min > max)
+		min = max;
+	if (max <= p.overhead || max > 65535 || min <= p.overhead || min > max) {
+		close(p.fd);
+		snprintf(r->message, sizeof(r->message),
+			 "cannot probe sizes %d..%d to %s: need %d < min <= max <= 65535",
+			 min, max, r->addr, p.overhead);
+		return -1;
+	}
+	p.payload = calloc(1, (size_t)max);
+	if (!p.payload) {
+		close(p.fd);
+		return fail(r, "out of memory%s%s", "", "");
+	}
+	search(&p, min, max);
+	free(p.payload);
+	close(p.fd);
+	say_verdict(r, min);
+	if (r->wrong_egress) {
+		size_t l = strlen(r->message);
+		snprintf(r->message + l, sizeof(r->message) - l, "; routed via %s, not %s",
+			 r->egress, o->iface);
+	}
+	r->elapsed_s = now_s() - t0;
+	return 0;
+}
