@@ -91,9 +91,13 @@ struct fab_job {
 	struct fab_job_net net;
 	/* NCCL_DEBUG_FILE, expanded by job_scan (%h, %p); where fabtop can
 	 * open it (through /proc/<pid>/root for a process in a container). */
-	char debug_file[FAB_PATH_LEN];
+	char debug_file[FAB_PATH_LEN];   /* "" when NCCL_DEBUG_FILE is unset */
 	char debug_file_open[FAB_PATH_LEN];
 	fab_int debug_file_size;      /* bytes, or unknown (not there, not live) */
+	/* /dev/infiniband/uverbs* as its mount namespace has them (a container
+	 * may see fewer than fabtop): "uverbs0 uverbs3"; unknown when !checked. */
+	bool uverbs_checked;
+	char uverbs_visible[FAB_LIST_LEN];
 };
 
 struct fab_job_list {
@@ -109,6 +113,14 @@ struct fab_job_list {
  * is skipped. 0, or -1 with err when nothing could be listed. */
 int job_scan(const struct fab_root *r, struct fab_job_list *out, char *err, size_t len);
 void job_list_free(struct fab_job_list *l);
+
+/* Reads the interfaces of process pid's network namespace into net, in the
+ * first way that works (see above); same_netns: it is fabtop's own.
+ * Always fills net->how and how_text; free with job_net_free(). */
+void job_net_read(int pid, bool same_netns, struct fab_job_net *net);
+/* The same view from a model's netdevs (a capture). */
+void job_net_from_model(const struct fab_model *m, struct fab_job_net *net);
+void job_net_free(struct fab_job_net *net);
 
 /* The value of a variable the job has (environment or nccl.conf), or NULL. */
 const char *job_var(const struct fab_job *j, const char *name);
