@@ -1,0 +1,314 @@
+/* Step 0's pure parts: NCCL's interface list matching and choice, the
+ * NCCL_DEBUG_FILE template, HCA/GID findings over a built model, and
+ * job_scan on capture directories written here (good, garbage, old-style
+ * NCCL_VERSION-only records). Namespaces and real processes: tests/job. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fabtop/job.h"
+#include "fabtop/util.h"
+
+static void test_if_match(void **state)
+{
+	assert_true(job_if_match("eth", "eth0"));
+	assert_true(job_if_match("eth0", "eth0.100"));      /* prefixes, as NCCL */
+	assert_false(job_if_match("=eth0", "eth0.100"));
+	assert_true(job_if_match("=eth0", "eth0"));
+	assert_true(job_if_match("ib0:1,eth1", "eth1"));     /* ":port" ignored for interfaces */
+	assert_true(job_if_match("ib0:1,eth1", "ib0"));
+	assert_false(job_if_match("^docker,lo", "lo"));
+	assert_false(job_if_match("^docker,lo", "docker0"));
+	assert_false(job_if_match("^docker,lo", "loop3"));   /* "lo" is a prefix too */
+	assert_true(job_if_match("^docker,lo", "ens1f0"));
+	assert_false(job_if_match("^=eth0", "eth0"));
+	assert_true(job_if_match("^=eth0", "eth0.5"));
+	assert_true(job_if_match("", "anything"));           /* empty list matches all */
+	assert_true(job_if_match(",,", "x"));                /* only separators: still empty */
+}
+
+static void test_expand_debug_file(void **state)
+{
+	char out[128];
+	job_expand_debug_file("/tmp/nccl.%h.%p.log", "gpu17", 4242, out, sizeof(out));
+	assert_string_equal(out, "/tmp/nccl.gpu17.4242.log");
+	job_expand_debug_file("log%x%%-%", "h", 1, out, sizeof(out));
+	assert_string_equal(out, "log%x%%-%");
+	job_expand_debug_file("/a/%h", "", 1, out, sizeof(out));
+	assert_string_equal(out, "/a/%h");                   /* host unknown: left as written */
+	job_expand_debug_file("/very/long/%p/%p/%p", "h", 123456, out, 12);
+	assert_string_equal(out, "/very/long/");
+	assert_int_equal(strlen(out), 11);
+}
+
+static struct fab_job_if *add_if(struct fab_job_net *n, const char *name, int idx, bool running,
+				 const char *v4, const char *v6)
+{
+	n->ifs = realloc(n->ifs, (size_t)(n->nifs + 1) * sizeof(*n->ifs));
+	struct fab_job_if *i = &n->ifs[n->nifs++];
+	memset(i, 0, sizeof(*i));
+	fab_strlcpy(i->name, name, sizeof(i->name));
+	i->ifindex = fab_int_of(idx);
+	i->up = fab_int_of(running);
+	i->running = fab_int_of(running);
+	if (v4) {
+		fab_strlcpy(i->addrs[i->naddrs++], v4, sizeof(i->addrs[0]));
+		i->has_v4 = true;
+	}
+	if (v6) {
+		fab_strlcpy(i->addrs[i->naddrs++], v6, sizeof(i->addrs[0]));
+		if (strncmp(v6, "fe80", 4) == 0)
+			i->has_v6_link = true;
+		else
+			i->has_v6_global = true;
+	}
+	return i;
+}
+
+static void test_nccl_choice(void **state)
+{
+	struct fab_job_net n = { .how = JOB_NET_RTNL, .state_known = true, .v4_known = true };
+	char names[8][FAB_NAME_LEN];
+	const char *rule;
+	add_if(&n, "lo", 1, true, "127.0.0.1/8", NULL);
+	add_if(&n, "eno1", 2, true, "192.168.0.10/24", NULL);
+	add_if(&n, "docker0", 3, true, "172.17.0.1/16", NULL);
+	add_if(&n, "ens1np0", 4, true, NULL, "fd00::5/64");
+	add_if(&n, "ens2np0", 5, false, "10.0.2.5/24", NULL);
+	add_if(&n, "ens3np0", 6, true, "10.0.3.5/24", NULL);
+
+	/* Unset: IPv4 first in interface order, then IPv6; lo, docker, down ones out. */
+	assert_int_equal(job_nccl_ifaces(&n, NULL, NULL, names, 8, &rule), 3);
+	assert_string_equal(rule, "anything but docker*, lo*, virbr*");
+	assert_string_equal(names[0], "eno1");
+	assert_string_equal(names[1], "ens3np0");
+	assert_string_equal(names[2], "ens1np0");
+	/* A one-character value is ignored by NCCL, exactly like unset. */
+	assert_int_equal(job_nccl_ifaces(&n, "e", NULL, names, 8, &rule), 3);
+	assert_string_equal(rule, "anything but docker*, lo*, virbr*");
+	/* NCCL_COMM_ID's subnet comes before the catch-all. */
+	assert_int_equal(job_nccl_ifaces(&n, NULL, "10.0.3.200:5000", names, 8, &rule), 1);
+	assert_string_equal(rule, "NCCL_COMM_ID's subnet");
+	assert_string_equal(names[0], "ens3np0");
+	/* Set: only what matches, still only running ones with an address. */
+	assert_int_equal(job_nccl_ifaces(&n, "ens", NULL, names, 8, &rule), 2);
+	assert_string_equal(rule, "NCCL_SOCKET_IFNAME");
+	assert_string_equal(names[0], "ens3np0");
+	assert_string_equal(names[1], "ens1np0");
+	assert_int_equal(job_nccl_ifaces(&n, "=ens2np0", NULL, names, 8, &rule), 0);
+	/* ib* wins over everything when present. */
+	add_if(&n, "ib0", 7, true, "10.9.0.1/16", NULL);
+	assert_int_equal(job_nccl_ifaces(&n, NULL, NULL, names, 8, &rule), 1);
+	assert_string_equal(rule, "ib* first");
+	assert_string_equal(names[0], "ib0");
+	/* Only loopback left: lo, said as such. */
+	struct fab_job_net lo = { .how = JOB_NET_RTNL, .state_known = true, .v4_known = true };
+	add_if(&lo, "lo", 1, true, "127.0.0.1/8", NULL);
+	assert_int_equal(job_nccl_ifaces(&lo, NULL, NULL, names, 8, &rule), 1);
+	assert_string_equal(rule, "lo (nothing else was usable)");
+	/* Link state unknown (procfs): judged by addresses alone. */
+	n.state_known = false;
+	assert_int_equal(job_nccl_ifaces(&n, "=ens2np0", NULL, names, 8, &rule), 1);
+	job_net_free(&n);
+	job_net_free(&lo);
+}
+
+/* One RoCE HCA with a RoCE v1 GID at 0 and a RoCE v2 IPv4 GID at 3. */
+static void build_node(struct fab_model *m)
+{
+	model_init(m);
+	fab_strlcpy(m->host, "node1", sizeof(m->host));
+	struct fab_nic *n = model_add_nic(m);
+	fab_strlcpy(n->name, "mlx5_0", sizeof(n->name));
+	fab_strlcpy(n->uverbs.name, "uverbs0", sizeof(n->uverbs.name));
+	n->uverbs.present = true;
+	n->uverbs.open_errno = fab_int_of(0);
+	n->nports = 1;
+	struct fab_port *p = &n->ports[0];
+	p->num = 1;
+	p->state = fab_int_of(4);
+	fab_strlcpy(p->state_str, "ACTIVE", sizeof(p->state_str));
+	fab_strlcpy(p->link_layer, "Ethernet", sizeof(p->link_layer));
+	fab_strlcpy(p->netdev, "ens1np0", sizeof(p->netdev));
+	p->ngids = 2;
+	p->gids[0].index = 0;
+	fab_strlcpy(p->gids[0].type, "IB/RoCE v1", sizeof(p->gids[0].type));
+	p->gids[1].index = 3;
+	fab_strlcpy(p->gids[1].type, "RoCE v2", sizeof(p->gids[1].type));
+	fab_strlcpy(p->gids[1].ip, "10.0.1.5", sizeof(p->gids[1].ip));
+}
+
+static void set_var(struct fab_job *j, const char *k, const char *v)
+{
+	struct fab_job_var *x = &j->nccl[j->nnccl++];
+	fab_strlcpy(x->name, k, sizeof(x->name));
+	fab_strlcpy(x->value, v, sizeof(x->value));
+	fab_strlcpy(x->source, "environment", sizeof(x->source));
+}
+
+static struct fab_job *job_with(const char *k1, const char *v1, const char *k2, const char *v2)
+{
+	struct fab_job *j = calloc(1, sizeof(*j));
+	j->pid = j->nspid = 77;
+	fab_strlcpy(j->comm, "python3", sizeof(j->comm));
+	j->net.how = JOB_NET_RTNL;
+	j->net.state_known = j->net.v4_known = true;
+	add_if(&j->net, "ens1np0", 2, true, "10.0.1.5/24", NULL);
+	if (k1)
+		set_var(j, k1, v1);
+	if (k2)
+		set_var(j, k2, v2);
+	return j;
+}
+
+static int only_finding(struct fab_job *j, struct fab_model *m, const char *id,
+			enum fab_severity sev, const char *message)
+{
+	struct fab_model out;
+	model_init(&out);
+	int n = job_check(j, m, &out);
+	assert_int_equal(n, out.nfindings);
+	bool seen = false;
+	for (int i = 0; i < out.nfindings; i++) {
+		if (strcmp(out.findings[i].id, id) != 0)
+			continue;
+		seen = true;
+		assert_int_equal(out.findings[i].sev, sev);
+		assert_string_equal(out.findings[i].subject, "pid 77 python3");
+		if (message)
+			assert_string_equal(out.findings[i].message, message);
+	}
+	if (!seen && id[0])
+		fail_msg("no %s among %d findings", id, out.nfindings);
+	model_free(&out);
+	job_net_free(&j->net);
+	free(j);
+	return n;
+}
+
+static void test_gid_and_hca(void **state)
+{
+	struct fab_model m;
+	build_node(&m);
+	assert_int_equal(only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "3"),
+				      &m, "", SEV_INFO, NULL), 0);
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "5"), &m,
+		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=5: mlx5_0 port 1 has no GID at index 5");
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "0"), &m,
+		     "job.gid-index", SEV_WARN, NULL);
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "three"), &m,
+		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=three is not a GID index");
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "=mlx5_0:2"), &m,
+		     "job.ib-hca-unusable", SEV_ERROR, NULL);
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "^mlx5"), &m,
+		     "job.ib-hca-missing", SEV_ERROR,
+		     "NCCL_IB_HCA=^mlx5 excludes every usable HCA on this node");
+	/* The uverbs node missing from the job's container. */
+	struct fab_job *j = job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "mlx5_0");
+	j->uverbs_checked = true;
+	fab_strlcpy(j->uverbs_visible, "uverbs1", sizeof(j->uverbs_visible));
+	only_finding(j, &m, "job.ib-hca-unusable", SEV_ERROR, NULL);
+	/* NCCL_NET=Socket, any case, with RDMA usable: a warning. */
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_NET", "socket"), &m,
+		     "job.ib-disabled", SEV_WARN,
+		     "NCCL_NET=Socket: NCCL uses TCP sockets between nodes although RDMA devices are usable here");
+	model_free(&m);
+}
+
+/* ---- job_scan on capture directories ---- */
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_scan_capture_dir(void **state)
+{
+	char dir[] = "/tmp/fabtop-test-job.XXXXXX", p[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/fabtop", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/fabtop/procs", dir);
+	mkdir(p, 0755);
+	put(dir, "fabtop/meta.json", "{ \"format\": 1, \"host\": \"cap\" }\n");
+	put(dir, "fabtop/procs/10.json", "{ \"pid\": 10, \"comm\": \"bash\", \"env\": "
+	    "{ \"NCCL_VERSION\": \"2.28.3-1\", \"HOSTNAME\": \"pod-a.cluster\" } }");
+	put(dir, "fabtop/procs/20.json", "{ \"pid\": 20, \"comm\": \"python3\", \"nccl_lib\": "
+	    "\"/v/libnccl.so.2\", \"env\": { \"OMPI_COMM_WORLD_RANK\": \"3\", \"HOSTNAME\": "
+	    "\"pod-a.cluster\", \"NCCL_DEBUG_FILE\": \"/l/%h.%p\" } }");
+	put(dir, "fabtop/procs/30.json", "{ \"pid\": \"thirty\" }");
+	put(dir, "fabtop/procs/40.json", "not json at all");
+	put(dir, "fabtop/procs/50.json", "{ \"pid\": 50, \"env\": [ 1, 2 ], \"comm\": 7 }");
+	put(dir, "fabtop/procs/5.json", "{ \"pid\": 5, \"env\": { \"NCCL_IB_HCA\": \"mlx5_0\", "
+	    "\"NCCL_X\": 12 } }");
+	struct fab_root r;
+	char err[256];
+	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
+	assert_true(r.is_capture);
+	struct fab_job_list l;
+	assert_int_equal(job_scan(&r, &l, err, sizeof(err)), 0);
+	assert_string_equal(l.source, "capture fabtop/procs");
+	assert_int_equal(l.unreadable, 2);          /* 30 and 40; 50 is readable, not a job */
+	assert_int_equal(l.njobs, 2);
+	assert_int_equal(l.jobs[0].pid, 5);
+	assert_string_equal(job_var(&l.jobs[0], "NCCL_IB_HCA"), "mlx5_0");
+	assert_null(job_var(&l.jobs[0], "NCCL_X"));  /* not a string: dropped */
+	assert_int_equal(l.jobs[1].pid, 20);
+	assert_string_equal(l.jobs[1].comm, "python3");
+	assert_string_equal(l.jobs[1].nccl_lib, "/v/libnccl.so.2");
+	assert_string_equal(l.jobs[1].host, "pod-a");
+	assert_string_equal(l.jobs[1].debug_file, "/l/pod-a.20");
+	assert_string_equal(job_var(&l.jobs[1], "OMPI_COMM_WORLD_RANK"), "3");
+	assert_int_equal(l.jobs[1].net.how, JOB_NET_MODEL);
+	job_list_free(&l);
+	root_close(&r);
+
+	/* A directory that is not a capture: no processes, and job.none. */
+	snprintf(p, sizeof(p), "%s/fabtop/meta.json", dir);
+	unlink(p);
+	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
+	assert_int_equal(job_scan(&r, &l, err, sizeof(err)), 0);
+	assert_int_equal(l.njobs, 0);
+	struct fab_model m, out;
+	model_init(&m);
+	model_init(&out);
+	assert_int_equal(job_check_all(&l, &m, &out), 1);
+	assert_string_equal(out.findings[0].id, "job.none");
+	model_free(&m);
+	model_free(&out);
+	job_list_free(&l);
+	root_close(&r);
+	static const char *const files[] = { "10", "20", "30", "40", "50", "5" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/fabtop/procs/%s.json", dir, files[i]);
+		assert_int_equal(unlink(p), 0);
+	}
+	snprintf(p, sizeof(p), "%s/fabtop/procs", dir);
+	assert_int_equal(rmdir(p), 0);
+	snprintf(p, sizeof(p), "%s/fabtop", dir);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_if_match),
+		cmocka_unit_test(test_expand_debug_file),
+		cmocka_unit_test(test_nccl_choice),
+		cmocka_unit_test(test_gid_and_hca),
+		cmocka_unit_test(test_scan_capture_dir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
