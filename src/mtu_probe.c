@@ -28,14 +28,22 @@
  * to an earlier probe (the error queue returns the port it was sent to)
  * cannot be taken for the answer to the current one. */
 #define PROBE_PORT 33434
-#define PROBE_PORTS 100
+_Static_assert(MTU_MAX_PROBES <= 100, "probes stay within traceroute's 100 ports");
+
+/* The shortest wait for a loss once round trips are known. */
+#define SHORT_TIMEOUT_MIN 0.1
+/* Linux answers "port unreachable" to one source a burst of 6 times, then
+ * once a second (net.ipv4.icmp_ratelimit 1000 ms; IPv6 is faster). A loss
+ * decides the verdict only when the probe went out this long after the
+ * peer's last answer (or, before any, after our last probe: answers to
+ * another run or tool may have used the burst), so the peer could answer. */
+#define RATE_GAP 1.0
 
 /* Common link MTUs, most likely first: 1500 (a 9000 path crossing a
  * default-MTU hop, seed section 9), VXLAN over 9000 and over 1500, RoCE's
  * 4096 payload plus headers, PPPoE, WireGuard. The search tries a few of
  * these before halving, and confirms a hit with one probe above it, so the
- * usual black hole costs two losses instead of eight (each loss is a
- * timeout). */
+ * usual black hole costs one loss in the search instead of eight. */
 static const int plateaus[] = { 1500, 8950, 4200, 1450, 1492, 1420, 1400, 4096, 2048 };
 #define MAX_PLATEAU_TRIES 3
 
@@ -47,6 +55,13 @@ struct prober {
 	int retries;
 	unsigned char *payload;            /* zeros, largest size */
 	struct mtu_result *r;
+	double sent_at[MTU_MAX_PROBES];    /* per record: when it was sent */
+	bool gap[MTU_MAX_PROBES];          /* ... when the peer had an answer to give (RATE_GAP) */
+	bool full[MTU_MAX_PROBES];         /* ... and waited the full timeout */
+	double waited_ms;                  /* how long the current probe waits */
+	double last_reached;               /* when the peer last answered (0: never) */
+	double last_sent;                  /* when the last probe went out (0: none yet) */
+	bool paced;                        /* a size reached after a smaller one was lost */
 };
 
 const char *mtu_verdict_name(enum mtu_verdict v)
@@ -94,7 +109,7 @@ void mtu_probe_rec_str(const struct mtu_probe_rec *p, char *buf, size_t len)
 			 p->from[0] ? " from " : "", p->from);
 		break;
 	}
-	snprintf(buf, len, "%d bytes: %s (%.1f ms)", p->size, what, p->ms);
+	snprintf(buf, len, "%d bytes: %s (%.1f ms%s)", p->size, what, p->ms, p->late ? ", late" : "");
 }
 
 static double now_s(void)
@@ -257,11 +272,15 @@ static int route_mtu(const struct prober *p)
 	return mtu;
 }
 
-/* Reads one entry of the error queue. 1 and rec filled when it answers the
- * probe sent to port; 0 for an answer to another probe (late) or none left
- * (*empty set). */
-static int read_err(struct prober *p, uint16_t port, struct mtu_probe_rec *rec, bool *empty)
+/* Reads one entry of the error queue into the record of the probe it
+ * answers, found by the port it was sent to. An answer to a probe already
+ * given up is still recorded (late): the search reads its bounds from the
+ * records, so a late "reached" or frag-needed is not lost. Returns the
+ * record's index, -1 for an entry that answers none, -2 when the queue is
+ * empty. */
+static int read_err(struct prober *p)
 {
+	struct mtu_result *r = p->r;
 	unsigned char data[64];
 	char cbuf[512] __attribute__((aligned(8)));
 	struct sockaddr_storage from;
@@ -272,18 +291,19 @@ static int read_err(struct prober *p, uint16_t port, struct mtu_probe_rec *rec, 
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	memset(&from, 0, sizeof(from));
-	*empty = false;
-	if (recvmsg(p->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-		*empty = true;
-		return 0;
-	}
+	if (recvmsg(p->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		return -2;
 	const struct sock_extended_err *ee = NULL;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
 		if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
 		    (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR))
 			ee = (const struct sock_extended_err *)CMSG_DATA(c);
-	if (!ee || !rec || get_port(&from) != port)
-		return 0;
+	int idx = (int)get_port(&from) - PROBE_PORT;
+	if (!ee || idx < 0 || idx >= r->nprobes)
+		return -1;
+	struct mtu_probe_rec *rec = &r->probes[idx];
+	if (rec->outcome != PROBE_TIMEOUT)
+		return -1;      /* a second answer (a duplicate): the first stands */
 	const struct sockaddr *off = SO_EE_OFFENDER(ee);
 	if (off->sa_family == AF_INET || off->sa_family == AF_INET6)
 		addr_text(off, rec->from, sizeof(rec->from));
@@ -304,45 +324,67 @@ static int read_err(struct prober *p, uint16_t port, struct mtu_probe_rec *rec, 
 		rec->outcome = PROBE_ERROR;     /* host/net unreachable, prohibited, ... */
 		rec->err = (int)ee->ee_errno;
 	}
-	return 1;
+	rec->ms = (now_s() - p->sent_at[idx]) * 1e3;
+	rec->late = idx != r->nprobes - 1 || rec->ms > p->waited_ms;
+	if (rec->outcome == PROBE_REACHED)
+		p->last_reached = now_s();
+	return idx;
 }
 
-/* Forgets answers that came after their probe was given up, and the socket
- * error they left pending (the next send() would fail with it). */
+/* Records answers that came after their probe was given up, and clears the
+ * socket error they left pending (the next send() would fail with it). */
 static void drain(struct prober *p)
 {
-	bool empty = false;
-	while (!empty)
-		read_err(p, 0, NULL, &empty);
+	while (read_err(p) != -2)
+		;
 	int e;
 	socklen_t l = sizeof(e);
 	getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &e, &l);
 }
 
-/* Sends one packet of size bytes (whole IP packet) and waits for its answer. */
-static enum mtu_probe_outcome probe_once(struct prober *p, int size)
+static void sleep_s(double s)
+{
+	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Sends one packet of size bytes (a whole IP packet) and waits up to
+ * timeout_s for its answer. gap: first waits until the peer can answer
+ * again (RATE_GAP). */
+static void probe_once(struct prober *p, int size, double timeout_s, bool gap)
 {
 	struct mtu_result *r = p->r;
-	struct mtu_probe_rec *rec = &r->probes[r->nprobes];
-	uint16_t port = (uint16_t)(PROBE_PORT + r->nprobes % PROBE_PORTS);
+	int idx = r->nprobes;
+	struct mtu_probe_rec *rec = &r->probes[idx];
 	memset(rec, 0, sizeof(*rec));
 	rec->size = size;
 	rec->outcome = PROBE_TIMEOUT;
-	r->nprobes++;
 	drain(p);
-	set_port(&p->dst, port);
-	double t0 = now_s();
+	if (gap) {
+		double since = p->last_reached ? p->last_reached : p->last_sent;
+		double wait = since ? since + RATE_GAP - now_s() : 0;
+		if (wait > 0)
+			sleep_s(wait);
+		drain(p);
+	}
+	double since = p->last_reached ? p->last_reached : p->last_sent;
+	r->nprobes++;
+	p->gap[idx] = !since || now_s() - since >= RATE_GAP;
+	p->full[idx] = timeout_s >= p->timeout_s;
+	p->waited_ms = timeout_s * 1e3;
+	set_port(&p->dst, (uint16_t)(PROBE_PORT + idx));
+	double t0 = p->sent_at[idx] = p->last_sent = now_s();
 	if (connect(p->fd, (struct sockaddr *)&p->dst, p->dlen) < 0) {
 		rec->outcome = PROBE_ERROR;
 		rec->err = errno;
-		return rec->outcome;
+		return;
 	}
-	ssize_t n = send(p->fd, p->payload, (size_t)(size - p->overhead), 0);
-	if (n < 0) {
+	if (send(p->fd, p->payload, (size_t)(size - p->overhead), 0) < 0) {
 		int err = errno;
-		bool empty = false;
 		/* The refusal is queued too (IP_RECVERR), with the limit in ee_info. */
-		while (!empty && !read_err(p, port, rec, &empty))
+		int got;
+		while ((got = read_err(p)) != -2 && got != idx)
 			;
 		if (rec->outcome == PROBE_TIMEOUT) {
 			rec->outcome = err == EMSGSIZE ? PROBE_LOCAL_TOO_BIG : PROBE_ERROR;
@@ -350,10 +392,11 @@ static enum mtu_probe_outcome probe_once(struct prober *p, int size)
 			rec->reported_mtu = err == EMSGSIZE ? route_mtu(p) : 0;
 		}
 		rec->ms = (now_s() - t0) * 1e3;
-		return rec->outcome;
+		rec->late = false;
+		return;
 	}
-	double deadline = t0 + p->timeout_s;
-	for (;;) {
+	double deadline = t0 + timeout_s;
+	while (rec->outcome == PROBE_TIMEOUT) {
 		double left = deadline - now_s();
 		if (left <= 0)
 			break;
@@ -363,38 +406,19 @@ static enum mtu_probe_outcome probe_once(struct prober *p, int size)
 			continue;
 		if (pr <= 0)
 			break;
-		if (pfd.revents & POLLERR) {
-			bool empty = false;
-			while (!empty)
-				if (read_err(p, port, rec, &empty))
-					goto answered;
-		}
-		if (pfd.revents & POLLIN) {
+		if (pfd.revents & POLLERR)
+			while (read_err(p) != -2)
+				;
+		char b[16];
+		if ((pfd.revents & POLLIN) && recv(p->fd, b, sizeof(b), MSG_DONTWAIT) >= 0) {
 			/* A service listens on the port and replied: the probe arrived. */
-			char b[16];
-			if (recv(p->fd, b, sizeof(b), MSG_DONTWAIT) >= 0) {
-				rec->outcome = PROBE_REACHED;
-				fab_strlcpy(rec->from, r->addr, sizeof(rec->from));
-				goto answered;
-			}
+			rec->outcome = PROBE_REACHED;
+			fab_strlcpy(rec->from, r->addr, sizeof(rec->from));
+			p->last_reached = now_s();
 		}
 	}
-answered:
-	rec->ms = (now_s() - t0) * 1e3;
-	return rec->outcome;
-}
-
-/* One size: sent again on silence, up to retries more times. */
-static enum mtu_probe_outcome probe_size(struct prober *p, int size, const struct mtu_probe_rec **last)
-{
-	enum mtu_probe_outcome o = PROBE_TIMEOUT;
-	for (int i = 0; i <= p->retries && p->r->nprobes < MTU_MAX_PROBES; i++) {
-		o = probe_once(p, size);
-		*last = &p->r->probes[p->r->nprobes - 1];
-		if (o != PROBE_TIMEOUT)
-			break;
-	}
-	return o;
+	if (rec->outcome == PROBE_TIMEOUT || !rec->ms)
+		rec->ms = (now_s() - t0) * 1e3;
 }
 
 static void say_unreachable(struct mtu_result *r, int min)
@@ -413,131 +437,200 @@ static void say_unreachable(struct mtu_result *r, int min)
 		 r->addr, r->nprobes, min);
 }
 
-/* The search of mtu_probe.h. lo: largest size that reached (0: none yet);
- * hi: smallest that did not. */
+/* What the records say so far. lo: the largest size that reached (0: none);
+ * hi: the smallest larger size that did not (max + 1: none); hint: the
+ * smallest MTU a hop (or our kernel, local) reported, the next thing to try. */
+struct bounds {
+	int lo, hi, hint;
+	bool hint_local, hint_sent;
+};
+
+/* Once the peer is known to drop answers, only losses it could have
+ * answered count. */
+static bool counts(const struct prober *p, int i)
+{
+	return p->r->probes[i].outcome != PROBE_TIMEOUT || !p->paced || p->gap[i];
+}
+
+static void read_bounds(const struct prober *p, int max, struct bounds *b)
+{
+	const struct mtu_result *r = p->r;
+	memset(b, 0, sizeof(*b));
+	b->hi = max + 1;
+	for (int i = 0; i < r->nprobes; i++)
+		if (r->probes[i].outcome == PROBE_REACHED && r->probes[i].size > b->lo)
+			b->lo = r->probes[i].size;
+	for (int i = 0; i < r->nprobes; i++) {
+		const struct mtu_probe_rec *q = &r->probes[i];
+		/* A loss at or below a size that reached was not the size's fault. */
+		if (q->outcome != PROBE_REACHED && counts(p, i) && q->size > b->lo && q->size < b->hi)
+			b->hi = q->size;
+		bool told = q->outcome == PROBE_FRAG_NEEDED || q->outcome == PROBE_LOCAL_TOO_BIG;
+		int m = q->reported_mtu;
+		if (told && m >= 68 && m < q->size && (!b->hint || m < b->hint)) {
+			b->hint = m;
+			b->hint_local = q->outcome == PROBE_LOCAL_TOO_BIG;
+		}
+	}
+	for (int i = 0; i < r->nprobes; i++)
+		if (r->probes[i].size == b->hint && counts(p, i))
+			b->hint_sent = true;
+}
+
+/* The size d that decides the verdict is settled when something answered it
+ * (frag-needed, an ICMP error), or it was lost 1 + retries times, once at
+ * least when the peer could answer and with the full timeout (the other
+ * losses may have been answers that were slow, or that the peer's rate
+ * limit held back). */
+static bool settled(const struct prober *p, int d)
+{
+	int lost = 0, trusted = 0;
+	for (int i = 0; i < p->r->nprobes; i++) {
+		const struct mtu_probe_rec *q = &p->r->probes[i];
+		if (q->size != d)
+			continue;
+		if (q->outcome != PROBE_TIMEOUT)
+			return true;
+		lost++;
+		trusted += p->gap[i] && p->full[i];
+	}
+	return lost >= 1 + p->retries && trusted >= 1;
+}
+
+static bool sent_size(const struct mtu_result *r, int s)
+{
+	for (int i = 0; i < r->nprobes; i++)
+		if (r->probes[i].size == s)
+			return true;
+	return false;
+}
+
+/* Once something answered, a loss is called after a few round trips rather
+ * than the full timeout; the size that decides is confirmed at the full one. */
+static double short_timeout(const struct prober *p)
+{
+	double rtt = -1;
+	for (int i = 0; i < p->r->nprobes; i++) {
+		const struct mtu_probe_rec *q = &p->r->probes[i];
+		if (q->outcome != PROBE_TIMEOUT && !q->late && q->ms / 1e3 > rtt)
+			rtt = q->ms / 1e3;
+	}
+	if (rtt < 0)
+		return p->timeout_s;
+	double t = 4 * rtt > SHORT_TIMEOUT_MIN ? 4 * rtt : SHORT_TIMEOUT_MIN;
+	return t < p->timeout_s ? t : p->timeout_s;
+}
+
+/* The search of mtu_probe.h, its state read back from the records each
+ * round. Returns with r->verdict and r->path_mtu set. */
 static void search(struct prober *p, int min, int max)
 {
 	struct mtu_result *r = p->r;
-	int lo = 0, hi = max + 1, s = max;
-	int hint = 0;                 /* an MTU someone reported; probed next */
-	bool hint_local = false;      /* ... by our own kernel, not a hop */
-	bool hint_sent = false, tried_min = false;
-	bool plateau = false;         /* s is one of the common MTUs */
-	int confirm = 0;              /* one above a common MTU that reached */
-	int plateau_tries = 0;
+	struct bounds b;
+	int s = max, plateau_tries = 0, was_plateau = 0;
 	size_t pi = 0;
-	const struct mtu_probe_rec *last = NULL;
+	bool verify = false;          /* s is the deciding size, sent again */
 
 	for (;;) {
 		if (r->nprobes >= MTU_MAX_PROBES)
 			break;
-		if (s == min)
-			tried_min = true;
-		if (s == hint)
-			hint_sent = true;
-		bool was_plateau = plateau;
-		plateau = false;
-		confirm = 0;
-		enum mtu_probe_outcome o = probe_size(p, s, &last);
-		if (o == PROBE_REACHED) {
-			if (s > lo)
-				lo = s;
-			if (s == max) {
-				r->verdict = MTU_OK;
-				break;
-			}
-			if (s == hint) {
-				/* A hop's own number reached: that hop is the bottleneck. */
-				r->verdict = hint_local && (r->iface_mtu <= 0 || s >= r->iface_mtu)
-					? MTU_OK : MTU_PATH_LOWER;
-				break;
-			}
-			if (was_plateau && s + 1 < hi)
-				confirm = s + 1;
-		} else {
-			if (s < hi)
-				hi = s;
-			int m = last->reported_mtu;
-			if ((o == PROBE_FRAG_NEEDED || o == PROBE_LOCAL_TOO_BIG) && m >= 68 && m < s) {
-				hint = m;
-				hint_sent = false;
-				hint_local = o == PROBE_LOCAL_TOO_BIG;
-				if (!hint_local) {
-					fab_strlcpy(r->hop, last->from, sizeof(r->hop));
-					r->hop_mtu = m;
-				}
-			}
-		}
-		if (lo + 1 >= hi)
+		probe_once(p, s, verify ? p->timeout_s : short_timeout(p), verify || p->paced);
+		int plateau = was_plateau;
+		was_plateau = 0;
+		read_bounds(p, max, &b);
+		for (int i = 0; i < r->nprobes && !p->paced; i++)
+			if (r->probes[i].outcome == PROBE_TIMEOUT && r->probes[i].size <= b.lo)
+				p->paced = true;   /* lost, yet a size as large reached */
+		if (p->paced)
+			read_bounds(p, max, &b);
+		if (b.lo == max || (b.hint && b.hint == b.lo))
 			break;
-		if (hint && !hint_sent && hint > lo && hint < hi)
-			s = hint;
-		else if (lo == 0 && (tried_min || min >= hi))
-			break;          /* not even the minimum: unreachable */
-		else if (lo == 0)
+		/* Converged: d = hi is the smallest size that did not reach, just
+		 * above the largest that did (or at the minimum, none did). */
+		if ((b.lo && b.hi == b.lo + 1) || (!b.lo && b.hi <= min)) {
+			if (settled(p, b.hi))
+				break;
+			s = b.hi;
+			verify = true;
+			continue;
+		}
+		verify = false;
+		if (b.hint && !b.hint_sent && b.hint > b.lo && b.hint < b.hi) {
+			s = b.hint;
+		} else if (!b.lo) {
 			s = min;
-		else if (confirm)
-			s = confirm;
-		else {
+		} else if (plateau && b.lo == plateau && plateau + 1 < b.hi && !sent_size(r, plateau + 1)) {
+			s = plateau + 1;        /* a common MTU reached: is it the limit? */
+		} else {
 			s = 0;
 			while (plateau_tries < MAX_PLATEAU_TRIES && pi < sizeof(plateaus) / sizeof(plateaus[0])) {
 				int q = plateaus[pi++];
-				if (q > lo && q < hi) {
-					s = q;
+				if (q > b.lo && q < b.hi && !sent_size(r, q)) {
+					s = was_plateau = q;
 					plateau_tries++;
-					plateau = true;
 					break;
 				}
 			}
 			if (!s)
-				s = lo + (hi - lo) / 2;
+				s = b.lo + (b.hi - b.lo) / 2;
 		}
 	}
-	r->path_mtu = lo;
-	if (r->verdict == MTU_OK || r->verdict == MTU_PATH_LOWER)
-		return;
-	/* The search ended where a hop's frag-needed said it would: not a black
-	 * hole (its first answer was lost, or came after a silent larger size). */
-	if (lo && r->hop_mtu == lo) {
-		r->verdict = MTU_PATH_LOWER;
-		return;
-	}
-	r->verdict = lo ? MTU_BLACKHOLE : MTU_UNREACHABLE;
-	if (lo && lo + 1 < hi)
+	read_bounds(p, max, &b);
+	r->path_mtu = b.lo;
+	for (int i = 0; i < r->nprobes; i++)   /* the hop that set the hint */
+		if (r->probes[i].outcome == PROBE_FRAG_NEEDED && r->probes[i].reported_mtu == b.hint) {
+			fab_strlcpy(r->hop, r->probes[i].from, sizeof(r->hop));
+			r->hop_mtu = b.hint;
+		}
+	if (b.lo && b.lo == max)
+		r->verdict = MTU_OK;
+	else if (b.lo && b.hint == b.lo)
+		/* The reported MTU reached: that hop is the bottleneck (our own
+		 * kernel's limit at the interface MTU is no finding). */
+		r->verdict = b.hint_local && (r->iface_mtu <= 0 || b.lo >= r->iface_mtu)
+			? MTU_OK : MTU_PATH_LOWER;
+	else
+		r->verdict = b.lo ? MTU_BLACKHOLE : MTU_UNREACHABLE;
+	if (r->verdict == MTU_BLACKHOLE && b.hi > b.lo + 1)
 		snprintf(r->message, sizeof(r->message),
-			 "black hole: %d bytes reach %s, %d do not; search stopped after %d probes",
-			 lo, r->addr, hi, r->nprobes);
+			 "black hole, %d bytes arrive, %d do not; search stopped after %d probes",
+			 b.lo, b.hi, r->nprobes);
 }
 
 static void say_verdict(struct mtu_result *r, int min)
 {
-	char via[80] = "";
+	char path[160];
 	if (r->egress[0])
-		snprintf(via, sizeof(via), " via %s (MTU %d)", r->egress, r->iface_mtu);
+		snprintf(path, sizeof(path), "path to %s via %s (MTU %d)", r->addr, r->egress, r->iface_mtu);
+	else
+		snprintf(path, sizeof(path), "path to %s", r->addr);
 	switch (r->verdict) {
 	case MTU_OK:
-		snprintf(r->message, sizeof(r->message), "path to %s carries %d bytes%s",
-			 r->addr, r->path_mtu, via);
+		snprintf(r->message, sizeof(r->message), "%s carries %d bytes", path, r->path_mtu);
 		break;
 	case MTU_PATH_LOWER:
 		if (r->hop[0] && r->hop_mtu == r->path_mtu)
 			snprintf(r->message, sizeof(r->message),
-				 "hop %s reports MTU %d (frag-needed): larger packets to %s stop there%s",
-				 r->hop, r->hop_mtu, r->addr, via);
+				 "%s: hop %s reports MTU %d (frag-needed), larger packets stop there",
+				 path, r->hop, r->hop_mtu);
 		else if (r->hop[0])
 			snprintf(r->message, sizeof(r->message),
-				 "hop %s reports MTU %d (frag-needed); %d bytes reach %s%s",
-				 r->hop, r->hop_mtu, r->path_mtu, r->addr, via);
+				 "%s: hop %s reports MTU %d (frag-needed); %d bytes arrive",
+				 path, r->hop, r->hop_mtu, r->path_mtu);
 		else
-			snprintf(r->message, sizeof(r->message),
-				 "the kernel sends no more than %d bytes to %s%s", r->path_mtu, r->addr, via);
+			snprintf(r->message, sizeof(r->message), "%s: the kernel sends no more than %d bytes",
+				 path, r->path_mtu);
 		break;
 	case MTU_BLACKHOLE:
-		if (r->message[0])
-			break;  /* the search said where it stopped */
+		if (r->message[0]) {   /* the search stopped early and said where */
+			char stopped[160];
+			fab_strlcpy(stopped, r->message, sizeof(stopped));
+			snprintf(r->message, sizeof(r->message), "%s: %s", path, stopped);
+			break;
+		}
 		snprintf(r->message, sizeof(r->message),
-			 "black hole: up to %d bytes reach %s, larger ones vanish without an ICMP error%s",
-			 r->path_mtu, r->addr, via);
+			 "%s: black hole, up to %d bytes arrive, larger ones vanish without an ICMP error",
+			 path, r->path_mtu);
 		if (r->hop[0]) {
 			size_t l = strlen(r->message);
 			snprintf(r->message + l, sizeof(r->message) - l,
@@ -554,6 +647,10 @@ static void say_verdict(struct mtu_result *r, int min)
 	if (r->verdict != MTU_UNREACHABLE && r->route_mtu > 0 && r->route_mtu < r->iface_mtu)
 		snprintf(r->message + l, sizeof(r->message) - l,
 			 "; the kernel had cached PMTU %d from an earlier ICMP", r->route_mtu);
+	l = strlen(r->message);
+	if (r->rate_limited)
+		snprintf(r->message + l, sizeof(r->message) - l,
+			 "; the peer rate-limits its answers, probes were paced %.0f s apart", RATE_GAP);
 }
 
 static int fail(struct mtu_result *r, const char *fmt, const char *a, const char *b)
@@ -647,6 +744,7 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	search(&p, min, max);
 	free(p.payload);
 	close(p.fd);
+	r->rate_limited = p.paced;
 	say_verdict(r, min);
 	if (r->wrong_egress) {
 		size_t l = strlen(r->message);

@@ -9,17 +9,24 @@
  * needed" with its MTU. Silence means the probe was lost. Sizes are whole IP
  * packets (IPv4 header 20 + UDP 8, IPv6 40 + 8), as MTUs are counted.
  *
- * Strategy, to use few probes (each loss costs a timeout): the interface MTU
+ * Strategy, to use few probes (each loss costs a wait): the interface MTU
  * first (reaches: mtu-ok, 1 probe); frag-needed M: confirm M reaches
  * (mtu-path-lower, 2 probes); lost: the minimum (lost too: unreachable),
  * then a search between the largest size that reached and the smallest that
- * was lost, trying up to three common link MTUs (1500, 8950, 4200) before
- * halving: a 9000 path with a silent 1500 hop costs 6 sends, an odd size
- * about 2 log2(max - min). A silent size is sent 1 + retries times because
- * peers rate-limit "port unreachable" (Linux: a burst of 6, then 1/s for
- * IPv4): a retry one default timeout later gets its answer. Probes only
- * ever go to the peer's resolved address, ports 33434 and up. Blocks for up
- * to MTU_MAX_PROBES * timeout_s; no shared state.
+ * did not, trying up to three common link MTUs (1500, 8950, 4200) before
+ * halving. Once anything answered, a loss is called after 4 round trips
+ * (0.1 s at least) instead of timeout_s. The size that decides the verdict
+ * (the first that fails, or the minimum) is sent again a second after the
+ * peer's last answer, with the full timeout: 1 + retries losses in all.
+ * Peers rate-limit "port unreachable" (Linux: a burst of 6, then 1/s for
+ * IPv4), and a loss for want of an answer must not make the result too
+ * small: when a size reaches after one as large was lost, the search goes
+ * on with every probe paced a second after the last answer (rate_limited).
+ * A 9000 path with a silent 1500 hop costs 5 sends, about 2 s; an odd size
+ * about log2(max - min) more short waits. Answers that come late still
+ * count (matched by port: probe n goes to port 33434 + n). Probes only ever
+ * go to the peer's resolved address. Blocks for at most MTU_MAX_PROBES *
+ * (timeout_s + 1) seconds; no shared state.
  */
 #ifndef FABTOP_MTU_PROBE_H
 #define FABTOP_MTU_PROBE_H
@@ -50,6 +57,7 @@ struct mtu_probe_rec {
 	char from[64];                 /* who answered: the peer, the hop; "" on timeout */
 	double ms;                     /* send to answer (or to giving up) */
 	int err;                       /* PROBE_ERROR: the errno (EHOSTUNREACH ...); 0 otherwise */
+	bool late;                     /* answered after the probe was given up (still counts) */
 };
 
 #define MTU_MAX_PROBES 48
@@ -58,7 +66,7 @@ struct mtu_opts {
 	int max;          /* 0: the egress interface's MTU */
 	int min;          /* 0: 576 IPv4 / 1280 IPv6 */
 	double timeout_s; /* per probe; 0: 1.0 */
-	int retries;      /* extra sends of a size before calling it lost; 0: 1, -1: none */
+	int retries;      /* extra sends of the deciding size before calling it lost; 0: 1, -1: none */
 	const char *iface;/* expected egress interface or NULL: a different one is said */
 };
 
@@ -76,6 +84,8 @@ struct mtu_result {
 	char hop[64];     /* the hop that said frag-needed; "" none */
 	int hop_mtu;      /* the MTU it reported; 0 none */
 	int nprobes;      /* packets sent, retries included */
+	bool rate_limited;/* the peer held back answers (a size reached after a
+	                     smaller one was lost): later probes were paced */
 	struct mtu_probe_rec probes[MTU_MAX_PROBES];
 	double elapsed_s;
 	char message[256];/* one line for people: the verdict in words, or why it could not run */
