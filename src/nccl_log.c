@@ -1,0 +1,1202 @@
+/*
+ * nccl_log.c - streaming analysis of NCCL_DEBUG output (see nccl_log.h).
+ *
+ * Each line is copied (bounded) into one buffer, its NCCL level found, its
+ * "host:pid" counted as a rank, and its message matched against the wordings
+ * NCCL 2.10 to 2.28 use. Nothing of the log is kept but counters and the
+ * first few of each list, so a log of any size runs in the same memory.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "fabtop/nccl_log.h"
+
+#define RANK_SET_MAX (1u << 17)  /* slots; half full at most: 65536 ranks */
+
+enum level { LVL_NONE, LVL_INFO, LVL_WARN, LVL_TRACE };
+
+/* ---- small string helpers (all bounded, all NUL-terminated) ---- */
+
+static const char *after(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+/* Copies at most len bytes of src, trimmed of spaces, into dst[size]. */
+static void copy_trim(char *dst, size_t size, const char *src, size_t len)
+{
+	while (len && isspace((unsigned char)*src)) {
+		src++;
+		len--;
+	}
+	while (len && isspace((unsigned char)src[len - 1]))
+		len--;
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	copy_trim(dst, size, src, strlen(src));
+}
+
+/* A decimal integer at s (optional sign); *end after it. */
+static bool parse_ll(const char *s, long long *v, const char **end)
+{
+	char *e;
+	if (!isdigit((unsigned char)*s) && !((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])))
+		return false;
+	*v = strtoll(s, &e, 10);
+	if (end)
+		*end = e;
+	return true;
+}
+
+/* The integer after the first occurrence of key in s. */
+static bool ll_after(const char *s, const char *key, long long *v)
+{
+	const char *p = strstr(s, key);
+	return p && parse_ll(p + strlen(key), v, NULL);
+}
+
+static unsigned long long hash_key(const char *s, size_t n)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+/* ---- names ---- */
+
+const char *nccl_verdict_name(enum nccl_verdict v)
+{
+	switch (v) {
+	case NCCL_V_OK: return "ok";
+	case NCCL_V_OK_NO_GDR: return "ok-no-gdr";
+	case NCCL_V_SOCKET_FALLBACK: return "socket-fallback";
+	case NCCL_V_SOCKET_BY_CONFIG: return "socket-by-config";
+	case NCCL_V_IB_ERROR: return "ib-error";
+	case NCCL_V_BOOTSTRAP_ERROR: return "bootstrap-error";
+	case NCCL_V_INVALID_USAGE: return "invalid-usage";
+	case NCCL_V_NCCL_ERROR: return "nccl-error";
+	case NCCL_V_INCOMPLETE: return "incomplete";
+	case NCCL_V_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *nccl_verdict_hint(enum nccl_verdict v)
+{
+	switch (v) {
+	case NCCL_V_OK: return "";
+	case NCCL_V_OK_NO_GDR:
+		return "data is staged through host memory: load nvidia-peermem (or use DMA-BUF), "
+		       "check the GPU-HCA PCIe distance and NCCL_NET_GDR_LEVEL";
+	case NCCL_V_SOCKET_FALLBACK:
+		return "RDMA was wanted but not used: check the HCA ports are ACTIVE (ibstat), "
+		       "libibverbs and /dev/infiniband inside the container, NCCL_IB_HCA";
+	case NCCL_V_SOCKET_BY_CONFIG:
+		return "sockets were asked for: unset NCCL_IB_DISABLE / NCCL_NET=Socket to use RDMA";
+	case NCCL_V_IB_ERROR:
+		return "the RDMA path failed: check links, GID index (NCCL_IB_GID_INDEX), MTU, "
+		       "the RoCE fabric and GPUDirect; status 12 means peers cannot reach each other";
+	case NCCL_V_BOOTSTRAP_ERROR:
+		return "the TCP bootstrap failed: NCCL_SOCKET_IFNAME must name an interface that is up "
+		       "on every node; check DNS, routes and the firewall";
+	case NCCL_V_INVALID_USAGE:
+		return "the job is set up wrongly (ranks per GPU, CUDA_VISIBLE_DEVICES, same NCCL "
+		       "on every rank)";
+	case NCCL_V_NCCL_ERROR: return "see the errors below";
+	case NCCL_V_INCOMPLETE:
+		return "the log stops without a result or an error: the job hung or the log was "
+		       "cut; look at the last line";
+	case NCCL_V_UNKNOWN: break;
+	}
+	return "no NCCL lines found: run the job with NCCL_DEBUG=INFO";
+}
+
+const char *nccl_outcome_name(enum nccl_outcome o)
+{
+	switch (o) {
+	case NCCL_RUN_COMPLETED: return "completed";
+	case NCCL_RUN_FAILED: return "failed";
+	case NCCL_RUN_INCOMPLETE: return "incomplete";
+	case NCCL_RUN_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+static const char *const kind_names[NCCL_E_COUNT] = {
+	[NCCL_E_IBV_CALL] = "ibv-call-failed",
+	[NCCL_E_COMPLETION] = "completion-error",
+	[NCCL_E_TIMEOUT] = "connection-timed-out",
+	[NCCL_E_IB_OTHER] = "ib-other",
+	[NCCL_E_BOOTSTRAP] = "bootstrap-error",
+	[NCCL_E_SOCKET] = "socket-error",
+	[NCCL_E_INVALID_USAGE] = "invalid-usage",
+	[NCCL_E_OOM] = "out-of-memory",
+	[NCCL_E_CUDA] = "cuda-error",
+	[NCCL_E_SYSTEM] = "system-error",
+	[NCCL_E_INTERNAL] = "internal-error",
+	[NCCL_E_REMOTE] = "remote-error",
+	[NCCL_E_NET_INIT] = "net-init-failed",
+	[NCCL_E_COLL_TIMEOUT] = "collective-timeout",
+	[NCCL_E_OTHER] = "other",
+};
+
+const char *nccl_err_kind_name(enum nccl_err_kind k)
+{
+	return (unsigned)k < NCCL_E_COUNT ? kind_names[k] : "other";
+}
+
+const char *nccl_err_class_name(enum nccl_err_class c)
+{
+	switch (c) {
+	case NCCL_C_IB: return "ib";
+	case NCCL_C_BOOTSTRAP: return "bootstrap";
+	case NCCL_C_USAGE: return "usage";
+	case NCCL_C_OTHER: break;
+	}
+	return "other";
+}
+
+const char *nccl_gdr_name(enum nccl_gdr g)
+{
+	switch (g) {
+	case NCCL_GDR_ON: return "on";
+	case NCCL_GDR_OFF: return "off";
+	case NCCL_GDR_PARTIAL: return "partial";
+	case NCCL_GDR_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *nccl_plugin_name(enum nccl_plugin p)
+{
+	switch (p) {
+	case NCCL_PLUGIN_NONE: return "none";
+	case NCCL_PLUGIN_LOADED: return "loaded";
+	case NCCL_PLUGIN_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+/* enum ibv_wc_status, in ibv_wc_status_str()'s words (libibverbs verbs.c). */
+const char *nccl_wc_status_str(long long status)
+{
+	static const char *const s[] = {
+		"success", "local length error", "local QP operation error",
+		"local EE context operation error", "local protection error",
+		"Work Request Flushed Error", "memory management operation error",
+		"bad response error", "local access error", "remote invalid request error",
+		"remote access error", "remote operation error",
+		"transport retry counter exceeded", "RNR retry counter exceeded",
+		"local RDD violation error", "remote invalid RD request",
+		"aborted error", "invalid EE context number", "invalid EE context state",
+		"fatal error", "response timeout error", "general error",
+	};
+	if (status < 0 || status >= (long long)(sizeof(s) / sizeof(s[0])))
+		return NULL;
+	return s[status];
+}
+
+/* ---- lifecycle ---- */
+
+void nccl_log_init(struct nccl_log *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void nccl_log_free(struct nccl_log *a)
+{
+	free(a->st.rank_set);
+	a->st.rank_set = NULL;
+	a->st.rank_cap = 0;
+}
+
+void nccl_log_source(struct nccl_log *a, const char *name)
+{
+	copy_str(a->st.source, sizeof(a->st.source), name ? name : "");
+	a->st.source_line = 0;
+	a->st.last_error_next = false;
+}
+
+/* ---- ranks ---- */
+
+static void rank_insert(struct nccl_log *a, unsigned long long h);
+
+static bool rank_grow(struct nccl_log *a)
+{
+	size_t cap = a->st.rank_cap ? a->st.rank_cap * 2 : 64;
+	if (cap > RANK_SET_MAX)
+		return false;
+	unsigned long long *old = a->st.rank_set;
+	size_t oldcap = a->st.rank_cap;
+	unsigned long long *set = calloc(cap, sizeof(*set));
+	if (!set)
+		return false;
+	a->st.rank_set = set;
+	a->st.rank_cap = cap;
+	a->ranks = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			rank_insert(a, old[i]);
+	free(old);
+	return true;
+}
+
+static void rank_insert(struct nccl_log *a, unsigned long long h)
+{
+	if ((size_t)(a->ranks + 1) * 2 > a->st.rank_cap && !rank_grow(a))
+		return;  /* full (or no memory): the count stops growing */
+	size_t mask = a->st.rank_cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		if (a->st.rank_set[i] == h)
+			return;
+		if (!a->st.rank_set[i]) {
+			a->st.rank_set[i] = h;
+			a->ranks++;
+			return;
+		}
+	}
+}
+
+/*
+ * Finds "host:pid:tid" among the words of the prefix before "NCCL INFO"
+ * (after a timestamp or a "[rank0]:" label) and puts "host:pid" in key.
+ */
+static bool rank_key(const char *s, size_t n, char *key, size_t keysize)
+{
+	size_t i = 0;
+	while (i < n) {
+		while (i < n && s[i] == ' ')
+			i++;
+		size_t w = i;
+		while (i < n && s[i] != ' ')
+			i++;
+		const char *t = s + w;
+		size_t tl = i - w;
+		const char *c2 = NULL, *c1 = NULL, *c0 = NULL;
+		for (size_t j = tl; j-- > 0;) {
+			if (t[j] != ':')
+				continue;
+			if (!c2)
+				c2 = t + j;
+			else if (!c1)
+				c1 = t + j;
+			else {
+				c0 = t + j;
+				break;
+			}
+		}
+		if (!c1 || c1 == t || c2 + 1 == t + tl || c1 + 1 == c2)
+			continue;
+		bool digits = true;
+		for (const char *p = c1 + 1; p < t + tl && digits; p++)
+			digits = p == c2 || isdigit((unsigned char)*p);
+		if (!digits)
+			continue;
+		const char *host = c0 ? c0 + 1 : t;
+		if (host == c1)
+			continue;
+		copy_trim(key, keysize, host, (size_t)(c2 - host));
+		return true;
+	}
+	return false;
+}
+
+/* ---- lists ---- */
+
+static void count_name(struct nccl_log_count *list, int *n, int max, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp(list[i].name, name) == 0) {
+			list[i].n++;
+			return;
+		}
+	if (*n >= max)
+		return;
+	copy_str(list[*n].name, sizeof(list[*n].name), name);
+	list[*n].n = 1;
+	(*n)++;
+}
+
+static void add_int(int *list, int *n, int v)
+{
+	for (int i = 0; i < *n; i++)
+		if (list[i] == v)
+			return;
+	if (*n < NCCL_LOG_MAX_QPVAL)
+		list[(*n)++] = v;
+}
+
+/* ---- errors ---- */
+
+struct classified {
+	enum nccl_err_kind kind;
+	enum nccl_err_class cls;
+	fab_int status;
+};
+
+static bool has(const char *s, const char *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+/* "status=12", "status=IBV_WC_RETRY_EXC_ERR(12)" (2.28), "with error 12," (2.1x). */
+static fab_int completion_status(const char *m)
+{
+	long long v;
+	const char *p = strstr(m, "status=");
+	if (p) {
+		p += 7;
+		if (parse_ll(p, &v, NULL))
+			return fab_int_of(v);
+		const char *paren = strchr(p, '(');
+		const char *space = strchr(p, ' ');
+		if (paren && (!space || paren < space) && parse_ll(paren + 1, &v, NULL))
+			return fab_int_of(v);
+	}
+	if (ll_after(m, "with error ", &v))
+		return fab_int_of(v);
+	return (fab_int){ 0, false };
+}
+
+/* The first match wins: the specific IB wordings before the generic ones. */
+static struct classified classify(const struct nccl_log *a, const char *m)
+{
+	struct classified c = { NCCL_E_OTHER, NCCL_C_OTHER, { 0, false } };
+	long long v;
+	if (has(m, "Got completion from peer")) {
+		c.kind = NCCL_E_COMPLETION;
+		c.cls = NCCL_C_IB;
+		c.status = completion_status(m);
+	} else if ((has(m, "ibv_") || has(m, "Ibv")) && (has(m, "failed") || has(m, "Failed"))) {
+		c.kind = has(m, "timed out") ? NCCL_E_TIMEOUT : NCCL_E_IBV_CALL;
+		c.cls = NCCL_C_IB;
+		if (ll_after(m, "failed with ", &v) || ll_after(m, "errno ", &v))
+			c.status = fab_int_of(v);
+	} else if (after(m, "NET/IB") || has(m, "IbDev")) {
+		c.kind = NCCL_E_IB_OTHER;
+		c.cls = NCCL_C_IB;
+	} else if (has(m, "Duplicate GPU") || has(m, "NCCL version mismatch") ||
+		   has(m, "Mismatched NCCL version") || has(m, "nvalid usage") ||
+		   has(m, "nvalid argument") || has(m, "nvalid config")) {
+		c.kind = NCCL_E_INVALID_USAGE;
+		c.cls = NCCL_C_USAGE;
+	} else if (has(m, "Failed to initialize any NET plugin")) {
+		c.kind = NCCL_E_NET_INIT;
+		c.cls = a->ib_tried ? NCCL_C_IB : NCCL_C_OTHER;  /* IB forced, unusable */
+	} else if (has(m, "out of memory") || has(m, "Out of memory") ||
+		   has(m, "Failed to CUDA calloc") || has(m, "Failed to CUDA host alloc") ||
+		   has(m, "Failed to malloc") || has(m, "malloc failed")) {
+		c.kind = NCCL_E_OOM;
+	} else if (has(m, "Watchdog caught collective operation timeout") ||
+		   has(m, "collective operation timeout")) {
+		c.kind = NCCL_E_COLL_TIMEOUT;
+	} else if (has(m, "Cuda failure") || has(m, "cuda error") || has(m, "CUDA error") ||
+		   has(m, "Cuda error") || has(m, "CUDA failure")) {
+		c.kind = NCCL_E_CUDA;
+	} else if (has(m, "unhandled system error") || has(m, "ncclSystemError")) {
+		c.kind = NCCL_E_SYSTEM;  /* before the socket words: "System call (e.g. socket..." */
+	} else if (has(m, "timed out") || has(m, "Timed out") || has(m, "timeout")) {
+		c.kind = NCCL_E_TIMEOUT;
+		c.cls = NCCL_C_BOOTSTRAP;
+	} else if (after(m, "Bootstrap") || after(m, "bootstrap") ||
+		   has(m, "no socket interface")) {
+		c.kind = NCCL_E_BOOTSTRAP;
+		c.cls = NCCL_C_BOOTSTRAP;
+	} else if (has(m, "remote process exited") || has(m, "Remote process exited")) {
+		c.kind = NCCL_E_REMOTE;
+	} else if (has(m, "Connection refused") || has(m, "Connection reset") ||
+		   has(m, "Connection closed") || has(m, "Broken pipe") ||
+		   has(m, "No route to host") || has(m, "Network is unreachable") ||
+		   has(m, "socket") || has(m, "Socket") || has(m, "onnect")) {
+		c.kind = NCCL_E_SOCKET;
+		c.cls = NCCL_C_BOOTSTRAP;
+	} else if (has(m, "internal error") || has(m, "ncclInternalError")) {
+		c.kind = NCCL_E_INTERNAL;
+	}
+	return c;
+}
+
+static void add_error(struct nccl_log *a, const char *m, struct classified c,
+		      bool framework, const char *rank)
+{
+	char text[NCCL_LOG_TEXT];
+	copy_str(text, sizeof(text), m);
+	a->errors++;
+	a->err_kind[c.kind]++;
+	if (!a->st.cls_first[c.cls][0])
+		copy_str(a->st.cls_first[c.cls], sizeof(a->st.cls_first[c.cls]), text);
+	if (framework)
+		a->st.framework_cls[c.cls]++;
+	else
+		a->st.nccl_cls[c.cls]++;
+	for (int i = 0; i < a->nerr; i++)
+		if (strcmp(a->err[i].text, text) == 0) {
+			a->err[i].count++;
+			return;
+		}
+	if (a->nerr >= NCCL_LOG_MAX_ERRORS) {
+		a->err_dropped++;
+		return;
+	}
+	struct nccl_log_error *e = &a->err[a->nerr++];
+	memset(e, 0, sizeof(*e));
+	e->kind = c.kind;
+	e->cls = c.cls;
+	e->framework = framework;
+	e->status = c.status;
+	memcpy(e->text, text, sizeof(text));
+	copy_str(e->rank, sizeof(e->rank), rank ? rank : "");
+	copy_str(e->source, sizeof(e->source), a->st.source);
+	e->line = a->st.source_line;
+	e->count = 1;
+}
+
+/* ---- the NCCL messages ---- */
+
+/* "eth0:192.0.2.2<0>" or "[0]eth0:..." at s: interface and address. */
+static bool parse_if(const char *s, char *ifname, size_t ifsize, char *addr, size_t addrsize)
+{
+	while (*s == ' ')
+		s++;
+	if (*s == '[') {
+		const char *e = strchr(s, ']');
+		if (!e)
+			return false;
+		s = e + 1;
+	}
+	const char *colon = strchr(s, ':');
+	const char *stop = s + strcspn(s, " ;");
+	if (!colon || colon == s || colon > stop)
+		return false;
+	copy_trim(ifname, ifsize, s, (size_t)(colon - s));
+	const char *v = colon + 1;
+	size_t n = strcspn(v, "< ;");
+	copy_trim(addr, addrsize, v, n);
+	return true;
+}
+
+/* "2.28.9+cuda13.0": ranks differ when the part before '+' does. */
+static void on_version(struct nccl_log *a, const char *v, bool nccl_said)
+{
+	char ver[sizeof(a->version)];
+	copy_trim(ver, sizeof(ver), v, strcspn(v, " ,"));
+	if (!ver[0] || !isdigit((unsigned char)ver[0]))
+		return;
+	size_t n = strcspn(ver, "+"), have = strcspn(a->version, "+");
+	if (!a->version[0])
+		memcpy(a->version, ver, sizeof(ver));
+	else if (nccl_said && (n != have || strncmp(a->version, ver, n) != 0))
+		a->version_mismatch = true;
+	else if (nccl_said && !strchr(a->version, '+') && strchr(ver, '+'))
+		memcpy(a->version, ver, sizeof(ver));  /* a framework said it first, shorter */
+}
+
+/* "NCCL_X set by environment to V" (V ends in "." for numbers) or "NCCL_X set to V". */
+static void on_env(struct nccl_log *a, const char *m)
+{
+	size_t nl = strcspn(m, " ");
+	const char *v = after(m + nl, " set by environment to ");
+	if (!v)
+		v = after(m + nl, " set to ");
+	if (!v || nl >= sizeof(a->env[0].name))
+		return;
+	char name[sizeof(a->env[0].name)], value[sizeof(a->env[0].value)];
+	copy_trim(name, sizeof(name), m, nl);
+	copy_str(value, sizeof(value), v);
+	size_t vl = strlen(value);
+	if (vl > 1 && value[vl - 1] == '.' && strspn(value, "-0123456789") == vl - 1)
+		value[vl - 1] = '\0';
+	for (int i = 0; i < a->nenv; i++)
+		if (strcmp(a->env[i].name, name) == 0) {
+			if (strcmp(a->env[i].value, value) != 0)
+				a->env[i].conflict = true;
+			return;
+		}
+	if (a->nenv >= NCCL_LOG_MAX_ENV)
+		return;
+	struct nccl_log_env *e = &a->env[a->nenv++];
+	memcpy(e->name, name, sizeof(name));
+	memcpy(e->value, value, sizeof(value));
+	e->conflict = false;
+}
+
+static void ib_reason(struct nccl_log *a, const char *why)
+{
+	a->ib_tried = true;
+	if (!a->ib_reason[0])
+		copy_str(a->ib_reason, sizeof(a->ib_reason), why);
+}
+
+/* "[0]mlx5_0:1/RoCE [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>" */
+static void on_ib_devices(struct nccl_log *a, const char *s)
+{
+	const char *semi = strchr(s, ';');
+	const char *end = semi ? semi : s + strlen(s);
+	while (s < end) {
+		while (s < end && (*s == ' ' || *s == '+'))
+			s++;
+		size_t wl = strcspn(s, " +;");
+		if (s + wl > end)
+			wl = (size_t)(end - s);
+		const char *w = s, *wend = s + wl;
+		s += wl;
+		if (*w == '[') {
+			if (wl < 2 || !isdigit((unsigned char)w[1]))
+				continue;  /* "[RO]": relaxed ordering, not a device */
+			const char *rb = memchr(w, ']', wl);
+			if (!rb)
+				continue;
+			w = rb + 1;
+		}
+		const char *colon = memchr(w, ':', (size_t)(wend - w));
+		if (!colon || colon == w)
+			continue;
+		struct nccl_log_hca h;
+		memset(&h, 0, sizeof(h));
+		copy_trim(h.name, sizeof(h.name), w, (size_t)(colon - w));
+		long long port = 0;
+		const char *pe;
+		if (!parse_ll(colon + 1, &port, &pe) || pe > wend)
+			continue;
+		h.port = (int)port;
+		if (pe < wend && *pe == '/')
+			copy_trim(h.link_layer, sizeof(h.link_layer), pe + 1, (size_t)(wend - pe - 1));
+		bool seen = false;
+		for (int i = 0; i < a->nhcas && !seen; i++)
+			seen = strcmp(a->hcas[i].name, h.name) == 0 && a->hcas[i].port == h.port;
+		if (!seen && a->nhcas < NCCL_LOG_MAX_HCAS)
+			a->hcas[a->nhcas++] = h;
+	}
+	if (semi) {
+		const char *oob = strstr(semi, "OOB ");
+		if (oob && !a->oob_if[0])
+			parse_if(oob + 4, a->oob_if, sizeof(a->oob_if), a->oob_addr, sizeof(a->oob_addr));
+	}
+}
+
+/* "GPU Direct RDMA Enabled/Disabled ..."; sockets never do GPUDirect, skip them. */
+static void on_gdr(struct nccl_log *a, const char *m, const char *net)
+{
+	if (net && strncmp(net, "Socket", 6) == 0)
+		return;
+	const char *p = strstr(m, "GPU Direct RDMA ");
+	if (!p)
+		return;
+	p += 16;
+	if (after(p, "Enabled") || after(p, "enabled"))
+		a->gdr_enabled_lines++;
+	else if (after(p, "Disabled") || after(p, "disabled"))
+		a->gdr_disabled_lines++;
+}
+
+/* "NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1234 mtu 5 GID 3 (...)" and older "Dev 0 Port 1 ...". */
+static void on_qp(struct nccl_log *a, const char *m)
+{
+	long long v;
+	a->qp_lines++;
+	if (ll_after(m, " mtu ", &v)) {
+		static const int bytes[] = { 0, 256, 512, 1024, 2048, 4096 };
+		add_int(a->mtu, &a->nmtu, v >= 1 && v <= 5 ? bytes[v] : (int)v);
+	}
+	if (ll_after(m, " GID ", &v))
+		add_int(a->gid_index, &a->ngid_index, (int)v);
+}
+
+/* Lines that start "NET/<name> : ..." or "NET/<name>: ...". */
+static void on_net(struct nccl_log *a, const char *m)
+{
+	const char *net = m + 4;
+	size_t nl = strcspn(net, " :");
+	const char *rest = net + nl;
+	while (*rest == ' ' || *rest == ':')
+		rest++;
+	if (nl == 6 && strncmp(net, "Plugin", 6) == 0) {
+		const char *p = strstr(rest, "Loaded net plugin ");
+		if (p) {
+			p += 18;
+			const char *v = strstr(p, " (v");
+			a->plugin = NCCL_PLUGIN_LOADED;
+			copy_trim(a->plugin_name, sizeof(a->plugin_name), p, v ? (size_t)(v - p) : strlen(p));
+		} else if ((has(rest, "No plugin found") || has(rest, "Could not find") ||
+			    has(rest, "Plugin load returned") || has(rest, "Plugin load (")) &&
+			   a->plugin == NCCL_PLUGIN_UNKNOWN) {
+			a->plugin = NCCL_PLUGIN_NONE;
+		}
+		return;
+	}
+	bool socket = nl == 6 && strncmp(net, "Socket", 6) == 0;
+	if (has(rest, "GPU Direct RDMA")) {
+		on_gdr(a, rest, net);
+		return;
+	}
+	const char *using = after(rest, "Using");
+	if (socket) {
+		if (using && !a->st.socket_if[0])
+			parse_if(using, a->st.socket_if, sizeof(a->st.socket_if),
+				 a->st.socket_addr, sizeof(a->st.socket_addr));
+		return;
+	}
+	if (after(rest, "No device found")) {
+		ib_reason(a, "No device found");
+	} else if (using && (*using == ' ' || *using == '[')) {
+		a->ib_tried = true;
+		on_ib_devices(a, using);
+	} else if (has(rest, " qpn ") && has(rest, " mtu ")) {
+		on_qp(a, rest);
+	} else if (after(rest, "Unable to open device") || after(rest, "Failed to open libibverbs")) {
+		char why[NCCL_LOG_TEXT];
+		copy_str(why, sizeof(why), rest);
+		ib_reason(a, why);
+	}
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA" (2.12+), "Channel 00 : ..." (older). */
+static void on_channel(struct nccl_log *a, const char *m)
+{
+	const char *via = strstr(m, " via ");
+	if (!via)
+		return;  /* "Channel 00/64 : 0 1": the ring order, not a connection */
+	via += 5;
+	char name[sizeof(a->via[0].name)];
+	copy_str(name, sizeof(name), via);
+	count_name(a->via, &a->nvia, NCCL_LOG_MAX_VIA, name);
+	if (after(via, "NET/")) {
+		if (after(via, "NET/Socket"))
+			a->ch_net_socket++;
+		else {
+			a->ch_net_rdma++;
+			if (has(via, "/GDRDMA"))
+				a->ch_net_gdr++;
+		}
+	} else if (after(via, "P2P/")) {
+		a->ch_p2p++;
+	} else if (after(via, "SHM/")) {
+		a->ch_shm++;
+	} else if (after(via, "COLLNET/")) {
+		a->ch_collnet++;
+	}
+}
+
+/* "... comm 0x.. rank 0 nranks 2 cudaDev 0 ... - Init START|COMPLETE", "Destroy COMPLETE". */
+static void on_comm_state(struct nccl_log *a, const char *m, size_t len)
+{
+	long long v;
+	if (ends_with(m, len, " - Init START")) {
+		a->init_start++;
+	} else if (ends_with(m, len, " - Init COMPLETE")) {
+		a->init_complete++;
+	} else if (ends_with(m, len, " - Destroy COMPLETE")) {
+		a->destroy_complete++;
+		return;
+	} else if (ends_with(m, len, " - Abort COMPLETE")) {
+		a->abort_complete++;
+		return;
+	} else {
+		return;
+	}
+	if (ll_after(m, " nranks ", &v) && (!a->nranks.ok || v > a->nranks.v))
+		a->nranks = fab_int_of(v);
+}
+
+/* "init.cc:126 -> 5": NCCL's error trace, one line per return. */
+static void on_retcode(struct nccl_log *a, const char *m)
+{
+	const char *arrow = strstr(m, " -> ");
+	long long v;
+	if (a->first_retcode.ok || !arrow || !parse_ll(arrow + 4, &v, NULL))
+		return;
+	size_t wl = strcspn(m, " ");
+	if ((size_t)(arrow - m) != wl || !memchr(m, ':', wl) || !memchr(m, '.', wl))
+		return;
+	a->first_retcode = fab_int_of(v);
+	copy_trim(a->first_retcode_at, sizeof(a->first_retcode_at), m, wl);
+}
+
+static void on_message(struct nccl_log *a, const char *m, size_t len, enum level lvl,
+		       const char *rank)
+{
+	const char *p;
+	long long v;
+	switch (m[0]) {
+	case 'B':
+		if ((p = after(m, "Bootstrap : Using")) || (p = after(m, "Bootstrap: Using")))
+			if (!a->bootstrap_if[0])
+				parse_if(p, a->bootstrap_if, sizeof(a->bootstrap_if),
+					 a->bootstrap_addr, sizeof(a->bootstrap_addr));
+		break;
+	case 'N':
+		if ((p = after(m, "NCCL version ")))
+			on_version(a, p, true);
+		else if (after(m, "NCCL_"))
+			on_env(a, m);
+		else if (after(m, "NET/"))
+			on_net(a, m);
+		break;
+	case 'U':
+		if ((p = after(m, "Using network "))) {
+			char name[sizeof(a->nets[0].name)];
+			copy_str(name, sizeof(name), p);
+			if (name[0])
+				count_name(a->nets, &a->nnets, NCCL_LOG_MAX_NETS, name);
+		}
+		break;
+	case 'C':
+		if (after(m, "Channel "))
+			on_channel(a, m);
+		break;
+	case 'G':
+		if (after(m, "GPU Direct RDMA "))
+			on_gdr(a, m, NULL);
+		break;
+	case 'F':
+		if (after(m, "Failed to open libibverbs") || after(m, "Failed to load libibverbs"))
+			ib_reason(a, m);
+		else if (after(m, "Failed to initialize NET plugin IB")) {
+			a->ib_tried = true;
+			if (!a->st.ib_generic[0])
+				copy_str(a->st.ib_generic, sizeof(a->st.ib_generic), m);
+		}
+		break;
+	case 'c':
+		if (after(m, "comm ") && ll_after(m, " nRanks ", &v)) {
+			if (!a->nranks.ok || v > a->nranks.v)
+				a->nranks = fab_int_of(v);
+			if (ll_after(m, " nNodes ", &v) && (!a->nnodes.ok || v > a->nnodes.v))
+				a->nnodes = fab_int_of(v);
+		}
+		break;
+	default:
+		break;
+	}
+	if (m[len ? len - 1 : 0] == 'T' || m[len ? len - 1 : 0] == 'E')
+		on_comm_state(a, m, len);
+	if (lvl == LVL_INFO && strstr(m, " -> "))
+		on_retcode(a, m);
+	if (lvl == LVL_WARN) {
+		if (has(m, ", retrying "))
+			a->retries++;  /* NCCL tries again; an error only if it gives up */
+		else
+			add_error(a, m, classify(a, m), false, rank);
+	}
+}
+
+/* ---- lines that are not NCCL's: nccl-tests and frameworks ---- */
+
+static bool is_word(const char *s)
+{
+	return isalpha((unsigned char)*s) != 0;
+}
+
+static bool parse_num(const char *s, fab_num *out)
+{
+	char *e;
+	double d = strtod(s, &e);
+	if (e == s || (*e && !isspace((unsigned char)*e)))
+		return false;
+	*out = fab_num_of(d);
+	return true;
+}
+
+/* "       8      2  float  sum  -1  37.2  0.00  0.00  0  36.5  0.00  0.00  0" */
+static bool on_tests_row(struct nccl_log *a, char *s)
+{
+	char *tok[32];
+	int n = 0;
+	for (char *t = strtok(s, " \t"); t && n < 32; t = strtok(NULL, " \t"))
+		tok[n++] = t;
+	for (int i = 0; i < 4 && i + 12 <= n; i++) {
+		long long bytes, count;
+		const char *e1, *e2;
+		if (!parse_ll(tok[i], &bytes, &e1) || *e1 || !parse_ll(tok[i + 1], &count, &e2) || *e2 ||
+		    !is_word(tok[i + 2]) || !is_word(tok[i + 3]))
+			continue;
+		/* The last eight: time algbw busbw #wrong, out of place then in place. */
+		struct nccl_log_size r;
+		memset(&r, 0, sizeof(r));
+		if (n - (i + 4) < 8 || !parse_num(tok[n - 7], &r.algbw_oop) ||
+		    !parse_num(tok[n - 6], &r.busbw_oop) || !parse_num(tok[n - 3], &r.algbw_ip) ||
+		    !parse_num(tok[n - 2], &r.busbw_ip))
+			return false;
+		r.bytes = bytes;
+		r.count = count;
+		copy_str(r.type, sizeof(r.type), tok[i + 2]);
+		copy_str(r.redop, sizeof(r.redop), tok[i + 3]);
+		if (a->nsizes < NCCL_LOG_MAX_SIZES)
+			a->sizes[a->nsizes++] = r;
+		else
+			a->sizes_dropped++;
+		return true;
+	}
+	return false;
+}
+
+static void on_tests_comment(struct nccl_log *a, const char *s)
+{
+	const char *p;
+	long long v;
+	if ((p = strstr(s, "Avg bus bandwidth"))) {
+		p = strchr(p, ':');
+		if (p) {
+			char *e;
+			double x = strtod(p + 1, &e);
+			if (e != p + 1)
+				a->avg_busbw = fab_num_of(x);
+		}
+		a->tests_started = true;
+	} else if ((p = strstr(s, "Out of bounds values"))) {
+		p = strchr(p, ':');
+		if (p && parse_ll(p + 1 + strspn(p + 1, " "), &v, NULL))
+			a->oob_values = fab_int_of(v);
+		a->tests_started = true;
+	} else if ((p = strstr(s, "nccl-tests version"))) {
+		a->tests_started = true;
+		if (ll_after(p, "nccl-library=", &v) && v > 0)
+			snprintf(a->st.tests_version, sizeof(a->st.tests_version), "%lld.%lld.%lld",
+				 v / 10000, v / 100 % 100, v % 100);
+	} else if (has(s, "nThread ") || has(s, "Using devices") || has(s, "  size ") ||
+		   has(s, " Rank ")) {
+		a->tests_started = true;
+	}
+}
+
+/* torch's "[rank0]: torch.distributed.DistBackendError: NCCL error in: ...",
+ * nccl-tests' "Test NCCL failure ...": NCCL's return code, said again. */
+static bool framework_error(const char *s)
+{
+	return has(s, "NCCL error") || has(s, "Test NCCL failure") || has(s, "Test CUDA failure") ||
+	       has(s, "ncclSystemError:") || has(s, "ncclInternalError:") ||
+	       has(s, "ncclInvalidUsage:") || has(s, "ncclInvalidArgument:") ||
+	       has(s, "ncclRemoteError:") || has(s, "ncclUnhandledCudaError:") ||
+	       has(s, "Watchdog caught collective operation timeout") ||
+	       has(s, "NCCL communicator was aborted");
+}
+
+static bool known_error(const struct nccl_log *a, const char *t)
+{
+	char text[NCCL_LOG_TEXT];
+	copy_str(text, sizeof(text), t);
+	for (int i = 0; i < a->nerr; i++)
+		if (strcmp(a->err[i].text, text) == 0)
+			return true;
+	return false;
+}
+
+/* Skips the labels launchers put before each line: torch's "[rank1]: ",
+ * mpirun --tag-output's "[1,0]<stdout>:", srun -l's "1: ". */
+static const char *skip_labels(const char *t)
+{
+	for (;;) {
+		t += strspn(t, " \t");
+		const char *p = t;
+		if (*p == '[') {
+			const char *rb = strchr(p, ']');
+			if (!rb || rb - p > 24 || strchr(p, ' ') < rb)
+				return t;
+			p = rb + 1;
+			if (*p == '<') {
+				const char *gt = strchr(p, '>');
+				p = gt ? gt + 1 : p;
+			}
+			if (*p != ':')
+				return t;
+			t = p + 1;
+		} else if (isdigit((unsigned char)*p)) {
+			p += strspn(p, "0123456789");
+			if (p[0] != ':' || p[1] != ' ')
+				return t;
+			t = p + 2;
+		} else {
+			return t;
+		}
+	}
+}
+
+static void on_other_line(struct nccl_log *a, char *s, size_t len)
+{
+	const char *t = skip_labels(s);
+	if (a->st.last_error_next) {
+		/* torch's "Last error:" is followed by NCCL's own last WARN text. */
+		a->st.last_error_next = false;
+		if (*t) {
+			if (!known_error(a, t))  /* usually NCCL's WARN, said again */
+				add_error(a, t, classify(a, t), true, NULL);
+			return;
+		}
+	}
+	const char *le = strstr(t, "Last error:");
+	if (le && !le[11 + strspn(le + 11, " ")]) {
+		a->st.last_error_next = true;
+		return;
+	}
+	const char *hash = strchr(t, '#');
+	if (hash && (hash == t || hash[-1] == ' ' || hash[-1] == ':')) {
+		on_tests_comment(a, hash);
+		return;
+	}
+	if (framework_error(t)) {
+		struct classified c = classify(a, t);
+		if (c.kind != NCCL_E_COLL_TIMEOUT)
+			c.cls = NCCL_C_OTHER;  /* the code, not the cause: NCCL's WARN says that */
+		const char *v = strstr(t, "NCCL version ");
+		if (v)
+			on_version(a, v + 13, false);
+		add_error(a, t, c, true, NULL);
+		return;
+	}
+	if (a->tests_started && len < 512 && strpbrk(t, "0123456789"))
+		on_tests_row(a, s);
+}
+
+/* ---- one line ---- */
+
+/* Finds "NCCL INFO|WARN|TRACE " and returns the message after it. */
+static const char *find_level(const char *b, enum level *lvl, const char **at)
+{
+	for (const char *p = b; (p = strstr(p, "NCCL ")); p += 5) {
+		if (p != b && p[-1] != ' ' && p[-1] != ']' && p[-1] != ':')
+			continue;
+		const char *q = p + 5;
+		size_t n;
+		if (strncmp(q, "INFO", 4) == 0) {
+			*lvl = LVL_INFO;
+			n = 4;
+		} else if (strncmp(q, "WARN", 4) == 0) {
+			*lvl = LVL_WARN;
+			n = 4;
+		} else if (strncmp(q, "TRACE", 5) == 0) {
+			*lvl = LVL_TRACE;
+			n = 5;
+		} else {
+			continue;
+		}
+		if (q[n] != ' ' && q[n] != '\0')
+			continue;
+		*at = p;
+		q += n;
+		return q + strspn(q, " ");
+	}
+	return NULL;
+}
+
+void nccl_log_feed(struct nccl_log *a, const char *line, size_t len)
+{
+	a->lines++;
+	a->st.source_line++;
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len > NCCL_LOG_LINE_MAX) {
+		a->long_lines++;
+		len = NCCL_LOG_LINE_MAX;
+	}
+	char *b = a->st.buf;
+	memcpy(b, line, len);
+	b[len] = '\0';
+	for (char *z = memchr(b, '\0', len); z; z = memchr(z, '\0', len - (size_t)(z - b)))
+		*z = ' ';  /* binary garbage is read as text */
+
+	enum level lvl = LVL_NONE;
+	const char *at = NULL;
+	const char *m = find_level(b, &lvl, &at);
+	if (!m) {
+		on_other_line(a, b, len);
+		return;
+	}
+	a->nccl_lines++;
+	if (lvl == LVL_WARN)
+		a->warn_lines++;
+	a->st.last_error_next = false;
+	char key[64];
+	const char *rank = NULL;
+	if (rank_key(b, (size_t)(at - b), key, sizeof(key))) {
+		rank_insert(a, hash_key(key, strlen(key)));
+		rank = key;
+	}
+	copy_trim(a->last_line, sizeof(a->last_line), b, len);
+	on_message(a, m, len - (size_t)(m - b), lvl, rank);
+}
+
+/* ---- the verdict ---- */
+
+bool nccl_log_used_socket(const struct nccl_log *a)
+{
+	for (int i = 0; i < a->nnets; i++)
+		if (strcasecmp(a->nets[i].name, "Socket") == 0)
+			return true;
+	return a->ch_net_socket > 0;
+}
+
+bool nccl_log_used_rdma(const struct nccl_log *a)
+{
+	for (int i = 0; i < a->nnets; i++)
+		if (strcasecmp(a->nets[i].name, "Socket") != 0)
+			return true;
+	return a->ch_net_rdma > 0;
+}
+
+const char *nccl_log_env(const struct nccl_log *a, const char *name)
+{
+	for (int i = 0; i < a->nenv; i++)
+		if (strcmp(a->env[i].name, name) == 0)
+			return a->env[i].value;
+	return NULL;
+}
+
+static enum nccl_gdr gdr_state(const struct nccl_log *a)
+{
+	if (a->ch_net_rdma)
+		return a->ch_net_gdr == a->ch_net_rdma ? NCCL_GDR_ON :
+		       a->ch_net_gdr == 0 ? NCCL_GDR_OFF : NCCL_GDR_PARTIAL;
+	if (a->gdr_enabled_lines)
+		return a->gdr_disabled_lines ? NCCL_GDR_PARTIAL : NCCL_GDR_ON;
+	return a->gdr_disabled_lines ? NCCL_GDR_OFF : NCCL_GDR_UNKNOWN;
+}
+
+static void set_reason(struct nccl_log *a, const char *fmt, const char *s1, const char *s2)
+{
+	snprintf(a->reason, sizeof(a->reason), fmt, s1 ? s1 : "", s2 ? s2 : "");
+}
+
+/* The error class that decides the verdict: NCCL's own WARNs first. */
+static bool error_verdict(struct nccl_log *a, bool completed)
+{
+	static const struct { enum nccl_err_class cls; enum nccl_verdict v; } order[] = {
+		{ NCCL_C_USAGE, NCCL_V_INVALID_USAGE },
+		{ NCCL_C_IB, NCCL_V_IB_ERROR },
+		{ NCCL_C_BOOTSTRAP, NCCL_V_BOOTSTRAP_ERROR },
+		{ NCCL_C_OTHER, NCCL_V_NCCL_ERROR },
+	};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		enum nccl_err_class c = order[i].cls;
+		long long n = a->st.nccl_cls[c] + a->st.framework_cls[c];
+		/* An unclassified WARN in a run that finished is not what stopped it. */
+		if (c == NCCL_C_OTHER && completed)
+			n -= a->err_kind[NCCL_E_OTHER];
+		if (n <= 0)
+			continue;
+		a->verdict = order[i].v;
+		const char *ifname = nccl_log_env(a, "NCCL_SOCKET_IFNAME");
+		if (c == NCCL_C_IB && a->ib_reason[0] && has(a->st.cls_first[c], "NET plugin"))
+			set_reason(a, "%s (NET/IB: %s)", a->st.cls_first[c], a->ib_reason);
+		else if (c == NCCL_C_BOOTSTRAP && ifname)
+			set_reason(a, "%s (NCCL_SOCKET_IFNAME=%s)", a->st.cls_first[c], ifname);
+		else
+			set_reason(a, "%s", a->st.cls_first[c], NULL);
+		return true;
+	}
+	return false;
+}
+
+static void incomplete_reason(struct nccl_log *a)
+{
+	char buf[64];
+	if (a->tests_started && a->nsizes) {
+		snprintf(buf, sizeof(buf), "%lld", a->sizes[a->nsizes - 1].bytes);
+		set_reason(a, "nccl-tests stopped after the %s-byte row, before its summary", buf, NULL);
+	} else if (a->tests_started) {
+		set_reason(a, "nccl-tests started but printed no result", NULL, NULL);
+	} else if (a->init_start > a->init_complete) {
+		set_reason(a, "stopped during communicator init", NULL, NULL);
+	} else if (a->init_complete) {
+		set_reason(a, "communicators initialised, but the log ends before a result or "
+			   "their teardown", NULL, NULL);
+	} else {
+		set_reason(a, "the log ends before NCCL initialised a communicator", NULL, NULL);
+	}
+}
+
+static void socket_verdict(struct nccl_log *a)
+{
+	const char *ib_disable = nccl_log_env(a, "NCCL_IB_DISABLE");
+	const char *net = nccl_log_env(a, "NCCL_NET");
+	bool mixed = nccl_log_used_rdma(a);
+	if (ib_disable && strcmp(ib_disable, "0") != 0) {
+		a->verdict = NCCL_V_SOCKET_BY_CONFIG;
+		set_reason(a, "NCCL_IB_DISABLE=%s set by environment", ib_disable, NULL);
+	} else if (net && strcasecmp(net, "Socket") == 0) {
+		a->verdict = NCCL_V_SOCKET_BY_CONFIG;
+		set_reason(a, "NCCL_NET=%s set by environment", net, NULL);
+	} else if (a->ib_tried || mixed) {
+		a->verdict = NCCL_V_SOCKET_FALLBACK;
+		const char *why = a->ib_reason[0] ? a->ib_reason :
+				  a->st.ib_generic[0] ? a->st.ib_generic :
+				  "RDMA not used; the log gives no reason";
+		set_reason(a, mixed ? "some ranks used sockets: %s" : "%s", why, NULL);
+	} else {
+		/* NCCL tries IB before sockets unless told not to, and says so. */
+		a->verdict = NCCL_V_SOCKET_BY_CONFIG;
+		set_reason(a, "IB was not tried (NCCL_IB_DISABLE=1 or NCCL_NET=Socket in the "
+			   "environment; this log does not say which)", NULL, NULL);
+	}
+}
+
+void nccl_log_finish(struct nccl_log *a)
+{
+	char buf[64];
+	if (!a->bootstrap_if[0] && a->st.socket_if[0]) {
+		/* Versions before "Bootstrap : Using" named it in the socket line. */
+		memcpy(a->bootstrap_if, a->st.socket_if, sizeof(a->bootstrap_if));
+		memcpy(a->bootstrap_addr, a->st.socket_addr, sizeof(a->bootstrap_addr));
+	}
+	if (!a->version[0] && a->st.tests_version[0])
+		copy_str(a->version, sizeof(a->version), a->st.tests_version);
+	a->gdr = gdr_state(a);
+	a->reason[0] = '\0';
+
+	bool summary = a->avg_busbw.ok;
+	bool completed = summary || (a->destroy_complete > 0 && !a->tests_started);
+	if (!a->nccl_lines && !a->tests_started && !a->errors) {
+		a->outcome = NCCL_RUN_UNKNOWN;
+		a->verdict = NCCL_V_UNKNOWN;
+		set_reason(a, "no NCCL lines found", NULL, NULL);
+		return;
+	}
+	if (!summary && error_verdict(a, completed)) {
+		a->outcome = NCCL_RUN_FAILED;
+		return;
+	}
+	if (summary && a->oob_values.ok && a->oob_values.v > 0) {
+		a->outcome = NCCL_RUN_COMPLETED;
+		a->verdict = NCCL_V_NCCL_ERROR;
+		snprintf(buf, sizeof(buf), "%lld", a->oob_values.v);
+		set_reason(a, "nccl-tests found %s wrong values (Out of bounds values)", buf, NULL);
+		return;
+	}
+	if (!completed) {
+		a->outcome = NCCL_RUN_INCOMPLETE;
+		a->verdict = NCCL_V_INCOMPLETE;
+		incomplete_reason(a);
+		return;
+	}
+	a->outcome = NCCL_RUN_COMPLETED;
+	if (nccl_log_used_socket(a)) {
+		socket_verdict(a);
+	} else if (nccl_log_used_rdma(a) && a->gdr == NCCL_GDR_OFF) {
+		a->verdict = NCCL_V_OK_NO_GDR;
+		set_reason(a, "completed over %s without GPUDirect RDMA (staged through host memory)",
+			   a->nnets ? a->nets[0].name : "RDMA", NULL);
+	} else {
+		a->verdict = NCCL_V_OK;
+		if (nccl_log_used_rdma(a))
+			set_reason(a, "completed over %s, GPUDirect RDMA %s",
+				   a->nnets ? a->nets[0].name : "RDMA", nccl_gdr_name(a->gdr));
+		else
+			set_reason(a, "completed", NULL, NULL);
+	}
+}
