@@ -1,0 +1,121 @@
+#!/bin/sh
+# `fabtop analyze-log` end to end: the verdict and exit code of every log in
+# tests/fixtures/nccl-logs (text and JSON), stdin and a pipe whose writer
+# stalls mid-line, several files as one job, a 3 MiB line, and what it cannot
+# read (missing, a directory, no permission, binary garbage, empty, bad usage).
+# Uses $FABTOP analyze-log once main.c dispatches to it; until then a driver
+# (tests/nccl_log/driver.c) that makes the same call. Prints "ok - name" /
+# "not ok - name".
+top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${FABTOP:-$top/build/san/fabtop}
+F=$top/tests/fixtures/nccl-logs
+T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-analyze-log.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
+cleanup() { rm -rf "$T"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+chmod 755 "$T"
+
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /' | head -n 15; done; }
+
+if [ -x "$bin" ] && "$bin" analyze-log --help 2>&1 | grep -q '^usage: fabtop analyze-log'; then
+	run() { "$bin" analyze-log "$@"; }
+	how="$bin analyze-log"
+else
+	drv=$top/build/tests/nccl_log_driver
+	SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+	objs="build/san/src/nccl_log.o build/san/src/analyze_log.o build/san/src/print.o"
+	if ! (cd "$top" && make -s $objs >"$T/make.log" 2>&1 &&
+	      ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Iinclude -O1 $SAN -o "$drv" \
+			tests/nccl_log/driver.c $objs -ljansson >>"$T/make.log" 2>&1); then
+		nok "build the analyze-log driver" "$(cat "$T/make.log")"
+		exit 0
+	fi
+	run() { "$drv" analyze-log "$@"; }
+	how="driver"
+fi
+echo "# analyze-log via $how"
+
+# verdict line and exit code, then the same verdict in the JSON
+check() {
+	name=$1 want_rc=$2 want=$3; shift 3
+	run "$@" >"$T/out" 2>"$T/err"; rc=$?
+	got=$(head -n 1 "$T/out")
+	if [ "$rc" -eq "$want_rc" ] && [ "$got" = "verdict      $want" ]; then ok "$name"
+	else nok "$name" "rc $rc (want $want_rc)" "got:  $got" "want: verdict      $want" "$(cat "$T/err")"; fi
+}
+check_json() {
+	name=$1 want_rc=$2 filter=$3 want=$4; shift 4
+	run --json "$@" >"$T/out.json" 2>"$T/err"; rc=$?
+	got=$(jq -c "$filter" "$T/out.json" 2>&1)
+	if [ "$rc" -eq "$want_rc" ] && [ "$got" = "$want" ]; then ok "$name"
+	else nok "$name" "rc $rc (want $want_rc)" "got:  $got" "want: $want" "$(cat "$T/err")"; fi
+}
+
+check "h200 socket fallback" 1 "socket-fallback: No device found" "$F/h200-socket-ok.log"
+check "h200 IB disabled" 1 "socket-by-config: IB was not tried (NCCL_IB_DISABLE=1 or NCCL_NET=Socket in the environment; this log does not say which)" "$F/h200-ib-disabled.log"
+check "h200 bad NCCL_SOCKET_IFNAME" 1 "bootstrap-error: Bootstrap : no socket interface found (NCCL_SOCKET_IFNAME=bogus0)" "$F/h200-bad-ifname.log"
+check "h200 duplicate GPU, two rank files" 1 "invalid-usage: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60" "$F/h200-duplicate-gpu.rank0.log" "$F/h200-duplicate-gpu.rank1.log"
+check "h200 torch IB disabled (SUBSYS=ALL)" 1 "socket-by-config: NCCL_IB_DISABLE=1 set by environment" "$F/h200-torch-ib-disabled-subsys-all.log"
+check "h200 torch NCCL_NET=IB without IB" 1 "ib-error: Failed to initialize any NET plugin (NET/IB: No device found)" "$F/h200-torch-net-ib-forced.log"
+check "2.10 IB with GDR: exit 0" 0 "ok: completed over IB, GPUDirect RDMA on" "$F/v2.10-ib-gdr-ok.log"
+check "2.12 RoCE without GDR" 1 "ok-no-gdr: completed over IB without GPUDirect RDMA (staged through host memory)" "$F/v2.12-roce-no-gdr.log"
+check "2.18 no libibverbs" 1 "socket-fallback: Failed to open libibverbs.so[.1]" "$F/v2.18-socket-fallback-no-verbs.log"
+check "2.21 IBext plugin with NCCL_IB_DISABLE=1" 0 "ok: completed over IBext_v8, GPUDirect RDMA on" "$F/v2.21-ibext-plugin-ignores-ib-disable.log"
+check "2.23 QP connect timeout" 1 "ib-error: Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3" "$F/v2.23-modify-qp-timeout.log"
+check "2.24 nccl-tests hang" 1 "incomplete: nccl-tests stopped after the 65536-byte row, before its summary" "$F/v2.24-tests-hang.log"
+check "2.26 wrong values" 1 "nccl-error: nccl-tests found 24 wrong values (Out of bounds values)" "$F/v2.26-wrong-values.log"
+
+check_json "JSON: 2.19 completion error" 1 '[.verdict, .errors.list[0].kind, .errors.list[0].status, .errors.list[0].status_text, .ranks]' \
+	'["ib-error","completion-error",12,"transport retry counter exceeded",2]' "$F/v2.19-completion-error-mpirun.log"
+check_json "JSON: 2.10 HCAs, GDR, bus bandwidth" 0 '[.hcas[].name, .gdr.state, .nccl_tests.avg_busbw_gbs, .nccl_tests.sizes[3].busbw_oop_gbs, .qps.mtu]' \
+	'["mlx5_0","mlx5_1","on",18.7711,58.99,[4096]]' "$F/v2.10-ib-gdr-ok.log"
+check_json "JSON: h200 bad ifname env and files" 1 '[.env, .files[0].lines, .version, .bootstrap.interface]' \
+	'[[{"name":"NCCL_SOCKET_IFNAME","value":"bogus0","conflict":false}],8,null,null]' "$F/h200-bad-ifname.log"
+
+# stdin, and a pipe whose writer stops in the middle of a line
+run - <"$F/v2.12-roce-no-gdr.log" >"$T/out" 2>&1; rc=$?
+if [ $rc -eq 1 ] && head -n 1 "$T/out" | grep -q '^verdict      ok-no-gdr:' && grep -q '^read         stdin (34 lines)' "$T/out"
+then ok "stdin as -"; else nok "stdin as -" "rc $rc" "$(cat "$T/out")"; fi
+{ head -c 1000 "$F/v2.10-ib-gdr-ok.log"; sleep 0.3; tail -c +1001 "$F/v2.10-ib-gdr-ok.log"; } | run --json - >"$T/pipe.json" 2>&1; rc=$?
+run --json "$F/v2.10-ib-gdr-ok.log" >"$T/file.json" 2>&1
+if [ $rc -eq 0 ] && [ "$(jq -c 'del(.files)' "$T/pipe.json")" = "$(jq -c 'del(.files)' "$T/file.json")" ]
+then ok "a pipe that stalls mid-line reads as the file does"; else nok "a pipe that stalls mid-line reads as the file does" "rc $rc" "$(head -c 600 "$T/pipe.json")"; fi
+
+# one line longer than the read buffer, then a real log
+{ head -c 3145728 /dev/zero | tr '\0' x; echo; cat "$F/h200-socket-ok.log"; } >"$T/long.log"
+check_json "3 MiB line, then a log" 1 '[.verdict, .lines, .long_lines, .nccl_lines]' '["socket-fallback",310,1,309]' "$T/long.log"
+
+# what cannot be read
+run "$T/nonexistent.log" >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -qx "fabtop: cannot read $T/nonexistent.log: No such file or directory" "$T/err"
+then ok "missing file: exit 2, says so"; else nok "missing file: exit 2, says so" "rc $rc" "$(cat "$T/err")"; fi
+run "$T" >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -qx "fabtop: cannot read $T: Is a directory" "$T/err"
+then ok "directory: exit 2"; else nok "directory: exit 2" "rc $rc" "$(cat "$T/err")"; fi
+run "$F/v2.10-ib-gdr-ok.log" "$T/nonexistent.log" >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && head -n 1 "$T/out" | grep -q '^verdict      ok:'
+then ok "one of two files missing: the other analysed, exit 2"; else nok "one of two files missing: the other analysed, exit 2" "rc $rc" "$(cat "$T/out" "$T/err")"; fi
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	cp "$F/h200-socket-ok.log" "$T/private.log"; chmod 600 "$T/private.log"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "${drv:-$bin}" analyze-log "$T/private.log" \
+		>"$T/out" 2>"$T/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -qx "fabtop: cannot read $T/private.log: Permission denied" "$T/err"
+	then ok "no permission: exit 2"; else nok "no permission: exit 2" "rc $rc" "$(cat "$T/err")"; fi
+else
+	ok "no permission: exit 2 # SKIP needs root and setpriv"
+fi
+head -c 1048576 /dev/urandom >"$T/garbage.bin"
+check "binary garbage: unknown, exit 2" 2 "unknown: no NCCL lines found" "$T/garbage.bin"
+if grep -q "no NCCL lines found in $T/garbage.bin (was NCCL_DEBUG=INFO set?)" "$T/err"
+then ok "binary garbage: says why"; else nok "binary garbage: says why" "$(cat "$T/err")"; fi
+: >"$T/empty.log"
+check "empty file: unknown, exit 2" 2 "unknown: no NCCL lines found" "$T/empty.log"
+
+run >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q 'needs a log file' "$T/err"; then ok "no file: usage, exit 2"; else nok "no file: usage, exit 2" "rc $rc"; fi
+run --frobnicate "$F/h200-socket-ok.log" >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q 'unknown option "--frobnicate"' "$T/err"; then ok "unknown option: exit 2"; else nok "unknown option: exit 2" "rc $rc"; fi
+run --help >"$T/out" 2>&1; rc=$?
+if [ $rc -eq 0 ] && grep -q '^usage: fabtop analyze-log FILE' "$T/out"; then ok "--help"; else nok "--help" "rc $rc"; fi
+exit 0
