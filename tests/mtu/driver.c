@@ -49,10 +49,10 @@ int main(int argc, char **argv)
 	static struct mtu_result r;
 	int rc = mtu_probe(peer, &o, &r);
 	printf("rc=%d\nverdict=%s\naddr=%s\npath_mtu=%d\nhop=%s\nhop_mtu=%d\n"
-	       "egress=%s\niface_mtu=%d\nroute_mtu=%d\nwrong_egress=%d\nnprobes=%d\n"
+	       "egress=%s\niface_mtu=%d\nroute_mtu=%d\nwrong_egress=%d\nnprobes=%d\nrate_limited=%d\n"
 	       "elapsed_s=%.3f\nmessage=%s\n",
 	       rc, mtu_verdict_name(r.verdict), r.addr, r.path_mtu, r.hop, r.hop_mtu,
-	       r.egress, r.iface_mtu, r.route_mtu, r.wrong_egress, r.nprobes,
+	       r.egress, r.iface_mtu, r.route_mtu, r.wrong_egress, r.nprobes, r.rate_limited,
 	       r.elapsed_s, r.message);
 	for (int i = 0; i < r.nprobes; i++) {
 		char line[256];
