@@ -52,11 +52,16 @@ static void copy_str(char *dst, size_t size, const char *src)
 	copy_trim(dst, size, src, strlen(src));
 }
 
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';  /* not isdigit(): no locale lookup per byte */
+}
+
 /* A decimal integer at s (optional sign); *end after it. */
 static bool parse_ll(const char *s, long long *v, const char **end)
 {
 	char *e;
-	if (!isdigit((unsigned char)*s) && !((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])))
+	if (!is_digit(*s) && !((*s == '-' || *s == '+') && is_digit(s[1])))
 		return false;
 	*v = strtoll(s, &e, 10);
 	if (end)
@@ -276,9 +281,10 @@ static void rank_insert(struct nccl_log *a, unsigned long long h)
 
 /*
  * Finds "host:pid:tid" among the words of the prefix before "NCCL INFO"
- * (after a timestamp or a "[rank0]:" label) and puts "host:pid" in key.
+ * (after a timestamp or a "[rank0]:" label); *key and *keylen get "host:pid",
+ * pointing into s.
  */
-static bool rank_key(const char *s, size_t n, char *key, size_t keysize)
+static bool rank_key(const char *s, size_t n, const char **key, size_t *keylen)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -306,13 +312,14 @@ static bool rank_key(const char *s, size_t n, char *key, size_t keysize)
 			continue;
 		bool digits = true;
 		for (const char *p = c1 + 1; p < t + tl && digits; p++)
-			digits = p == c2 || isdigit((unsigned char)*p);
+			digits = p == c2 || is_digit(*p);
 		if (!digits)
 			continue;
 		const char *host = c0 ? c0 + 1 : t;
 		if (host == c1)
 			continue;
-		copy_trim(key, keysize, host, (size_t)(c2 - host));
+		*key = host;
+		*keylen = (size_t)(c2 - host);
 		return true;
 	}
 	return false;
@@ -497,7 +504,7 @@ static void on_version(struct nccl_log *a, const char *v, bool nccl_said)
 {
 	char ver[sizeof(a->version)];
 	copy_trim(ver, sizeof(ver), v, strcspn(v, " ,"));
-	if (!ver[0] || !isdigit((unsigned char)ver[0]))
+	if (!ver[0] || !is_digit(ver[0]))
 		return;
 	size_t n = strcspn(ver, "+"), have = strcspn(a->version, "+");
 	if (!a->version[0])
@@ -558,7 +565,7 @@ static void on_ib_devices(struct nccl_log *a, const char *s)
 		const char *w = s, *wend = s + wl;
 		s += wl;
 		if (*w == '[') {
-			if (wl < 2 || !isdigit((unsigned char)w[1]))
+			if (wl < 2 || !is_digit(w[1]))
 				continue;  /* "[RO]": relaxed ordering, not a device */
 			const char *rb = memchr(w, ']', wl);
 			if (!rb)
@@ -718,12 +725,10 @@ static void on_comm_state(struct nccl_log *a, const char *m, size_t len)
 /* "init.cc:126 -> 5": NCCL's error trace, one line per return. */
 static void on_retcode(struct nccl_log *a, const char *m)
 {
-	const char *arrow = strstr(m, " -> ");
 	long long v;
-	if (a->first_retcode.ok || !arrow || !parse_ll(arrow + 4, &v, NULL))
-		return;
 	size_t wl = strcspn(m, " ");
-	if ((size_t)(arrow - m) != wl || !memchr(m, ':', wl) || !memchr(m, '.', wl))
+	if (a->first_retcode.ok || !memchr(m, ':', wl) || !memchr(m, '.', wl) ||
+	    strncmp(m + wl, " -> ", 4) != 0 || !parse_ll(m + wl + 4, &v, NULL))
 		return;
 	a->first_retcode = fab_int_of(v);
 	copy_trim(a->first_retcode_at, sizeof(a->first_retcode_at), m, wl);
@@ -787,8 +792,8 @@ static void on_message(struct nccl_log *a, const char *m, size_t len, enum level
 	}
 	if (m[len ? len - 1 : 0] == 'T' || m[len ? len - 1 : 0] == 'E')
 		on_comm_state(a, m, len);
-	if (lvl == LVL_INFO && strstr(m, " -> "))
-		on_retcode(a, m);
+	if (lvl == LVL_INFO && m[0] >= 'a' && m[0] <= 'z')
+		on_retcode(a, m);  /* "init.cc:126 -> 5": a source file name first */
 	if (lvl == LVL_WARN) {
 		if (has(m, ", retrying "))
 			a->retries++;  /* NCCL tries again; an error only if it gives up */
@@ -917,7 +922,7 @@ static const char *skip_labels(const char *t)
 			if (*p != ':')
 				return t;
 			t = p + 1;
-		} else if (isdigit((unsigned char)*p)) {
+		} else if (is_digit(*p)) {
 			p += strspn(p, "0123456789");
 			if (p[0] != ':' || p[1] != ' ')
 				return t;
@@ -1005,7 +1010,7 @@ void nccl_log_feed(struct nccl_log *a, const char *line, size_t len)
 		a->long_lines++;
 		len = NCCL_LOG_LINE_MAX;
 	}
-	char *b = a->st.buf;
+	char *b = a->st.buf[a->st.cur];
 	memcpy(b, line, len);
 	b[len] = '\0';
 	for (char *z = memchr(b, '\0', len); z; z = memchr(z, '\0', len - (size_t)(z - b)))
@@ -1023,13 +1028,20 @@ void nccl_log_feed(struct nccl_log *a, const char *line, size_t len)
 		a->warn_lines++;
 	a->st.last_error_next = false;
 	char key[64];
-	const char *rank = NULL;
-	if (rank_key(b, (size_t)(at - b), key, sizeof(key))) {
-		rank_insert(a, hash_key(key, strlen(key)));
-		rank = key;
+	const char *k, *rank = NULL;
+	size_t kl;
+	if (rank_key(b, (size_t)(at - b), &k, &kl)) {
+		rank_insert(a, hash_key(k, kl));
+		if (lvl == LVL_WARN) {  /* only errors keep it */
+			copy_trim(key, sizeof(key), k, kl);
+			rank = key;
+		}
 	}
-	copy_trim(a->last_line, sizeof(a->last_line), b, len);
 	on_message(a, m, len - (size_t)(m - b), lvl, rank);
+	/* Keep this buffer as the last NCCL line; the next line goes to the other. */
+	a->st.last = a->st.cur;
+	a->st.last_len = len;
+	a->st.cur ^= 1;
 }
 
 /* ---- the verdict ---- */
@@ -1149,6 +1161,8 @@ static void socket_verdict(struct nccl_log *a)
 void nccl_log_finish(struct nccl_log *a)
 {
 	char buf[64];
+	if (a->nccl_lines)
+		copy_trim(a->last_line, sizeof(a->last_line), a->st.buf[a->st.last], a->st.last_len);
 	if (!a->bootstrap_if[0] && a->st.socket_if[0]) {
 		/* Versions before "Bootstrap : Using" named it in the socket line. */
 		memcpy(a->bootstrap_if, a->st.socket_if, sizeof(a->bootstrap_if));

@@ -195,7 +195,7 @@ struct nccl_log {
 	int nsizes;
 	long long sizes_dropped;
 
-	char last_line[NCCL_LOG_TEXT];/* the last NCCL line: where it stopped */
+	char last_line[NCCL_LOG_TEXT];/* the last NCCL line: where it stopped (finish) */
 
 	/* Set by nccl_log_finish(). */
 	enum nccl_outcome outcome;
@@ -215,7 +215,9 @@ struct nccl_log {
 		long long nccl_cls[4], framework_cls[4];
 		char socket_if[32], socket_addr[64];
 		char tests_version[32];             /* from nccl-tests' nccl-library= */
-		char buf[NCCL_LOG_LINE_MAX + 1];
+		char buf[2][NCCL_LOG_LINE_MAX + 1];  /* this line; the last NCCL one */
+		int cur, last;
+		size_t last_len;
 	} st;
 };
 
