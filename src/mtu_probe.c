@@ -30,6 +30,8 @@
 #define PROBE_PORT 33434
 _Static_assert(MTU_MAX_PROBES <= 100, "probes stay within traceroute's 100 ports");
 
+#define IP_MAX_PACKET 65535
+
 /* The shortest wait for a loss once round trips are known. */
 #define SHORT_TIMEOUT_MIN 0.1
 /* Linux answers "port unreachable" to one source a burst of 6 times, then
@@ -644,7 +646,8 @@ static void say_verdict(struct mtu_result *r, int min)
 		break;
 	}
 	size_t l = strlen(r->message);
-	if (r->verdict != MTU_UNREACHABLE && r->route_mtu > 0 && r->route_mtu < r->iface_mtu)
+	int dev = r->iface_mtu < IP_MAX_PACKET ? r->iface_mtu : IP_MAX_PACKET;
+	if (r->verdict != MTU_UNREACHABLE && r->route_mtu > 0 && r->route_mtu < dev)
 		snprintf(r->message + l, sizeof(r->message) - l,
 			 "; the kernel had cached PMTU %d from an earlier ICMP", r->route_mtu);
 	l = strlen(r->message);
@@ -725,11 +728,14 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	if (o->iface && o->iface[0] && r->egress[0] && strcmp(o->iface, r->egress))
 		r->wrong_egress = true;
 
+	/* Loopback's 65536 is more than an IP packet can be. */
 	int max = o->max > 0 ? o->max : r->iface_mtu > 0 ? r->iface_mtu : r->route_mtu;
+	if (o->max <= 0 && max > IP_MAX_PACKET)
+		max = IP_MAX_PACKET;
 	int min = o->min > 0 ? o->min : p.family == AF_INET ? 576 : 1280;
 	if (o->min <= 0 && min > max)
 		min = max;
-	if (max <= p.overhead || max > 65535 || min <= p.overhead || min > max) {
+	if (max <= p.overhead || max > IP_MAX_PACKET || min <= p.overhead || min > max) {
 		close(p.fd);
 		snprintf(r->message, sizeof(r->message),
 			 "cannot probe sizes %d..%d to %s: need %d < min <= max <= 65535",

@@ -31,7 +31,7 @@ notok() {
 	for f in "$@"; do [ -f "$f" ] && sed 's/^/#   /' "$f" | tail -n 25; done
 }
 skip_all() {
-	for n in "clean 9000 path" "maximum above the interface" "1500 hop" "black hole at 1500" "black hole at 1700" "rate-limited peer" "rate-limited peer, black hole" \
+	for n in "clean 9000 path" "maximum above the interface" "loopback" "1500 hop" "black hole at 1500" "black hole at 1700" "rate-limited peer" "rate-limited peer, black hole" \
 		 "server down" "unroutable peer" "no route" "IPv6" "bad peer" \
 		 "wizard batch, clean path" "wizard batch, 1500 hop" "wizard batch, black hole"; do
 		echo "ok - $n # SKIP $1"
@@ -184,6 +184,12 @@ probe "$C" "$T/ok6" fd99:2::2 $TO --iface eth7
 if expect "$T/ok6" exit=0 verdict=mtu-ok path_mtu=9000 nprobes=1 egress=c0 wrong_egress=1
 then ok "IPv6 clean path: mtu-ok 9000; an expected interface that is not the egress is said"
 else notok "IPv6 clean path: mtu-ok 9000; an expected interface that is not the egress is said" "$T/ok6"
+fi
+probe "$C" "$T/lo" 127.0.0.1 $TO
+if expect "$T/lo" exit=0 verdict=mtu-ok path_mtu=65535 nprobes=1 egress=lo iface_mtu=65536 route_mtu=65535 &&
+	grep -q -x 'message=path to 127.0.0.1 via lo (MTU 65536) carries 65535 bytes' "$T/lo"
+then ok "loopback: MTU 65536 probed as the largest IP packet, 65535"
+else notok "loopback: MTU 65536 probed as the largest IP packet, 65535" "$T/lo"
 fi
 # The router has no default route.
 probe "$R" "$T/noroute" 10.99.3.1 $TO
