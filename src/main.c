@@ -19,6 +19,7 @@
 #include "fabtop/root.h"
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
+#include "fabtop/wizard.h"
 
 static const char usage[] =
 "usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
@@ -30,6 +31,9 @@ static const char usage[] =
 "                                                    samples plays them all back)\n"
 "       fabtop capture -o FILE.tar.gz [--samples N --interval S]\n"
 "                                                    record this node for replay with --root\n"
+"       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
+"              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
+"                                                    (`fabtop wizard --help` for the rest)\n"
 "       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
 "       fabtop --version | --help\n"
 "Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";
@@ -213,6 +217,9 @@ int main(int argc, char **argv)
 	struct opts o = { .samples = 0, .interval = 1.0 };
 	int c;
 	setlocale(LC_ALL, "");
+	/* The wizard has options of its own (--peer, --iface, ...). */
+	if (wizard_is_command(argc, argv))
+		return wizard_main(argc, argv);
 	while ((c = getopt_long(argc, argv, "o:jhV", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {

@@ -174,6 +174,7 @@ struct fab_note {
 };
 
 struct fab_live;
+struct wizard;
 
 struct fab_model {
 	char host[FAB_NAME_LEN];
@@ -200,6 +201,9 @@ struct fab_model {
 	 * Counters pane first shows. Views read it and may change its pace;
 	 * only tui.c steps it (which reads the node). */
 	struct fab_live *counters_live;
+	/* The wizard's steps (wizard.h), borrowed like counters_live: they
+	 * outlive a reload; NULL outside the TUI. Views may run its steps. */
+	struct wizard *wizard;
 };
 
 void model_init(struct fab_model *m);

@@ -1,0 +1,212 @@
+/*
+ * wizard.h - the NCCL wizard: the seed's test ladder (job, layer 1, layer
+ * 2, ...) as an engine of steps that run one at a time on the user's go.
+ *
+ * A step belongs to one layer, says why it matters, shows the inputs it
+ * used, the commands or in-process probes it ran, their raw output
+ * (bounded), its findings and a verdict with a hint. Steps are data: a
+ * table of struct wiz_step_def (wizard_steps.c); issue 6 adds rows.
+ *
+ * Sequence:
+ *   wizard_new(root, opts, err) -> wizard_run_step(w, i, m) ... (or
+ *   wizard_run_next) -> wizard_free(w)
+ * The model m (collect_all + findings_run) is only read. The wizard keeps
+ * no pointer to it, so the TUI may reload it between steps.
+ *
+ * Inputs: the options (--iface, --hca, --peer, --pid) win; what is unset
+ * is taken from the job step's NCCL process once it ran (its
+ * NCCL_SOCKET_IFNAME resolved to an interface here, its NCCL_IB_HCA). Every
+ * input is validated (runner.h validators) before it is stored, so nothing
+ * a shell would interpret ever reaches a step.
+ *
+ * Nothing here exits or draws; errors come back as messages.
+ */
+#ifndef FABTOP_WIZARD_H
+#define FABTOP_WIZARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "fabtop/model.h"
+#include "fabtop/print.h"
+#include "fabtop/root.h"
+
+#define WIZ_MAX_PEERS  8
+#define WIZ_MAX_STEPS  8
+#define WIZ_MAX_CMDS   16
+#define WIZ_OUT_CAP    (64 * 1024)   /* raw output kept per step; the rest is counted */
+#define WIZ_HOST_LEN   256
+#define WIZ_IF_LEN     16            /* IFNAMSIZ */
+
+enum wiz_status {
+	WIZ_PENDING = 0,
+	WIZ_RUNNING,
+	WIZ_PASS,
+	WIZ_WARN,
+	WIZ_FAIL,
+	WIZ_SKIPPED,
+	WIZ_BLOCKED,
+};
+
+/* Where an input came from, for the "inputs" lines. */
+struct wiz_inputs {
+	char iface[WIZ_IF_LEN];
+	char iface_src[96];           /* "--iface", "NCCL_SOCKET_IFNAME=eth of pid 812", "" */
+	char hca[FAB_LIST_LEN];       /* NCCL_IB_HCA syntax: "mlx5_0:1,mlx5_1", "^mlx5_3" */
+	char hca_src[96];
+	char peers[WIZ_MAX_PEERS][WIZ_HOST_LEN];
+	int npeers;
+	int pid;                      /* the NCCL process to check; 0: every one found */
+};
+
+/* The L2 result for one peer, kept whole for JSON and the pane. */
+struct wiz_peer {
+	char peer[WIZ_HOST_LEN];
+	char addr[64];                /* resolved; "" when it did not resolve */
+	char route_dev[WIZ_IF_LEN];   /* interface the kernel routes through; "" unknown */
+	char route_via[64];           /* gateway, "" when on-link */
+	char route_src[64];           /* preferred source address */
+	bool route_ok;                /* leaves through the intended interface */
+	bool probed;
+	char verdict[24];             /* mtu_verdict_name(): "mtu-ok", ... */
+	fab_int iface_mtu, path_mtu, hop_mtu, nprobes;
+	char hop[64];
+	fab_num elapsed_s;
+	char message[256];
+};
+
+struct wiz_step_def;
+
+struct wiz_step {
+	const struct wiz_step_def *def;
+	enum wiz_status status;
+	char verdict[256];            /* one line */
+	char hint[256];               /* what to do next; "" when nothing */
+	char inputs[4][160];          /* the inputs this step used, one per line */
+	int ninputs;
+	char cmds[WIZ_MAX_CMDS][512]; /* what it ran: argv (shell-quoted for display) or a probe */
+	int ncmds;
+	char *out;                    /* raw output, NUL-terminated, at most WIZ_OUT_CAP bytes */
+	size_t out_len, out_total;    /* kept, and produced in all */
+	struct fab_finding *findings; /* what it found (job.*, links.*, l2.*) */
+	int nfindings;
+	struct wiz_peer peers[WIZ_MAX_PEERS];   /* l2 */
+	int npeers;
+	double elapsed_s;
+	int runs;                     /* how many times it ran */
+};
+
+struct wizard;
+
+/* A row of the ladder. run() fills s (status, verdict, findings, ...) and
+ * returns 0, or -1 when it could not run at all (verdict says why); gate()
+ * (may be NULL) says why the step cannot run now: it returns true and
+ * writes the reason, and the step is shown blocked. */
+struct wiz_step_def {
+	const char *id;               /* "job", "l1", "l2" */
+	const char *layer;            /* "0 job", "1 physical", "2 IP/MTU" */
+	const char *title;
+	const char *why;              /* a short paragraph for newcomers */
+	bool (*gate)(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
+	int (*run)(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+};
+
+extern const struct wiz_step_def wiz_steps[];
+extern const int wiz_nsteps;
+
+struct wizard_opts {
+	const char *iface;            /* NULL: from the job */
+	const char *hca;
+	const char *peers[WIZ_MAX_PEERS];
+	int npeers;
+	int pid;
+	double probe_timeout_s;       /* per MTU probe; 0: the probe's default */
+};
+
+struct wizard {
+	const struct fab_root *root;  /* borrowed; processes are read through it */
+	struct wiz_inputs in;         /* what the steps use now */
+	struct wiz_inputs opt;        /* what the user gave (options or the pane's editor) */
+	double probe_timeout_s;
+	int nsteps;
+	struct wiz_step steps[WIZ_MAX_STEPS];
+	/* What the job step learnt, for the steps above it. */
+	bool job_ran;
+	int job_nprocs;
+	char job_iface_spec[FAB_LIST_LEN];   /* NCCL_SOCKET_IFNAME as the process set it */
+	char job_hca_spec[FAB_LIST_LEN];
+	char job_ifaces[4][WIZ_IF_LEN];      /* interfaces the spec matches here */
+	int job_niface;
+	int job_pid;
+	char job_netns[48];                  /* "net:[4026531840]"; "" unknown */
+	bool job_other_netns;                /* not fabtop's network namespace */
+	bool focus;                   /* `fabtop wizard`: the TUI opens on the Wizard pane */
+};
+
+const char *wiz_status_name(enum wiz_status s);   /* "pass", "blocked", ... */
+
+/* Validates the options (runner.h validators) and makes a wizard with every
+ * step pending. NULL with a message naming the bad input; nothing runs. */
+struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts *o,
+			  char *err, size_t errlen);
+void wizard_free(struct wizard *w);
+
+/* The step with this id, or -1. */
+int wizard_find_step(const struct wizard *w, const char *id);
+/* Runs step i now (again if it ran): gate first (blocked), then run().
+ * Returns its status. */
+enum wiz_status wizard_run_step(struct wizard *w, int i, const struct fab_model *m);
+/* The first pending step, or -1 when none is left. */
+int wizard_next_pending(const struct wizard *w);
+/* Clears step i and shows it running (the pane draws this before it
+ * blocks in wizard_run_step). */
+void wizard_mark_running(struct wizard *w, int i);
+/* Marks step i skipped by the user. */
+void wizard_skip_step(struct wizard *w, int i);
+
+/* Replaces the user's inputs (the pane's editor): space- or comma-separated
+ * peers, an interface ("" to take it from the job again). Validated; on a
+ * bad value returns -1 with the message and changes nothing. */
+int wizard_set_peers(struct wizard *w, const char *list, char *err, size_t errlen);
+int wizard_set_iface(struct wizard *w, const char *iface, char *err, size_t errlen);
+int wizard_set_hca(struct wizard *w, const char *hca, char *err, size_t errlen);
+/* The peers as one line, "a b c", for the editor. */
+void wizard_peers_line(const struct wizard *w, char *buf, size_t len);
+
+/* ---- for the steps (wizard_steps.c) ---- */
+
+/* Appends to the raw output (bounded by WIZ_OUT_CAP; the rest is counted). */
+void wiz_out(struct wiz_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records a command or probe line shown under "ran". */
+void wiz_cmd(struct wiz_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wiz_input(struct wiz_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct fab_finding *wiz_finding(struct wiz_step *s, const char *id, enum fab_severity sev,
+				const char *subject);
+/* Runs argv through the runner (own process group, timeout, capped output),
+ * records its display form under "ran" and its output; returns the exit
+ * code, or -1 when it did not run or was killed (the reason in the output). */
+int wiz_run_cmd(struct wiz_step *s, const char *const argv[], double timeout_s);
+/* Status from the findings: any error -> fail, any warning -> warn, else pass. */
+enum wiz_status wiz_status_of(const struct wiz_step *s);
+/* Whether an NCCL_IB_HCA-style list selects port `port` of HCA dev (port
+ * -1: the device as a whole). NCCL's rules: "^" excludes what the list
+ * names, "=" wants exact names, otherwise each name is a prefix ("mlx5"
+ * takes every mlx5_N); "name:N" only port N. An empty list takes all. */
+bool wiz_hca_selected(const char *spec, const char *dev, int port);
+/* Fills inputs from the options and the job: call before a step runs. */
+void wizard_resolve_inputs(struct wizard *w);
+
+/* ---- output (wizard_batch.c) ---- */
+
+/* One step's result through the print layer (text and JSON). */
+void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose);
+
+/* `fabtop [--root R] wizard [--batch] [--steps LIST] [--peer HOST]...
+ * [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]`. argv is
+ * main's whole argv (the wizard parses --root itself). Returns the exit
+ * status: 0 all pass/skipped, 1 a warn/fail/blocked step, 2 could not run. */
+int wizard_main(int argc, char **argv);
+/* True when main's command word (options and their values skipped) is
+ * "wizard": main then hands the whole argv to wizard_main(). */
+bool wizard_is_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,348 @@
+/*
+ * wizard_batch.c - `fabtop wizard`: the options, then either the TUI on the
+ * Wizard pane or (--batch, or no terminal) every chosen step in ladder
+ * order, each printed as it finishes through the print layer, so the text
+ * and the JSON cannot disagree.
+ *
+ * Exit status: 0 every step passed or was skipped, 1 a step warned, failed
+ * or was blocked, 2 the wizard could not run (bad arguments, unknown step,
+ * unreadable root).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fabtop/collect.h"
+#include "fabtop/tui.h"
+#include "fabtop/util.h"
+#include "fabtop/wizard.h"
+
+static const char wizard_usage[] =
+"usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
+"                                [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]\n"
+"  Climbs the test ladder: the NCCL job on this node (job), the physical\n"
+"  links of its HCAs (l1), then IP, route and path MTU to each peer (l2).\n"
+"  Without --batch (and on a terminal) it opens the Wizard pane.\n"
+"  --peer HOST      another node of the job (up to 8); the MTU probe goes to it only\n"
+"  --iface IF       the interface NCCL uses (default: the job's NCCL_SOCKET_IFNAME)\n"
+"  --hca LIST       HCAs in NCCL_IB_HCA syntax (default: the job's, else all)\n"
+"  --pid PID        check this NCCL process only\n"
+"  --steps LIST     run these steps only (batch)\n"
+"  --probe-timeout S  seconds to wait for each MTU probe's answer (default 1)\n"
+"  --verbose        print each step's raw output too\n"
+"Exit status: 0 all passed or skipped, 1 a step warned, failed or was blocked, 2 could not run.\n";
+
+/* ---- printing one step ---------------------------------------------------------- */
+
+static void print_finding(struct fab_out *o, const struct fab_finding *f)
+{
+	static const char *const word[] = { "INFO", "WARNING", "ERROR" };
+	out_open_obj(o, NULL);
+	out_str(o, PR_JSON, "id", NULL, f->id);
+	out_str(o, PR_JSON, "severity", NULL, fab_severity_name(f->sev));
+	out_text(o, "  %-7s %s", word[f->sev <= SEV_ERROR ? f->sev : SEV_ERROR], f->id);
+	/* Most messages already start with their subject: the text says it once. */
+	bool dup = f->subject[0] && strncmp(f->message, f->subject, strlen(f->subject)) == 0;
+	out_str(o, dup ? PR_JSON : PR_ANY, "subject", " %s", f->subject);
+	out_str(o, PR_ANY, "message", ": %s\n", f->message);
+	if (f->evidence[0])
+		out_str(o, PR_ANY, "evidence", "          evidence: %s\n", f->evidence);
+	if (f->hint[0])
+		out_str(o, PR_ANY, "hint", "          next: %s\n", f->hint);
+	out_close_obj(o);
+}
+
+static void print_peer(struct fab_out *o, const struct wiz_peer *p)
+{
+	out_open_obj(o, NULL);
+	out_str(o, PR_ANY, "peer", "  peer %s", p->peer);
+	out_str(o, PR_ANY, "address", " (%s)", p->addr);
+	if (!p->route_dev[0] && !out_is_json(o)) {
+		out_text(o, ": %s\n", p->message);
+		out_close_obj(o);
+		return;
+	}
+	out_str(o, PR_ANY, "route_dev", ": route dev %s", p->route_dev);
+	if (p->route_via[0] || out_is_json(o))
+		out_str(o, PR_ANY, "route_via", " via %s", p->route_via);
+	out_bool(o, PR_JSON, "route_ok", NULL, p->route_ok);
+	if (!p->route_ok && p->route_dev[0])
+		out_text(o, " (not the chosen interface)");
+	if (p->probed || out_is_json(o)) {
+		out_str(o, PR_ANY, "verdict", "; %s", p->verdict[0] ? p->verdict : NULL);
+		out_int(o, PR_ANY, "path_mtu", ", path MTU %lld", p->path_mtu);
+		out_int(o, PR_ANY, "iface_mtu", " of %lld", p->iface_mtu);
+		if (p->hop[0] || out_is_json(o)) {
+			out_str(o, PR_ANY, "hop", ", hop %s", p->hop);
+			out_int(o, PR_ANY, "hop_mtu", " said %lld", p->hop_mtu);
+		}
+		out_int(o, PR_JSON, "probes", NULL, p->nprobes);
+		if (p->nprobes.ok)
+			out_text(o, ", %lld probe%s", p->nprobes.v, p->nprobes.v == 1 ? "" : "s");
+		out_num(o, PR_ANY, "elapsed_s", " in %.2f s", p->elapsed_s);
+	}
+	out_str(o, PR_JSON, "message", NULL, p->message);
+	out_text(o, "\n");
+	out_close_obj(o);
+}
+
+void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose)
+{
+	const struct wiz_step_def *d = s->def;
+	char head[160];
+	out_open_obj(o, NULL);
+	out_str(o, PR_JSON, "id", NULL, d->id);
+	out_str(o, PR_JSON, "layer", NULL, d->layer);
+	out_str(o, PR_JSON, "title", NULL, d->title);
+	snprintf(head, sizeof(head), "[%s] %s: %s", d->id, d->layer, d->title);
+	out_text(o, "%-58s ", head);
+	out_str(o, PR_ANY, "status", "%s", wiz_status_name(s->status));
+	out_num(o, PR_ANY, "elapsed_s", " (%.2f s)\n", fab_num_of(s->elapsed_s));
+	out_str(o, PR_ANY, "verdict", "  verdict: %s\n", s->verdict);
+	if (s->hint[0] || out_is_json(o))
+		out_str(o, PR_ANY, "hint", "  hint:    %s\n", s->hint);
+	out_open_arr(o, "inputs");
+	for (int i = 0; i < s->ninputs; i++)
+		out_str(o, PR_ANY, NULL, i ? "           %s\n" : "  inputs:  %s\n", s->inputs[i]);
+	out_close_arr(o);
+	out_open_arr(o, "commands");
+	for (int i = 0; i < s->ncmds; i++)
+		out_str(o, PR_ANY, NULL, i ? "           %s\n" : "  ran:     %s\n", s->cmds[i]);
+	out_close_arr(o);
+	if (s->npeers || out_is_json(o)) {
+		out_open_arr(o, "peers");
+		for (int i = 0; i < s->npeers; i++)
+			print_peer(o, &s->peers[i]);
+		out_close_arr(o);
+	}
+	out_open_arr(o, "findings");
+	for (int i = 0; i < s->nfindings; i++)
+		print_finding(o, &s->findings[i]);
+	out_close_arr(o);
+	if (verbose) {
+		out_text(o, "  output:\n");
+		const char *p = s->out ? s->out : "";
+		while (*p && !out_is_json(o)) {
+			size_t n = strcspn(p, "\n");
+			out_text(o, "    %.*s\n", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		out_str(o, PR_JSON, "output", NULL, s->out ? s->out : "");
+		if (s->out_total > s->out_len)
+			out_text(o, "    [output cut at %zu of %zu bytes]\n", s->out_len, s->out_total);
+	}
+	out_text(o, "\n");
+	out_close_obj(o);
+}
+
+/* ---- options ---------------------------------------------------------------------- */
+
+struct wiz_args {
+	const char *root;
+	bool batch, json, verbose;
+	const char *steps;
+	struct wizard_opts wo;
+};
+
+static int parse_args(int argc, char **argv, struct wiz_args *a)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'R' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "peer", required_argument, NULL, 'p' },
+		{ "iface", required_argument, NULL, 'i' },
+		{ "hca", required_argument, NULL, 'H' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "probe-timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+	bool seen_cmd = false;
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "-jvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:   /* a word: "wizard" once, nothing else */
+			if (!seen_cmd && strcmp(optarg, "wizard") == 0) {
+				seen_cmd = true;
+				break;
+			}
+			fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", optarg);
+			return 2;
+		case 'R': a->root = optarg; break;
+		case 'b': a->batch = true; break;
+		case 's': a->steps = optarg; break;
+		case 'p':
+			if (a->wo.npeers >= WIZ_MAX_PEERS) {
+				fprintf(stderr, "fabtop wizard: too many peers: at most %d\n", WIZ_MAX_PEERS);
+				return 2;
+			}
+			a->wo.peers[a->wo.npeers++] = optarg;
+			break;
+		case 'i': a->wo.iface = optarg; break;
+		case 'H': a->wo.hca = optarg; break;
+		case 'P': {
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 4194304) {
+				fprintf(stderr, "fabtop wizard: --pid wants a process id, not \"%s\"\n", optarg);
+				return 2;
+			}
+			a->wo.pid = (int)v;
+			break;
+		}
+		case 't':
+			a->wo.probe_timeout_s = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->wo.probe_timeout_s > 0) || a->wo.probe_timeout_s > 60) {
+				fprintf(stderr, "fabtop wizard: --probe-timeout wants seconds (0 < S <= 60), not \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'j': a->json = true; break;
+		case 'v': a->verbose = true; break;
+		case 'h': fputs(wizard_usage, stdout); return 0;
+		default: fputs(wizard_usage, stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+/* Which steps --steps names, as a mask over the ladder; -1 on an unknown id. */
+static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
+{
+	char buf[256], *save = NULL;
+	*mask = 0;
+	if (!list) {
+		*mask = (1u << w->nsteps) - 1;
+		return 0;
+	}
+	if (strlen(list) >= sizeof(buf)) {
+		fprintf(stderr, "fabtop wizard: --steps list too long\n");
+		return -1;
+	}
+	fab_strlcpy(buf, list, sizeof(buf));
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i = wizard_find_step(w, tok);
+		if (i < 0) {
+			fprintf(stderr, "fabtop wizard: unknown step \"%s\" (steps:", tok);
+			for (int k = 0; k < w->nsteps; k++)
+				fprintf(stderr, " %s", w->steps[k].def->id);
+			fprintf(stderr, ")\n");
+			return -1;
+		}
+		*mask |= 1u << i;
+	}
+	if (!*mask) {
+		fprintf(stderr, "fabtop wizard: --steps names no step\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int run_batch(struct wizard *w, const struct fab_model *m, unsigned mask, const struct wiz_args *a)
+{
+	struct fab_out *o = out_new(a->json ? OUT_JSON : OUT_TEXT, stdout);
+	int rc = 0;
+	if (!o)
+		return 2;
+	out_open_obj(o, NULL);
+	out_open_obj(o, "wizard");
+	out_str(o, PR_ANY, "host", "fabtop wizard on %s", m->host);
+	out_str(o, PR_ANY, "source", " (%s)\n\n", m->live ? "live" : m->source);
+	out_open_arr(o, "steps");
+	for (int i = 0; i < w->nsteps; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		enum wiz_status st = wizard_run_step(w, i, m);
+		if (st == WIZ_WARN || st == WIZ_FAIL || st == WIZ_BLOCKED)
+			rc = 1;
+		wizard_print_step(o, &w->steps[i], a->verbose);
+		if (!out_is_json(o))
+			fflush(stdout);
+	}
+	out_close_arr(o);
+	out_int(o, PR_ANY, "exit", "exit status %lld", fab_int_of(rc));
+	out_text(o, " (%s)\n", rc ? "a step warned, failed or was blocked" : "every step passed or was skipped");
+	out_close_obj(o);
+	out_close_obj(o);
+	if (out_free(o) != 0)
+		return 2;
+	return rc;
+}
+
+int wizard_main(int argc, char **argv)
+{
+	struct wiz_args a;
+	struct fab_root root;
+	struct fab_model m;
+	char err[1024];
+	unsigned mask;
+	memset(&a, 0, sizeof(a));
+	int rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	/* Inputs are checked before anything is read or run. */
+	struct wizard *w = wizard_new(NULL, &a.wo, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "fabtop wizard: %s\n", err);
+		return 2;
+	}
+	if (steps_mask(w, a.steps, &mask) != 0) {
+		wizard_free(w);
+		return 2;
+	}
+	if (root_open(&root, a.root, err, sizeof(err)) != 0) {
+		fprintf(stderr, "fabtop wizard: %s\n", err);
+		wizard_free(w);
+		return 2;
+	}
+	w->root = &root;
+	model_init(&m);
+	collect_all(&root, &m);
+	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	if (!a.batch && (tty || getenv("FABTOP_SCRIPT"))) {
+		m.wizard = w;
+		w->focus = true;
+		rc = tui_run(&root, &m);
+		m.wizard = NULL;
+	} else {
+		rc = run_batch(w, &m, mask, &a);
+	}
+	wizard_free(w);
+	model_free(&m);
+	root_close(&root);
+	return rc;
+}
+
+/* Whether main's first word (options and their values skipped) is
+ * "wizard": the wizard then parses the whole command line itself. */
+bool wizard_is_command(int argc, char **argv)
+{
+	static const char *const with_value[] = {
+		"--root", "-o", "--output", "--samples", "--interval", "--count", "--source",
+		"--peer", "--iface", "--hca", "--steps", "--pid", "--probe-timeout",
+	};
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (strcmp(s, "--") == 0)
+			return false;
+		if (s[0] != '-')
+			return strcmp(s, "wizard") == 0;
+		for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+			if (strcmp(s, with_value[k]) == 0) {
+				i++;
+				break;
+			}
+	}
+	return false;
+}

@@ -1,0 +1,13 @@
+/*
+ * wizard_int.h - the steps' entry points, shared by wizard_steps.c (the
+ * ladder table) and the files that implement each step. Not a public API.
+ */
+#ifndef FABTOP_WIZARD_INT_H
+#define FABTOP_WIZARD_INT_H
+
+#include "fabtop/wizard.h"
+
+bool wiz_l2_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
+int wiz_l2_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+
+#endif

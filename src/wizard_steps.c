@@ -1,0 +1,314 @@
+/*
+ * wizard_steps.c - the ladder: the table of steps (seed §12, from the job
+ * down to the wire and back up), step 0 (the NCCL job on this node, job.h)
+ * and layer 1 (the link health findings for the HCAs in use). Layer 2 is in
+ * wizard_l2.c. Issue 6 adds rows for layer 3 (perftest) and the A/B.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fabtop/job.h"
+#include "fabtop/runner.h"
+#include "fabtop/util.h"
+#include "fabtop/wizard.h"
+#include "wizard_int.h"
+
+/* ---- NCCL_IB_HCA: which HCA ports a list selects ----------------------------- */
+
+/* NCCL's rules, as net_ib.cc applies them (wizard.h). */
+bool wiz_hca_selected(const char *spec, const char *dev, int port)
+{
+	if (!spec || !*spec)
+		return true;
+	bool exclude = false, exact = false;
+	if (*spec == '^') {
+		exclude = true;
+		spec++;
+	}
+	if (*spec == '=') {
+		exact = true;
+		spec++;
+	}
+	bool hit = false;
+	char buf[FAB_LIST_LEN], *save = NULL;
+	fab_strlcpy(buf, spec, sizeof(buf));
+	for (char *tok = strtok_r(buf, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		int want_port = -1;
+		if (colon) {
+			*colon = '\0';
+			want_port = atoi(colon + 1);
+		}
+		bool name_ok = exact ? strcmp(dev, tok) == 0 : strncmp(dev, tok, strlen(tok)) == 0;
+		hit = name_ok && (want_port < 0 || port < 0 || want_port == port);
+	}
+	return exclude ? !hit : hit;
+}
+
+/* ---- step 0: the job ---------------------------------------------------------- */
+
+static void job_print(struct wiz_step *s, const struct fab_job *j)
+{
+	wiz_out(s, "pid %d (%s)%s%s\n", j->pid, j->comm, j->cmdline[0] ? ": " : "", j->cmdline);
+	if (j->nspid && j->nspid != j->pid)
+		wiz_out(s, "  pid in its own PID namespace: %d\n", j->nspid);
+	wiz_out(s, "  network namespace %s%s\n", j->netns[0] ? j->netns : "N/A",
+		j->other_netns ? " (not fabtop's)" : "");
+	if (j->nccl_lib[0])
+		wiz_out(s, "  libnccl: %s\n", j->nccl_lib);
+	for (int i = 0; i < j->nrank; i++)
+		wiz_out(s, "  %s=%s\n", j->rank[i].name, j->rank[i].value);
+	for (int i = 0; i < j->nnccl; i++)
+		wiz_out(s, "  %s=%s%s%s\n", j->nccl[i].name, j->nccl[i].value,
+			strcmp(j->nccl[i].source, "environment") ? "  (from " : "",
+			strcmp(j->nccl[i].source, "environment") ? j->nccl[i].source : "");
+	wiz_out(s, "  its network, %s:\n", j->net.how_text[0] ? j->net.how_text : "not read");
+	for (int i = 0; i < j->net.nifs; i++) {
+		const struct fab_job_if *f = &j->net.ifs[i];
+		wiz_out(s, "    %s %s", f->name, !f->up.ok ? "state N/A" : !f->up.v ? "DOWN"
+			: f->running.ok && !f->running.v ? "UP, no carrier" : "UP");
+		for (int k = 0; k < f->naddrs; k++)
+			wiz_out(s, " %s", f->addrs[k]);
+		wiz_out(s, "%s\n", strcmp(f->name, j->net.default_if) == 0 ? "  (default route)" : "");
+	}
+	if (j->net.note[0])
+		wiz_out(s, "    %s\n", j->net.note);
+	if (j->debug_file[0])
+		wiz_out(s, "  NCCL_DEBUG_FILE: %s\n", j->debug_file);
+}
+
+/* What the steps above take from the job: its interface as NCCL would
+ * choose it in its own namespace, and its HCA list. */
+static void job_inputs(struct wizard *w, const struct fab_job *j)
+{
+	char names[4][FAB_NAME_LEN];
+	const char *rule = NULL;
+	const char *spec = job_var(j, "NCCL_SOCKET_IFNAME");
+	const char *hca = job_var(j, "NCCL_IB_HCA");
+	w->job_pid = j->pid;
+	fab_strlcpy(w->job_netns, j->netns, sizeof(w->job_netns));
+	w->job_other_netns = j->other_netns;
+	fab_strlcpy(w->job_iface_spec, spec ? spec : "", sizeof(w->job_iface_spec));
+	w->job_niface = 0;
+	int n = job_nccl_ifaces(&j->net, spec, job_var(j, "NCCL_COMM_ID"), names, 4, &rule);
+	for (int i = 0; i < n && i < 4; i++) {
+		char why[128];
+		/* An interface name that could not be passed on is not used. */
+		if (run_valid_ifname(names[i], why, sizeof(why)))
+			fab_strlcpy(w->job_ifaces[w->job_niface++], names[i], WIZ_IF_LEN);
+	}
+	w->job_hca_spec[0] = '\0';
+	if (hca) {
+		char why[128];
+		if (run_valid_hca_list(hca, why, sizeof(why)))
+			fab_strlcpy(w->job_hca_spec, hca, sizeof(w->job_hca_spec));
+	}
+}
+
+static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+{
+	struct fab_job_list l;
+	struct fab_model out;
+	char err[256];
+	w->job_ran = false;
+	w->job_nprocs = 0;
+	w->job_niface = 0;
+	w->job_iface_spec[0] = w->job_hca_spec[0] = '\0';
+	if (w->opt.pid)
+		wiz_input(s, "pid %d (--pid)", w->opt.pid);
+	else
+		wiz_input(s, "every NCCL process (libnccl mapped, or an NCCL_ variable other than NCCL_VERSION)");
+	memset(&l, 0, sizeof(l));
+	if (job_scan(w->root, &l, err, sizeof(err)) != 0) {
+		snprintf(s->verdict, sizeof(s->verdict), "could not list the processes: %s", err);
+		snprintf(s->hint, sizeof(s->hint), "run fabtop where it can read /proc (the job's pod, or the "
+			 "host with root)");
+		return -1;
+	}
+	wiz_cmd(s, "scan %s: each process's maps (libnccl) and environment (NCCL_*, rank variables), "
+		"/etc/nccl.conf and ~/.nccl.conf", l.source[0] ? l.source : "/proc");
+	if (l.note[0])
+		wiz_out(s, "%s\n", l.note);
+	if (l.unreadable)
+		wiz_out(s, "%d processes could not be read (other users' environments need root)\n",
+			l.unreadable);
+	model_init(&out);
+	int kept = 0;
+	for (int i = 0; i < l.njobs; i++) {
+		const struct fab_job *j = &l.jobs[i];
+		if (w->opt.pid && j->pid != w->opt.pid)
+			continue;
+		if (!kept)
+			job_inputs(w, j);   /* the first job speaks for the node */
+		kept++;
+		wiz_cmd(s, "the network of pid %d: %s", j->pid, j->net.how_text[0] ? j->net.how_text : "not read");
+		job_print(s, j);
+		job_check(j, m, &out);
+	}
+	w->job_ran = true;
+	w->job_nprocs = kept;
+	for (int i = 0; i < out.nfindings; i++) {
+		struct fab_finding *f = wiz_finding(s, out.findings[i].id, out.findings[i].sev,
+						    out.findings[i].subject);
+		if (f)
+			*f = out.findings[i];
+	}
+	model_free(&out);
+	job_list_free(&l);
+	if (!kept) {
+		s->status = WIZ_SKIPPED;
+		if (w->opt.pid)
+			snprintf(s->verdict, sizeof(s->verdict), "pid %d is not an NCCL process here; using "
+				 "--iface/--hca/--peer", w->opt.pid);
+		else if (w->root && !w->root->live)
+			snprintf(s->verdict, sizeof(s->verdict), "no NCCL process in the capture; using "
+				 "--iface/--hca/--peer");
+		else
+			snprintf(s->verdict, sizeof(s->verdict), "no NCCL process on this node; using "
+				 "--iface/--hca/--peer");
+		snprintf(s->hint, sizeof(s->hint), "start the job (or run the wizard where it runs: its pod, "
+			 "its node) to check its settings");
+		return 0;
+	}
+	if (wiz_status_of(s) == WIZ_PASS) {
+		if (w->job_niface)
+			snprintf(s->verdict, sizeof(s->verdict), "%d NCCL process%s; the settings match the node; "
+				 "NCCL's sockets use %s%s%s%s", kept, kept == 1 ? "" : "es", w->job_ifaces[0],
+				 w->job_iface_spec[0] ? " (NCCL_SOCKET_IFNAME=" : "", w->job_iface_spec,
+				 w->job_iface_spec[0] ? ")" : "");
+		else
+			snprintf(s->verdict, sizeof(s->verdict), "%d NCCL process%s; the settings match the node",
+				 kept, kept == 1 ? "" : "es");
+	}
+	return 0;
+}
+
+/* ---- layer 1: physical and driver --------------------------------------------- */
+
+/* A links.* finding about this HCA ("mlx5_0") or one of its ports ("mlx5_0/1"). */
+static bool about_nic(const struct fab_finding *f, const struct fab_nic *n, const char *spec)
+{
+	size_t len = strlen(n->name);
+	if (strncmp(f->id, "links.", 6) != 0 || strncmp(f->subject, n->name, len) != 0)
+		return false;
+	if (f->subject[len] == '\0')
+		return true;
+	if (f->subject[len] != '/')
+		return false;
+	return wiz_hca_selected(spec, n->name, atoi(f->subject + len + 1));
+}
+
+static bool l1_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len)
+{
+	(void)w;
+	if (m)
+		return false;
+	snprintf(why, len, "no node model");
+	return true;
+}
+
+static int l1_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+{
+	const char *spec = w->in.hca;
+	int nsel = 0, nports = 0;
+	wiz_input(s, "HCAs %s (%s)", spec[0] ? spec : "all", spec[0] ? w->in.hca_src : "NCCL_IB_HCA unset: "
+		  "NCCL uses every HCA");
+	wiz_cmd(s, "read each HCA port's state, phys_state, rate, link_layer, GIDs and error counters under "
+		"/sys/class/infiniband, and the PCIe links; the Links pane's rules (links.*)");
+	if (m->nnics == 0) {
+		s->status = WIZ_SKIPPED;
+		snprintf(s->verdict, sizeof(s->verdict), "no RDMA devices on this node (%s): nothing to check at "
+			 "layer 1; NCCL can only use sockets here", m->live ? "/sys/class/infiniband is empty"
+			 : "none in the capture");
+		snprintf(s->hint, sizeof(s->hint), "on a GPU node, check the driver (lsmod | grep mlx5_ib) and "
+			 "that the pod was given the HCAs");
+		return 0;
+	}
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		bool any = false;
+		for (int k = 0; k < n->nports && k < FAB_MAX_PORTS; k++) {
+			const struct fab_port *p = &n->ports[k];
+			if (!wiz_hca_selected(spec, n->name, p->num))
+				continue;
+			any = true;
+			nports++;
+			wiz_out(s, "%s/%d: %s, %s, %s, %s, netdev %s\n", n->name, p->num,
+				p->state_str[0] ? p->state_str : "state N/A",
+				p->phys_state_str[0] ? p->phys_state_str : "phys N/A",
+				p->rate_str[0] ? p->rate_str : "rate N/A",
+				p->link_layer[0] ? p->link_layer : "link layer N/A",
+				p->netdev[0] ? p->netdev : "none");
+		}
+		if (!any && !(n->nports == 0 && wiz_hca_selected(spec, n->name, -1)))
+			continue;
+		nsel++;
+		for (int f = 0; f < m->nfindings; f++)
+			if (about_nic(&m->findings[f], n, spec)) {
+				struct fab_finding *c = wiz_finding(s, m->findings[f].id, m->findings[f].sev,
+								    m->findings[f].subject);
+				if (c)
+					*c = m->findings[f];
+			}
+	}
+	if (nsel == 0) {
+		struct fab_finding *f = wiz_finding(s, "l1.hca-missing", SEV_ERROR, spec);
+		if (f) {
+			char names[FAB_LIST_LEN] = "";
+			size_t n = 0;
+			for (int i = 0; i < m->nnics && n < sizeof(names); i++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? " " : "",
+						      m->nics[i].name);
+			snprintf(f->message, sizeof(f->message), "the HCA list \"%s\" selects no HCA on this node",
+				 spec);
+			snprintf(f->evidence, sizeof(f->evidence), "HCAs here: %s", names);
+			snprintf(f->hint, sizeof(f->hint), "fix NCCL_IB_HCA (or --hca) to name HCAs that exist here; "
+				 "NCCL falls back to sockets when it selects none");
+			fab_strlcpy(f->layer, "layer 1: NCCL can only use the HCAs it is told about",
+				    sizeof(f->layer));
+		}
+		return 0;
+	}
+	if (s->nfindings == 0)
+		snprintf(s->verdict, sizeof(s->verdict), "%d HCA port%s on %d HCA%s: no link health findings",
+			 nports, nports == 1 ? "" : "s", nsel, nsel == 1 ? "" : "s");
+	return 0;
+}
+
+/* ---- the ladder ----------------------------------------------------------------- */
+
+const struct wiz_step_def wiz_steps[] = {
+	{
+		.id = "job",
+		.layer = "0 job",
+		.title = "The NCCL job on this node",
+		.why = "Before testing the network, check what the job asked for. Most NCCL network "
+		       "failures are settings: NCCL_SOCKET_IFNAME naming an interface that does not "
+		       "exist in the job's network namespace, NCCL_IB_HCA naming the wrong HCAs, a GID "
+		       "index that is not RoCE v2, or NCCL_IB_DISABLE left on from an old experiment.",
+		.run = job_run,
+	},
+	{
+		.id = "l1",
+		.layer = "1 physical",
+		.title = "Physical link and driver",
+		.why = "The wire first: a port that is down, trained at a lower rate or width, or "
+		       "counting symbol errors makes every layer above look broken. These are the Links "
+		       "pane's findings, for the HCAs the job uses.",
+		.gate = l1_gate,
+		.run = l1_run,
+	},
+	{
+		.id = "l2",
+		.layer = "2 IP/MTU",
+		.title = "IP addresses, route and path MTU",
+		.why = "NCCL bootstraps over TCP and may fall back to sockets, so the interface needs an "
+		       "address and a route to the peers through itself. A path MTU below the interface "
+		       "MTU makes small messages work while large ones stall: the probe finds the real "
+		       "path MTU and tells a lower hop (ICMP said so) from a black hole (big packets "
+		       "vanish).",
+		.gate = wiz_l2_gate,
+		.run = wiz_l2_run,
+	},
+};
+const int wiz_nsteps = (int)(sizeof(wiz_steps) / sizeof(wiz_steps[0]));
