@@ -31,12 +31,14 @@
 #include "fabtop/live.h"
 #include "fabtop/tui.h"
 #include "fabtop/view.h"
+#include "fabtop/wizard.h"
 
 /* Adding a pane is one line here (and its file under views/). */
 const struct view_ops *const fab_panes[] = {
 	&topology_view_ops,
 	&links_view_ops,
 	&counters_view_ops,
+	&wizard_view_ops,
 	&help_view_ops,
 };
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
@@ -373,6 +375,7 @@ static void switch_to(struct tui *t, int i)
 static void reload(struct tui *t)
 {
 	struct fab_model *m = t->m;
+	struct wizard *wizard = m->wizard;
 	bool demo = m->demo;
 	char source[FAB_PATH_LEN];
 	memcpy(source, m->source, sizeof(source));
@@ -386,6 +389,7 @@ static void reload(struct tui *t)
 		memcpy(m->source, source, sizeof(m->source));
 	/* The sampler and its history outlive the snapshot. */
 	m->counters_live = t->live_opened ? &t->live : NULL;
+	m->wizard = wizard;   /* so do the wizard's steps */
 }
 
 static void handle_key(struct tui *t, int ch)
@@ -641,10 +645,17 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 		.npanes = fab_npanes < MAX_PANES ? fab_npanes : MAX_PANES,
 		.help = 0,
 	};
+	/* `fabtop wizard` brings its wizard and opens on it; otherwise the
+	 * Wizard pane gets one of its own. */
+	struct wizard *own_wizard = NULL;
+	if (!m->wizard)
+		m->wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
 	for (int i = 0; i < t.npanes; i++) {
 		t.views[i].ops = fab_panes[i];
 		if (fab_panes[i] == &help_view_ops)
 			t.help = i;
+		if (fab_panes[i] == &wizard_view_ops && m->wizard && m->wizard->focus)
+			t.cur = i;
 	}
 	setlocale(LC_ALL, "");
 	quit_signal = 0;
@@ -694,6 +705,10 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 	if (t.live_opened)
 		live_close(&t.live);
 	m->counters_live = NULL;
+	if (own_wizard) {
+		wizard_free(own_wizard);
+		m->wizard = NULL;
+	}
 	stop_curses(&t);
 	restore_signals();
 	if (quit_signal)

@@ -39,6 +39,7 @@ struct view {
 extern const struct view_ops topology_view_ops;
 extern const struct view_ops links_view_ops;
 extern const struct view_ops counters_view_ops;
+extern const struct view_ops wizard_view_ops;
 extern const struct view_ops help_view_ops;
 
 /* Colour pairs; all fall back to attributes when colours are off (NO_COLOR). */

@@ -112,9 +112,11 @@ screen a links-dgx-h100-80x24.txt "dgx-h100 80x24 Tab shows the links pane"
 tm send-keys -t a Tab
 screen a counters-dgx-h100-80x24.txt "dgx-h100 Tab again shows the counters pane (no samples)"
 tm send-keys -t a Tab
+screen a wizard-dgx-h100-80x24.txt "dgx-h100 Tab again shows the wizard pane (every step pending)"
+tm send-keys -t a Tab
 screen a dgx-h100-help-80x24.txt "dgx-h100 Tab again shows the help pane"
 tm send-keys -t a Tab
-screen a dgx-h100-80x24.txt "dgx-h100 Tab a fourth time returns to the topology pane"
+screen a dgx-h100-80x24.txt "dgx-h100 Tab a fifth time returns to the topology pane"
 pid=$(fabtop_pid a)
 if [ -n "$pid" ] && [ -z "$UPDATE" ]; then
 	t0=$(cpu_ticks "$pid"); sleep 2; t1=$(cpu_ticks "$pid")
@@ -170,7 +172,7 @@ finish d 0 "pcie-2numa q exits with status 0 and restores the terminal"
 # (c) Headless: the same screens from FABTOP_SCRIPT dumps, with no terminal.
 cat > "$T/script" <<EOF
 dump $T/s1.txt
-key 4
+key 5
 dump $T/s2.txt
 key ?
 key r
@@ -200,7 +202,7 @@ same() {
 	fi
 }
 same "$T/s1.txt" dgx-h100-80x24.txt "script dump of the topology pane equals the tmux screen"
-same "$T/s2.txt" dgx-h100-help-80x24.txt "script: 4, dump of the help pane equals the tmux screen"
+same "$T/s2.txt" dgx-h100-help-80x24.txt "script: 5, dump of the help pane equals the tmux screen"
 same "$T/s5.txt" dgx-h100-80x24.txt "script: ? back to topology, r reloads the same screen"
 same "$T/s3.txt" dgx-h100-40x10.txt "script: resize 40 10, dump equals tmux"
 if grep -q "terminal too small" "$T/s4.txt" 2>/dev/null; then

@@ -1,0 +1,208 @@
+#!/bin/sh
+# Screen tests of the Wizard pane. Headless FABTOP_SCRIPT dumps of
+# `fabtop --root roce-faults wizard ...` (a capture: deterministic) before
+# any step ran, during the climb (the job done, layer 1 next), after it
+# (layer 1 failed on the scenario's faults, layer 2 blocked because a
+# capture cannot be probed), the raw output, side by side at 120x30, 40x10,
+# the input editor (a refused value stays in the editor), skip; then the
+# real terminal in tmux on a live network namespace, where layer 2 probes
+# an address routed nowhere: the pane shows the step running while it
+# waits, then its verdict.
+# UPDATE=1 rewrites tests/wizard/expected/*.txt; read the result.
+set -u
+TOP=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BIN=${FABTOP:-$TOP/build/san/fabtop}
+EXP=$TOP/tests/wizard/expected
+RF=$TOP/tests/scenarios/roce-faults
+UPDATE=${UPDATE:-}
+export LANG=C.UTF-8
+unset LC_ALL LINES COLUMNS NO_COLOR
+
+PREFIX=fabtop-wizscr . "$TOP/tests/screen/lib.sh"
+NS=fws$$
+cleanup_ns() { ip netns del "$NS" 2>/dev/null; ip netns del "$NS-r" 2>/dev/null; cleanup; }
+trap cleanup_ns EXIT
+
+same() {
+	if [ ! -f "$1" ]; then
+		notok "$3: no dump written"
+		return 1
+	fi
+	if [ -n "$UPDATE" ]; then
+		cp "$1" "$EXP/$2"
+		ok "$3 (wrote expected/$2)"
+		return 0
+	fi
+	if cmp -s "$1" "$EXP/$2"; then
+		ok "$3"
+	else
+		notok "$3"
+		diff -u "$EXP/$2" "$1" | head -40 | comment
+	fi
+}
+
+# script NAME SIZE ARGS...: $T/NAME.script headlessly; dumps go to $T/NAME-*.txt.
+script() {
+	name=$1 size=$2
+	shift 2
+	FABTOP_SCRIPT=$T/$name.script FABTOP_SCRIPT_SIZE=$size "$BIN" --root "$RF" wizard "$@" \
+		</dev/null >"$T/$name.out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "$name: FABTOP_SCRIPT run exits 0"
+	else
+		notok "$name: FABTOP_SCRIPT run exits 0 (rc $rc)"
+		head -30 "$T/$name.out" | comment
+	fi
+}
+
+if [ ! -f "$RF/fabtop/meta.json" ]; then
+	notok "scenario roce-faults is missing (make scenarios)"
+	exit 0
+fi
+
+cat > "$T/climb.script" <<EOF
+dump $T/climb-before.txt
+key Enter
+dump $T/climb-during.txt
+key Enter
+key Enter
+dump $T/climb-after.txt
+key Up
+dump $T/climb-l1.txt
+key v
+key End
+dump $T/climb-l1-raw.txt
+key v
+key Home
+resize 120 30
+dump $T/climb-wide.txt
+resize 40 10
+dump $T/climb-small.txt
+resize 80 24
+key Enter
+dump $T/climb-done.txt
+key q
+EOF
+script climb 80x24 --peer 10.0.0.2 --iface ens34np0
+same "$T/climb-before.txt" wizard-before-80x24.txt "before: the ladder with every step pending, the job step's why and inputs"
+same "$T/climb-during.txt" wizard-during-80x24.txt "during: the job step done, layer 1 next"
+same "$T/climb-after.txt" wizard-after-80x24.txt "after: layer 2 blocked (a capture cannot be probed), with the reason"
+same "$T/climb-l1.txt" wizard-l1-80x24.txt "Up: layer 1 failed on the scenario's link faults, worst first, with what to run next"
+same "$T/climb-l1-raw.txt" wizard-l1-raw-80x24.txt "v End: layer 1's raw output, one line per HCA port"
+same "$T/climb-wide.txt" wizard-120x30.txt "120x30: the ladder beside the step"
+if [ -f "$T/climb-small.txt" ] && grep -q "^> ⊘ l1\|^> ✘ l1" "$T/climb-small.txt" &&
+   tail -1 "$T/climb-small.txt" | grep -q "q:quit" &&
+   [ "$(wc -L < "$T/climb-small.txt")" -le 40 ]; then
+	ok "40x10: the selected step stays in view, nothing past the edge"
+else
+	notok "40x10: the selected step stays in view, nothing past the edge"
+	comment < "$T/climb-small.txt"
+fi
+if grep -q "every step has run: r re-runs the selected one" "$T/climb-done.txt" 2>/dev/null; then
+	ok "Enter with nothing pending says so"
+else
+	notok "Enter with nothing pending says so"
+fi
+for s in before during after l1 l1-raw wide done; do
+	grep -q "^ 1 Topology .* 4 Wizard " "$T/climb-$s.txt" 2>/dev/null || bad="${bad:-} $s"
+done
+if [ -z "${bad:-}" ]; then
+	ok "\`fabtop wizard\` opens on the Wizard tab and stays there"
+else
+	notok "\`fabtop wizard\` opens on the Wizard tab and stays there (not on:$bad)"
+fi
+
+# The editor: peers, then the interface, then the HCAs; a refused value
+# stays in the editor with the reason; Esc keeps what was stored.
+{
+	echo "key e"
+	for c in Space 1 0 . 9 . 0 . 7 Space b a d ";"; do echo "key $c"; done
+	echo "key Enter"
+	echo "dump $T/edit-refused.txt"
+	echo "key Esc"
+	echo "key e"
+	for c in Space 1 0 . 9 . 0 . 7; do echo "key $c"; done
+	echo "key Enter"
+	echo "dump $T/edit-iface.txt"
+	echo "key Enter"
+	for c in m l x 5 _ 4; do echo "key $c"; done
+	echo "key Enter"
+	echo "dump $T/edit-saved.txt"
+	echo "key s"
+	echo "dump $T/edit-skip.txt"
+	echo "key q"
+} > "$T/edit.script"
+script edit 80x24 --peer 10.0.0.2 --iface ens34np0
+if grep -q "refused peer 'bad;'" "$T/edit-refused.txt" 2>/dev/null &&
+   grep -q "^peers (space-separated)> 10.0.0.2 10.9.0.7 bad;_" "$T/edit-refused.txt"; then
+	ok "editor: \"bad;\" is refused with the reason, the editor stays on the peers"
+else
+	notok "editor: \"bad;\" is refused with the reason, the editor stays on the peers"
+	comment < "$T/edit-refused.txt"
+fi
+if grep -q "^interface> ens34np0_" "$T/edit-iface.txt" 2>/dev/null; then
+	ok "editor: Enter stores the peers and moves to the interface"
+else
+	notok "editor: Enter stores the peers and moves to the interface"
+	comment < "$T/edit-iface.txt"
+fi
+same "$T/edit-saved.txt" wizard-edited-80x24.txt "editor: the inputs saved, shown under the pending step"
+if grep -q "^  - job  0 job       skipped" "$T/edit-skip.txt" 2>/dev/null &&
+   grep -q "^> · l1   1 physical  next" "$T/edit-skip.txt"; then
+	ok "s skips the job step and selects the next"
+else
+	notok "s skips the job step and selects the next"
+	comment < "$T/edit-skip.txt"
+fi
+
+# ---- the real terminal: a live namespace, a step that takes seconds --------
+if [ "$(id -u)" = 0 ]; then
+	ip netns add "$NS" && ip netns add "$NS-r"
+	ip link add "${NS}a" netns "$NS" type veth peer name "${NS}b" netns "$NS-r"
+	ip -n "$NS" addr add 10.99.1.2/24 dev "${NS}a"
+	ip -n "$NS-r" addr add 10.99.1.1/24 dev "${NS}b"
+	ip -n "$NS" link set "${NS}a" up
+	ip -n "$NS" link set lo up
+	ip -n "$NS-r" link set "${NS}b" up
+	ip -n "$NS" route add default via 10.99.1.1
+	ip -n "$NS-r" route add blackhole 10.99.3.0/24
+	ip netns exec "$NS-r" sysctl -qw net.ipv4.ip_forward=1
+	tm new-session -d -s w -x 80 -y 24 "ip netns exec $NS env TERM=tmux-256color LANG=C.UTF-8 $BIN wizard \
+		--iface ${NS}a --peer 10.99.3.3 --probe-timeout 1; echo EXIT=\$?; sleep 30"
+	sleep 1.5
+	tm send-keys -t w Down Down r
+	sleep 0.8
+	tm capture-pane -t w -p > "$T/tmux-running.txt"
+	if grep -q "^> … l2   2 IP/MTU    running" "$T/tmux-running.txt" &&
+	   grep -q "… running… (the pane waits for it)" "$T/tmux-running.txt"; then
+		ok "tmux 80x24: r on layer 2 shows it running while the probe waits"
+	else
+		notok "tmux 80x24: r on layer 2 shows it running while the probe waits"
+		comment < "$T/tmux-running.txt"
+	fi
+	i=0
+	while [ $i -lt 40 ] && ! tm capture-pane -t w -p | grep -q "l2   2 IP/MTU    fail"; do
+		sleep 0.25
+		i=$((i + 1))
+	done
+	tm capture-pane -t w -p > "$T/tmux-done.txt"
+	if grep -q "^> ✘ l2   2 IP/MTU    fail" "$T/tmux-done.txt" &&
+	   grep -q "nothing reaches 10.99.3.3" "$T/tmux-done.txt"; then
+		ok "tmux: then layer 2 fails: nothing reaches 10.99.3.3"
+	else
+		notok "tmux: then layer 2 fails: nothing reaches 10.99.3.3"
+		comment < "$T/tmux-done.txt"
+	fi
+	tm send-keys -t w q
+	sleep 0.5
+	if tm capture-pane -t w -p | grep -q "EXIT=0"; then
+		ok "tmux: q leaves the wizard with status 0"
+	else
+		notok "tmux: q leaves the wizard with status 0"
+		tm capture-pane -t w -p | comment
+	fi
+else
+	ok "# SKIP tmux on a live namespace: needs root"
+fi
+exit 0

@@ -1,0 +1,502 @@
+/*
+ * wizard.c - the Wizard pane: the test ladder on the left (each step with
+ * its status glyph and layer), the selected step on the right (why it
+ * matters, its inputs, what it ran, its verdict, hint and findings, and the
+ * raw output on 'v'); stacked when the terminal is narrow.
+ *
+ * Steps run synchronously in this version: Enter draws the step as
+ * "running" first, then blocks until it is done (the MTU probe waits at
+ * most a second or two per peer). The wizard's state lives in
+ * m->wizard (wizard.h), outside the snapshot; this file only asks the
+ * engine to run, skip or change inputs.
+ *
+ * State in struct view: sel the selected step, top/left the detail's
+ * scroll, mode bit 0 the raw output. The input editor ('e') is modal and
+ * file-local: while it is open every key goes to it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fabtop/view.h"
+#include "fabtop/wizard.h"
+
+#define SIDE_MIN_W  96     /* from this width the detail goes beside the ladder */
+#define LADDER_W    30
+#define MODE_RAW    1
+#define HSTEP       8
+
+/* ---- the input editor ------------------------------------------------------ */
+
+enum edit_field { EDIT_NONE = 0, EDIT_PEERS, EDIT_IFACE, EDIT_HCA };
+
+static struct {
+	enum edit_field field;
+	char buf[WIZ_MAX_PEERS * 48];
+	size_t len;
+	char msg[320];                /* the last refusal, or what was saved */
+} ed;
+
+static const char *field_prompt(enum edit_field f)
+{
+	return f == EDIT_PEERS ? "peers (space-separated)" : f == EDIT_IFACE ? "interface" : "HCAs (NCCL_IB_HCA)";
+}
+
+static void edit_load(const struct wizard *w, enum edit_field f)
+{
+	ed.field = f;
+	ed.buf[0] = '\0';
+	if (f == EDIT_PEERS)
+		wizard_peers_line(w, ed.buf, sizeof(ed.buf));
+	else if (f == EDIT_IFACE)
+		snprintf(ed.buf, sizeof(ed.buf), "%s", w->opt.iface);
+	else if (f == EDIT_HCA)
+		snprintf(ed.buf, sizeof(ed.buf), "%s", w->opt.hca);
+	ed.len = strlen(ed.buf);
+}
+
+/* Enter: store the field (validated by the engine) and go to the next. */
+static void edit_commit(struct wizard *w)
+{
+	char err[320] = "";
+	int rc = ed.field == EDIT_PEERS ? wizard_set_peers(w, ed.buf, err, sizeof(err))
+		: ed.field == EDIT_IFACE ? wizard_set_iface(w, ed.buf, err, sizeof(err))
+		: wizard_set_hca(w, ed.buf, err, sizeof(err));
+	if (rc != 0) {
+		snprintf(ed.msg, sizeof(ed.msg), "%s", err);
+		return;   /* stay on the field */
+	}
+	ed.msg[0] = '\0';
+	if (ed.field == EDIT_HCA) {
+		ed.field = EDIT_NONE;
+		snprintf(ed.msg, sizeof(ed.msg), "inputs saved; Enter runs the next step, r re-runs this one");
+		return;
+	}
+	edit_load(w, ed.field + 1);
+}
+
+static bool edit_key(struct wizard *w, int ch)
+{
+	switch (ch) {
+	case 27:   /* Esc: the fields already stored stay */
+		ed.field = EDIT_NONE;
+		snprintf(ed.msg, sizeof(ed.msg), "editing cancelled");
+		return true;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		edit_commit(w);
+		return true;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (ed.len)
+			ed.buf[--ed.len] = '\0';
+		return true;
+	case 21:   /* ^U */
+		ed.len = 0;
+		ed.buf[0] = '\0';
+		return true;
+	default:
+		if (ch >= ' ' && ch < 127 && ed.len + 1 < sizeof(ed.buf)) {
+			ed.buf[ed.len++] = (char)ch;
+			ed.buf[ed.len] = '\0';
+		}
+		return true;   /* nothing reaches the shell while editing */
+	}
+}
+
+/* ---- the ladder ------------------------------------------------------------- */
+
+static const char *status_glyph(enum wiz_status s)
+{
+	switch (s) {
+	case WIZ_PASS: return fab_glyph("\u2714", "+");
+	case WIZ_WARN: return "!";
+	case WIZ_FAIL: return fab_glyph("\u2718", "x");
+	case WIZ_SKIPPED: return "-";
+	case WIZ_BLOCKED: return fab_glyph("\u2298", "#");
+	case WIZ_RUNNING: return fab_glyph("\u2026", "~");
+	default: return fab_glyph("\u00b7", ".");
+	}
+}
+
+static int status_attr(enum wiz_status s)
+{
+	switch (s) {
+	case WIZ_PASS: return fab_attr(CP_OK);
+	case WIZ_WARN: return fab_attr(CP_WARN);
+	case WIZ_FAIL: return fab_attr(CP_ERROR);
+	case WIZ_BLOCKED: return fab_attr(CP_ERROR);
+	case WIZ_SKIPPED: return fab_attr(CP_DIM);
+	case WIZ_RUNNING: return A_BOLD;
+	default: return 0;
+	}
+}
+
+static void ladder_body(struct view_pen *p, const struct fab_model *m)
+{
+	const struct wizard *w = m->wizard;
+	int next = wizard_next_pending(w);
+	char line[96];
+	/* The title only when every step fits under it. */
+	if (p->h > w->nsteps) {
+		view_pen_put(p, 0, "Ladder", fab_attr(CP_TITLE));
+		view_pen_nl(p);
+	}
+	for (int i = 0; i < w->nsteps; i++) {
+		const struct wiz_step *s = &w->steps[i];
+		bool sel = i == p->v->sel;
+		const char *st = s->status == WIZ_PENDING && i == next ? "next" : wiz_status_name(s->status);
+		int a = status_attr(s->status);
+		snprintf(line, sizeof(line), "%s %s %-4s %-11s %-7s", sel ? ">" : " ", status_glyph(s->status),
+			 s->def->id, s->def->layer, st);
+		view_pen_put(p, 0, line, sel ? a | fab_attr(CP_SELECT) : a);
+		view_pen_nl(p);
+	}
+}
+
+/* ---- the selected step -------------------------------------------------------- */
+
+static void heading(struct view_pen *p, const char *s)
+{
+	view_pen_nl(p);
+	view_pen_fixed(p, 0, s, fab_attr(CP_TITLE));
+	view_pen_nl(p);
+}
+
+static int sev_attr(enum fab_severity s)
+{
+	return fab_attr(s == SEV_ERROR ? CP_ERROR : s == SEV_WARN ? CP_WARN : CP_OK);
+}
+
+/* The inputs a pending step will use: what the engine resolved now. */
+static void pending_inputs(struct view_pen *p, const struct wizard *w)
+{
+	char buf[600], peers[WIZ_MAX_PEERS * 48];
+	const struct wiz_inputs *in = &w->in;
+	snprintf(buf, sizeof(buf), "interface %s%s%s%s", in->iface[0] ? in->iface : "(none yet)",
+		 in->iface_src[0] ? " (" : "", in->iface_src, in->iface_src[0] ? ")" : "");
+	view_pen_wrap_hang(p, 2, 4, buf, 0);
+	snprintf(buf, sizeof(buf), "HCAs %s%s%s%s", in->hca[0] ? in->hca : "all",
+		 in->hca_src[0] ? " (" : "", in->hca_src, in->hca_src[0] ? ")" : "");
+	view_pen_wrap_hang(p, 2, 4, buf, 0);
+	wizard_peers_line(w, peers, sizeof(peers));
+	snprintf(buf, sizeof(buf), "peers %s", peers[0] ? peers : "none (e to add)");
+	view_pen_wrap_hang(p, 2, 4, buf, 0);
+	if (in->pid) {
+		snprintf(buf, sizeof(buf), "pid %d", in->pid);
+		view_pen_wrap_hang(p, 2, 4, buf, 0);
+	}
+}
+
+static void detail_body(struct view_pen *p, const struct fab_model *m)
+{
+	const struct wizard *w = m->wizard;
+	const struct wiz_step *s = &w->steps[p->v->sel];
+	const struct wiz_step_def *d = s->def;
+	char buf[640];
+
+	snprintf(buf, sizeof(buf), "Layer %s: %s", d->layer, d->title);
+	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	if (s->status == WIZ_PENDING)
+		snprintf(buf, sizeof(buf), "%s %s: Enter runs %s", status_glyph(s->status), "pending",
+			 wizard_next_pending(w) == p->v->sel ? "it" : "the next pending step; r runs this one");
+	else if (s->status == WIZ_RUNNING)
+		snprintf(buf, sizeof(buf), "%s running%s (the pane waits for it)", status_glyph(s->status),
+			 fab_glyph("\u2026", "..."));
+	else
+		snprintf(buf, sizeof(buf), "%s %s in %.2f s", status_glyph(s->status),
+			 wiz_status_name(s->status), s->elapsed_s);
+	view_pen_fixed(p, 0, buf, status_attr(s->status) | A_BOLD);
+	view_pen_nl(p);
+	if (s->verdict[0] && s->status != WIZ_RUNNING)
+		view_pen_wrap_hang(p, 0, 2, s->verdict, status_attr(s->status));
+	if (s->hint[0] && s->status != WIZ_RUNNING) {
+		snprintf(buf, sizeof(buf), "next: %s", s->hint);
+		view_pen_wrap_hang(p, 0, 6, buf, 0);
+	}
+
+	heading(p, "Why this matters");
+	view_pen_wrap(p, 2, d->why, 0);
+
+	heading(p, "Inputs");
+	if (s->ninputs)
+		for (int i = 0; i < s->ninputs; i++)
+			view_pen_wrap_hang(p, 2, 4, s->inputs[i], 0);
+	else
+		pending_inputs(p, w);
+
+	if (s->ncmds) {
+		heading(p, "Ran");
+		for (int i = 0; i < s->ncmds; i++)
+			view_pen_wrap_hang(p, 2, 4, s->cmds[i], fab_attr(CP_DIM));
+	}
+	if (s->npeers) {
+		heading(p, "Peers");
+		for (int i = 0; i < s->npeers; i++) {
+			const struct wiz_peer *pr = &s->peers[i];
+			char pm[24] = "N/A";
+			if (pr->path_mtu.ok)
+				snprintf(pm, sizeof(pm), "%lld", pr->path_mtu.v);
+			snprintf(buf, sizeof(buf), "%s via %s%s: %s, path MTU %s%s%s (%lld probes)", pr->peer,
+				 pr->route_dev[0] ? pr->route_dev : "?", pr->route_ok ? "" : " (not the interface)",
+				 pr->verdict[0] ? pr->verdict : "not probed", pm, pr->hop[0] ? ", hop " : "",
+				 pr->hop, pr->nprobes.ok ? pr->nprobes.v : 0LL);
+			view_pen_wrap_hang(p, 2, 4, buf, 0);
+		}
+	}
+	if (s->nfindings) {
+		heading(p, "Findings");
+		for (int i = 0; i < s->nfindings; i++) {
+			const struct fab_finding *f = &s->findings[i];
+			/* Most messages already start with their subject. */
+			if (strncmp(f->message, f->subject, strlen(f->subject)) == 0)
+				snprintf(buf, sizeof(buf), "%s: %s", f->id, f->message);
+			else
+				snprintf(buf, sizeof(buf), "%s %s: %s", f->id, f->subject, f->message);
+			view_pen_wrap_hang(p, 2, 4, buf, sev_attr(f->sev));
+			if (f->evidence[0]) {
+				snprintf(buf, sizeof(buf), "evidence: %s", f->evidence);
+				view_pen_wrap_hang(p, 4, 6, buf, fab_attr(CP_DIM));
+			}
+			if (f->hint[0] && f->sev > SEV_INFO) {
+				snprintf(buf, sizeof(buf), "next: %s", f->hint);
+				view_pen_wrap_hang(p, 4, 6, buf, 0);
+			}
+		}
+	}
+	if (s->out_len) {
+		heading(p, p->v->mode & MODE_RAW ? "Output" : "Output (v shows it)");
+		if (p->v->mode & MODE_RAW) {
+			const char *o = s->out;
+			while (*o) {
+				size_t n = strcspn(o, "\n");
+				snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) - 1 ? n : sizeof(buf) - 1), o);
+				view_pen_put(p, 2, buf, 0);
+				view_pen_nl(p);
+				o += n + (o[n] == '\n');
+			}
+			if (s->out_total > s->out_len) {
+				snprintf(buf, sizeof(buf), "[cut at %zu of %zu bytes]", s->out_len, s->out_total);
+				view_pen_put(p, 2, buf, fab_attr(CP_DIM));
+				view_pen_nl(p);
+			}
+		}
+	}
+}
+
+static void none_body(struct view_pen *p, const struct fab_model *m)
+{
+	(void)m;
+	view_pen_wrap(p, 0, "The wizard is not available in this session; start it with "
+		      "`fabtop wizard [--peer HOST] [--iface IF]`.", 0);
+}
+
+/* ---- layout and drawing ---------------------------------------------------------- */
+
+struct wiz_layout {
+	bool side;
+	int ladder_h, ladder_w;
+	int detail_y, detail_x, detail_h, detail_w;
+	int keys_y;                   /* the key line (or the editor) */
+};
+
+/* A pure function of the pane size and the number of steps. */
+static struct wiz_layout wiz_layout(int h, int w, int nsteps)
+{
+	struct wiz_layout l = { .keys_y = h - 1 };
+	int body_h = h - 1 - (ed.field || ed.msg[0] ? 1 : 0);
+	if (body_h < 1)
+		body_h = 1;
+	if (w >= SIDE_MIN_W) {
+		l.side = true;
+		l.ladder_w = LADDER_W;
+		l.ladder_h = body_h;
+		l.detail_x = LADDER_W + 3;
+		l.detail_w = w - l.detail_x;
+		l.detail_h = body_h;
+	} else {
+		l.ladder_w = w;
+		l.ladder_h = nsteps + 1 < body_h / 2 ? nsteps + 1 : body_h / 2;
+		l.detail_y = l.ladder_h + 1;   /* a rule between */
+		l.detail_w = w;
+		l.detail_h = body_h - l.detail_y;
+	}
+	if (l.ladder_h < 1)
+		l.ladder_h = 1;
+	if (l.detail_h < 0)
+		l.detail_h = 0;
+	return l;
+}
+
+static void draw_keys(WINDOW *win, const struct wiz_layout *l, int w)
+{
+	char line[512];
+	if (ed.field) {
+		snprintf(line, sizeof(line), "%s> %s_", field_prompt(ed.field), ed.buf);
+		view_put(win, l->keys_y, 0, 0, line, A_BOLD);
+		if (ed.msg[0] && l->keys_y > 0)
+			view_put(win, l->keys_y - 1, 0, 0, ed.msg, fab_attr(CP_ERROR));
+		return;
+	}
+	if (ed.msg[0] && l->keys_y > 0)
+		view_put(win, l->keys_y - 1, 0, 0, ed.msg, fab_attr(CP_DIM));
+	snprintf(line, sizeof(line), "%s",
+		 w >= 78 ? "Enter:run next  r:re-run  s:skip  e:edit inputs  v:raw output  Up/Down:select"
+		 : "Enter:run r:rerun s:skip e:edit v:raw");
+	view_put(win, l->keys_y, 0, 0, line, fab_attr(CP_DIM));
+}
+
+static WINDOW *drawn_win;   /* where the last frame went: Enter draws "running" there */
+
+static void wizard_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+{
+	int h, w;
+	getmaxyx(win, h, w);
+	drawn_win = win;
+	const struct wizard *wz = m->wizard;
+	if (!wz) {
+		view_draw_body(v, win, m, none_body);
+		return;
+	}
+	if (v->sel < 0 || v->sel >= wz->nsteps)
+		v->sel = 0;
+	struct wiz_layout l = wiz_layout(h, w, wz->nsteps);
+
+	WINDOW *sub = derwin(win, l.ladder_h, l.ladder_w, 0, 0);
+	if (sub) {
+		/* A short ladder scrolls to keep the selected step in view. */
+		struct view lv = { .sel = v->sel, .top = v->sel >= l.ladder_h ? v->sel - l.ladder_h + 1 : 0 };
+		view_draw_body(&lv, sub, m, ladder_body);
+		delwin(sub);
+	}
+	if (l.side) {
+		for (int y = 0; y < l.ladder_h; y++)
+			view_put(win, y, LADDER_W + 1, 0, fab_glyph("\u2502", "|"), fab_attr(CP_DIM));
+	} else if (l.ladder_h < h) {
+		for (int x = 0; x < w; x++)
+			view_put(win, l.ladder_h, x, 0, fab_glyph("\u2500", "-"), fab_attr(CP_DIM));
+	}
+	struct view dv = { .sel = v->sel, .top = v->top, .left = v->left, .mode = v->mode };
+	sub = l.detail_h > 0 && l.detail_w > 0 ? derwin(win, l.detail_h, l.detail_w, l.detail_y, l.detail_x)
+		: NULL;
+	if (sub) {
+		view_draw_body(&dv, sub, m, detail_body);
+		delwin(sub);
+	}
+	v->top = dv.top;
+	v->left = dv.left;
+	v->page_h = l.detail_h;
+	draw_keys(win, &l, w);
+	/* The status bar's position then speaks for the detail. */
+	v->content_h = dv.content_h > l.detail_h ? dv.content_h + (h - l.detail_h) : h;
+	v->content_w = dv.content_w + (w - l.detail_w);
+}
+
+/* ---- keys ---------------------------------------------------------------------------- */
+
+static void run_step(struct view *v, struct wizard *w, int i, const struct fab_model *m)
+{
+	v->sel = i;
+	v->top = 0;
+	wizard_mark_running(w, i);
+	if (drawn_win) {
+		/* Steps block: show "running" before the wait. */
+		touchwin(drawn_win);
+		wizard_draw(v, drawn_win, m);
+		wnoutrefresh(drawn_win);
+		doupdate();
+	}
+	wizard_run_step(w, i, m);
+}
+
+static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
+{
+	struct wizard *w = m->wizard;
+	int page = v->page_h > 2 ? v->page_h - 1 : 1;
+	if (!w)
+		return false;
+	if (ed.field)
+		return edit_key(w, ch);
+	switch (ch) {
+	case '\n':
+	case '\r':
+	case KEY_ENTER: {
+		int i = wizard_next_pending(w);
+		ed.msg[0] = '\0';
+		if (i < 0)
+			snprintf(ed.msg, sizeof(ed.msg), "every step has run: r re-runs the selected one");
+		else
+			run_step(v, w, i, m);
+		return true;
+	}
+	case 'r':
+		ed.msg[0] = '\0';
+		run_step(v, w, v->sel, m);
+		return true;
+	case 's':
+		wizard_skip_step(w, v->sel);
+		if (v->sel + 1 < w->nsteps)
+			v->sel++;
+		v->top = 0;
+		return true;
+	case 'e':
+		ed.msg[0] = '\0';
+		edit_load(w, EDIT_PEERS);
+		return true;
+	case 'v':
+		v->mode ^= MODE_RAW;
+		return true;
+	case KEY_UP:
+	case 'k':
+		if (v->sel > 0) {
+			v->sel--;
+			v->top = 0;
+		}
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		if (v->sel + 1 < w->nsteps) {
+			v->sel++;
+			v->top = 0;
+		}
+		return true;
+	case KEY_PPAGE:
+		v->top = v->top > page ? v->top - page : 0;
+		return true;
+	case KEY_NPAGE:
+		v->top += page;
+		return true;
+	case KEY_HOME:
+		v->top = 0;
+		v->left = 0;
+		return true;
+	case KEY_END:
+		v->top = 1 << 20;   /* the next draw clamps it */
+		return true;
+	case KEY_LEFT:
+		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
+		return true;
+	case KEY_RIGHT:
+		v->left += HSTEP;
+		return true;
+	default:
+		return false;
+	}
+}
+
+const struct view_ops wizard_view_ops = {
+	.name = "wizard",
+	.title = "Wizard",
+	.help = "The NCCL wizard climbs the test ladder one step at a time: the NCCL job on this "
+		"node and its settings (step job), the physical links of its HCAs (layer 1), then "
+		"IP, the route to each peer and the path MTU (layer 2, a DF probe that tells a "
+		"lower hop from a black hole). Each step says why it matters, what it ran, what "
+		"came back and what to do next. Keys: Enter runs the next pending step, r re-runs "
+		"the selected one, s skips it, e edits the inputs (peers, interface, HCAs; Enter "
+		"moves on, Esc stops), v shows the raw output, Up/Down select a step, PgUp/PgDn "
+		"scroll. Steps run synchronously in this version: the pane shows \"running\" and "
+		"waits until the step is done.",
+	.draw = wizard_draw,
+	.key = wizard_key,
+};
