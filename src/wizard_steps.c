@@ -62,7 +62,10 @@ static void job_print(struct wiz_step *s, const struct fab_job *j)
 		wiz_out(s, "  %s=%s%s%s\n", j->nccl[i].name, j->nccl[i].value,
 			strcmp(j->nccl[i].source, "environment") ? "  (from " : "",
 			strcmp(j->nccl[i].source, "environment") ? j->nccl[i].source : "");
-	wiz_out(s, "  its network, %s:\n", j->net.how_text[0] ? j->net.how_text : "not read");
+	if (j->net.how == JOB_NET_NONE && j->from_capture)
+		wiz_out(s, "  its network: the captured node's interfaces (the checks use them)\n");
+	else
+		wiz_out(s, "  its network, %s:\n", j->net.how_text[0] ? j->net.how_text : "not read");
 	for (int i = 0; i < j->net.nifs; i++) {
 		const struct fab_job_if *f = &j->net.ifs[i];
 		wiz_out(s, "    %s %s", f->name, !f->up.ok ? "state N/A" : !f->up.v ? "DOWN"
@@ -141,7 +144,9 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 		if (!kept)
 			job_inputs(w, j);   /* the first job speaks for the node */
 		kept++;
-		wiz_cmd(s, "the network of pid %d: %s", j->pid, j->net.how_text[0] ? j->net.how_text : "not read");
+		if (j->net.how != JOB_NET_NONE || !j->from_capture)
+			wiz_cmd(s, "the network of pid %d: %s", j->pid,
+				j->net.how_text[0] ? j->net.how_text : "not read");
 		job_print(s, j);
 		job_check(j, m, &out);
 	}

@@ -32,7 +32,7 @@ check() {   # check NAME CONDITION-COMMAND...
 }
 
 teardown() {
-	for n in "$NS_C" "$NS_R" "$NS_S"; do ip netns del "$n" 2>/dev/null; done
+	for n in "$NS_C" "$NS_R" "$NS_S" "$P-j" "$P-k"; do ip netns del "$n" 2>/dev/null; done
 }
 cleanup() {
 	teardown
@@ -225,4 +225,35 @@ else
 	notok "an NCCL job with NCCL_SOCKET_IFNAME=nosuch: job.ifname-missing, l2 blocked by it with the reason (rc $rc)"
 	head -40 "$T/jobl2.txt" | comment
 fi
+# An NCCL job in a namespace of its own (a veth to a second one): from
+# fabtop's namespace, l2 is blocked and says to run inside the job's; run
+# there (ip netns exec), l2 takes NCCL_SOCKET_IFNAME and probes through it.
+NS_J=$P-j NS_K=$P-k
+ip netns add "$NS_J" && ip netns add "$NS_K"
+ip link add "${P}j0" netns "$NS_J" type veth peer name "${P}k0" netns "$NS_K"
+ip -n "$NS_J" addr add 10.99.7.2/24 dev "${P}j0"
+ip -n "$NS_K" addr add 10.99.7.1/24 dev "${P}k0"
+ip -n "$NS_J" link set "${P}j0" up
+ip -n "$NS_K" link set "${P}k0" up
+ip netns exec "$NS_J" env -i NCCL_SOCKET_IFNAME="${P}j0" NCCL_DEBUG=WARN sleep 60 &
+JOBPID=$!
+sleep 0.3
+"$BIN" wizard --batch --steps job,l2 --pid "$JOBPID" --peer 10.99.7.1 >"$T/netns.txt" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "^\[l2\].* blocked" "$T/netns.txt" &&
+   grep -q "blocked: interface ${P}j0 (NCCL_SOCKET_IFNAME=${P}j0 of pid $JOBPID) does not exist in this network namespace; the job runs in another one" "$T/netns.txt"; then
+	ok "a job in another namespace: l2 blocked here, says to run inside the job's namespace"
+else
+	notok "a job in another namespace: l2 blocked here, says to run inside the job's namespace (rc $rc)"
+	head -40 "$T/netns.txt" | comment
+fi
+ip netns exec "$NS_J" "$BIN" wizard --batch --steps job,l2 --pid "$JOBPID" --peer 10.99.7.1 --json \
+	>"$T/netns.json" 2>&1
+rc=$?
+got=$(jq -r '.wizard.steps[1] | "\(.status) \(.inputs[0]) \(.peers[0].verdict) \(.peers[0].path_mtu)"' "$T/netns.json" 2>/dev/null)
+want="pass interface ${P}j0 (NCCL_SOCKET_IFNAME=${P}j0 of pid $JOBPID) mtu-ok 1500"
+check "inside the job's namespace: l2 takes ${P}j0 from NCCL_SOCKET_IFNAME, mtu-ok 1500 ($got)" \
+	[ $rc = 0 ] && [ "$got" = "$want" ]
+kill "$JOBPID" 2>/dev/null
+ip netns del "$NS_J"; ip netns del "$NS_K"
 exit 0
