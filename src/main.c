@@ -3,6 +3,7 @@
  * Exit status of batch commands: 0 healthy, 1 findings, 2 usage or
  * environment error.
  */
+#include "fabtop/nccl_log.h"
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -217,6 +218,9 @@ int main(int argc, char **argv)
 	struct opts o = { .samples = 0, .interval = 1.0 };
 	int c;
 	setlocale(LC_ALL, "");
+	/* analyze-log takes any number of files: its arguments are its own. */
+	if (argc > 1 && strcmp(argv[1], "analyze-log") == 0)
+		return analyze_log_main(argc - 1, argv + 1);
 	/* The wizard has options of its own (--peer, --iface, ...). */
 	if (wizard_is_command(argc, argv))
 		return wizard_main(argc, argv);
