@@ -46,10 +46,14 @@ shot() {
 	case $2 in
 	help) key='?' ;;
 	links) key=2 ;;
+	counters) key=3 ;;
+	wizard) key=4 ;;
 	esac
 	if [ -n "$key" ]; then
 		tm send-keys -t shot "$key"
 		sleep 0.3
+		# The counters pane plays its samples back: let some history build.
+		[ "$2" = counters ] && sleep 8
 		settle shot
 	fi
 	tm capture-pane -p -t shot > "$OUT/$name.txt"
@@ -73,6 +77,10 @@ for s in "$TOP"/tests/scenarios/*/; do
 	roce-faults|roce-faults-pod|ib-8port)
 		shot "$s" links 120 40
 		shot "$s" links 80 24 ;;
+	busy|hang|congested)
+		shot "$s" counters 120 40 ;;
+	dgx-h100)
+		shot "$s" wizard 120 40 ;;
 	esac
 done
 
