@@ -100,6 +100,64 @@ void wizard_resolve_inputs(struct wizard *w)
 	}
 }
 
+/* Layer 3 and 4 inputs: the perftest side and GID index, the A/B command
+ * (copied: the caller's argv may not outlive the wizard). */
+static int copy_l34(struct wizard *w, const struct wizard_opts *o, char *err, size_t errlen)
+{
+	if (o->side && *o->side) {
+		if (strcmp(o->side, "server") != 0 && strcmp(o->side, "client") != 0) {
+			snprintf(err, errlen, "--side wants server or client, not \"%s\"", o->side);
+			return -1;
+		}
+		fab_strlcpy(w->side, o->side, sizeof(w->side));
+	}
+	if (o->gid_index_set) {
+		if (o->gid_index < 0 || o->gid_index > 255) {
+			snprintf(err, errlen, "--gid-index wants 0..255, not %d", o->gid_index);
+			return -1;
+		}
+		w->gid_index = o->gid_index;
+	}
+	if (o->hang_s < 0 || o->run_timeout_s < 0) {
+		snprintf(err, errlen, "--hang and --run-timeout want seconds above 0");
+		return -1;
+	}
+	w->hang_s = o->hang_s;
+	w->run_timeout_s = o->run_timeout_s;
+	int n = 0;
+	while (o->cmd && o->cmd[n])
+		n++;
+	if (n == 0)
+		return 0;
+	w->cmd = calloc((size_t)n + 1, sizeof(*w->cmd));
+	if (!w->cmd) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!o->cmd[i][0]) {
+			snprintf(err, errlen, "the command after -- has an empty word (%d)", i + 1);
+			return -1;
+		}
+		w->cmd[i] = strdup(o->cmd[i]);
+		if (!w->cmd[i]) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		w->ncmd = i + 1;
+	}
+	return 0;
+}
+
+static void free_cmd(struct wizard *w)
+{
+	for (int i = 0; i < w->ncmd; i++)
+		free(w->cmd[i]);
+	free(w->cmd);
+	w->cmd = NULL;
+	w->ncmd = 0;
+}
+
 struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts *o,
 			  char *err, size_t errlen)
 {
@@ -109,6 +167,8 @@ struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts 
 		return NULL;
 	}
 	w->root = root;
+	w->gid_index = -1;
+	w->busy = -1;
 	if (o) {
 		if (o->iface && *o->iface) {
 			if (check_iface(o->iface, err, errlen) != 0)
@@ -131,6 +191,8 @@ struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts 
 		}
 		w->opt.pid = o->pid;
 		w->probe_timeout_s = o->probe_timeout_s;
+		if (copy_l34(w, o, err, errlen) != 0)
+			goto fail;
 	}
 	w->nsteps = wiz_nsteps < WIZ_MAX_STEPS ? wiz_nsteps : WIZ_MAX_STEPS;
 	for (int i = 0; i < w->nsteps; i++)
@@ -138,6 +200,7 @@ struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts 
 	wizard_resolve_inputs(w);
 	return w;
 fail:
+	free_cmd(w);
 	free(w);
 	return NULL;
 }
@@ -146,6 +209,8 @@ static void step_clear(struct wiz_step *s)
 {
 	const struct wiz_step_def *def = s->def;
 	int runs = s->runs;
+	if (def && def->fini && s->priv)
+		def->fini(s);
 	free(s->out);
 	free(s->findings);
 	memset(s, 0, sizeof(*s));
@@ -157,8 +222,10 @@ void wizard_free(struct wizard *w)
 {
 	if (!w)
 		return;
+	wizard_cancel(w);
 	for (int i = 0; i < w->nsteps; i++)
 		step_clear(&w->steps[i]);
+	free_cmd(w);
 	free(w);
 }
 
@@ -218,30 +285,102 @@ static void verdict_from_findings(struct wiz_step *s)
 		fab_strlcpy(s->hint, w->hint, sizeof(s->hint));
 }
 
-enum wiz_status wizard_run_step(struct wizard *w, int i, const struct fab_model *m)
+/* The end of a run: the status from the findings unless the step set one,
+ * and a verdict from them when it left none. */
+static void step_done(struct wiz_step *s, int rc, double t0)
 {
-	if (i < 0 || i >= w->nsteps)
-		return WIZ_BLOCKED;
-	struct wiz_step *s = &w->steps[i];
-	const struct wiz_step_def *def = s->def;
-	char why[256] = "";
-	step_clear(s);
-	s->runs++;
-	wizard_resolve_inputs(w);
-	if (def->gate && def->gate(w, m, why, sizeof(why))) {
-		s->status = WIZ_BLOCKED;
-		snprintf(s->verdict, sizeof(s->verdict), "blocked: %s", why);
-		return s->status;
-	}
-	s->status = WIZ_RUNNING;
-	double t0 = now_s();
-	int rc = def->run(w, s, m);
 	s->elapsed_s = now_s() - t0;
 	if (rc != 0 && (s->status == WIZ_RUNNING || s->status == WIZ_PENDING))
 		s->status = WIZ_FAIL;
 	else if (s->status == WIZ_RUNNING || s->status == WIZ_PENDING)
 		s->status = wiz_status_of(s);
 	verdict_from_findings(s);
+}
+
+/* Clears step i and runs its gate: true when it may run. */
+static bool step_begin(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+{
+	char why[256] = "";
+	step_clear(s);
+	s->runs++;
+	wizard_resolve_inputs(w);
+	if (s->def->gate && s->def->gate(w, m, why, sizeof(why))) {
+		s->status = WIZ_BLOCKED;
+		snprintf(s->verdict, sizeof(s->verdict), "blocked: %s", why);
+		return false;
+	}
+	s->status = WIZ_RUNNING;
+	return true;
+}
+
+enum wiz_status wizard_start_step(struct wizard *w, int i, const struct fab_model *m)
+{
+	if (i < 0 || i >= w->nsteps || w->busy >= 0)
+		return WIZ_BLOCKED;
+	struct wiz_step *s = &w->steps[i];
+	if (!s->def->start)
+		return wizard_run_step(w, i, m);
+	if (!step_begin(w, s, m))
+		return s->status;
+	w->busy_t0 = now_s();
+	if (s->def->start(w, s, m) != 0) {
+		step_done(s, -1, w->busy_t0);
+		return s->status;
+	}
+	w->busy = i;
+	return s->status;
+}
+
+int wizard_busy(const struct wizard *w)
+{
+	return w ? w->busy : -1;
+}
+
+bool wizard_poll(struct wizard *w, int timeout_ms)
+{
+	if (!w || w->busy < 0)
+		return false;
+	struct wiz_step *s = &w->steps[w->busy];
+	int done = s->def->poll(w, s, timeout_ms);
+	s->elapsed_s = now_s() - w->busy_t0;
+	if (done) {
+		w->busy = -1;
+		step_done(s, 0, w->busy_t0);
+	}
+	return true;   /* its elapsed time moved, at least */
+}
+
+void wizard_cancel(struct wizard *w)
+{
+	if (!w || w->busy < 0)
+		return;
+	struct wiz_step *s = &w->steps[w->busy];
+	w->busy = -1;
+	if (s->def->cancel)
+		s->def->cancel(w, s);
+	s->status = WIZ_FAIL;
+	snprintf(s->verdict, sizeof(s->verdict), "cancelled by the user");
+	step_done(s, -1, w->busy_t0);
+}
+
+enum wiz_status wizard_run_step(struct wizard *w, int i, const struct fab_model *m)
+{
+	if (i < 0 || i >= w->nsteps || w->busy >= 0)
+		return WIZ_BLOCKED;
+	struct wiz_step *s = &w->steps[i];
+	const struct wiz_step_def *def = s->def;
+	if (!step_begin(w, s, m))
+		return s->status;
+	double t0 = now_s();
+	int rc;
+	if (def->start) {
+		rc = def->start(w, s, m);
+		while (rc == 0 && !def->poll(w, s, -1))
+			;
+	} else {
+		rc = def->run(w, s, m);
+	}
+	step_done(s, rc, t0);
 	return s->status;
 }
 

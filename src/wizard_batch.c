@@ -19,10 +19,14 @@
 #include "fabtop/wizard.h"
 
 static const char wizard_usage[] =
-"usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
+"usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2,l3,ab] [--peer HOST]...\n"
 "                                [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]\n"
+"                                [--side server|client] [--gid-index N]\n"
+"                                [--hang S] [--run-timeout S] [-- NCCL-TEST-COMMAND...]\n"
 "  Climbs the test ladder: the NCCL job on this node (job), the physical\n"
-"  links of its HCAs (l1), then IP, route and path MTU to each peer (l2).\n"
+"  links of its HCAs (l1), IP, route and path MTU to each peer (l2), RDMA\n"
+"  bandwidth and latency with perftest (l3), then the NCCL test run with and\n"
+"  without NCCL_IB_DISABLE=1 (ab).\n"
 "  Without --batch (and on a terminal) it opens the Wizard pane.\n"
 "  --peer HOST      another node of the job (up to 8); the MTU probe goes to it only\n"
 "  --iface IF       the interface NCCL uses (default: the job's NCCL_SOCKET_IFNAME)\n"
@@ -30,6 +34,14 @@ static const char wizard_usage[] =
 "  --pid PID        check this NCCL process only\n"
 "  --steps LIST     run these steps only (batch)\n"
 "  --probe-timeout S  seconds to wait for each MTU probe's answer (default 1)\n"
+"  --side server|client  this node's side of the perftest pair (default: client\n"
+"                   when a peer is given; start the server side on the peer first)\n"
+"  --gid-index N    perftest's GID index (default: the job's NCCL_IB_GID_INDEX)\n"
+"  --hang S         the A/B: no output for S seconds means hung (default 120)\n"
+"  --run-timeout S  the A/B: each run at most S seconds (default: no limit)\n"
+"  -- CMD...        the A/B's NCCL test, e.g. -- all_reduce_perf -b 8 -e 1G -f 2 -g 8,\n"
+"                   or the job's mpirun/srun/torchrun line (default: a single-node\n"
+"                   NIC loopback run when all_reduce_perf is on PATH)\n"
 "  --verbose        print each step's raw output too\n"
 "Exit status: 0 all passed or skipped, 1 a step warned, failed or was blocked, 2 could not run.\n";
 
@@ -156,6 +168,10 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 		{ "hca", required_argument, NULL, 'H' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "probe-timeout", required_argument, NULL, 't' },
+		{ "side", required_argument, NULL, 'S' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "hang", required_argument, NULL, 'T' },
+		{ "run-timeout", required_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -204,11 +220,38 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 				return 2;
 			}
 			break;
+		case 'S': a->wo.side = optarg; break;
+		case 'g': {
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > 255) {
+				fprintf(stderr, "fabtop wizard: --gid-index wants 0..255, not \"%s\"\n", optarg);
+				return 2;
+			}
+			a->wo.gid_index = (int)v;
+			a->wo.gid_index_set = true;
+			break;
+		}
+		case 'T':
+		case 'W': {
+			double v = strtod(optarg, &end);
+			if (!*optarg || *end || !(v > 0) || v > 86400) {
+				fprintf(stderr, "fabtop wizard: --%s wants seconds (0 < S <= 86400), not \"%s\"\n",
+					c == 'T' ? "hang" : "run-timeout", optarg);
+				return 2;
+			}
+			*(c == 'T' ? &a->wo.hang_s : &a->wo.run_timeout_s) = v;
+			break;
+		}
 		case 'j': a->json = true; break;
 		case 'v': a->verbose = true; break;
 		case 'h': fputs(wizard_usage, stdout); return 0;
 		default: fputs(wizard_usage, stderr); return 2;
 		}
+	}
+	/* Everything after "--" is the A/B's command, word for word. */
+	if (optind < argc && optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		a->wo.cmd = (const char *const *)&argv[optind];
+		return -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", argv[optind]);
@@ -331,6 +374,7 @@ bool wizard_is_command(int argc, char **argv)
 	static const char *const with_value[] = {
 		"--root", "-o", "--output", "--samples", "--interval", "--count", "--source",
 		"--peer", "--iface", "--hca", "--steps", "--pid", "--probe-timeout",
+		"--side", "--gid-index", "--hang", "--run-timeout",
 	};
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];

@@ -93,6 +93,7 @@ struct wiz_step {
 	int npeers;
 	double elapsed_s;
 	int runs;                     /* how many times it ran */
+	void *priv;                   /* a long step's own state (def->fini frees it) */
 };
 
 struct wizard;
@@ -108,6 +109,20 @@ struct wiz_step_def {
 	const char *why;              /* a short paragraph for newcomers */
 	bool (*gate)(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
 	int (*run)(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+	/* Optional, for steps that take long (perftest, the A/B) so the pane
+	 * stays live while they run. start() begins the work (children
+	 * started through the runner, state in s->priv) and returns 0 with
+	 * the step still WIZ_RUNNING, or -1 (verdict says why). poll()
+	 * advances it, waiting at most timeout_ms (negative: until done), and
+	 * returns 1 once finished (status, verdict, findings set), else 0.
+	 * cancel() kills what it started and finishes the step now
+	 * (WIZ_FAIL, "cancelled by the user"). fini() frees s->priv; it is
+	 * called whenever the step is cleared. When start is set, run may be
+	 * NULL: wizard_run_step() then starts and polls until done. */
+	int (*start)(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+	int (*poll)(struct wizard *w, struct wiz_step *s, int timeout_ms);
+	void (*cancel)(struct wizard *w, struct wiz_step *s);
+	void (*fini)(struct wiz_step *s);
 };
 
 extern const struct wiz_step_def wiz_steps[];
@@ -120,6 +135,15 @@ struct wizard_opts {
 	int npeers;
 	int pid;
 	double probe_timeout_s;       /* per MTU probe; 0: the probe's default */
+	/* Layer 3 (perftest). */
+	const char *side;             /* "server" or "client"; NULL: client when a peer is given */
+	int gid_index;                /* perftest's -x; used when gid_index_set */
+	bool gid_index_set;           /* false: the job's NCCL_IB_GID_INDEX, else perftest's default */
+	/* Layer 4 (the A/B). */
+	const char *const *cmd;       /* the NCCL test command (after "--"), NULL-terminated;
+	                                 NULL or empty: the single-node loopback proposal */
+	double hang_s;                /* no new output for this long = hung; 0: AB_HANG_DEFAULT_S */
+	double run_timeout_s;         /* each run at most this long; 0: no limit */
 };
 
 struct wizard {
@@ -140,6 +164,14 @@ struct wizard {
 	char job_netns[48];                  /* "net:[4026531840]"; "" unknown */
 	bool job_other_netns;                /* not fabtop's network namespace */
 	bool focus;                   /* `fabtop wizard`: the TUI opens on the Wizard pane */
+	/* Layer 3 and 4 inputs, copied from the options. */
+	char side[8];                 /* "server", "client" or "" (decided at run time) */
+	int gid_index;                /* -1 unset */
+	char **cmd;                   /* malloc'd NULL-terminated copy, or NULL */
+	int ncmd;
+	double hang_s, run_timeout_s;
+	int busy;                     /* the step running asynchronously, -1 none */
+	double busy_t0;
 };
 
 const char *wiz_status_name(enum wiz_status s);   /* "pass", "blocked", ... */
@@ -160,6 +192,21 @@ int wizard_next_pending(const struct wizard *w);
 /* Clears step i and shows it running (the pane draws this before it
  * blocks in wizard_run_step). */
 void wizard_mark_running(struct wizard *w, int i);
+/* Starts step i: its gate first (blocked), then, for a step with start(),
+ * begins it and returns WIZ_RUNNING at once (wizard_busy() names it); a
+ * step without start() runs to its end here, as wizard_run_step(). Only
+ * one step runs at a time: while one is busy this returns WIZ_BLOCKED
+ * and changes nothing. */
+enum wiz_status wizard_start_step(struct wizard *w, int i, const struct fab_model *m);
+/* The step running asynchronously, or -1. */
+int wizard_busy(const struct wizard *w);
+/* Advances the busy step, waiting at most timeout_ms for its children.
+ * True when there is something to draw (a step is busy, or just ended);
+ * false at once when nothing is busy. */
+bool wizard_poll(struct wizard *w, int timeout_ms);
+/* Cancels the busy step: what it started is killed (whole process
+ * groups), the step ends WIZ_FAIL "cancelled by the user". */
+void wizard_cancel(struct wizard *w);
 /* Marks step i skipped by the user. */
 void wizard_skip_step(struct wizard *w, int i);
 
