@@ -453,6 +453,10 @@ static void add_error(struct nccl_log *a, const char *m, struct classified c,
 		a->st.framework_cls[c.cls]++;
 	else
 		a->st.nccl_cls[c.cls]++;
+	/* An IB transport error means IB was in use, even when the log starts
+	 * after the set-up lines (a pasted tail, a rotated file). */
+	if (!framework && c.cls == NCCL_C_IB && c.kind != NCCL_E_NET_INIT)
+		a->ib_tried = true;
 	for (int i = 0; i < a->nerr; i++)
 		if (strcmp(a->err[i].text, text) == 0) {
 			a->err[i].count++;
@@ -948,6 +952,11 @@ static void on_other_line(struct nccl_log *a, char *s, size_t len)
 	const char *le = strstr(t, "Last error:");
 	if (le && !le[11 + strspn(le + 11, " ")]) {
 		a->st.last_error_next = true;
+		return;
+	}
+	/* NCCL before 2.10 printed its version as a bare line on rank 0. */
+	if (strncmp(t, "NCCL version ", 13) == 0 && is_digit(t[13])) {
+		on_version(a, t + 13, false);
 		return;
 	}
 	const char *hash = strchr(t, '#');

@@ -807,6 +807,37 @@ static void test_incomplete_reasons(void **state)
 	done(a);
 }
 
+/* A pasted tail: the set-up lines are gone, only the transport error is
+ * left (the old "with error N, opcode" wording); IB was still in use. And
+ * NCCL before 2.10 printed its version as a bare line. */
+static void test_tail_and_old_version(void **state)
+{
+	(void)state;
+	struct nccl_log a;
+	nccl_log_init(&a);
+	feed_text(&a,
+		"n2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+		"fe80::1%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)\n"
+		"n2:19989:20082 [1] NCCL INFO transport/net.cc:1008 -> 6\n");
+	nccl_log_finish(&a);
+	assert_true(a.ib_tried);
+	assert_int_equal(a.verdict, NCCL_V_IB_ERROR);
+	assert_int_equal(a.err[0].kind, NCCL_E_COMPLETION);
+	assert_int_equal(a.err[0].status.v, 4);
+	nccl_log_free(&a);
+
+	nccl_log_init(&a);
+	feed_text(&a,
+		"h1:17754:17754 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+		"h1:17754:17754 [0] NCCL INFO NET/IB : No device found.\n"
+		"NCCL version 2.4.8+cuda10.1\n"
+		"NCCL versions differ? no: NCCL version x is not a version line\n");
+	nccl_log_finish(&a);
+	assert_string_equal(a.version, "2.4.8+cuda10.1");
+	assert_false(a.version_mismatch);
+	nccl_log_free(&a);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -853,6 +884,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_socket_verdicts),
 		cmocka_unit_test(test_incomplete_reasons),
+		cmocka_unit_test(test_tail_and_old_version),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
