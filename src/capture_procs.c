@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fabtop/capture_int.h"
+#include "fabtop/procfs.h"
 #include "fabtop/util.h"
 
 /* ---- NCCL processes ---- */
@@ -25,50 +26,6 @@ static bool env_kept(const char *kv)
 		if (strncmp(kv, *p, strlen(*p)) == 0)
 			return true;
 	return strncmp(kv, "HOSTNAME=", 9) == 0;
-}
-
-/* Reads /proc/<pid>/environ whole; -errno on failure. */
-static ssize_t read_environ(const char *pid, char **out)
-{
-	char p[320];
-	snprintf(p, sizeof(p), "/proc/%s/environ", pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t cap = 65536, got = 0;
-	char *buf = malloc(cap + 1);
-	while (buf) {
-		ssize_t n = read(fd, buf + got, cap - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got == cap) {
-			if (cap >= CAP_MAX_ENV)
-				break;
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	if (!buf)
-		return -ENOMEM;
-	buf[got] = '\0';
-	*out = buf;
-	return (ssize_t)got;
 }
 
 /* Kernel threads have no environment: PF_KTHREAD in /proc/<pid>/stat. */
@@ -91,38 +48,10 @@ static bool is_kthread(const char *pid)
 	return flags & 0x00200000UL;
 }
 
-/* NVIDIA's container images set NCCL_VERSION in every process (the shell
- * included): on its own it does not make a process an NCCL job. */
-static bool image_var(const char *kv)
-{
-	return strncmp(kv, "NCCL_VERSION=", 13) == 0;
-}
-
-/* The libnccl a process has mapped (/proc/<pid>/maps), which is the NCCL
- * the job runs: often its own wheel's, not the one on the loader path. */
-static bool mapped_nccl(const char *pid, char *lib, size_t len)
-{
-	char p[320], line[PATH_MAX + 128];
-	snprintf(p, sizeof(p), "/proc/%s/maps", pid);
-	FILE *f = fopen(p, "re");
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-		if (!path || !strstr(path, "/libnccl"))
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		snprintf(lib, len, "%s", path);
-		found = true;
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *found)
 {
 	char *env = NULL;
-	ssize_t n = read_environ(pid, &env);
+	ssize_t n = procfs_environ(atoi(pid), &env);
 	if (n < 0) {
 		if (n != -ENOENT && n != -ESRCH && !is_kthread(pid))
 			(*unreadable)++;
@@ -130,10 +59,10 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	}
 	bool nccl = false;
 	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1)
-		if (strncmp(kv, "NCCL_", 5) == 0 && !image_var(kv))
+		if (procfs_nccl_var(kv))
 			nccl = true;
 	char lib[PATH_MAX];
-	bool mapped = mapped_nccl(pid, lib, sizeof(lib));
+	bool mapped = procfs_mapped_nccl(atoi(pid), lib, sizeof(lib));
 	if (!nccl && !mapped) {
 		free(env);
 		return;

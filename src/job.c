@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "fabtop/job.h"
+#include "fabtop/procfs.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 
@@ -33,12 +34,6 @@ const char *job_var(const struct fab_job *j, const char *name)
 		if (strcmp(j->rank[i].name, name) == 0)
 			return j->rank[i].value;
 	return NULL;
-}
-
-/* NCCL_VERSION alone is what NVIDIA's images put in every process. */
-static bool image_var(const char *name)
-{
-	return strcmp(name, "NCCL_VERSION") == 0;
 }
 
 /* Files NCCL also reads settings from; the environment wins over them. */
@@ -132,63 +127,6 @@ void job_expand_debug_file(const char *tmpl, const char *host, int pid, char *ou
 
 /* ---- live processes ---- */
 
-static ssize_t slurp(const char *path, char **out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t cap = 16384, got = 0;
-	char *b = malloc(cap + 1);
-	while (b) {
-		ssize_t n = read(fd, b + got, cap - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(b);
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got == cap) {
-			if (cap >= (4u << 20))
-				break;
-			char *nb = realloc(b, cap * 2 + 1);
-			if (!nb)
-				break;
-			b = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	if (!b)
-		return -ENOMEM;
-	b[got] = '\0';
-	*out = b;
-	return (ssize_t)got;
-}
-
-static bool mapped_nccl(int pid, char *lib, size_t len)
-{
-	char p[64], line[4352];
-	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
-	FILE *f = fopen(p, "re");
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-		if (!path || !strstr(path, "/libnccl"))
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		fab_strlcpy(lib, path, len);
-		found = true;
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static bool same_ns(int pid, const char *kind, char *link, size_t len)
 {
 	char p[64], self[64], mine[64] = "";
@@ -205,7 +143,7 @@ static void read_comm_cmdline(struct fab_job *j)
 {
 	char p[64], *b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/comm", j->pid);
-	ssize_t n = slurp(p, &b);
+	ssize_t n = procfs_slurp(p, &b);
 	if (n > 0) {
 		b[strcspn(b, "\n")] = '\0';
 		fab_strlcpy(j->comm, b, sizeof(j->comm));
@@ -213,7 +151,7 @@ static void read_comm_cmdline(struct fab_job *j)
 	free(b);
 	b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/cmdline", j->pid);
-	n = slurp(p, &b);
+	n = procfs_slurp(p, &b);
 	if (n > 0) {
 		const char *argv[65];
 		int argc = 0;
@@ -231,7 +169,7 @@ static int ns_pid(int pid)
 	char p[64], *b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/status", pid);
 	int v = pid;
-	if (slurp(p, &b) > 0) {
+	if (procfs_slurp(p, &b) > 0) {
 		char *l = strstr(b, "\nNSpid:");
 		if (l) {
 			l += 7;
@@ -307,9 +245,8 @@ static void locate_debug_file(struct fab_job *j)
  * its environment cannot be read. */
 static int scan_pid(int pid, struct fab_job *j)
 {
-	char p[64], *env = NULL;
-	snprintf(p, sizeof(p), "/proc/%d/environ", pid);
-	ssize_t n = slurp(p, &env);
+	char *env = NULL;
+	ssize_t n = procfs_environ(pid, &env);
 	if (n < 0)
 		return n == -ENOENT || n == -ESRCH ? 0 : (int)n;
 	memset(j, 0, sizeof(*j));
@@ -321,7 +258,7 @@ static int scan_pid(int pid, struct fab_job *j)
 		if (!eq)
 			continue;
 		*eq = '\0';
-		if (strncmp(kv, "NCCL_", 5) == 0 && !image_var(kv))
+		if (procfs_nccl_var(kv))
 			own_nccl = true;
 		if (strcmp(kv, "HOME") == 0)
 			home = eq + 1;
@@ -329,7 +266,7 @@ static int scan_pid(int pid, struct fab_job *j)
 			hostname = eq + 1;
 		add_var(j, kv, eq + 1, "environment");
 	}
-	bool mapped = mapped_nccl(pid, j->nccl_lib, sizeof(j->nccl_lib));
+	bool mapped = procfs_mapped_nccl(pid, j->nccl_lib, sizeof(j->nccl_lib));
 	/* A kernel thread has an empty environment and no maps: not a job. */
 	if (!own_nccl && !mapped) {
 		free(env);
@@ -476,7 +413,7 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 			const char *val = json_string_value(v);
 			if (!val)
 				continue;
-			if (strncmp(key, "NCCL_", 5) == 0 && !image_var(key))
+			if (procfs_nccl_var(key))
 				own_nccl = true;
 			if (strcmp(key, "HOSTNAME") == 0)
 				fab_strlcpy(j->host, val, sizeof(j->host));

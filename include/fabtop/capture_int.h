@@ -17,7 +17,6 @@
 #include "fabtop/root.h"
 
 #define CAP_MAX_FILE ROOT_MAX_FILE
-#define CAP_MAX_ENV  (4u << 20)     /* a process environment, read whole */
 
 struct cap {
 	FILE *log;
