@@ -59,7 +59,12 @@ build/tests/%: tests/unit/%.c $(SLIBOBJS)
 run: deps build/fabtop
 	@scripts/start.sh build/fabtop
 
-tests: build/fabtop build/san/fabtop $(UNIT)
+tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl
+
+# The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
+build/tests/fake_nccl: tests/ab/fake_nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -std=gnu11 $(WARN) -o $@ $<
 
 check: check-deps
 	@$(MAKE) --no-print-directory tests
