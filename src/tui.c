@@ -3,11 +3,19 @@
  * bar, keys, and a terminal that is restored on every way out.
  *
  * Headless mode (tig-style): FABTOP_SCRIPT=FILE reads commands instead of
- * keys ("key Tab", "resize 40 10", "dump OUT", "sleep 0", "tick 5") and
- * draws to /dev/null at FABTOP_SCRIPT_SIZE (default 80x24), so screen tests
- * need no TTY. Time does not drive the counters sampler there: "tick N"
- * lets N of its intervals pass on a virtual clock (each steps it once
- * unless paused; playback or live alike), so every dump is the same.
+ * keys and draws to /dev/null at FABTOP_SCRIPT_SIZE (default 80x24), so
+ * screen tests need no TTY. The commands, one a line ('#' comments):
+ *   key NAME     a key: a character, or Tab, Enter, Esc, Up, PgDn, F1, ...
+ *   resize C R   the terminal becomes C columns by R rows
+ *   dump FILE    the screen as text, trailing spaces trimmed
+ *   sleep S      real seconds pass (nothing is polled meanwhile)
+ *   tick N       N counters-sampler intervals pass on a virtual clock
+ *   wait S       the wizard's running step is polled in real time until it
+ *                ends or S seconds pass, then the screen is drawn
+ * Time does not drive the counters sampler there: "tick N" lets N of its
+ * intervals pass (each steps it once unless paused; playback or live
+ * alike), so every dump is the same. A running wizard step is polled once
+ * after each key, so a dump after "key Enter" shows it running.
  *
  * The counters sampler (live.h) belongs to the session: it opens when the
  * Counters pane is first shown (the first frame of the other panes pays
@@ -15,6 +23,11 @@
  * the next step or 250 ms, whichever is sooner. A frame is drawn on a key,
  * on a step while the Counters pane shows, or when the clock's second
  * changes on a live node.
+ *
+ * A wizard step running in the background (wizard.h) is polled here: the
+ * getch() timeout drops to WIZ_POLL_MS while one is busy, each timeout and
+ * each key polls it without waiting, and a frame follows whenever it has
+ * something new, so the pane stays live while it runs. Quitting cancels it.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -44,6 +57,7 @@ const struct view_ops *const fab_panes[] = {
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
 #define MAX_PANES 9     /* digits 1..9 select a pane */
+#define WIZ_POLL_MS 100 /* a busy wizard step's output and elapsed time move this often */
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 struct tui {
@@ -362,6 +376,29 @@ static void script_tick(struct tui *t, int n)
 	}
 }
 
+/* ---- the wizard's running step --------------------------------------------- */
+
+static bool wizard_running(const struct tui *t)
+{
+	return t->m->wizard && wizard_busy(t->m->wizard) >= 0;
+}
+
+/* "wait S": real time passes, polling the busy step, until it ends or S
+ * seconds are over. */
+static void script_wait(struct tui *t, int secs)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + secs;
+	while (wizard_running(t)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		double left = end - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+		if (left <= 0)
+			break;
+		wizard_poll(t->m->wizard, left * 1000 < WIZ_POLL_MS ? (int)(left * 1000) + 1 : WIZ_POLL_MS);
+	}
+}
+
 /* ---- keys ----------------------------------------------------------------- */
 
 static void switch_to(struct tui *t, int i)
@@ -537,7 +574,15 @@ static int script_next(struct tui *t)
 		script_tick(t, a);
 		return ERR;
 	}
-	script_error(t, "unknown command (key, resize, dump, sleep, tick)", p);
+	if (sscanf(p, "wait %d", &a) == 1) {
+		if (a < 0 || a > 86400) {
+			script_error(t, "bad wait (seconds)", p);
+			return ERR;
+		}
+		script_wait(t, a);
+		return KEY_RESIZE;   /* no key, but a frame: the step moved */
+	}
+	script_error(t, "unknown command (key, resize, dump, sleep, tick, wait)", p);
 	return ERR;
 }
 
@@ -676,21 +721,25 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 			ch = script_next(&t);
 		} else {
 			int due = live_running(&t) ? live_due(&t.live, tui_now(&t)) : -1;
-			timeout(due >= 0 && due < 250 ? due : 250);
+			int most = wizard_running(&t) ? WIZ_POLL_MS : 250;
+			timeout(due >= 0 && due < most ? due : most);
 			ch = getch();
 		}
 		if (t.quit || quit_signal)
 			break;
 		if (ch == ERR && !t.script) {
-			/* Poll timeout: a step of the sampler, or the live clock. */
+			/* Poll timeout: a step of the sampler, the wizard's running
+			 * step, or the live clock. */
 			bool stepped = live_running(&t) && live_tick(&t.live, tui_now(&t));
-			if ((stepped && on_counters(&t)) || (m->live && time(NULL) != t.drawn_sec))
+			bool wiz = wizard_poll(m->wizard, 0);
+			if ((stepped && on_counters(&t)) || wiz || (m->live && time(NULL) != t.drawn_sec))
 				draw(&t);
 			continue;
 		}
 		handle_key(&t, ch);
 		if (t.quit)
 			break;
+		wizard_poll(m->wizard, 0);
 		if (on_counters(&t))
 			live_ensure(&t);
 		/* The pane may have asked for a step ('n'); on the virtual clock
@@ -705,6 +754,8 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 	if (t.live_opened)
 		live_close(&t.live);
 	m->counters_live = NULL;
+	/* A step left running would outlive the pane that shows it. */
+	wizard_cancel(m->wizard);
 	if (own_wizard) {
 		wizard_free(own_wizard);
 		m->wizard = NULL;
