@@ -758,6 +758,15 @@ static void on_message(struct nccl_log *a, const char *m, size_t len, enum level
 		else if (after(m, "NET/"))
 			on_net(a, m);
 		break;
+	case 'P':
+		/* NCCL 2.19-2.22 say so once a plugin is loaded: "P2P plugin
+		 * IBext_v8" (and "Plugin Path : /opt/hpcx/.../libnccl-net.so"). */
+		if ((p = after(m, "P2P plugin ")) && *p) {
+			a->plugin = NCCL_PLUGIN_LOADED;
+			if (!a->plugin_name[0])
+				copy_str(a->plugin_name, sizeof(a->plugin_name), p);
+		}
+		break;
 	case 'U':
 		if ((p = after(m, "Using network "))) {
 			char name[sizeof(a->nets[0].name)];

@@ -836,6 +836,22 @@ static void test_tail_and_old_version(void **state)
 	assert_string_equal(a.version, "2.4.8+cuda10.1");
 	assert_false(a.version_mismatch);
 	nccl_log_free(&a);
+
+	/* 2.19-2.22 name a loaded plugin "P2P plugin X". */
+	nccl_log_init(&a);
+	feed_text(&a,
+		"w1:5771:5783 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n"
+		"w1:5771:5783 [0] NCCL INFO P2P plugin IBext_v8\n"
+		"w1:5771:5783 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE [1]irdma3:1/RoCE [RO]; OOB eth0:172.16.121.86<0>\n"
+		"w1:5771:5783 [0] NCCL INFO Using network IBext_v8\n");
+	nccl_log_finish(&a);
+	assert_int_equal(a.plugin, NCCL_PLUGIN_LOADED);
+	assert_string_equal(a.plugin_name, "IBext_v8");
+	assert_int_equal(a.nhcas, 2);
+	assert_string_equal(a.hcas[1].name, "irdma3");
+	assert_string_equal(a.hcas[1].link_layer, "RoCE");
+	assert_true(nccl_log_used_rdma(&a));
+	nccl_log_free(&a);
 }
 
 static void test_names(void **state)
