@@ -117,7 +117,8 @@ const char *nccl_verdict_hint(enum nccl_verdict v)
 		return "sockets were asked for: unset NCCL_IB_DISABLE / NCCL_NET=Socket to use RDMA";
 	case NCCL_V_IB_ERROR:
 		return "the RDMA path failed: check links, GID index (NCCL_IB_GID_INDEX), MTU, "
-		       "the RoCE fabric and GPUDirect; status 12 means peers cannot reach each other";
+		       "the RoCE fabric and GPUDirect; a completion status 12 (retry exceeded) means "
+		       "the peers cannot reach each other";
 	case NCCL_V_BOOTSTRAP_ERROR:
 		return "the TCP bootstrap failed: NCCL_SOCKET_IFNAME must name an interface that is up "
 		       "on every node; check DNS, routes and the firewall";
