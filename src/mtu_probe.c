@@ -107,6 +107,10 @@ void mtu_probe_rec_str(const struct mtu_probe_rec *p, char *buf, size_t len)
 		snprintf(what, sizeof(what), "no answer");
 		break;
 	case PROBE_ERROR:
+		if (p->err == ECONNREFUSED) {   /* from a hop: the peer's own would be "reached" */
+			snprintf(what, sizeof(what), "port unreachable from %s, not the peer", p->from);
+			break;
+		}
 		snprintf(what, sizeof(what), "%s%s%s", strerror(p->err),
 			 p->from[0] ? " from " : "", p->from);
 		break;
@@ -145,6 +149,22 @@ static void addr_text(const struct sockaddr *sa, char *buf, size_t len)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, len);
 	else if (sa->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, len);
+}
+
+/* Whether an ICMP error came from the peer itself: a firewall on the way
+ * that rejects the probe with "port unreachable" must not count as the
+ * peer's answer. */
+static bool same_addr(const struct sockaddr *off, const struct sockaddr_storage *peer)
+{
+	if (off->sa_family != peer->ss_family)
+		return false;
+	if (off->sa_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)off)->sin_addr,
+			       &((const struct sockaddr_in *)peer)->sin_addr, sizeof(struct in_addr));
+	if (off->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)off)->sin6_addr,
+			       &((const struct sockaddr_in6 *)peer)->sin6_addr, sizeof(struct in6_addr));
+	return false;
 }
 
 /* The interface the kernel routes dst through: RTM_GETROUTE, as `ip route
@@ -317,7 +337,7 @@ static int read_err(struct prober *p)
 			rec->outcome = PROBE_ERROR;
 			rec->err = (int)ee->ee_errno;
 		}
-	} else if (ee->ee_errno == ECONNREFUSED) {
+	} else if (ee->ee_errno == ECONNREFUSED && same_addr(off, &p->dst)) {
 		rec->outcome = PROBE_REACHED;   /* port unreachable: the peer's own answer */
 	} else if (ee->ee_errno == EMSGSIZE) {
 		rec->outcome = PROBE_FRAG_NEEDED;
@@ -427,7 +447,13 @@ static void say_unreachable(struct mtu_result *r, int min)
 {
 	/* The last definite answer, if any, says why (host unreachable from a router). */
 	for (int i = r->nprobes - 1; i >= 0; i--)
-		if (r->probes[i].outcome == PROBE_ERROR) {
+		if (r->probes[i].outcome == PROBE_ERROR && r->probes[i].err == ECONNREFUSED) {
+			snprintf(r->message, sizeof(r->message),
+				 "nothing reached %s: port unreachable from %s, not the peer: "
+				 "something on the way rejects UDP to ports %d+ (%d probes)",
+				 r->addr, r->probes[i].from, PROBE_PORT, r->nprobes);
+			return;
+		} else if (r->probes[i].outcome == PROBE_ERROR) {
 			snprintf(r->message, sizeof(r->message),
 				 "nothing reached %s: %s%s%s (%d probes)", r->addr,
 				 strerror(r->probes[i].err), r->probes[i].from[0] ? " from " : "",

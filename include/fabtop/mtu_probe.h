@@ -5,9 +5,11 @@
  * Works as non-root, the way tracepath does: a UDP socket connected to the
  * peer's port 33434 with IP_PMTUDISC_PROBE (DF set, the kernel's cached path
  * MTU ignored) and IP_RECVERR. A closed port answers "port unreachable": the
- * probe reached the peer. A hop that cannot forward it answers "fragmentation
- * needed" with its MTU. Silence means the probe was lost. Sizes are whole IP
- * packets (IPv4 header 20 + UDP 8, IPv6 40 + 8), as MTUs are counted.
+ * probe reached the peer, when the answer comes from the peer's own address
+ * (from anyone else it is a firewall's rejection: an error). A hop that
+ * cannot forward it answers "fragmentation needed" with its MTU. Silence
+ * means the probe was lost. Sizes are whole IP packets (IPv4 header 20 +
+ * UDP 8, IPv6 40 + 8), as MTUs are counted.
  *
  * Strategy, to use few probes (each loss costs a wait): the interface MTU
  * first (reaches: mtu-ok, 1 probe); frag-needed M: confirm M reaches
@@ -43,11 +45,12 @@ enum mtu_verdict {
 };
 
 enum mtu_probe_outcome {
-	PROBE_REACHED,       /* port unreachable from the peer (or an answer) */
+	PROBE_REACHED,       /* port unreachable from the peer's own address (or an answer) */
 	PROBE_FRAG_NEEDED,   /* ICMP frag-needed / packet-too-big: reported_mtu, from */
 	PROBE_TIMEOUT,       /* no answer within timeout_s */
 	PROBE_LOCAL_TOO_BIG, /* the kernel refused to send it: reported_mtu is its limit */
-	PROBE_ERROR,         /* another ICMP error (host/net unreachable, ...) or send failure */
+	PROBE_ERROR,         /* another ICMP error (host/net unreachable, prohibited, port
+	                        unreachable from a hop, not the peer) or send failure */
 };
 
 struct mtu_probe_rec {

@@ -33,6 +33,7 @@ notok() {
 skip_all() {
 	for n in "clean 9000 path" "maximum above the interface" "loopback" "1500 hop" "black hole at 1500" "black hole at 1700" "rate-limited peer" "rate-limited peer, black hole" \
 		 "server down" "unroutable peer" "no route" "IPv6" "bad peer" \
+		 "router rejects, port unreachable" "IPv6 router rejects, port unreachable" "router rejects, admin-prohibited" \
 		 "wizard batch, clean path" "wizard batch, 1500 hop" "wizard batch, black hole"; do
 		echo "ok - $n # SKIP $1"
 	done
@@ -287,6 +288,50 @@ if expect "$T/bad" exit=2 rc=-1 verdict=error nprobes=0 &&
 	grep -q '^message=cannot resolve ;reboot: ' "$T/bad"
 then ok "bad peer: a clear error, nothing sent"
 else notok "bad peer: a clear error, nothing sent" "$T/bad"
+fi
+
+# reject NAME...: the router answers the probes to the server itself, with
+# an ICMP error of the given type, before they get there (a firewall).
+reject() {
+	ip netns exec "$R" nft -f - <<-EOF
+	table inet fw {
+		chain rej {
+			type filter hook forward priority 0;
+			ip daddr 10.99.2.2 udp dport 33434-33533 reject with icmp type $1
+			ip6 daddr fd99:2::2 udp dport 33434-33533 reject with icmpv6 type $2
+		}
+	}
+	EOF
+}
+# A port unreachable from the router is not the peer's: nothing reached it.
+net 6 9000
+reject port-unreachable port-unreachable
+probe "$C" "$T/fwport" 10.99.2.2 $TO
+counts=$(sent "$C")
+if expect "$T/fwport" exit=0 verdict=unreachable path_mtu=0 nprobes=2 \
+	"probe=9000 bytes: port unreachable from 10.99.1.1, not the peer" \
+	"probe=576 bytes: port unreachable from 10.99.1.1, not the peer" &&
+	grep -q -x 'message=nothing reached 10.99.2.2: port unreachable from 10.99.1.1, not the peer: something on the way rejects UDP to ports 33434+ (2 probes)' "$T/fwport" &&
+	[ "$counts" = "2 0 2 0 " ] || { echo "sent: $counts, want 2 0 2 0" >>"$T/fwport"; false; }
+then ok "router rejects, port unreachable: not the peer's answer, unreachable, the router named"
+else notok "router rejects, port unreachable: not the peer's answer, unreachable, the router named" "$T/fwport"
+fi
+ready6
+probe "$C" "$T/fwport6" fd99:2::2 $TO
+if expect "$T/fwport6" exit=0 verdict=unreachable path_mtu=0 nprobes=2 \
+	"probe=9000 bytes: port unreachable from fd99:1::1, not the peer" &&
+	grep -q -x 'message=nothing reached fd99:2::2: port unreachable from fd99:1::1, not the peer: something on the way rejects UDP to ports 33434+ (2 probes)' "$T/fwport6"
+then ok "IPv6 router rejects, port unreachable: unreachable, the router named"
+else notok "IPv6 router rejects, port unreachable: unreachable, the router named" "$T/fwport6"
+fi
+net 10 9000
+reject admin-prohibited admin-prohibited
+probe "$C" "$T/fwadmin" 10.99.2.2 $TO
+if expect "$T/fwadmin" exit=0 verdict=unreachable path_mtu=0 nprobes=2 \
+	"probe=9000 bytes: No route to host from 10.99.1.1" &&
+	grep -q -x 'message=nothing reached 10.99.2.2: No route to host from 10.99.1.1 (2 probes)' "$T/fwadmin"
+then ok "router rejects, admin-prohibited: unreachable, the router named"
+else notok "router rejects, admin-prohibited: unreachable, the router named" "$T/fwadmin"
 fi
 
 # Through the wizard, once `fabtop wizard --batch` exists (helper H's): each
