@@ -4,10 +4,13 @@
 # for the scenarios with HCA faults or InfiniBand (roce-faults,
 # roce-faults-pod, ib-8port). Each as text (.txt), as text with colours
 # (.ansi) and as a PNG rendered by a real xterm under Xvfb.
-# Usage: scripts/screenshots.sh BUILD/fabtop   (`make screenshots`)
+# Usage: scripts/screenshots.sh BUILD/fabtop [NAME...]   (`make screenshots`)
+# With NAMEs (hang-counters-120x40 ...) only those screens are taken again.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$TOP/build/fabtop}
+[ $# -gt 0 ] && shift
+ONLY=" $* "
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 OUT=$TOP/screenshots
 "$TOP/scripts/deps.sh" shots || exit 1
@@ -40,6 +43,7 @@ settle() {
 # shot SCENARIO_DIR PANE COLS ROWS: writes NAME.txt and NAME.ansi.
 shot() {
 	scen=$(basename "$1") name="$(basename "$1")-$2-$3x$4"
+	case $ONLY in "  ") ;; *" $name "*) ;; *) return 0 ;; esac
 	tm new-session -d -s shot -x "$3" -y "$4" "'$BIN' --root '$1'"
 	settle shot || { tm kill-session -t shot; return 1; }
 	key=""
@@ -52,8 +56,13 @@ shot() {
 	if [ -n "$key" ]; then
 		tm send-keys -t shot "$key"
 		sleep 0.3
-		# The counters pane plays its samples back: let some history build.
-		[ "$2" = counters ] && sleep 8
+		# The counters pane plays its samples back, one a second from the
+		# start: let some history build. The hang's traffic stops at sample
+		# 20; at about 25 the stall is on screen with the traffic before it
+		# still in the history column.
+		if [ "$2" = counters ]; then
+			case $scen in hang) sleep 23 ;; *) sleep 8 ;; esac
+		fi
 		settle shot
 	fi
 	tm capture-pane -p -t shot > "$OUT/$name.txt"
