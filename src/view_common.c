@@ -101,6 +101,40 @@ bool view_scroll_key(struct view *v, int ch, int page_h, int page_w)
 	return true;
 }
 
+bool view_detail_key(struct view *v, int ch)
+{
+	int page = v->page_h > 2 ? v->page_h - 1 : 1;   /* keep one line of context */
+	switch (ch) {
+	case KEY_PPAGE:
+		v->top = v->top > page ? v->top - page : 0;
+		return true;
+	case KEY_NPAGE:
+		v->top += page;
+		return true;
+	case KEY_HOME:
+		v->top = 0;
+		v->left = 0;
+		return true;
+	case KEY_END:
+		v->top = VIEW_TO_END;
+		return true;
+	case KEY_LEFT:
+		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
+		return true;
+	case KEY_RIGHT:
+		v->left += HSTEP;
+		return true;
+	case 'F':
+	case 27:   /* Esc */
+		if (!v->filter)
+			return ch == 'F';
+		v->filter = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Decodes one character: its byte length and display width. Invalid bytes
  * and control characters become one column, drawn as '?' or ' '. */
 static size_t next_char(const char *p, size_t rem, mbstate_t *st, int *width, char *subst)

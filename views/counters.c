@@ -29,8 +29,6 @@
 #define CTR_SPARK     10    /* a counter's history */
 #define NAME_MAX_W    34    /* longer counter names are cut */
 #define MAX_NAMES     12    /* counter names the banner lists per kind */
-#define HSTEP         8
-#define TO_END        (INT_MAX / 2)
 
 /* ---- what the pane shows: a device filter over the sampler's ports ------ */
 
@@ -992,7 +990,6 @@ static bool counters_key(struct view *v, int ch, const struct fab_model *m)
 {
 	struct fab_live *l = m->counters_live;
 	const struct fab_sampler *s = sampler_of(m);
-	int page = v->page_h > 2 ? v->page_h - 1 : 1;
 	switch (ch) {
 	case ' ':
 	case 'p':
@@ -1024,12 +1021,6 @@ static bool counters_key(struct view *v, int ch, const struct fab_model *m)
 		v->top = 0;
 		return true;
 	}
-	case 'F':
-	case 27:   /* Esc */
-		if (!v->filter)
-			return ch == 'F';
-		v->filter = 0;
-		return true;
 	/* The body below the pinned lines scrolls; the next draw clamps. */
 	case KEY_UP:
 		v->top = v->top > 0 ? v->top - 1 : 0;
@@ -1037,27 +1028,8 @@ static bool counters_key(struct view *v, int ch, const struct fab_model *m)
 	case KEY_DOWN:
 		v->top++;
 		return true;
-	case KEY_PPAGE:
-		v->top = v->top > page ? v->top - page : 0;
-		return true;
-	case KEY_NPAGE:
-		v->top += page;
-		return true;
-	case KEY_HOME:
-		v->top = 0;
-		v->left = 0;
-		return true;
-	case KEY_END:
-		v->top = TO_END;
-		return true;
-	case KEY_LEFT:
-		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
-		return true;
-	case KEY_RIGHT:
-		v->left += HSTEP;
-		return true;
 	default:
-		return false;
+		return view_detail_key(v, ch);
 	}
 }
 

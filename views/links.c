@@ -20,8 +20,7 @@
 #define LABEL_W      10    /* the detail's label column */
 #define GAP          2     /* between list columns */
 #define PREFIX       2     /* "> " marks the selected row, also in text dumps */
-#define HSTEP        8     /* sideways scroll step, as the other panes */
-#define TO_FINDINGS  (INT_MAX / 2)   /* v->top asking the next draw for the findings */
+#define TO_FINDINGS  VIEW_TO_END   /* End: the next draw goes to the findings */
 #define CGAP         2     /* between columns of error counters */
 
 /* ---- rows: one per port; a device without ports still gets one --------- */
@@ -1055,7 +1054,7 @@ static void select_row(struct view *v, int g)
 
 static bool links_key(struct view *v, int ch, const struct fab_model *m)
 {
-	int first, n, page = v->page_h > 2 ? v->page_h - 1 : 1;
+	int first, n;
 	if (!m->nnics)
 		return false;   /* one scrolling page: the shell's keys */
 	shown_range(m, v->filter, &first, &n);
@@ -1070,40 +1069,15 @@ static bool links_key(struct view *v, int ch, const struct fab_model *m)
 		if (v->sel < first + n - 1)
 			select_row(v, v->sel + 1);
 		return true;
-	/* The detail scrolls; the next draw clamps to its length. */
-	case KEY_PPAGE:
-		v->top = v->top > page ? v->top - page : 0;
-		return true;
-	case KEY_NPAGE:
-		v->top += page;
-		return true;
-	case KEY_HOME:
-		v->top = 0;
-		v->left = 0;
-		return true;
-	case KEY_END:
-		v->top = TO_FINDINGS;
-		return true;
-	case KEY_LEFT:
-		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
-		return true;
-	case KEY_RIGHT:
-		v->left += HSTEP;
-		return true;
 	case 'f':
 		v->filter = (v->filter + 1) % (m->nnics + 1);
 		shown_range(m, v->filter, &first, &n);
 		if (v->sel < first || v->sel >= first + n)
 			select_row(v, first);
 		return true;
-	case 'F':
-	case 27:   /* Esc */
-		if (!v->filter)
-			return ch == 'F';
-		v->filter = 0;
-		return true;
 	default:
-		return false;
+		/* The detail scrolls; the next draw clamps (End: the findings). */
+		return view_detail_key(v, ch);
 	}
 }
 

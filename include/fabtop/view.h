@@ -9,6 +9,7 @@
 #ifndef FABTOP_VIEW_H
 #define FABTOP_VIEW_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <curses.h>
 #include "fabtop/model.h"
@@ -57,6 +58,14 @@ enum fab_color {
 int fab_attr(enum fab_color c);
 /* Common scrolling keys (arrows, PgUp/PgDn, Home/End); true when handled. */
 bool view_scroll_key(struct view *v, int ch, int page_h, int page_w);
+/* v->top asking the next draw for the end of the content (it clamps). */
+#define VIEW_TO_END (INT_MAX / 2)
+/* The keys of a pane with a list and a detail that the next draw clamps:
+ * PgUp/PgDn scroll the detail by v->page_h, Home goes to its top left, End
+ * sets top to VIEW_TO_END, Left/Right scroll sideways; F and Esc clear the
+ * filter (F is taken even when none is set, Esc then goes to the shell).
+ * True when the key was taken. Up/Down and 'f' stay with the pane. */
+bool view_detail_key(struct view *v, int ch);
 /* Draw a string clipped to the window, honouring the horizontal offset. */
 void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr);
 /* view_put that draws nothing left of screen column minx, so a label column
@@ -107,6 +116,14 @@ void view_pen_wrap(struct view_pen *p, int x, const char *s, int attr);
 void view_pen_wrap_hang(struct view_pen *p, int x, int x2, const char *s, int attr);
 /* A legend line "  SYS  = meaning", wrapped under the meaning. */
 void view_pen_legend(struct view_pen *p, const char *line);
+
+/* The A/B step's detail (views/wizard_ab.c), drawn inside the Wizard
+ * pane's: true when step s is the A/B and its priv holds a struct ab. */
+struct wiz_step;
+bool wizard_ab_drawable(const struct wiz_step *s);
+/* Its verdict on top, then run A and run B side by side from 100 columns,
+ * stacked below that; clipped to any size. */
+void wizard_ab_body(struct view_pen *p, const struct wiz_step *s);
 
 /* The topology pane's mark for the closest NIC of each GPU (UTF-8, ASCII). */
 #define TOPO_MARK_UTF8  "\u25c6"
