@@ -117,7 +117,7 @@ static char **build_env(const char *const *add)
 		bool dup = false;   /* the last of repeated keys wins */
 		for (size_t b = a + 1; b < na && !dup; b++)
 			dup = env_key_eq(add[a], add[b]);
-		if (!dup)
+		if (!dup && strchr(add[a], '='))   /* "K" alone only removed K */
 			e[k++] = (char *)add[a];
 	}
 	return e;
@@ -205,8 +205,8 @@ int run_start(const char *const argv[], const struct run_opts *o,
 	}
 	short_name(argv[0], prog, sizeof(prog));
 	for (const char *const *a = o->env_add; a && *a; a++)
-		if (!strchr(*a, '=') || **a == '=') {
-			snprintf(err, errlen, "cannot run %s: environment entry '%s' is not K=V", prog, *a);
+		if (**a == '=' || !**a) {
+			snprintf(err, errlen, "cannot run %s: environment entry '%s' is not K=V or K", prog, *a);
 			return -1;
 		}
 	char **envp = build_env(o->env_add);

@@ -37,7 +37,9 @@ struct run_opts {
 	size_t out_cap;              /* bytes kept; 0: RUN_OUT_CAP_DEFAULT; the rest counted, dropped */
 	bool keep_tail;              /* keep the last out_cap bytes instead of the first */
 	const char *const *env_add;  /* "K=V" added to (or replacing in) the inherited
-	                                environment, NULL-terminated, or NULL */
+	                                environment, "K" alone removes K; NULL-terminated,
+	                                or NULL. An empty entry or one starting with '='
+	                                is refused. */
 	const char *cwd;             /* NULL: fabtop's own */
 	/* Called with every chunk of output as it is read, the dropped bytes
 	 * included (a streaming log parser sees all of it); may be NULL. */

@@ -137,10 +137,22 @@ static void test_cwd_env_stdin(void **state)
 	assert_string_equal(r.out, "two /usr/bin:/bin /proc\n");
 	run_result_free(&r);
 
-	const char *bad[] = { "NOEQUALS", NULL };
+	/* "K" alone removes K from what the child inherits. */
+	setenv("FABTOP_GONE", "inherited", 1);
+	setenv("FABTOP_KEPT", "inherited", 1);
+	const char *rm[] = { "FABTOP_GONE", "FABTOP_NEW=1", NULL };
+	o.env_add = rm;
+	assert_int_equal(run_argv(ARGV("sh", "-c", "echo \"${FABTOP_GONE-unset} $FABTOP_KEPT $FABTOP_NEW\""),
+				  &o, &r), 0);
+	assert_string_equal(r.out, "unset inherited 1\n");
+	run_result_free(&r);
+	unsetenv("FABTOP_GONE");
+	unsetenv("FABTOP_KEPT");
+
+	const char *bad[] = { "=NOKEY", NULL };
 	o.env_add = bad;
 	assert_int_equal(run_argv(ARGV("true"), &o, &r), -1);
-	assert_string_equal(r.err, "cannot run true: environment entry 'NOEQUALS' is not K=V");
+	assert_string_equal(r.err, "cannot run true: environment entry '=NOKEY' is not K=V or K");
 	run_result_free(&r);
 }
 

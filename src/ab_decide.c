@@ -1,0 +1,310 @@
+/*
+ * ab_decide.c - the A/B's verdict from two finished runs (ab.h's list,
+ * first match wins), its names and exit codes, and the single-node NIC
+ * loopback proposal. Pure apart from the PATH search.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fabtop/ab.h"
+#include "fabtop/util.h"
+
+const char *ab_verdict_name(enum ab_verdict v)
+{
+	static const char *const names[] = {
+		[AB_V_PENDING] = "pending",
+		[AB_V_NOT_RUN] = "not-run",
+		[AB_V_IB_DISABLE_IGNORED] = "ib-disable-ignored",
+		[AB_V_IB_NOT_USED] = "ib-not-used",
+		[AB_V_RDMA_OK] = "rdma-ok",
+		[AB_V_RDMA_SLOW] = "rdma-slow",
+		[AB_V_SOCKET_PATH_PROBLEM] = "socket-path-problem",
+		[AB_V_RDMA_PATH_PROBLEM] = "rdma-path-problem",
+		[AB_V_NOT_RDMA] = "not-rdma",
+		[AB_V_CANCELLED] = "cancelled",
+	};
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
+}
+
+const char *ab_state_name(enum ab_state s)
+{
+	static const char *const names[] = {
+		[AB_IDLE] = "not run",
+		[AB_RUNNING] = "running",
+		[AB_COMPLETED] = "completed",
+		[AB_FAILED] = "failed",
+		[AB_HUNG] = "hung",
+		[AB_TIMED_OUT] = "timed out",
+		[AB_NOT_STARTED] = "not started",
+		[AB_CANCELLED] = "cancelled",
+	};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+int ab_exit_code(enum ab_verdict v)
+{
+	if (v == AB_V_RDMA_OK)
+		return 0;
+	if (v == AB_V_NOT_RUN || v == AB_V_PENDING)
+		return 2;
+	return 1;
+}
+
+/* ---- the verdict ------------------------------------------------------------------ */
+
+/* "IB", "IB, Socket", "IBext_v8": the networks a log names. */
+static void nets_line(const struct nccl_log *l, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < l->nnets && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", l->nets[i].name);
+	if (!buf[0])
+		snprintf(buf, len, "%s", l->ch_net_rdma ? "IB" : l->ch_net_socket ? "Socket" : "no network named");
+}
+
+static bool done_ok(const struct ab_run *r)
+{
+	return r->state == AB_COMPLETED;
+}
+
+/* "hung 120 s", "failed (exit 1, completion-error)": one run's end, short, for the reason. */
+static void run_end(const struct ab *ab, const struct ab_run *r, char *buf, size_t len)
+{
+	const struct nccl_log *l = &r->log;
+	const char *kind = l->nerr ? nccl_err_kind_name(l->err[0].kind) : NULL;
+	char how[48] = "";
+	if (r->state == AB_FAILED && r->res.exit_code >= 0)
+		snprintf(how, sizeof(how), "exit %d", r->res.exit_code);
+	else if (r->state == AB_FAILED && r->res.term_signal)
+		snprintf(how, sizeof(how), "signal %d", r->res.term_signal);
+	else if (r->state == AB_HUNG)
+		snprintf(how, sizeof(how), "no output for %g s", ab->hang_s);
+	if (how[0] && kind)
+		snprintf(buf, len, "%s (%s, %s)", ab_state_name(r->state), how, kind);
+	else if (how[0] || kind)
+		snprintf(buf, len, "%s (%s)", ab_state_name(r->state), how[0] ? how : kind);
+	else
+		snprintf(buf, len, "%s", ab_state_name(r->state));
+}
+
+/* What to look at when RDMA failed and sockets worked, from A's errors;
+ * under 256 bytes, the size of a step's hint. */
+static void rdma_hint(const struct ab_run *a, char *hint, size_t len)
+{
+	const struct nccl_log *l = &a->log;
+	const char *first;
+	if (l->err_kind[NCCL_E_COMPLETION])
+		first = "completion errors (status 12: the peer's QP never acked): check that "
+			"NCCL_IB_GID_INDEX is a routable RoCE v2 GID, and PFC/ECN and MTU on the path";
+	else if (l->err_kind[NCCL_E_IBV_CALL])
+		first = "an ibv_* call failed: check the ports are ACTIVE, the GID index exists, "
+			"ulimit -l, and the pod's RDMA devices";
+	else if (l->err_kind[NCCL_E_TIMEOUT])
+		first = "the QPs never connected: check the GID index, routing between the RoCE "
+			"interfaces, and firewalls (UDP 4791)";
+	else if (l->err_kind[NCCL_E_NET_INIT] || l->err_kind[NCCL_E_IB_OTHER])
+		first = "NCCL could not set up IB: check the HCAs, the driver and NCCL_IB_HCA";
+	else if (a->state == AB_HUNG || a->state == AB_TIMED_OUT)
+		first = "A stopped with no error: RoCE path MTU or PFC, or GPUDirect (retry with "
+			"NCCL_NET_GDR_LEVEL=LOC)";
+	else
+		first = "read run A's errors";
+	snprintf(hint, len, "%s; then the wizard's l1, l2 and l3 steps (perftest isolates RDMA from NCCL)",
+		 first);
+}
+
+/* A over B: bus bandwidth when both printed it, else B's wall time over A's. */
+static void compare(struct ab *ab)
+{
+	const struct ab_run *a = &ab->run[0], *b = &ab->run[1];
+	ab->ratio = 0;
+	ab->measure[0] = '\0';
+	if (a->log.avg_busbw.ok && b->log.avg_busbw.ok && b->log.avg_busbw.v > 0) {
+		ab->ratio = a->log.avg_busbw.v / b->log.avg_busbw.v;
+		fab_strlcpy(ab->measure, "bus bandwidth", sizeof(ab->measure));
+	} else if (a->elapsed_s > 0 && b->elapsed_s > 0) {
+		ab->ratio = b->elapsed_s / a->elapsed_s;
+		fab_strlcpy(ab->measure, "wall time", sizeof(ab->measure));
+	}
+}
+
+static void compare_text(const struct ab *ab, char *buf, size_t len)
+{
+	const struct ab_run *a = &ab->run[0], *b = &ab->run[1];
+	if (strcmp(ab->measure, "bus bandwidth") == 0)
+		snprintf(buf, len, "A %.2f GB/s, B %.2f GB/s average bus bandwidth: A/B %.2fx",
+			 a->log.avg_busbw.v, b->log.avg_busbw.v, ab->ratio);
+	else if (ab->measure[0])
+		snprintf(buf, len, "no bus bandwidth in the output; wall time A %.2f s, B %.2f s: %.2fx",
+			 a->elapsed_s, b->elapsed_s, ab->ratio);
+	else
+		snprintf(buf, len, "nothing to compare them by");
+}
+
+void ab_decide(struct ab *ab)
+{
+	const struct ab_run *a = &ab->run[0], *b = &ab->run[1];
+	char ea[300], eb[300], nets[128], cmp[160];
+	ab->reason[0] = ab->hint[0] = '\0';
+	ab->ratio = 0;
+	ab->measure[0] = '\0';
+	run_end(ab, a, ea, sizeof(ea));
+	run_end(ab, b, eb, sizeof(eb));
+
+	if (a->state == AB_CANCELLED || b->state == AB_CANCELLED) {
+		ab->verdict = AB_V_CANCELLED;
+		snprintf(ab->reason, sizeof(ab->reason), "cancelled by the user during run %c",
+			 a->state == AB_CANCELLED ? 'A' : 'B');
+		snprintf(ab->hint, sizeof(ab->hint), "run the step again to get a verdict");
+		return;
+	}
+	if (a->state == AB_NOT_STARTED || b->state == AB_NOT_STARTED) {
+		const struct ab_run *r = a->state == AB_NOT_STARTED ? a : b;
+		ab->verdict = AB_V_NOT_RUN;
+		snprintf(ab->reason, sizeof(ab->reason), "run %c could not start: %s", r->label,
+			 r->res.err[0] ? r->res.err : r->why);
+		snprintf(ab->hint, sizeof(ab->hint), "check the command after -- (is the NCCL test built and "
+			 "on PATH?), e.g. -- all_reduce_perf -b 8 -e 1G -f 2 -g 8");
+		return;
+	}
+	if (a->state == AB_IDLE || a->log.nccl_lines == 0) {
+		ab->verdict = AB_V_NOT_RUN;
+		snprintf(ab->reason, sizeof(ab->reason), "run A printed no NCCL line (it %s): not an NCCL "
+			 "program, or it drops NCCL_DEBUG=INFO; nothing to compare", ea);
+		snprintf(ab->hint, sizeof(ab->hint), "give an NCCL test (all_reduce_perf from nccl-tests) or a "
+			 "launcher line that passes the environment on (mpirun -x, srun, torchrun)");
+		return;
+	}
+	if (b->state != AB_IDLE && nccl_log_used_rdma(&b->log)) {
+		ab->verdict = AB_V_IB_DISABLE_IGNORED;
+		nets_line(&b->log, nets, sizeof(nets));
+		snprintf(ab->reason, sizeof(ab->reason), "run B, with NCCL_IB_DISABLE=1, still used %s%s: "
+			 "the IB-disable run is not a socket run, so the A/B compares nothing", nets,
+			 b->log.plugin == NCCL_PLUGIN_LOADED ? " (an external net plugin)" : "");
+		snprintf(ab->hint, sizeof(ab->hint), "the net plugin ignores NCCL_IB_DISABLE: set "
+			 "NCCL_NET=Socket for the socket run (or unset NCCL_NET_PLUGIN), then run the A/B again");
+		return;
+	}
+	if (done_ok(a) && !nccl_log_used_rdma(&a->log)) {
+		ab->verdict = AB_V_IB_NOT_USED;
+		nets_line(&a->log, nets, sizeof(nets));
+		snprintf(ab->reason, sizeof(ab->reason), "run A completed but over %s: NCCL never used the RDMA "
+			 "network (%s)", nets, a->log.ib_reason[0] ? a->log.ib_reason :
+			 a->log.reason[0] ? a->log.reason : "the log gives no reason");
+		snprintf(ab->hint, sizeof(ab->hint), "%s", a->log.ib_reason[0] ?
+			 "make the HCAs visible to the job (driver loaded, the pod given its RDMA devices, "
+			 "libibverbs installed); unset NCCL_IB_DISABLE or NCCL_NET=Socket if set" :
+			 nccl_verdict_hint(a->log.verdict));
+		return;
+	}
+	if (done_ok(a) && done_ok(b)) {
+		compare(ab);
+		compare_text(ab, cmp, sizeof(cmp));
+		nets_line(&a->log, nets, sizeof(nets));
+		if (ab->ratio >= AB_FASTER_RATIO) {
+			ab->verdict = AB_V_RDMA_OK;
+			snprintf(ab->reason, sizeof(ab->reason), "both runs completed; A over %s is %.1fx faster "
+				 "than sockets (%s)", nets, ab->ratio, cmp);
+		} else {
+			ab->verdict = AB_V_RDMA_SLOW;
+			snprintf(ab->reason, sizeof(ab->reason), "both runs completed, A over %s, but it is not "
+				 "clearly faster than sockets (%s; %.1fx expected)", nets, cmp, AB_FASTER_RATIO);
+			snprintf(ab->hint, sizeof(ab->hint), "RDMA at socket speed: check the link rate and "
+				 "errors (l1), GPUDirect RDMA (%s in A's log), PFC/ECN on RoCE, and test sizes "
+				 "of 1G or more", nccl_gdr_name(a->log.gdr));
+		}
+		return;
+	}
+	if (done_ok(a)) {
+		ab->verdict = AB_V_SOCKET_PATH_PROBLEM;
+		snprintf(ab->reason, sizeof(ab->reason), "run A completed over RDMA, run B (sockets) %s: the "
+			 "job works, but its socket fallback would not", eb);
+		snprintf(ab->hint, sizeof(ab->hint), "check the bootstrap interface (NCCL_SOCKET_IFNAME%s%s), "
+			 "that the peers reach each other over it, and firewalls on NCCL's TCP ports",
+			 b->log.bootstrap_if[0] ? "; B used " : "", b->log.bootstrap_if);
+		return;
+	}
+	if (done_ok(b)) {
+		ab->verdict = AB_V_RDMA_PATH_PROBLEM;
+		snprintf(ab->reason, sizeof(ab->reason), "run A (RDMA) %s, run B (sockets) completed: the RDMA "
+			 "path is broken", ea);
+		rdma_hint(a, ab->hint, sizeof(ab->hint));
+		return;
+	}
+	ab->verdict = AB_V_NOT_RDMA;
+	snprintf(ab->reason, sizeof(ab->reason), "both runs stopped: A %s; B %s. Sockets fail too, so "
+		 "the cause is not RDMA", ea, eb);
+	snprintf(ab->hint, sizeof(ab->hint), "check the application start (the command, the launcher), "
+		 "DNS of the peers, ports and firewalls between the nodes, and the bootstrap interface "
+		 "(NCCL_SOCKET_IFNAME%s%s)", a->log.bootstrap_if[0] ? "; A used " : "", a->log.bootstrap_if);
+}
+
+/* ---- the loopback proposal --------------------------------------------------------- */
+
+/* argv0 found as an executable file in one of PATH's directories. */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; p; ) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		struct stat st;
+		if (n + strlen(name) + 2 < sizeof(dir)) {
+			snprintf(dir, sizeof(dir), "%.*s/%s", (int)n, n ? p : ".", name);
+			if (stat(dir, &st) == 0 && S_ISREG(st.st_mode) && access(dir, X_OK) == 0)
+				return true;
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return false;
+}
+
+bool ab_propose_loopback(int ngpus, char *buf, size_t buflen, const char *argv[], int maxargv,
+			 const char *env[], int maxenv, char *why, size_t whylen)
+{
+	static const char *const words[] = { "all_reduce_perf", "-b", "8", "-e", "256M", "-f", "4", "-g" };
+	const int nwords = (int)(sizeof(words) / sizeof(words[0]));
+	if (!on_path("all_reduce_perf")) {
+		snprintf(why, whylen, "no all_reduce_perf on PATH: build nccl-tests (git clone "
+			 "https://github.com/NVIDIA/nccl-tests && make -C nccl-tests MPI=0) and put its build/ "
+			 "directory on PATH, or give the NCCL test after --");
+		return false;
+	}
+	if (ngpus < 2) {
+		snprintf(why, whylen, "the single-node loopback run needs at least two GPUs here (%d found): "
+			 "give the NCCL test after --, e.g. your mpirun/srun line across two nodes", ngpus);
+		return false;
+	}
+	if (maxargv < nwords + 2 || maxenv < 3) {
+		snprintf(why, whylen, "internal error: no room for the loopback command");
+		return false;
+	}
+	size_t n = 0;
+	for (int i = 0; i <= nwords; i++) {
+		char num[16];
+		const char *w = i < nwords ? words[i] : num;
+		if (i == nwords)
+			snprintf(num, sizeof(num), "%d", ngpus);
+		size_t l = strlen(w) + 1;
+		if (n + l > buflen) {
+			snprintf(why, whylen, "internal error: no room for the loopback command");
+			return false;
+		}
+		memcpy(buf + n, w, l);
+		argv[i] = buf + n;
+		n += l;
+	}
+	argv[nwords + 1] = NULL;
+	/* P2P and SHM off: the GPUs of this node must talk through the NIC. */
+	env[0] = "NCCL_P2P_DISABLE=1";
+	env[1] = "NCCL_SHM_DISABLE=1";
+	env[2] = NULL;
+	why[0] = '\0';
+	return true;
+}

@@ -1,0 +1,197 @@
+/*
+ * wizard_ab.c - the wizard's layer 4 step: the IB-disable A/B (ab.h) on
+ * the NCCL test the user gave after "--", or on the single-node NIC
+ * loopback proposal when all_reduce_perf is on PATH. It runs in the
+ * background: start() begins run A, poll() advances the pair, and the
+ * struct ab in s->priv is what the pane and the batch printer read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fabtop/ab.h"
+#include "fabtop/util.h"
+#include "fabtop/wizard.h"
+#include "wizard_int.h"
+
+#define AB_HOWTO "fabtop wizard --steps ab -- all_reduce_perf -b 8 -e 1G -f 2 -g 8"
+
+static int model_gpus(const struct fab_model *m)
+{
+	return m ? m->ngpus : 0;
+}
+
+bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len)
+{
+	char buf[128], reason[512];
+	const char *argv[16], *env[4];
+	if (w->cmd && w->ncmd > 0)
+		return false;
+	if (ab_propose_loopback(model_gpus(m), buf, sizeof(buf), argv, 16, env, 4, reason, sizeof(reason)))
+		return false;
+	if (strncmp(reason, "no all_reduce_perf", 18) == 0)
+		snprintf(why, len, "no NCCL test command, and no all_reduce_perf on PATH for a loopback run: "
+			 "give the NCCL test after --: " AB_HOWTO);
+	else
+		snprintf(why, len, "no NCCL test command, and a loopback run needs two GPUs here (%d found): "
+			 "give the NCCL test after --: " AB_HOWTO, model_gpus(m));
+	return true;
+}
+
+static enum wiz_status status_of(enum ab_verdict v)
+{
+	switch (v) {
+	case AB_V_RDMA_OK:
+		return WIZ_PASS;
+	case AB_V_RDMA_SLOW:
+	case AB_V_IB_NOT_USED:
+	case AB_V_SOCKET_PATH_PROBLEM:
+	case AB_V_IB_DISABLE_IGNORED:
+		return WIZ_WARN;
+	default:
+		return WIZ_FAIL;
+	}
+}
+
+/* One run's summary and last lines, for the raw output (`v`, --verbose). */
+static void out_run(struct wiz_step *s, const struct ab_run *r)
+{
+	const struct nccl_log *l = &r->log;
+	wiz_out(s, "run %c: %s\n", r->label, r->display);
+	wiz_out(s, "  %s%s%s", ab_state_name(r->state), r->why[0] ? ": " : "", r->why);
+	if (r->state == AB_IDLE || r->state == AB_NOT_STARTED) {
+		wiz_out(s, "\n");
+		return;
+	}
+	wiz_out(s, "; %.2f s, %lld lines\n", r->elapsed_s, r->out_lines);
+	wiz_out(s, "  log: %s%s%s; networks", nccl_verdict_name(l->verdict), l->reason[0] ? ": " : "", l->reason);
+	for (int i = 0; i < l->nnets; i++)
+		wiz_out(s, "%s %s", i ? "," : "", l->nets[i].name);
+	if (!l->nnets)
+		wiz_out(s, " none named");
+	wiz_out(s, "; GPUDirect RDMA %s", nccl_gdr_name(l->gdr));
+	if (l->avg_busbw.ok)
+		wiz_out(s, "; average bus bandwidth %.2f GB/s", l->avg_busbw.v);
+	wiz_out(s, "\n");
+	for (int i = 0; i < l->nerr && i < 3; i++)
+		wiz_out(s, "  error %s: %s\n", nccl_err_kind_name(l->err[i].kind), l->err[i].text);
+	int first = (r->tail_next - r->tail_n + AB_TAIL_LINES) % AB_TAIL_LINES;
+	if (r->tail_n)
+		wiz_out(s, "  last lines:\n");
+	for (int i = 0; i < r->tail_n; i++)
+		wiz_out(s, "    %s\n", r->tail[(first + i) % AB_TAIL_LINES]);
+}
+
+/* The pair's end: status, verdict, one finding, the raw output. */
+static void fill(struct wiz_step *s, const struct ab *ab)
+{
+	enum wiz_status st = status_of(ab->verdict);
+	const struct ab_run *a = &ab->run[0];
+	s->status = st;
+	snprintf(s->verdict, sizeof(s->verdict), "%s: %s", ab_verdict_name(ab->verdict), ab->reason);
+	fab_strlcpy(s->hint, ab->hint, sizeof(s->hint));
+	char id[32];
+	snprintf(id, sizeof(id), "ab.%s", ab_verdict_name(ab->verdict));
+	struct fab_finding *f = wiz_finding(s, id, st == WIZ_PASS ? SEV_INFO : st == WIZ_WARN ? SEV_WARN
+					    : SEV_ERROR, "NCCL test A/B");
+	if (f) {
+		fab_strlcpy(f->message, ab->reason, sizeof(f->message));
+		fab_strlcpy(f->hint, ab->hint, sizeof(f->hint));
+		if (a->log.nerr)
+			snprintf(f->evidence, sizeof(f->evidence), "run A: %s: %s",
+				 nccl_err_kind_name(a->log.err[0].kind), a->log.err[0].text);
+		else if (a->log.ib_reason[0])
+			snprintf(f->evidence, sizeof(f->evidence), "run A: %s", a->log.ib_reason);
+		fab_strlcpy(f->layer, "layer 4: the NCCL test itself, over RDMA and over sockets",
+			    sizeof(f->layer));
+	}
+	if (ab->ratio > 0)
+		wiz_out(s, "A/B %.2fx by %s\n", ab->ratio, ab->measure);
+	for (int k = 0; k < 2; k++)
+		out_run(s, &ab->run[k]);
+}
+
+int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+{
+	char buf[128], err[512], ifenv[64], hcaenv[FAB_LIST_LEN + 16];
+	const char *lb_argv[16], *lb_env[4], *extra[8];
+	const char *const *argv;
+	int nextra = 0;
+	if (w->cmd && w->ncmd > 0) {
+		argv = (const char *const *)w->cmd;
+		wiz_input(s, "the NCCL test given after --");
+	} else {
+		if (!ab_propose_loopback(model_gpus(m), buf, sizeof(buf), lb_argv, 16, lb_env, 4, err,
+					 sizeof(err))) {
+			snprintf(s->verdict, sizeof(s->verdict), "%s", err);
+			return -1;
+		}
+		argv = lb_argv;
+		for (int i = 0; lb_env[i]; i++)
+			extra[nextra++] = lb_env[i];
+		wiz_input(s, "the single-node NIC loopback run (all_reduce_perf on PATH, %d GPUs here; "
+			  "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: the GPUs talk through the NIC)", model_gpus(m));
+	}
+	/* What the user told the wizard reaches the test too. */
+	if (w->opt.iface[0]) {
+		snprintf(ifenv, sizeof(ifenv), "NCCL_SOCKET_IFNAME=%s", w->opt.iface);
+		extra[nextra++] = ifenv;
+	}
+	if (w->opt.hca[0]) {
+		snprintf(hcaenv, sizeof(hcaenv), "NCCL_IB_HCA=%s", w->opt.hca);
+		extra[nextra++] = hcaenv;
+	}
+	extra[nextra] = NULL;
+	double hang = w->hang_s > 0 ? w->hang_s : AB_HANG_DEFAULT_S;
+	if (w->run_timeout_s > 0)
+		wiz_input(s, "hung after %g s without output; each run at most %g s", hang, w->run_timeout_s);
+	else
+		wiz_input(s, "hung after %g s without output (--hang); no run time limit", hang);
+
+	struct ab *ab = calloc(1, sizeof(*ab));
+	if (!ab) {
+		snprintf(s->verdict, sizeof(s->verdict), "out of memory");
+		return -1;
+	}
+	struct ab_opts o = { .argv = argv, .hang_s = w->hang_s, .run_timeout_s = w->run_timeout_s,
+			     .env_extra = extra };
+	if (ab_init(ab, &o, err, sizeof(err)) != 0) {
+		free(ab);
+		snprintf(s->verdict, sizeof(s->verdict), "cannot run the A/B: %s", err);
+		return -1;
+	}
+	s->priv = ab;
+	for (int k = 0; k < 2; k++)
+		wiz_cmd(s, "run %c: %s", ab->run[k].label, ab->run[k].display);
+	if (ab_start(ab) != 0)
+		fill(s, ab);   /* not-run, decided already: poll ends it at once */
+	return 0;
+}
+
+int wiz_ab_poll(struct wizard *w, struct wiz_step *s, int timeout_ms)
+{
+	struct ab *ab = s->priv;
+	if (!ab)
+		return 1;
+	if (ab->cur < 0 && ab->verdict != AB_V_PENDING)
+		return 1;   /* ended in start() */
+	if (!ab_poll(ab, timeout_ms))
+		return 0;
+	fill(s, ab);
+	return 1;
+}
+
+void wiz_ab_cancel(struct wizard *w, struct wiz_step *s)
+{
+	struct ab *ab = s->priv;
+	if (!ab || ab->cur < 0)
+		return;
+	ab_cancel(ab);
+	fill(s, ab);
+}
+
+void wiz_ab_fini(struct wiz_step *s)
+{
+	ab_free(s->priv);
+	free(s->priv);
+	s->priv = NULL;
+}
