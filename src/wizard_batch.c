@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fabtop/ab.h"
 #include "fabtop/collect.h"
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
@@ -132,6 +133,8 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 	for (int i = 0; i < s->nfindings; i++)
 		print_finding(o, &s->findings[i]);
 	out_close_arr(o);
+	if (strcmp(d->id, "ab") == 0 && s->priv)
+		ab_print(o, s->priv, verbose);
 	if (verbose) {
 		out_text(o, "  output:\n");
 		const char *p = s->out ? s->out : "";
@@ -309,13 +312,18 @@ static int run_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 		enum wiz_status st = wizard_run_step(w, i, m);
 		if (st == WIZ_WARN || st == WIZ_FAIL || st == WIZ_BLOCKED)
 			rc = 1;
+		/* An A/B that could not run at all is "could not run", not a finding. */
+		if (strcmp(w->steps[i].def->id, "ab") == 0 && w->steps[i].priv &&
+		    ab_exit_code(((const struct ab *)w->steps[i].priv)->verdict) > rc)
+			rc = ab_exit_code(((const struct ab *)w->steps[i].priv)->verdict);
 		wizard_print_step(o, &w->steps[i], a->verbose);
 		if (!out_is_json(o))
 			fflush(stdout);
 	}
 	out_close_arr(o);
 	out_int(o, PR_ANY, "exit", "exit status %lld", fab_int_of(rc));
-	out_text(o, " (%s)\n", rc ? "a step warned, failed or was blocked" : "every step passed or was skipped");
+	out_text(o, " (%s)\n", rc == 2 ? "the A/B could not run" : rc ? "a step warned, failed or was blocked"
+		 : "every step passed or was skipped");
 	out_close_obj(o);
 	out_close_obj(o);
 	if (out_free(o) != 0)

@@ -10,4 +10,11 @@
 bool wiz_l2_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
 int wiz_l2_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
 
+/* The A/B (wizard_ab.c): runs in the background, struct ab in s->priv. */
+bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
+int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+int wiz_ab_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
+void wiz_ab_cancel(struct wizard *w, struct wiz_step *s);
+void wiz_ab_fini(struct wiz_step *s);
+
 #endif

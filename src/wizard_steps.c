@@ -315,5 +315,21 @@ const struct wiz_step_def wiz_steps[] = {
 		.gate = wiz_l2_gate,
 		.run = wiz_l2_run,
 	},
+	{
+		.id = "ab",
+		.layer = "4 NCCL",
+		.title = "The NCCL test with and without IB (A/B)",
+		.why = "The single most useful experiment: the same NCCL test run twice, as given (A) "
+		       "and with NCCL_IB_DISABLE=1 (B), each with NCCL_DEBUG=INFO and a hang timeout. "
+		       "If sockets work where IB fails, the fault is in the RDMA path (HCA, GID index, "
+		       "RoCE fabric, GPUDirect, RDMA namespace); if both fail, look at the application "
+		       "start, DNS, ports and the bootstrap interface. The logs also show whether IB was "
+		       "used at all.",
+		.gate = wiz_ab_gate,
+		.start = wiz_ab_start,
+		.poll = wiz_ab_poll,
+		.cancel = wiz_ab_cancel,
+		.fini = wiz_ab_fini,
+	},
 };
 const int wiz_nsteps = (int)(sizeof(wiz_steps) / sizeof(wiz_steps[0]));
