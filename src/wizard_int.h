@@ -10,6 +10,12 @@
 bool wiz_l2_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
 int wiz_l2_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
 
+bool wiz_l3_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
+int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+int wiz_l3_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
+void wiz_l3_cancel(struct wizard *w, struct wiz_step *s);
+void wiz_l3_fini(struct wiz_step *s);
+
 /* The A/B (wizard_ab.c): runs in the background, struct ab in s->priv. */
 bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
 int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m);

@@ -100,6 +100,11 @@ static void job_inputs(struct wizard *w, const struct fab_job *j)
 		if (run_valid_ifname(names[i], why, sizeof(why)))
 			fab_strlcpy(w->job_ifaces[w->job_niface++], names[i], WIZ_IF_LEN);
 	}
+	const char *gid = job_var(j, "NCCL_IB_GID_INDEX");
+	char *end = NULL;
+	long g = gid ? strtol(gid, &end, 10) : -1;
+	w->job_gid_set = gid && *gid && *end == '\0' && g >= 0 && g <= 255;
+	w->job_gid_index = w->job_gid_set ? (int)g : 0;
 	w->job_hca_spec[0] = '\0';
 	if (hca) {
 		char why[128];
@@ -116,6 +121,7 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 	w->job_ran = false;
 	w->job_nprocs = 0;
 	w->job_niface = 0;
+	w->job_gid_set = false;
 	w->job_iface_spec[0] = w->job_hca_spec[0] = '\0';
 	if (w->opt.pid)
 		wiz_input(s, "pid %d (--pid)", w->opt.pid);
@@ -314,6 +320,20 @@ const struct wiz_step_def wiz_steps[] = {
 		       "vanish).",
 		.gate = wiz_l2_gate,
 		.run = wiz_l2_run,
+	},
+	{
+		.id = "l3",
+		.layer = "3 RDMA",
+		.title = "RDMA bandwidth and latency (perftest)",
+		.why = "Below NCCL, the HCAs must move RDMA traffic at close to line rate. ib_write_bw "
+		       "and ib_write_lat between this node and a peer, on the HCA port and GID index "
+		       "the job uses, show whether RDMA itself works (QP setup, GID, MTU) and how "
+		       "fast: a healthy link reaches about 90-97% of line rate at 64 KiB and above.",
+		.gate = wiz_l3_gate,
+		.start = wiz_l3_start,
+		.poll = wiz_l3_poll,
+		.cancel = wiz_l3_cancel,
+		.fini = wiz_l3_fini,
 	},
 	{
 		.id = "ab",

@@ -163,6 +163,8 @@ struct wizard {
 	int job_pid;
 	char job_netns[48];                  /* "net:[4026531840]"; "" unknown */
 	bool job_other_netns;                /* not fabtop's network namespace */
+	bool job_gid_set;                    /* NCCL_IB_GID_INDEX was set (layer 3 uses it) */
+	int job_gid_index;
 	bool focus;                   /* `fabtop wizard`: the TUI opens on the Wizard pane */
 	/* Layer 3 and 4 inputs, copied from the options. */
 	char side[8];                 /* "server", "client" or "" (decided at run time) */
