@@ -4,7 +4,7 @@
 set -u
 mode=${1:-run}
 BUILD="make gcc pkg-config libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev hwloc libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
-TEST="libcmocka-dev tmux iproute2 python3 clang libclang-rt-14-dev nftables iputils-tracepath iputils-ping"
+TEST="libcmocka-dev tmux iproute2 python3 clang libclang-rt-14-dev nftables iputils-tracepath iputils-ping perftest"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"
