@@ -56,6 +56,7 @@ struct l3 {
 	bool have_lat;                /* ib_write_lat is on PATH */
 	int phase;
 	int tries;                    /* attempts of the current phase */
+	int last_tries;               /* attempts of the phase that ended last */
 	double retry_at;              /* monotonic time of the next attempt; 0 none */
 	struct run_job *job;
 	struct perftest pt;           /* the current run */
@@ -213,6 +214,7 @@ static void run_ended(struct l3 *st, const struct run_result *r)
 		st->lat_done = true;
 		st->phase = PH_DONE;
 	}
+	st->last_tries = st->tries;
 	st->tries = 0;
 	st->retry_at = st->phase == PH_DONE ? 0 : mono();
 }
@@ -259,7 +261,7 @@ static void error_finding(struct l3 *st, const struct perftest *p, const char *w
 		fab_strlcpy(f->evidence, p->err_line, sizeof(f->evidence));
 		if (p->err == PT_ERR_CONNECT && !st->server)
 			snprintf(f->evidence, sizeof(f->evidence), "%s (after %d attempts, %.0f s apart)",
-				 p->err_line, st->tries, L3_RETRY_S);
+				 p->err_line, st->last_tries, L3_RETRY_S);
 		fab_strlcpy(f->hint, tab[i].hint, sizeof(f->hint));
 		fab_strlcpy(f->layer, "layer 3: RDMA between the HCAs, below NCCL", sizeof(f->layer));
 		return;
