@@ -4,11 +4,14 @@
  * matters, its inputs, what it ran, its verdict, hint and findings, and the
  * raw output on 'v'); stacked when the terminal is narrow.
  *
- * Steps run synchronously in this version: Enter draws the step as
+ * A quick step (no start op) runs inside the key: the pane draws it
  * "running" first, then blocks until it is done (the MTU probe waits at
- * most a second or two per peer). The wizard's state lives in
- * m->wizard (wizard.h), outside the snapshot; this file only asks the
- * engine to run, skip or change inputs.
+ * most a second or two per peer). A long one (perftest, the A/B) starts
+ * in the background: the shell polls it (tui.c) and the pane shows it
+ * running with its elapsed time until it ends or 'x' cancels it. The
+ * wizard's state lives in m->wizard (wizard.h), outside the snapshot; this
+ * file only asks the engine to run, cancel, skip or change inputs. The A/B
+ * step's own detail is drawn by views/wizard_ab.c.
  *
  * State in struct view: sel the selected step, top/left the detail's
  * scroll, mode bit 0 the raw output. The input editor ('e') is modal and
@@ -22,7 +25,6 @@
 #define SIDE_MIN_W  96     /* from this width the detail goes beside the ladder */
 #define LADDER_W    30
 #define MODE_RAW    1
-#define HSTEP       8
 
 /* ---- the input editor ------------------------------------------------------ */
 
@@ -34,6 +36,8 @@ static struct {
 	size_t len;
 	char msg[320];                /* the last refusal, or what was saved */
 } ed;
+
+#define BUSY_MSG "a step is running"   /* the refusal that goes once the step ends */
 
 static const char *field_prompt(enum edit_field f)
 {
@@ -201,6 +205,9 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 	if (s->status == WIZ_PENDING)
 		snprintf(buf, sizeof(buf), "%s %s: Enter runs %s", status_glyph(s->status), "pending",
 			 wizard_next_pending(w) == p->v->sel ? "it" : "the next pending step; r runs this one");
+	else if (s->status == WIZ_RUNNING && wizard_busy(w) == p->v->sel)
+		snprintf(buf, sizeof(buf), "%s running %.0f s (x cancels)", status_glyph(s->status),
+			 s->elapsed_s);
 	else if (s->status == WIZ_RUNNING)
 		snprintf(buf, sizeof(buf), "%s running%s (the pane waits for it)", status_glyph(s->status),
 			 fab_glyph("\u2026", "..."));
@@ -209,12 +216,16 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 			 wiz_status_name(s->status), s->elapsed_s);
 	view_pen_fixed(p, 0, buf, status_attr(s->status) | A_BOLD);
 	view_pen_nl(p);
-	if (s->verdict[0] && s->status != WIZ_RUNNING)
+	/* The A/B draws its own verdict, hint and runs in their place. */
+	bool ab = wizard_ab_drawable(s);
+	if (s->verdict[0] && s->status != WIZ_RUNNING && !ab)
 		view_pen_wrap_hang(p, 0, 2, s->verdict, status_attr(s->status));
-	if (s->hint[0] && s->status != WIZ_RUNNING) {
+	if (s->hint[0] && s->status != WIZ_RUNNING && !ab) {
 		snprintf(buf, sizeof(buf), "next: %s", s->hint);
 		view_pen_wrap_hang(p, 0, 6, buf, 0);
 	}
+	if (ab)
+		wizard_ab_body(p, s);
 
 	heading(p, "Why this matters");
 	view_pen_wrap(p, 2, d->why, 0);
@@ -329,7 +340,7 @@ static struct wiz_layout wiz_layout(int h, int w, int nsteps)
 	return l;
 }
 
-static void draw_keys(WINDOW *win, const struct wiz_layout *l, int w)
+static void draw_keys(WINDOW *win, const struct wiz_layout *l, int w, bool busy)
 {
 	char line[512];
 	if (ed.field) {
@@ -339,11 +350,18 @@ static void draw_keys(WINDOW *win, const struct wiz_layout *l, int w)
 			view_put(win, l->keys_y - 1, 0, 0, ed.msg, fab_attr(CP_ERROR));
 		return;
 	}
+	if (!busy && strncmp(ed.msg, BUSY_MSG, strlen(BUSY_MSG)) == 0)
+		ed.msg[0] = '\0';
 	if (ed.msg[0] && l->keys_y > 0)
 		view_put(win, l->keys_y - 1, 0, 0, ed.msg, fab_attr(CP_DIM));
-	snprintf(line, sizeof(line), "%s",
-		 w >= 78 ? "Enter:run next  r:re-run  s:skip  e:edit inputs  v:raw output  Up/Down:select"
-		 : "Enter:run r:rerun s:skip e:edit v:raw");
+	if (busy)
+		snprintf(line, sizeof(line), "%s",
+			 w >= 78 ? "x:cancel the running step  e:edit inputs  v:raw output  Up/Down:select"
+			 : "x:cancel e:edit v:raw");
+	else
+		snprintf(line, sizeof(line), "%s",
+			 w >= 78 ? "Enter:run next  r:re-run  s:skip  e:edit inputs  v:raw output  Up/Down:select"
+			 : "Enter:run r:rerun s:skip e:edit v:raw");
 	view_put(win, l->keys_y, 0, 0, line, fab_attr(CP_DIM));
 }
 
@@ -387,7 +405,7 @@ static void wizard_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 	v->top = dv.top;
 	v->left = dv.left;
 	v->page_h = l.detail_h;
-	draw_keys(win, &l, w);
+	draw_keys(win, &l, w, wizard_busy(wz) >= 0);
 	/* The status bar's position then speaks for the detail. */
 	v->content_h = dv.content_h > l.detail_h ? dv.content_h + (h - l.detail_h) : h;
 	v->content_w = dv.content_w + (w - l.detail_w);
@@ -399,21 +417,32 @@ static void run_step(struct view *v, struct wizard *w, int i, const struct fab_m
 {
 	v->sel = i;
 	v->top = 0;
-	wizard_mark_running(w, i);
-	if (drawn_win) {
-		/* Steps block: show "running" before the wait. */
-		touchwin(drawn_win);
-		wizard_draw(v, drawn_win, m);
-		wnoutrefresh(drawn_win);
-		doupdate();
+	if (!w->steps[i].def->start) {
+		wizard_mark_running(w, i);
+		if (drawn_win) {
+			/* A quick step blocks: show "running" before the wait. */
+			touchwin(drawn_win);
+			wizard_draw(v, drawn_win, m);
+			wnoutrefresh(drawn_win);
+			doupdate();
+		}
 	}
-	wizard_run_step(w, i, m);
+	wizard_start_step(w, i, m);
+}
+
+/* Enter, r and s wait for the running step: one step at a time. */
+static bool refuse_busy(const struct wizard *w)
+{
+	int b = wizard_busy(w);
+	if (b < 0)
+		return false;
+	snprintf(ed.msg, sizeof(ed.msg), BUSY_MSG " (%s): x cancels", w->steps[b].def->id);
+	return true;
 }
 
 static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
 {
 	struct wizard *w = m->wizard;
-	int page = v->page_h > 2 ? v->page_h - 1 : 1;
 	if (!w)
 		return false;
 	if (ed.field)
@@ -424,6 +453,8 @@ static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
 	case KEY_ENTER: {
 		int i = wizard_next_pending(w);
 		ed.msg[0] = '\0';
+		if (refuse_busy(w))
+			return true;
 		if (i < 0)
 			snprintf(ed.msg, sizeof(ed.msg), "every step has run: r re-runs the selected one");
 		else
@@ -432,9 +463,12 @@ static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
 	}
 	case 'r':
 		ed.msg[0] = '\0';
-		run_step(v, w, v->sel, m);
+		if (!refuse_busy(w))
+			run_step(v, w, v->sel, m);
 		return true;
 	case 's':
+		if (refuse_busy(w))
+			return true;
 		wizard_skip_step(w, v->sel);
 		if (v->sel + 1 < w->nsteps)
 			v->sel++;
@@ -444,6 +478,17 @@ static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
 		ed.msg[0] = '\0';
 		edit_load(w, EDIT_PEERS);
 		return true;
+	case 'x': {
+		int b = wizard_busy(w);
+		if (b < 0) {
+			snprintf(ed.msg, sizeof(ed.msg), "nothing is running: x cancels a running step");
+			return true;
+		}
+		wizard_cancel(w);
+		snprintf(ed.msg, sizeof(ed.msg), "step %s cancelled", w->steps[b].def->id);
+		v->sel = b;
+		return true;
+	}
 	case 'v':
 		v->mode ^= MODE_RAW;
 		return true;
@@ -461,27 +506,8 @@ static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
 			v->top = 0;
 		}
 		return true;
-	case KEY_PPAGE:
-		v->top = v->top > page ? v->top - page : 0;
-		return true;
-	case KEY_NPAGE:
-		v->top += page;
-		return true;
-	case KEY_HOME:
-		v->top = 0;
-		v->left = 0;
-		return true;
-	case KEY_END:
-		v->top = 1 << 20;   /* the next draw clamps it */
-		return true;
-	case KEY_LEFT:
-		v->left = v->left > HSTEP ? v->left - HSTEP : 0;
-		return true;
-	case KEY_RIGHT:
-		v->left += HSTEP;
-		return true;
 	default:
-		return false;
+		return view_detail_key(v, ch);   /* the detail scrolls; the next draw clamps */
 	}
 }
 
@@ -495,8 +521,10 @@ const struct view_ops wizard_view_ops = {
 		"came back and what to do next. Keys: Enter runs the next pending step, r re-runs "
 		"the selected one, s skips it, e edits the inputs (peers, interface, HCAs; Enter "
 		"moves on, Esc stops), v shows the raw output, Up/Down select a step, PgUp/PgDn "
-		"scroll. Steps run synchronously in this version: the pane shows \"running\" and "
-		"waits until the step is done.",
+		"scroll. Long steps (perftest, the IB-disable A/B) run in the background with their "
+		"elapsed time shown; x cancels them, killing what they started. The A/B shows the "
+		"verdict on top and both runs (transport, HCAs, GDR, bus bandwidth, errors, last "
+		"lines of output) side by side.",
 	.draw = wizard_draw,
 	.key = wizard_key,
 };

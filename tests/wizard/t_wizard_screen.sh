@@ -81,6 +81,9 @@ resize 40 10
 dump $T/climb-small.txt
 resize 80 24
 key Enter
+wait 10
+key Enter
+key Enter
 dump $T/climb-done.txt
 key q
 EOF
