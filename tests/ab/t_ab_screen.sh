@@ -32,6 +32,10 @@ leftovers() { pgrep -f "^[^ ]*fake_nccl .*$MARK" 2>/dev/null; }
 cleanup_ab() { for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done; cleanup; }
 trap cleanup_ab EXIT
 
+if [ ! -x "$BIN" ]; then
+	notok "$BIN is missing (make build/san/fabtop)"
+	exit 0
+fi
 if [ ! -x "$FAKE" ]; then
 	notok "build/tests/fake_nccl is missing (make build/tests/fake_nccl)"
 	exit 0
