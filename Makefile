@@ -27,7 +27,7 @@ SLIBOBJS:= $(LIBSRCS:%.c=build/san/%.o)
 UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
-        fuzz-rdma_res fuzz-counter_value
+        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log
 
 all: build/fabtop
 
@@ -104,8 +104,12 @@ build/fuzz/fuzz_counter_value: fuzz/fuzz_counter_value.c $(FUZZ_CTR) $(wildcard 
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_CTR) $(PKG_LIBS) -lm
 
+build/fuzz/fuzz_nccl_log: fuzz/fuzz_nccl_log.c src/nccl_log.c $(wildcard include/fabtop/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/nccl_log.c
+
 # The first directory collects new inputs; the others are read-only seeds.
-fuzz: fuzz-rdma_res fuzz-counter_value
+fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log
 
 fuzz-rdma_res: build/fuzz/fuzz_rdma_res
 	@mkdir -p build/fuzz/corpus-rdma_res
@@ -114,6 +118,10 @@ fuzz-rdma_res: build/fuzz/fuzz_rdma_res
 fuzz-counter_value: build/fuzz/fuzz_counter_value
 	@mkdir -p build/fuzz/corpus-counter_value
 	$< $(FUZZ_RUN) -max_len=64 build/fuzz/corpus-counter_value fuzz/corpus/counter_value
+
+fuzz-nccl_log: build/fuzz/fuzz_nccl_log
+	@mkdir -p build/fuzz/corpus-nccl_log
+	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-nccl_log tests/fixtures/nccl-logs
 
 install: build/fabtop
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
