@@ -26,6 +26,12 @@ bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, s
 	const char *argv[16], *env[4];
 	if (w->cmd && w->ncmd > 0)
 		return false;
+	if (w->root && w->root->is_capture) {
+		/* Its GPUs are another node's: no loopback run to propose here. */
+		snprintf(why, len, "no NCCL test command, and --root %s is a capture (a loopback run needs "
+			 "this node's GPUs): give the NCCL test after --: " AB_HOWTO, w->root->name);
+		return true;
+	}
 	if (ab_propose_loopback(model_gpus(m), buf, sizeof(buf), argv, 16, env, 4, reason, sizeof(reason)))
 		return false;
 	if (strncmp(reason, "no all_reduce_perf", 18) == 0)

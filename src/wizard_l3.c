@@ -116,6 +116,11 @@ static bool is_server(const struct wizard *w)
 bool wiz_l3_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len)
 {
 	const struct fab_nic *nic;
+	if (w->root && w->root->is_capture) {
+		snprintf(why, len, "--root %s is a capture of a node: perftest must run on that node, "
+			 "with its HCAs (run the wizard there)", w->root->name);
+		return true;
+	}
 	if (!w->side[0] && w->in.npeers == 0) {
 		snprintf(why, len, "give --peer HOST on the client, or --side server on the peer");
 		return true;

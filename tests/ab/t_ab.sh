@@ -155,7 +155,14 @@ else
 	notok "no command, no all_reduce_perf: blocked with the how-to, exit 1 (exit $rc)"; comment <"$T/none.txt"
 fi
 ln -s "$FAKE" "$T/bin/all_reduce_perf"
-PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$TOP/tests/scenarios/dgx-h100" wizard --batch --json --steps ab --hang 5 >"$T/lb.json" 2>&1
+# A capture is another node: its GPUs do not make a loopback run here.
+PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$TOP/tests/scenarios/dgx-h100" wizard --batch --steps ab >"$T/cap.txt" 2>&1
+rc=$?
+check "all_reduce_perf on PATH, a capture's 8 GPUs: no loopback proposed, blocked, exit 1" \
+	[ "$rc" = 1 ] && grep -q "^  verdict: blocked: no NCCL test command, and --root dgx-h100 is a capture (a loopback run needs this node's GPUs): give the NCCL test after --: " "$T/cap.txt"
+# The same node as a mirror of its files (no fabtop/meta.json): this node.
+cp -r "$TOP/tests/scenarios/dgx-h100" "$T/node" && rm -f "$T/node/fabtop/meta.json"
+PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$T/node" wizard --batch --json --steps ab --hang 5 >"$T/lb.json" 2>&1
 rc=$?
 got=$(jget "$T/lb.json" "'%s | %s | %s' % (s['ab']['verdict'], s['commands'][0], s['inputs'][0])")
 want="rdma-ok | run A: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET all_reduce_perf -b 8 -e 256M -f 4 -g 8 | the single-node NIC loopback run (all_reduce_perf on PATH, 8 GPUs here; NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: the GPUs talk through the NIC)"
@@ -164,7 +171,7 @@ if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
 else
 	notok "all_reduce_perf on PATH, 8 GPUs: the loopback run proposed and run (exit $rc)"; echo "$got" | comment
 fi
-PATH=$T/bin:/usr/bin:/bin FAKE_NCCL_MODE=ib-fail "$BIN" --root "$TOP/tests/scenarios/dgx-h100" wizard --batch --steps ab --hang 5 >"$T/lb2.txt" 2>&1
+PATH=$T/bin:/usr/bin:/bin FAKE_NCCL_MODE=ib-fail "$BIN" --root "$T/node" wizard --batch --steps ab --hang 5 >"$T/lb2.txt" 2>&1
 check "the loopback run reaches other verdicts too (ib-fail: rdma-path-problem)" \
 	grep -q "^  A/B: rdma-path-problem: " "$T/lb2.txt"
 mkdir -p "$T/nogpu"   # an empty root: a node with no GPU
