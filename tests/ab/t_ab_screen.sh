@@ -57,7 +57,7 @@ mask() {
 }
 
 # same DUMP EXPECTED TEST: the masked dump equals tests/ab/expected/EXPECTED.
-same() {
+same() {   # the dump, masked, against the expected one
 	if [ ! -f "$1" ]; then
 		notok "$3: no dump written"
 		return 1
@@ -66,19 +66,9 @@ same() {
 		ok "$3 # SKIP exact screens need root (UTS/PID namespaces)"
 		return 0
 	fi
+	mkdir -p "$EXP"
 	mask "$1" > "$1.m"
-	if [ -n "$UPDATE" ]; then
-		mkdir -p "$EXP"
-		cp "$1.m" "$EXP/$2"
-		ok "$3 (wrote expected/$2)"
-		return 0
-	fi
-	if cmp -s "$1.m" "$EXP/$2"; then
-		ok "$3"
-	else
-		notok "$3"
-		diff -u "$EXP/$2" "$1.m" | head -40 | comment
-	fi
+	expect_same "$1.m" "$2" "$3"
 }
 
 has() {   # has FILE TEST PATTERN...: every grep -E pattern is in the dump
@@ -99,19 +89,10 @@ script() {
 	name=$1 size=$2
 	shift 2
 	if [ -n "$ROOT" ]; then
-		FABTOP_SCRIPT=$T/$name.script FABTOP_SCRIPT_SIZE=$size unshare --uts --pid --fork \
-			sh -c 'hostname node1 && "$@"' sh "$BIN" --root "$DGX" wizard "$@" \
-			</dev/null >"$T/$name.out" 2>&1
+		headless "$name" "$size" unshare --uts --pid --fork \
+			sh -c 'hostname node1 && "$@"' sh "$BIN" --root "$DGX" wizard "$@"
 	else
-		FABTOP_SCRIPT=$T/$name.script FABTOP_SCRIPT_SIZE=$size "$BIN" --root "$DGX" wizard "$@" \
-			</dev/null >"$T/$name.out" 2>&1
-	fi
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		ok "$name: FABTOP_SCRIPT run exits 0"
-	else
-		notok "$name: FABTOP_SCRIPT run exits 0 (rc $rc)"
-		head -30 "$T/$name.out" | comment
+		headless "$name" "$size" "$BIN" --root "$DGX" wizard "$@"
 	fi
 }
 

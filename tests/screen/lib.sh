@@ -16,3 +16,42 @@ trap 'exit 1' INT TERM
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; }
 comment() { sed 's/^/#   /'; }
+
+# expect_same DUMP EXPECTED NAME: the dump matches $EXP/EXPECTED (UPDATE=1
+# writes it). same is the name the tests call; a test may redefine it (to
+# mask what varies) and call expect_same.
+expect_same() {
+	if [ ! -f "$1" ]; then
+		notok "$3: no dump written"
+		return 1
+	fi
+	if [ -n "$UPDATE" ]; then
+		cp "$1" "$EXP/$2"
+		ok "$3 (wrote expected/$2)"
+		return 0
+	fi
+	if cmp -s "$1" "$EXP/$2"; then
+		ok "$3"
+	else
+		notok "$3"
+		diff -u "$EXP/$2" "$1" | head -40 | comment
+	fi
+}
+same() { expect_same "$@"; }
+
+# headless NAME SIZE CMD...: runs CMD with $T/NAME.script as its FABTOP_SCRIPT
+# at SIZE ("120x40"), no terminal, output in $T/NAME.out; a TAP line for its
+# exit status.
+headless() {
+	_name=$1 _size=$2
+	shift 2
+	FABTOP_SCRIPT=$T/$_name.script FABTOP_SCRIPT_SIZE=$_size "$@" </dev/null >"$T/$_name.out" 2>&1
+	_rc=$?
+	if [ $_rc -eq 0 ]; then
+		ok "$_name: FABTOP_SCRIPT run exits 0"
+	else
+		notok "$_name: FABTOP_SCRIPT run exits 0 (rc $_rc)"
+		head -30 "$T/$_name.out" | comment
+	fi
+	return $_rc
+}

@@ -19,36 +19,11 @@ PREFIX=fabtop-links . "$(dirname "$0")/lib.sh"
 
 # same DUMP EXPECTED TEST: a dump equals tests/screen/expected/EXPECTED
 # (UPDATE=1: becomes it).
-same() {
-	if [ ! -f "$1" ]; then
-		notok "$3: no dump written"
-		return 1
-	fi
-	if [ -n "$UPDATE" ]; then
-		cp "$1" "$EXP/$2"
-		ok "$3 (wrote expected/$2)"
-		return 0
-	fi
-	if cmp -s "$1" "$EXP/$2"; then
-		ok "$3"
-	else
-		notok "$3"
-		diff -u "$EXP/$2" "$1" | head -40 | comment
-	fi
-}
 
 # script NAME SCENARIO SIZE: runs $T/NAME.script headlessly on a scenario;
 # its dumps go to $T/NAME-*.txt.
 script() {
-	FABTOP_SCRIPT=$T/$1.script FABTOP_SCRIPT_SIZE=$3 "$BIN" --root "$2" \
-		</dev/null >"$T/$1.out" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		ok "$1: FABTOP_SCRIPT run exits 0"
-	else
-		notok "$1: FABTOP_SCRIPT run exits 0 (rc $rc)"
-		head -30 "$T/$1.out" | comment
-	fi
+	headless "$1" "$3" "$BIN" --root "$2"
 }
 
 need() {

@@ -23,37 +23,12 @@ NS=fws$$
 cleanup_ns() { ip netns del "$NS" 2>/dev/null; ip netns del "$NS-r" 2>/dev/null; cleanup; }
 trap cleanup_ns EXIT
 
-same() {
-	if [ ! -f "$1" ]; then
-		notok "$3: no dump written"
-		return 1
-	fi
-	if [ -n "$UPDATE" ]; then
-		cp "$1" "$EXP/$2"
-		ok "$3 (wrote expected/$2)"
-		return 0
-	fi
-	if cmp -s "$1" "$EXP/$2"; then
-		ok "$3"
-	else
-		notok "$3"
-		diff -u "$EXP/$2" "$1" | head -40 | comment
-	fi
-}
 
 # script NAME SIZE ARGS...: $T/NAME.script headlessly; dumps go to $T/NAME-*.txt.
 script() {
 	name=$1 size=$2
 	shift 2
-	FABTOP_SCRIPT=$T/$name.script FABTOP_SCRIPT_SIZE=$size "$BIN" --root "$RF" wizard "$@" \
-		</dev/null >"$T/$name.out" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		ok "$name: FABTOP_SCRIPT run exits 0"
-	else
-		notok "$name: FABTOP_SCRIPT run exits 0 (rc $rc)"
-		head -30 "$T/$name.out" | comment
-	fi
+	headless "$name" "$size" "$BIN" --root "$RF" wizard "$@"
 }
 
 if [ ! -f "$RF/fabtop/meta.json" ]; then
