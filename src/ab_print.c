@@ -118,15 +118,17 @@ static void print_run(struct fab_out *o, const struct ab_run *r, bool verbose)
 void ab_print(struct fab_out *o, const struct ab *ab, bool verbose)
 {
 	out_open_obj(o, "ab");
+	/* The step's verdict and hint lines already say the reason and what
+	 * to do: the text gives the verdict's name and the ratio only. */
 	out_str(o, PR_ANY, "verdict", "  A/B: %s", ab_verdict_name(ab->verdict));
-	out_str(o, PR_ANY, "reason", ": %s\n", ab->reason[0] ? ab->reason : NULL);
-	if (ab->hint[0] || out_is_json(o))
-		out_str(o, PR_ANY, "hint", "  next: %s\n", ab->hint);
+	out_str(o, PR_JSON, "reason", NULL, ab->reason[0] ? ab->reason : NULL);
+	out_str(o, PR_JSON, "hint", NULL, ab->hint);
 	if (ab->ratio > 0 || out_is_json(o)) {
-		out_num(o, PR_ANY, "ratio", "  A/B ratio %.2fx", ab->ratio > 0 ? fab_num_of(ab->ratio)
+		out_num(o, PR_ANY, "ratio", ", A/B ratio %.2fx", ab->ratio > 0 ? fab_num_of(ab->ratio)
 			: (fab_num){ 0 });
-		out_str(o, PR_ANY, "measure", " by %s\n", ab->measure[0] ? ab->measure : NULL);
+		out_str(o, PR_ANY, "measure", " by %s", ab->measure[0] ? ab->measure : NULL);
 	}
+	out_text(o, "\n");
 	out_num(o, PR_JSON, "hang_s", NULL, fab_num_of(ab->hang_s));
 	out_open_arr(o, "runs");
 	for (int k = 0; k < 2; k++)

@@ -65,7 +65,7 @@ case_mode() {
 	mode=$1 verdict=$3 status=$4 want_rc=$5
 	ab "$1" "$2"
 	rc=$(cat "$T/$mode.rc") jrc=$(cat "$T/$mode.jrc")
-	if grep -q "^  verdict: $verdict: " "$T/$mode.txt" && grep -q "^  A/B: $verdict: " "$T/$mode.txt" &&
+	if grep -q "^  verdict: $verdict: " "$T/$mode.txt" && grep -Eq "^  A/B: $verdict(,|$)" "$T/$mode.txt" &&
 	   grep -q "^\[ab\] 4 NCCL: The NCCL test with and without IB (A/B) *$status (" "$T/$mode.txt"; then
 		ok "$mode: text says $verdict, step $status"
 	else
@@ -107,11 +107,11 @@ check "ib-fail: A's error is a completion error with status 12, its last lines k
 check "ib-hang: A hung after 2 s (no output), elapsed under 4 s" \
 	[ "$(jget "$T/ib-hang.json" "'%s %d' % (s['ab']['runs'][0]['why'], s['ab']['runs'][0]['elapsed_s'] < 4)")" = "no output for 2 s (killed) 1" ]
 check "ib-hang: the text names the hang and the next steps" \
-	grep -q "^  next: A stopped with no error: RoCE path MTU or PFC" "$T/ib-hang.txt"
+	grep -q "^  hint:    A stopped with no error: RoCE path MTU or PFC" "$T/ib-hang.txt"
 check "plugin-ignores: the hint says NCCL_NET=Socket" \
-	grep -q "^  next: the net plugin ignores NCCL_IB_DISABLE: set NCCL_NET=Socket" "$T/plugin-ignores.txt"
+	grep -q "^  hint:    the net plugin ignores NCCL_IB_DISABLE: set NCCL_NET=Socket" "$T/plugin-ignores.txt"
 check "no-ib: the reason is the log's own (No device found)" \
-	grep -q "^  A/B: ib-not-used: run A completed but over Socket: NCCL never used the RDMA network (No device found)$" "$T/no-ib.txt"
+	grep -q "^  verdict: ib-not-used: run A completed but over Socket: NCCL never used the RDMA network (No device found)$" "$T/no-ib.txt"
 check "not-nccl: B is not run, the exit line says the A/B could not run" \
 	grep -q "^exit status 2 (the A/B could not run)$" "$T/not-nccl.txt"
 check "a completed run's last lines only with --verbose; a failed run's always" \
@@ -173,7 +173,7 @@ else
 fi
 PATH=$T/bin:/usr/bin:/bin FAKE_NCCL_MODE=ib-fail "$BIN" --root "$T/node" wizard --batch --steps ab --hang 5 >"$T/lb2.txt" 2>&1
 check "the loopback run reaches other verdicts too (ib-fail: rdma-path-problem)" \
-	grep -q "^  A/B: rdma-path-problem: " "$T/lb2.txt"
+	grep -q "^  verdict: rdma-path-problem: " "$T/lb2.txt"
 mkdir -p "$T/nogpu"   # an empty root: a node with no GPU
 PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$T/nogpu" wizard --batch --steps ab >"$T/nogpu.txt" 2>&1
 rc=$?
@@ -184,5 +184,5 @@ check "all_reduce_perf on PATH but no GPU: blocked, exit 1" \
 "$BIN" wizard --batch --steps ab -- /nonexistent/all_reduce_perf -g 8 >"$T/missing.txt" 2>&1
 rc=$?
 check "a missing program: not-run, exit 2, the runner's message" \
-	[ "$rc" = 2 ] && grep -q "^  A/B: not-run: run A could not start: cannot run /nonexistent/all_reduce_perf: No such file or directory$" "$T/missing.txt"
+	[ "$rc" = 2 ] && grep -q "^  verdict: not-run: run A could not start: cannot run /nonexistent/all_reduce_perf: No such file or directory$" "$T/missing.txt"
 exit 0
