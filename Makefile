@@ -70,7 +70,7 @@ check: check-deps
 	@$(MAKE) --no-print-directory tests
 	@tests/run.sh
 
-screenshots: build/fabtop
+screenshots: build/fabtop build/tests/fake_nccl
 	@scripts/screenshots.sh build/fabtop
 
 scenarios:

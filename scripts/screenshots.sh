@@ -2,7 +2,10 @@
 # Screenshots of every bundled scenario: the topology and help panes at
 # 120x40 and the topology pane at 80x24; the links pane at 120x40 and 80x24
 # for the scenarios with HCA faults or InfiniBand (roce-faults,
-# roce-faults-pod, ib-8port). Each as text (.txt), as text with colours
+# roce-faults-pod, ib-8port); the counters pane on busy, hang and
+# congested; the wizard on dgx-h100, and its A/B run on the test stand-in
+# (build/tests/fake_nccl: this machine has no GPU to run nccl-tests), with
+# IB failing (ib-fail) and working (ok). Each as text (.txt), as text with colours
 # (.ansi) and as a PNG rendered by a real xterm under Xvfb.
 # Usage: scripts/screenshots.sh BUILD/fabtop [NAME...]   (`make screenshots`)
 # With NAMEs (hang-counters-120x40 ...) only those screens are taken again.
@@ -75,7 +78,37 @@ shot() {
 	echo "  $OUT/$name.txt (scenario $scen)"
 }
 
+# shot_ab MODE: the wizard's A/B step run on the stand-in NCCL test in MODE,
+# selected and run with r, captured once both runs are over.
+shot_ab() {
+	name="wizard-ab-$1-120x40"
+	case $ONLY in "  ") ;; *" $name "*) ;; *) return 0 ;; esac
+	fake=$TOP/build/tests/fake_nccl
+	[ -x "$fake" ] || { echo "screenshots.sh: $fake is not built (make build/tests/fake_nccl)" >&2; return 1; }
+	tm new-session -d -s shot -x 120 -y 40 \
+		"'$BIN' --root '$TOP/tests/scenarios/dgx-h100' wizard --hang 5 -- '$fake' $1 --slow-lines 10"
+	settle shot || { tm kill-session -t shot; return 1; }
+	for i in 1 2 3 4 5 6 7 8; do tm send-keys -t shot Down; done
+	tm send-keys -t shot r
+	i=0   # until both runs are over: the key line stops offering x
+	while tm capture-pane -p -t shot | grep -q "x cancel" && [ $i -lt 150 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	settle shot
+	tm capture-pane -p -t shot > "$OUT/$name.txt"
+	tm capture-pane -p -e -N -t shot > "$OUT/$name.ansi"
+	tm send-keys -t shot q
+	i=0
+	while tm has-session -t shot 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	tm kill-session -t shot 2>/dev/null
+	echo "$name 120 40" >> "$T/list"
+	echo "  $OUT/$name.txt (the A/B on the stand-in, mode $1)"
+}
+
 : > "$T/list"
+shot_ab ib-fail
+shot_ab ok
 for s in "$TOP"/tests/scenarios/*/; do
 	s=${s%/}
 	[ -f "$s/fabtop/meta.json" ] || continue

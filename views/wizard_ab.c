@@ -205,7 +205,9 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 		 k == 0 ? "as given" : "with NCCL_IB_DISABLE=1");
 	col_clip(c, 0, buf, fab_attr(CP_TITLE));
 	col_wrap(c, 2, 4, st, state_attr(r->state) | A_BOLD);
-	if (r->why[0] && r->state != AB_COMPLETED)   /* "exit 0" says nothing more */
+	/* "exit 0" says nothing more, and a failure's why is its first error,
+	 * listed below with the others. */
+	if (r->why[0] && r->state != AB_COMPLETED && !(r->state == AB_FAILED && r->log.nerr > 0))
 		col_wrap(c, 2, 4, r->why, state_attr(r->state));
 	if (r->display[0]) {
 		snprintf(buf, sizeof(buf), "$ %s", r->display);
