@@ -79,6 +79,7 @@ scenarios:
 bench: build/fabtop build/bench/sampler
 	@bench/startup build/fabtop
 	@bench/sampler build/bench/sampler
+	@BIN=build/fabtop bench/analyze-log
 
 # Timed like the shipped binary: the optimised objects, not the sanitized ones.
 build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))

@@ -295,7 +295,7 @@ static void probe_peer(struct wizard *w, struct wiz_step *s, struct wiz_peer *p,
 	} else {
 		if (!(f = wiz_finding(s, "l2.unreachable", SEV_ERROR, p->peer)))
 			return;
-		snprintf(f->message, sizeof(f->message), "nothing reaches %s: not even a %d-byte probe came back",
+		snprintf(f->message, sizeof(f->message), "nothing reaches %s: the peer answered no probe, not even a %d-byte one",
 			 p->peer, r.nprobes > 0 ? r.probes[r.nprobes - 1].size : 0);
 		snprintf(f->hint, sizeof(f->hint),
 			 "check the peer is up and its address right, the route (%s) and any firewall dropping "
