@@ -96,9 +96,15 @@ static void rdma_hint(const struct ab_run *a, char *hint, size_t len)
 {
 	const struct nccl_log *l = &a->log;
 	const char *first;
-	if (l->err_kind[NCCL_E_COMPLETION])
+	bool retry_exc = false;   /* status 12 among the completion errors kept */
+	for (int i = 0; i < l->nerr; i++)
+		retry_exc |= l->err[i].kind == NCCL_E_COMPLETION && l->err[i].status.ok && l->err[i].status.v == 12;
+	if (l->err_kind[NCCL_E_COMPLETION] && retry_exc)
 		first = "completion errors (status 12: the peer's QP never acked): check that "
 			"NCCL_IB_GID_INDEX is a routable RoCE v2 GID, and PFC/ECN and MTU on the path";
+	else if (l->err_kind[NCCL_E_COMPLETION])
+		first = "completion errors (see their status): check the GID index, the MTU and "
+			"PFC/ECN on the path, and the HCAs' error counters (Counters pane)";
 	else if (l->err_kind[NCCL_E_IBV_CALL])
 		first = "an ibv_* call failed: check the ports are ACTIVE, the GID index exists, "
 			"ulimit -l, and the pod's RDMA devices";

@@ -166,6 +166,21 @@ static void test_decide_rdma_path_problem(void **state)
 			    "the RDMA path is broken");
 	assert_true(strncmp(ab.hint, "A stopped with no error", 23) == 0);
 	unpair(&ab);
+
+	/* A completion error of another status (4: local protection) is not
+	 * called a retry-exceeded one. */
+	char path[] = "/tmp/fabtop-test-ab-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *log = "n2:1:2 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+			  "fe80::1%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)\n";
+	assert_int_equal(write(fd, log, strlen(log)), (ssize_t)strlen(log));
+	close(fd);
+	pair(&ab, path, AB_FAILED, 1, 3.0, FIX "h200-ib-disabled.log", AB_COMPLETED, 0, 9.0);
+	unlink(path);
+	assert_int_equal(ab.verdict, AB_V_RDMA_PATH_PROBLEM);
+	assert_true(strncmp(ab.hint, "completion errors (see their status)", 36) == 0);
+	unpair(&ab);
 }
 
 static void test_decide_not_rdma(void **state)
