@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fabtop/ab.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
@@ -426,6 +427,115 @@ int wizard_set_hca(struct wizard *w, const char *hca, char *err, size_t errlen)
 	fab_strlcpy(w->opt.hca_src, *hca ? "entered in the wizard" : "", sizeof(w->opt.hca_src));
 	wizard_resolve_inputs(w);
 	return 0;
+}
+
+/* Appends c to the word; false when it is full. */
+static bool word_add(char *out, size_t *n, size_t cap, char c)
+{
+	if (*n + 1 >= cap)
+		return false;
+	out[(*n)++] = c;
+	return true;
+}
+
+/* One word of a command line from *p (which it advances): quotes and
+ * backslashes as wizard_set_cmd() says. 1 with the word in out, 0 at the
+ * end of the line, -1 with the message. */
+static int next_word(const char **p, char *out, size_t cap, char *err, size_t errlen)
+{
+	const char *s = *p + strspn(*p, " \t");
+	size_t n = 0;
+	if (!*s) {
+		*p = s;
+		return 0;
+	}
+	while (*s && *s != ' ' && *s != '\t') {
+		char c = *s++;
+		if (c == '\'') {
+			const char *end = strchr(s, '\'');
+			if (!end) {
+				snprintf(err, errlen, "the command has an open ' quote");
+				return -1;
+			}
+			for (; s < end; s++)
+				if (!word_add(out, &n, cap, *s))
+					goto long_word;
+			s++;
+			continue;
+		}
+		if (c == '"') {
+			for (; *s && *s != '"'; s++) {
+				if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
+					s++;
+				if (!word_add(out, &n, cap, *s))
+					goto long_word;
+			}
+			if (*s != '"') {
+				snprintf(err, errlen, "the command has an open \" quote");
+				return -1;
+			}
+			s++;
+			continue;
+		}
+		if (c == '\\') {
+			if (!*s) {
+				snprintf(err, errlen, "the command ends in a backslash");
+				return -1;
+			}
+			c = *s++;
+		}
+		if (!word_add(out, &n, cap, c))
+			goto long_word;
+	}
+	out[n] = '\0';
+	*p = s;
+	return 1;
+long_word:
+	snprintf(err, errlen, "a word of the command is longer than %zu characters", cap - 1);
+	return -1;
+}
+
+int wizard_set_cmd(struct wizard *w, const char *line, char *err, size_t errlen)
+{
+	char words[AB_MAX_ARGS][WIZ_CMD_WORD];
+	const char *argv[AB_MAX_ARGS + 1];
+	const char *p = line ? line : "";
+	int n = 0, rc;
+	char word[WIZ_CMD_WORD];
+	while ((rc = next_word(&p, word, sizeof(word), err, errlen)) == 1) {
+		if (n == AB_MAX_ARGS) {
+			snprintf(err, errlen, "the command has more than %d words", AB_MAX_ARGS);
+			return -1;
+		}
+		if (!word[0]) {
+			snprintf(err, errlen, "the command has an empty word (%d): '' passes nothing", n + 1);
+			return -1;
+		}
+		fab_strlcpy(words[n], word, sizeof(words[n]));
+		argv[n] = words[n];
+		n++;
+	}
+	if (rc < 0)
+		return -1;
+	argv[n] = NULL;
+	struct wizard_opts o = { .cmd = argv };
+	struct wizard tmp = { .gid_index = -1, .busy = -1 };
+	if (copy_l34(&tmp, &o, err, errlen) != 0) {
+		free_cmd(&tmp);
+		return -1;
+	}
+	free_cmd(w);
+	w->cmd = tmp.cmd;
+	w->ncmd = tmp.ncmd;
+	return 0;
+}
+
+void wizard_cmd_line(const struct wizard *w, char *buf, size_t len)
+{
+	if (w->ncmd > 0)
+		run_format_argv((const char *const *)w->cmd, buf, len);
+	else if (len)
+		buf[0] = '\0';
 }
 
 void wizard_peers_line(const struct wizard *w, char *buf, size_t len)

@@ -28,11 +28,11 @@
 
 /* ---- the input editor ------------------------------------------------------ */
 
-enum edit_field { EDIT_NONE = 0, EDIT_PEERS, EDIT_IFACE, EDIT_HCA };
+enum edit_field { EDIT_NONE = 0, EDIT_PEERS, EDIT_IFACE, EDIT_HCA, EDIT_CMD };
 
 static struct {
 	enum edit_field field;
-	char buf[WIZ_MAX_PEERS * 48];
+	char buf[2048];               /* the longest field: the A/B command */
 	size_t len;
 	char msg[320];                /* the last refusal, or what was saved */
 } ed;
@@ -41,7 +41,8 @@ static struct {
 
 static const char *field_prompt(enum edit_field f)
 {
-	return f == EDIT_PEERS ? "peers (space-separated)" : f == EDIT_IFACE ? "interface" : "HCAs (NCCL_IB_HCA)";
+	return f == EDIT_PEERS ? "peers (space-separated)" : f == EDIT_IFACE ? "interface"
+		: f == EDIT_HCA ? "HCAs (NCCL_IB_HCA)" : "A/B NCCL test (empty: loopback)";
 }
 
 static void edit_load(const struct wizard *w, enum edit_field f)
@@ -54,6 +55,8 @@ static void edit_load(const struct wizard *w, enum edit_field f)
 		snprintf(ed.buf, sizeof(ed.buf), "%s", w->opt.iface);
 	else if (f == EDIT_HCA)
 		snprintf(ed.buf, sizeof(ed.buf), "%s", w->opt.hca);
+	else if (f == EDIT_CMD)
+		wizard_cmd_line(w, ed.buf, sizeof(ed.buf));
 	ed.len = strlen(ed.buf);
 }
 
@@ -63,13 +66,14 @@ static void edit_commit(struct wizard *w)
 	char err[320] = "";
 	int rc = ed.field == EDIT_PEERS ? wizard_set_peers(w, ed.buf, err, sizeof(err))
 		: ed.field == EDIT_IFACE ? wizard_set_iface(w, ed.buf, err, sizeof(err))
-		: wizard_set_hca(w, ed.buf, err, sizeof(err));
+		: ed.field == EDIT_HCA ? wizard_set_hca(w, ed.buf, err, sizeof(err))
+		: wizard_set_cmd(w, ed.buf, err, sizeof(err));
 	if (rc != 0) {
 		snprintf(ed.msg, sizeof(ed.msg), "%s", err);
 		return;   /* stay on the field */
 	}
 	ed.msg[0] = '\0';
-	if (ed.field == EDIT_HCA) {
+	if (ed.field == EDIT_CMD) {
 		ed.field = EDIT_NONE;
 		snprintf(ed.msg, sizeof(ed.msg), "inputs saved; Enter runs the next step, r re-runs this one");
 		return;
@@ -519,8 +523,8 @@ const struct view_ops wizard_view_ops = {
 		"IP, the route to each peer and the path MTU (layer 2, a DF probe that tells a "
 		"lower hop from a black hole). Each step says why it matters, what it ran, what "
 		"came back and what to do next. Keys: Enter runs the next pending step, r re-runs "
-		"the selected one, s skips it, e edits the inputs (peers, interface, HCAs; Enter "
-		"moves on, Esc stops), v shows the raw output, Up/Down select a step, PgUp/PgDn "
+		"the selected one, s skips it, e edits the inputs (peers, interface, HCAs, the A/B's "
+		"NCCL test command; Enter moves on, Esc stops), v shows the raw output, Up/Down select a step, PgUp/PgDn "
 		"scroll. Long steps (perftest, the IB-disable A/B) run in the background with their "
 		"elapsed time shown; x cancels them, killing what they started. The A/B shows the "
 		"verdict on top and both runs (transport, HCAs, GDR, bus bandwidth, errors, last "

@@ -36,6 +36,7 @@
 #define WIZ_OUT_CAP    (64 * 1024)   /* raw output kept per step; the rest is counted */
 #define WIZ_HOST_LEN   256
 #define WIZ_IF_LEN     16            /* IFNAMSIZ */
+#define WIZ_CMD_WORD   512           /* a word of the A/B command typed in the pane */
 
 enum wiz_status {
 	WIZ_PENDING = 0,
@@ -218,6 +219,16 @@ void wizard_skip_step(struct wizard *w, int i);
 int wizard_set_peers(struct wizard *w, const char *list, char *err, size_t errlen);
 int wizard_set_iface(struct wizard *w, const char *iface, char *err, size_t errlen);
 int wizard_set_hca(struct wizard *w, const char *hca, char *err, size_t errlen);
+/* The A/B's command from one line typed in the pane, split into words
+ * the way a shell would split it but with nothing expanded: blanks part
+ * words, '...' keeps everything literally, "..." keeps everything but
+ * \" and \\, and a backslash outside quotes keeps the next character.
+ * "" clears it (the loopback proposal again). -1 with the message on an
+ * open quote, a trailing backslash or more than AB_MAX_ARGS words;
+ * nothing changes then. */
+int wizard_set_cmd(struct wizard *w, const char *line, char *err, size_t errlen);
+/* The command as one line the splitter above reads back word for word. */
+void wizard_cmd_line(const struct wizard *w, char *buf, size_t len);
 /* The peers as one line, "a b c", for the editor. */
 void wizard_peers_line(const struct wizard *w, char *buf, size_t len);
 

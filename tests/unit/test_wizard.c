@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "fabtop/ab.h"
 #include "fabtop/wizard.h"
 
 static void test_hca_selected(void **state)
@@ -274,6 +275,68 @@ static void test_command_line(void **state)
 	assert_int_equal(run_main(5, b5), 2);
 }
 
+/* The A/B command typed in the pane: words as a shell splits them, nothing
+ * expanded; a bad line changes nothing; the line reads back word for word. */
+static void test_ab_command(void **state)
+{
+	(void)state;
+	char err[256], line[1024];
+	struct wizard *w = wizard_new(NULL, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(wizard_set_cmd(w, "  mpirun -np 2 -x 'A=b c' \"it's \\\"q\\\"\" x\\ y $(id) ", err,
+					sizeof(err)), 0);
+	const char *want[] = { "mpirun", "-np", "2", "-x", "A=b c", "it's \"q\"", "x y", "$(id)" };
+	assert_int_equal(w->ncmd, 8);
+	for (int i = 0; i < 8; i++)
+		assert_string_equal(w->cmd[i], want[i]);
+	assert_null(w->cmd[8]);
+
+	/* What the editor shows is read back into the same words. */
+	wizard_cmd_line(w, line, sizeof(line));
+	assert_int_equal(wizard_set_cmd(w, line, err, sizeof(err)), 0);
+	assert_int_equal(w->ncmd, 8);
+	for (int i = 0; i < 8; i++)
+		assert_string_equal(w->cmd[i], want[i]);
+
+	const char *bad[][2] = {
+		{ "all_reduce_perf 'open", "the command has an open ' quote" },
+		{ "a \"b", "the command has an open \" quote" },
+		{ "a b\\", "the command ends in a backslash" },
+		{ "a '' b", "the command has an empty word (2): '' passes nothing" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(wizard_set_cmd(w, bad[i][0], err, sizeof(err)), -1);
+		assert_string_equal(err, bad[i][1]);
+		assert_int_equal(w->ncmd, 8);   /* unchanged */
+	}
+	char many[AB_MAX_ARGS * 2 + 8] = "";
+	for (int i = 0; i <= AB_MAX_ARGS; i++)
+		strcat(many, "a ");
+	assert_int_equal(wizard_set_cmd(w, many, err, sizeof(err)), -1);
+	assert_int_equal(w->ncmd, 8);
+
+	/* Empty: no command, the loopback proposal again. */
+	assert_int_equal(wizard_set_cmd(w, "   ", err, sizeof(err)), 0);
+	assert_int_equal(w->ncmd, 0);
+	assert_null(w->cmd);
+	wizard_cmd_line(w, line, sizeof(line));
+	assert_string_equal(line, "");
+	wizard_free(w);
+
+	/* Layer 3 and 4 options are checked like the others. */
+	struct wizard_opts o = { .side = "both" };
+	assert_null(wizard_new(NULL, &o, err, sizeof(err)));
+	assert_string_equal(err, "--side wants server or client, not \"both\"");
+	struct wizard_opts o2 = { .gid_index = 256, .gid_index_set = true };
+	assert_null(wizard_new(NULL, &o2, err, sizeof(err)));
+	assert_string_equal(err, "--gid-index wants 0..255, not 256");
+	const char *cmd[] = { "all_reduce_perf", "", NULL };
+	struct wizard_opts o3 = { .cmd = cmd };
+	assert_null(wizard_new(NULL, &o3, err, sizeof(err)));
+	assert_string_equal(err, "the command after -- has an empty word (2)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_run_cmd),
 		cmocka_unit_test(test_l1),
 		cmocka_unit_test(test_command_line),
+		cmocka_unit_test(test_ab_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,9 +106,16 @@ fi
 	echo "key Enter"
 	for c in m l x 5 _ 4; do echo "key $c"; done
 	echo "key Enter"
+	echo "dump $T/edit-cmd.txt"
+	for c in a l l _ r e d u c e _ p e r f Space - g Space "'" a Space b "'"; do echo "key $c"; done
+	echo "key Enter"
 	echo "dump $T/edit-saved.txt"
 	echo "key s"
 	echo "dump $T/edit-skip.txt"
+	echo "key e"
+	for i in 1 2 3; do echo "key Enter"; done
+	echo "dump $T/edit-cmd-again.txt"
+	echo "key Esc"
 	echo "key q"
 } > "$T/edit.script"
 script edit 80x24 --peer 10.0.0.2 --iface ens34np0
@@ -124,6 +131,18 @@ if grep -q "^interface> ens34np0_" "$T/edit-iface.txt" 2>/dev/null; then
 else
 	notok "editor: Enter stores the peers and moves to the interface"
 	comment < "$T/edit-iface.txt"
+fi
+if grep -q "^A/B NCCL test (empty: loopback)> _" "$T/edit-cmd.txt" 2>/dev/null; then
+	ok "editor: after the HCAs, the A/B's command (empty)"
+else
+	notok "editor: after the HCAs, the A/B's command (empty)"
+	comment < "$T/edit-cmd.txt"
+fi
+if grep -q "^A/B NCCL test (empty: loopback)> all_reduce_perf -g 'a b'_" "$T/edit-cmd-again.txt" 2>/dev/null; then
+	ok "editor: the command stored as words reads back the same"
+else
+	notok "editor: the command stored as words reads back the same"
+	comment < "$T/edit-cmd-again.txt"
 fi
 same "$T/edit-saved.txt" wizard-edited-80x24.txt "editor: the inputs saved, shown under the pending step"
 if grep -q "^  - job  0 job       skipped" "$T/edit-skip.txt" 2>/dev/null &&
