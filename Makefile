@@ -27,7 +27,7 @@ SLIBOBJS:= $(LIBSRCS:%.c=build/san/%.o)
 UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
-        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log
+        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest
 
 all: build/fabtop
 
@@ -110,7 +110,7 @@ build/fuzz/fuzz_nccl_log: fuzz/fuzz_nccl_log.c src/nccl_log.c $(wildcard include
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/nccl_log.c
 
 # The first directory collects new inputs; the others are read-only seeds.
-fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log
+fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest
 
 fuzz-rdma_res: build/fuzz/fuzz_rdma_res
 	@mkdir -p build/fuzz/corpus-rdma_res
@@ -123,6 +123,14 @@ fuzz-counter_value: build/fuzz/fuzz_counter_value
 fuzz-nccl_log: build/fuzz/fuzz_nccl_log
 	@mkdir -p build/fuzz/corpus-nccl_log
 	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-nccl_log tests/fixtures/nccl-logs
+
+build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c $(wildcard include/fabtop/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/perftest.c src/util.c
+
+fuzz-perftest: build/fuzz/fuzz_perftest
+	@mkdir -p build/fuzz/corpus-perftest
+	$< $(FUZZ_RUN) -max_len=16384 build/fuzz/corpus-perftest tests/fixtures/perftest
 
 install: build/fabtop
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
