@@ -31,13 +31,13 @@ const char *ab_verdict_name(enum ab_verdict v)
 const char *ab_state_name(enum ab_state s)
 {
 	static const char *const names[] = {
-		[AB_IDLE] = "not run",
+		[AB_IDLE] = "not-run",
 		[AB_RUNNING] = "running",
 		[AB_COMPLETED] = "completed",
 		[AB_FAILED] = "failed",
 		[AB_HUNG] = "hung",
-		[AB_TIMED_OUT] = "timed out",
-		[AB_NOT_STARTED] = "not started",
+		[AB_TIMED_OUT] = "timed-out",
+		[AB_NOT_STARTED] = "not-started",
 		[AB_CANCELLED] = "cancelled",
 	};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";

@@ -3,6 +3,7 @@
  * text and the JSON cannot disagree: the verdict, its reason and hint on
  * top, then each run with what its log showed.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/ab.h"
@@ -83,12 +84,17 @@ static void print_run(struct fab_out *o, const struct ab_run *r, bool verbose)
 		out_str(o, PR_ANY, "why", ": %s", r->why);
 	bool ran = r->state != AB_IDLE && r->state != AB_NOT_STARTED;
 	if (ran || out_is_json(o)) {
-		out_num(o, PR_ANY, "elapsed_s", ", %.2f s", ran ? fab_num_of(r->elapsed_s) : (fab_num){ 0 });
+		out_num(o, PR_ANY, "elapsed_s", ", %.2f s", ran ? fab_num_of(round(r->elapsed_s * 1000) / 1000)
+			: (fab_num){ 0 });
 		out_int(o, PR_ANY, "lines", ", %lld lines of output", ran ? fab_int_of(r->out_lines)
 			: (fab_int){ 0 });
 	}
-	out_int(o, PR_JSON, "exit_code", NULL, r->state == AB_COMPLETED || r->state == AB_FAILED ?
+	bool ended = r->state == AB_COMPLETED || r->state == AB_FAILED;
+	out_int(o, PR_JSON, "exit_code", NULL, ended && r->res.exit_code >= 0 ?
 		fab_int_of(r->res.exit_code) : (fab_int){ 0 });
+	/* Killed by a signal of its own (not the hang or time limit's). */
+	out_int(o, PR_JSON, "signal", NULL, ended && r->res.term_signal ?
+		fab_int_of(r->res.term_signal) : (fab_int){ 0 });
 	out_text(o, "\n");
 	if (!ran) {
 		out_close_obj(o);
@@ -130,6 +136,8 @@ void ab_print(struct fab_out *o, const struct ab *ab, bool verbose)
 	}
 	out_text(o, "\n");
 	out_num(o, PR_JSON, "hang_s", NULL, fab_num_of(ab->hang_s));
+	out_num(o, PR_JSON, "run_timeout_s", NULL, ab->run_timeout_s > 0 ? fab_num_of(ab->run_timeout_s)
+		: (fab_num){ 0 });
 	out_open_arr(o, "runs");
 	for (int k = 0; k < 2; k++)
 		print_run(o, &ab->run[k], verbose);

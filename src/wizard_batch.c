@@ -9,6 +9,7 @@
  * unreadable root).
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static void print_finding(struct fab_out *o, const struct fab_finding *f)
 	out_open_obj(o, NULL);
 	out_str(o, PR_JSON, "id", NULL, f->id);
 	out_str(o, PR_JSON, "severity", NULL, fab_severity_name(f->sev));
+	out_str(o, PR_JSON, "layer", NULL, f->layer[0] ? f->layer : NULL);
 	out_text(o, "  %-7s %s", word[f->sev <= SEV_ERROR ? f->sev : SEV_ERROR], f->id);
 	/* Most messages already start with their subject: the text says it once. */
 	bool dup = f->subject[0] && strncmp(f->message, f->subject, strlen(f->subject)) == 0;
@@ -111,7 +113,7 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 	snprintf(head, sizeof(head), "[%s] %s: %s", d->id, d->layer, d->title);
 	out_text(o, "%-58s ", head);
 	out_str(o, PR_ANY, "status", "%s", wiz_status_name(s->status));
-	out_num(o, PR_ANY, "elapsed_s", " (%.2f s)\n", fab_num_of(s->elapsed_s));
+	out_num(o, PR_ANY, "elapsed_s", " (%.2f s)\n", fab_num_of(round(s->elapsed_s * 1000) / 1000));
 	out_str(o, PR_ANY, "verdict", "  verdict: %s\n", s->verdict);
 	if (s->hint[0] || out_is_json(o))
 		out_str(o, PR_ANY, "hint", "  hint:    %s\n", s->hint);

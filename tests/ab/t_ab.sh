@@ -95,7 +95,7 @@ case_mode both-hang 2 not-rdma fail 1 hung hung
 case_mode no-ib 5 ib-not-used warn 1 completed completed
 case_mode plugin-ignores 5 ib-disable-ignored warn 1 completed completed
 case_mode b-fail 5 socket-path-problem warn 1 completed failed
-case_mode not-nccl 5 not-run fail 2 completed "not run"
+case_mode not-nccl 5 not-run fail 2 completed "not-run"
 
 # The numbers behind the verdicts, from the JSON.
 check "ok: A/B ratio 20 by bus bandwidth, A over IB with mlx5_0:1/RoCE and GDR on, B over sockets" \

@@ -226,7 +226,7 @@ static void test_names(void **state)
 	assert_string_equal(ab_verdict_name(AB_V_IB_DISABLE_IGNORED), "ib-disable-ignored");
 	assert_string_equal(ab_verdict_name(AB_V_SOCKET_PATH_PROBLEM), "socket-path-problem");
 	assert_string_equal(ab_verdict_name((enum ab_verdict)99), "unknown");
-	assert_string_equal(ab_state_name(AB_TIMED_OUT), "timed out");
+	assert_string_equal(ab_state_name(AB_TIMED_OUT), "timed-out");
 	assert_string_equal(ab_state_name((enum ab_state)-1), "unknown");
 	assert_int_equal(ab_exit_code(AB_V_PENDING), 2);
 	assert_int_equal(ab_exit_code(AB_V_NOT_RDMA), 1);
