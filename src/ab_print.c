@@ -11,52 +11,39 @@
 
 #define AB_PRINT_ERRORS 3   /* first errors shown per run */
 
+/* The compact summary of what a run's log showed (text only: the JSON
+ * carries the whole analysis under "log", as analyze-log prints it). */
 static void print_transport(struct fab_out *o, const struct nccl_log *l)
 {
-	out_open_arr(o, "networks");
+	out_text(o, "    transport:");
 	for (int i = 0; i < l->nnets; i++)
-		out_str(o, PR_ANY, NULL, i ? ", %s" : "    transport: %s", l->nets[i].name);
-	out_close_arr(o);
+		out_text(o, "%s %s", i ? "," : "", l->nets[i].name);
 	if (!l->nnets)
-		out_text(o, "    transport: none named");
+		out_text(o, " none named");
 	const char *kind = nccl_log_used_rdma(l) ? (nccl_log_used_socket(l) ? "RDMA and socket" : "RDMA")
 			   : nccl_log_used_socket(l) ? "socket" : NULL;
-	out_str(o, PR_ANY, "transport", " (%s)", kind);
+	if (kind)
+		out_text(o, " (%s)", kind);
 	out_text(o, "; HCAs");
-	out_open_arr(o, "hcas");
-	for (int i = 0; i < l->nhcas; i++) {
-		const struct nccl_log_hca *h = &l->hcas[i];
-		out_open_obj(o, NULL);
-		out_str(o, PR_ANY, "name", " %s", h->name);
-		out_int(o, PR_ANY, "port", ":%lld", fab_int_of(h->port));
-		if (h->link_layer[0] || out_is_json(o))
-			out_str(o, PR_ANY, "link_layer", "/%s", h->link_layer);
-		out_close_obj(o);
-	}
-	out_close_arr(o);
+	for (int i = 0; i < l->nhcas; i++)
+		out_text(o, " %s:%d%s%s", l->hcas[i].name, l->hcas[i].port, l->hcas[i].link_layer[0] ? "/" : "",
+			 l->hcas[i].link_layer);
 	if (!l->nhcas)
 		out_text(o, " none");
-	out_str(o, PR_ANY, "gdr", "; GPUDirect RDMA %s\n", nccl_gdr_name(l->gdr));
-	if (l->ib_reason[0] || out_is_json(o))
-		out_str(o, PR_ANY, "ib_reason", "    IB not used: %s\n", l->ib_reason);
+	out_text(o, "; GPUDirect RDMA %s\n", nccl_gdr_name(l->gdr));
+	if (l->ib_reason[0])
+		out_text(o, "    IB not used: %s\n", l->ib_reason);
 }
 
 static void print_errors(struct fab_out *o, const struct nccl_log *l)
 {
-	out_int(o, PR_JSON, "error_lines", NULL, fab_int_of(l->errors));
-	out_open_arr(o, "errors");
 	for (int i = 0; i < l->nerr && i < AB_PRINT_ERRORS; i++) {
 		const struct nccl_log_error *e = &l->err[i];
-		out_open_obj(o, NULL);
-		out_str(o, PR_ANY, "kind", "    error %s", nccl_err_kind_name(e->kind));
-		out_str(o, PR_ANY, "text", ": %s", e->text);
-		out_int(o, PR_JSON, "count", NULL, fab_int_of(e->count));
+		out_text(o, "    error %s: %s", nccl_err_kind_name(e->kind), e->text);
 		if (e->count > 1)
 			out_text(o, " (x%lld)", e->count);
 		out_text(o, "\n");
-		out_close_obj(o);
 	}
-	out_close_arr(o);
 	if (l->nerr > AB_PRINT_ERRORS)
 		out_text(o, "    ... %d more distinct errors\n", l->nerr - AB_PRINT_ERRORS);
 }
@@ -80,8 +67,14 @@ static void print_run(struct fab_out *o, const struct ab_run *r, bool verbose)
 	out_str(o, PR_ANY, "label", "  run %s: ", label);
 	out_str(o, PR_ANY, "command", "%s\n", r->display);
 	out_str(o, PR_ANY, "state", "    %s", ab_state_name(r->state));
-	if (r->why[0] || out_is_json(o))
-		out_str(o, PR_ANY, "why", ": %s", r->why);
+	/* A failure's why is its first error, listed below in the text. */
+	bool why_below = r->state == AB_FAILED && r->log.nerr > 0;
+	if (out_is_json(o))
+		out_str(o, PR_JSON, "why", NULL, r->why);
+	else if (why_below && r->res.exit_code >= 0)
+		out_text(o, ": exit %d", r->res.exit_code);
+	else if (r->why[0] && !why_below)
+		out_text(o, ": %s", r->why);
 	bool ran = r->state != AB_IDLE && r->state != AB_NOT_STARTED;
 	if (ran || out_is_json(o)) {
 		out_num(o, PR_ANY, "elapsed_s", ", %.2f s", ran ? fab_num_of(round(r->elapsed_s * 1000) / 1000)
@@ -101,21 +94,26 @@ static void print_run(struct fab_out *o, const struct ab_run *r, bool verbose)
 		return;
 	}
 	const struct nccl_log *l = &r->log;
-	out_str(o, PR_JSON, "log_verdict", NULL, nccl_verdict_name(l->verdict));
-	out_str(o, PR_JSON, "log_reason", NULL, l->reason);
-	if (l->nccl_lines || out_is_json(o)) {
-		if (l->version[0] || out_is_json(o))
-			out_str(o, PR_ANY, "nccl_version", "    NCCL %s", l->version);
-		out_str(o, PR_ANY, "bootstrap_if", ", bootstrap %s", l->bootstrap_if);
-		out_text(o, "; the log says %s%s%s\n", nccl_verdict_name(l->verdict), l->reason[0] ? ": " : "",
-			 l->reason);
+	const char *kind = nccl_log_used_rdma(l) ? (nccl_log_used_socket(l) ? "rdma+socket" : "rdma")
+			   : nccl_log_used_socket(l) ? "socket" : NULL;
+	out_str(o, PR_JSON, "transport", NULL, kind);
+	if (out_is_json(o)) {
+		out_open_obj(o, "log");
+		nccl_log_print(o, l);
+		out_close_obj(o);
+	} else if (l->nccl_lines) {
+		/* With errors listed, the log's reason is the first of them. */
+		bool reason = l->reason[0] && l->nerr == 0;
+		out_text(o, "    NCCL %s, bootstrap %s; the log says %s%s%s\n", l->version[0] ? l->version : "N/A",
+			 l->bootstrap_if[0] ? l->bootstrap_if : "N/A", nccl_verdict_name(l->verdict),
+			 reason ? ": " : "", reason ? l->reason : "");
 		print_transport(o, l);
+		if (l->avg_busbw.ok)
+			out_text(o, "    average bus bandwidth %.2f GB/s\n", l->avg_busbw.v);
+		print_errors(o, l);
 	} else {
 		out_text(o, "    no NCCL line in the output\n");
 	}
-	if (l->avg_busbw.ok || out_is_json(o))
-		out_num(o, PR_ANY, "avg_busbw_gbs", "    average bus bandwidth %.2f GB/s\n", l->avg_busbw);
-	print_errors(o, l);
 	if (verbose || r->state != AB_COMPLETED || out_is_json(o))
 		print_tail(o, r);
 	out_close_obj(o);

@@ -99,10 +99,10 @@ case_mode not-nccl 5 not-run fail 2 completed "not-run"
 
 # The numbers behind the verdicts, from the JSON.
 check "ok: A/B ratio 20 by bus bandwidth, A over IB with mlx5_0:1/RoCE and GDR on, B over sockets" \
-	[ "$(jget "$T/ok.json" "'%.2f %s %s %s:%d/%s %s %s %s' % (s['ab']['ratio'], s['ab']['measure'], s['ab']['runs'][0]['networks'][0], s['ab']['runs'][0]['hcas'][0]['name'], s['ab']['runs'][0]['hcas'][0]['port'], s['ab']['runs'][0]['hcas'][0]['link_layer'], s['ab']['runs'][0]['gdr'], s['ab']['runs'][1]['networks'][0], s['ab']['runs'][1]['transport'])")" \
+	[ "$(jget "$T/ok.json" "'%.2f %s %s %s:%d/%s %s %s %s' % (s['ab']['ratio'], s['ab']['measure'], s['ab']['runs'][0]['log']['networks'][0]['name'], s['ab']['runs'][0]['log']['hcas'][0]['name'], s['ab']['runs'][0]['log']['hcas'][0]['port'], s['ab']['runs'][0]['log']['hcas'][0]['link_layer'], s['ab']['runs'][0]['log']['gdr']['state'], s['ab']['runs'][1]['log']['networks'][0]['name'], s['ab']['runs'][1]['transport'])")" \
 	= "20.00 bus bandwidth IB mlx5_0:1/RoCE on Socket socket" ]
 check "ib-fail: A's error is a completion error with status 12, its last lines kept" \
-	[ "$(jget "$T/ib-fail.json" "'%s %d %d' % (s['ab']['runs'][0]['errors'][0]['kind'], 'IBV_WC_RETRY_EXC_ERR(12)' in s['ab']['runs'][0]['errors'][0]['text'], s['ab']['runs'][0]['last_lines'][-1].endswith(': Test failure common.cu:891'))")" \
+	[ "$(jget "$T/ib-fail.json" "'%s %d %d' % (s['ab']['runs'][0]['log']['errors']['list'][0]['kind'], 'IBV_WC_RETRY_EXC_ERR(12)' in s['ab']['runs'][0]['log']['errors']['list'][0]['text'], s['ab']['runs'][0]['last_lines'][-1].endswith(': Test failure common.cu:891'))")" \
 	= "completion-error 1 1" ]
 check "ib-hang: A hung after 2 s (no output), elapsed under 4 s" \
 	[ "$(jget "$T/ib-hang.json" "'%s %d' % (s['ab']['runs'][0]['why'], s['ab']['runs'][0]['elapsed_s'] < 4)")" = "no output for 2 s (killed) 1" ]
