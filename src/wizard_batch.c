@@ -82,6 +82,7 @@ static void print_peer(struct fab_out *o, const struct wiz_peer *p)
 	if (p->route_via[0] || out_is_json(o))
 		out_str(o, PR_ANY, "route_via", " via %s", p->route_via);
 	out_bool(o, PR_JSON, "route_ok", NULL, p->route_ok);
+	out_str(o, PR_JSON, "route_src", NULL, p->route_src[0] ? p->route_src : NULL);
 	if (!p->route_ok && p->route_dev[0])
 		out_text(o, " (not the chosen interface)");
 	if (p->probed || out_is_json(o)) {

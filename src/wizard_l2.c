@@ -272,7 +272,12 @@ static void probe_peer(struct wizard *w, struct wiz_step *s, struct wiz_peer *p,
 	} else if (r.verdict == MTU_OK) {
 		if (!(f = wiz_finding(s, "l2.mtu-ok", SEV_INFO, p->peer)))
 			return;
-		snprintf(f->message, sizeof(f->message), "the path to %s carries the interface MTU %s", p->peer, im);
+		if (p->iface_mtu.ok && p->iface_mtu.v > 65535)   /* lo: 65536, above any IP packet */
+			snprintf(f->message, sizeof(f->message), "the path to %s carries the largest IP packet, "
+				 "65535 bytes (the interface MTU is %s)", p->peer, im);
+		else
+			snprintf(f->message, sizeof(f->message), "the path to %s carries the interface MTU %s",
+				 p->peer, im);
 	} else if (r.verdict == MTU_PATH_LOWER) {
 		if (!(f = wiz_finding(s, "l2.mtu-path-lower", SEV_WARN, p->peer)))
 			return;
@@ -301,7 +306,8 @@ static void probe_peer(struct wizard *w, struct wiz_step *s, struct wiz_peer *p,
 			 "check the peer is up and its address right, the route (%s) and any firewall dropping "
 			 "UDP or ICMP", p->route_dev[0] ? p->route_dev : "none");
 	}
-	snprintf(f->evidence, sizeof(f->evidence), "%d probes in %.2f s: %s; %s", r.nprobes, r.elapsed_s,
+	snprintf(f->evidence, sizeof(f->evidence), "%d probe%s in %.2f s: %s; %s", r.nprobes,
+		 r.nprobes == 1 ? "" : "s", r.elapsed_s,
 		 n ? sizes : "none", r.message);
 	fab_strlcpy(f->layer, "layer 2: the path MTU limits every packet NCCL sends over sockets or RoCE",
 		    sizeof(f->layer));
