@@ -12,15 +12,62 @@
 
 #define AB_OUT_CAP (16u * 1024u)   /* the runner keeps this much of the end; the log is streamed */
 
-static const char *const mpi_launchers[] = { "mpirun", "mpiexec", "orterun", "prterun" };
+/*
+ * MPI launchers. Open MPI's (mpirun, mpiexec, orterun, prterun) hands the
+ * remote ranks only the variables named with -x; MPICH's and Intel MPI's
+ * Hydra (mpiexec.hydra, mpirun.mpich, Intel's mpirun) passes the whole
+ * environment on by itself and refuses -x. "mpirun" and "mpiexec" may be
+ * either, so those are asked their --version.
+ */
+enum launcher { L_NONE, L_OPENMPI, L_HYDRA };
 
-static bool is_mpi_launcher(const char *argv0)
+static const char *const openmpi_names[] = {
+	"orterun", "prterun", "mpirun.openmpi", "mpiexec.openmpi",
+};
+static const char *const hydra_names[] = {
+	"mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich", "mpirun.hydra",
+};
+
+static bool name_in(const char *base, const char *const *names, size_t n)
 {
-	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
-	for (size_t i = 0; i < sizeof(mpi_launchers) / sizeof(mpi_launchers[0]); i++)
-		if (strcmp(base, mpi_launchers[i]) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(base, names[i]) == 0)
 			return true;
 	return false;
+}
+
+static enum launcher launcher_kind(const char *argv0, char *note, size_t len)
+{
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+	if (name_in(base, openmpi_names, sizeof(openmpi_names) / sizeof(openmpi_names[0]))) {
+		snprintf(note, len, "%s is Open MPI's: the variables go to the ranks as -x NAME=VALUE", base);
+		return L_OPENMPI;
+	}
+	if (name_in(base, hydra_names, sizeof(hydra_names) / sizeof(hydra_names[0]))) {
+		snprintf(note, len, "%s is Hydra's (MPICH, Intel MPI): it passes the environment on", base);
+		return L_HYDRA;
+	}
+	if (strcmp(base, "mpirun") != 0 && strcmp(base, "mpiexec") != 0)
+		return L_NONE;
+	const char *argv[] = { argv0, "--version", NULL };
+	struct run_opts ro = { .timeout_s = 5, .out_cap = 4096 };
+	struct run_result r;
+	run_argv(argv, &ro, &r);
+	const char *out = r.out ? r.out : "";
+	enum launcher k = L_OPENMPI;
+	if (strstr(out, "HYDRA") || strstr(out, "Intel(R) MPI") || strstr(out, "MPICH")) {
+		k = L_HYDRA;
+		snprintf(note, len, "%s --version says Hydra (MPICH, Intel MPI): it passes the environment on", base);
+	} else if (strstr(out, "Open MPI") || strstr(out, "OpenRTE") || strstr(out, "PRRTE")) {
+		snprintf(note, len, "%s --version says Open MPI: the variables go to the ranks as -x NAME=VALUE",
+			 base);
+	} else {
+		/* The GPU clusters' usual one (HPC-X ships Open MPI). */
+		snprintf(note, len, "%s --version named no MPI: taken for Open MPI's, the variables go to the "
+			 "ranks as -x NAME=VALUE", base);
+	}
+	run_result_free(&r);
+	return k;
 }
 
 static size_t key_len(const char *kv)
@@ -105,7 +152,8 @@ static void build_display(struct ab_run *r, bool launcher)
 		snprintf(r->display + n, sizeof(r->display) - n, "%s", cmd);
 }
 
-static int build_run(struct ab *ab, int k, const struct ab_opts *o, char *err, size_t errlen)
+static int build_run(struct ab *ab, int k, const struct ab_opts *o, enum launcher lk, char *err,
+		     size_t errlen)
 {
 	struct ab_run *r = &ab->run[k];
 	int ne = 0, na = 0;
@@ -119,7 +167,7 @@ static int build_run(struct ab *ab, int k, const struct ab_opts *o, char *err, s
 	    (k == 1 && push_env(r, &ne, "NCCL_IB_DISABLE=1", err, errlen) != 0))
 		return -1;
 
-	bool launcher = is_mpi_launcher(o->argv[0]);
+	bool launcher = lk == L_OPENMPI;
 	if (push_arg(r, &na, o->argv[0], err, errlen) != 0)
 		return -1;
 	if (launcher)
@@ -173,8 +221,9 @@ int ab_init(struct ab *ab, const struct ab_opts *o, char *err, size_t errlen)
 	}
 	ab->hang_s = o->hang_s > 0 ? o->hang_s : AB_HANG_DEFAULT_S;
 	ab->run_timeout_s = o->run_timeout_s;
+	enum launcher lk = launcher_kind(o->argv[0], ab->launcher, sizeof(ab->launcher));
 	for (int k = 0; k < 2; k++)
-		if (build_run(ab, k, o, err, errlen) != 0) {
+		if (build_run(ab, k, o, lk, err, errlen) != 0) {
 			ab_free(ab);
 			return -1;
 		}

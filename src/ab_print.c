@@ -133,6 +133,8 @@ void ab_print(struct fab_out *o, const struct ab *ab, bool verbose)
 		out_str(o, PR_ANY, "measure", " by %s", ab->measure[0] ? ab->measure : NULL);
 	}
 	out_text(o, "\n");
+	if (ab->launcher[0] || out_is_json(o))
+		out_str(o, PR_ANY, "launcher", "  launcher: %s\n", ab->launcher[0] ? ab->launcher : NULL);
 	out_num(o, PR_JSON, "hang_s", NULL, fab_num_of(ab->hang_s));
 	out_num(o, PR_JSON, "run_timeout_s", NULL, ab->run_timeout_s > 0 ? fab_num_of(ab->run_timeout_s)
 		: (fab_num){ 0 });

@@ -166,6 +166,8 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 		return -1;
 	}
 	s->priv = ab;
+	if (ab->launcher[0])
+		wiz_input(s, "%s", ab->launcher);
 	for (int k = 0; k < 2; k++)
 		wiz_cmd(s, "run %c: %s", ab->run[k].label, ab->run[k].display);
 	if (ab_start(ab) != 0)

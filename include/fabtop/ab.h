@@ -18,9 +18,12 @@
  * The environment each run gets (run_opts.env_add): the inherited one plus
  * NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET, NCCL_DEBUG_FILE removed (the
  * log must reach the pipe) and, for B, NCCL_IB_DISABLE=1. When argv[0] is
- * Open MPI's launcher (mpirun, mpiexec, orterun, prterun) each added
+ * Open MPI's launcher (orterun, prterun, mpirun.openmpi, or an mpirun or
+ * mpiexec whose --version says Open MPI or names no MPI) each added
  * variable is also passed to the remote ranks with "-x NAME=VALUE" inserted
- * after argv[0]; srun and torchrun pass the environment on by default.
+ * after argv[0]; Hydra (MPICH, Intel MPI: mpiexec.hydra, mpirun.mpich, an
+ * mpirun whose --version says so), srun and torchrun pass the environment
+ * on by themselves. ab->launcher says which was found.
  * Nothing is ever run through a shell.
  *
  * Hang: no new output for hang_s seconds means hung; the runner kills the
@@ -124,6 +127,7 @@ struct ab {
 	char measure[32];             /* "bus bandwidth" or "wall time", "" */
 	char reason[512];             /* the verdict in one or two sentences, with evidence */
 	char hint[512];               /* what to do next, "" for rdma-ok */
+	char launcher[160];           /* how an MPI launcher passes the variables on, "" none */
 };
 
 /* Copies argv (at most AB_MAX_ARGS words, each validated as plain text:

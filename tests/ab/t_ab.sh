@@ -136,13 +136,30 @@ check "mpirun stand-in: without -x the ranks see no NCCL_DEBUG (no NCCL line)" \
 	[ "$(grep -c 'NCCL INFO' "$T/mpi-bare.txt")" = 0 ]
 "$BIN" wizard --batch --json --steps ab --hang 5 -- "$MPIRUN" -np 2 "$FAKE" ok "$M-mpi" >"$T/mpi.json" 2>&1
 rc=$?
-got=$(jget "$T/mpi.json" "'%s %s' % (s['ab']['verdict'], s['ab']['runs'][1]['command'])")
-want="rdma-ok $MPIRUN -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,NET -x NCCL_IB_DISABLE=1 -np 2 $FAKE ok $M-mpi"
+got=$(jget "$T/mpi.json" "'%s %s | %s' % (s['ab']['verdict'], s['ab']['runs'][1]['command'], s['ab']['launcher'])")
+want="rdma-ok $MPIRUN -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,NET -x NCCL_IB_DISABLE=1 -np 2 $FAKE ok $M-mpi | mpirun --version says Open MPI: the variables go to the ranks as -x NAME=VALUE"
 if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
 	ok "mpirun: -x inserted after the launcher, rdma-ok"
 else
 	notok "mpirun: -x inserted after the launcher, rdma-ok (exit $rc)"; echo "$got" | comment
 fi
+
+# Hydra (MPICH, Intel MPI) refuses -x and passes the environment on: an
+# mpirun that says so gets none, by its name or by its --version.
+HYDRA=$TOP/tests/ab/mpiexec.hydra
+mkdir -p "$T/hydra"
+ln -s "$HYDRA" "$T/hydra/mpirun"
+for l in "$HYDRA" "$T/hydra/mpirun"; do
+	"$BIN" wizard --batch --json --steps ab --hang 5 -- "$l" -np 2 "$FAKE" ok "$M-hydra" >"$T/hydra.json" 2>&1
+	rc=$?
+	got=$(jget "$T/hydra.json" "'%s %s' % (s['ab']['verdict'], s['ab']['runs'][1]['command'])")
+	want="rdma-ok NCCL_IB_DISABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET $l -np 2 $FAKE ok $M-hydra"
+	if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
+		ok "Hydra launcher $(basename "$l"): no -x inserted, the environment passed, rdma-ok"
+	else
+		notok "Hydra launcher $(basename "$l"): no -x inserted (exit $rc)"; echo "$got" | comment
+	fi
+done
 
 # No command: the loopback proposal, or blocked with the how-to.
 mkdir -p "$T/empty" "$T/bin"
