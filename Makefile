@@ -15,7 +15,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -Iinclude -DFABTOP_VERSION='"$(VERSION)"' \
            -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' $(PKG_CFLAGS)
 LDFLAGS += -Wl,--as-needed
-LDLIBS  += $(PKG_LIBS) -ldl -lm
+LDLIBS  += $(PKG_LIBS) -ldl -lm -pthread
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

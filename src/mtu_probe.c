@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,13 @@ struct prober {
 	double last_reached;               /* when the peer last answered (0: never) */
 	double last_sent;                  /* when the last probe went out (0: none yet) */
 	bool paced;                        /* a size reached after a smaller one was lost */
+	const _Atomic bool *cancel;        /* mtu_opts.cancel */
 };
+
+static bool cancelled(const struct prober *p)
+{
+	return p->cancel && atomic_load(p->cancel);
+}
 
 const char *mtu_verdict_name(enum mtu_verdict v)
 {
@@ -382,8 +389,12 @@ static void probe_once(struct prober *p, int size, double timeout_s, bool gap)
 	memset(rec, 0, sizeof(*rec));
 	rec->size = size;
 	rec->outcome = PROBE_TIMEOUT;
+	if (cancelled(p)) {   /* unsent: the search runs out at once */
+		r->nprobes++;
+		return;
+	}
 	drain(p);
-	if (gap) {
+	if (gap && !cancelled(p)) {
 		double since = p->last_reached ? p->last_reached : p->last_sent;
 		double wait = since ? since + RATE_GAP - now_s() : 0;
 		if (wait > 0)
@@ -420,13 +431,16 @@ static void probe_once(struct prober *p, int size, double timeout_s, bool gap)
 	double deadline = t0 + timeout_s;
 	while (rec->outcome == PROBE_TIMEOUT) {
 		double left = deadline - now_s();
-		if (left <= 0)
+		if (left <= 0 || cancelled(p))
 			break;
+		/* Slices of 0.1 s at most, so a cancel is seen soon. */
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-		int pr = poll(&pfd, 1, (int)(left * 1e3) + 1);
+		int pr = poll(&pfd, 1, left > 0.1 ? 100 : (int)(left * 1e3) + 1);
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr <= 0)
+		if (pr == 0)
+			continue;
+		if (pr < 0)
 			break;
 		if (pfd.revents & POLLERR)
 			while (read_err(p) != -2)
@@ -716,6 +730,7 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	p.overhead = p.family == AF_INET ? 28 : 48;
 	p.timeout_s = o->timeout_s > 0 ? o->timeout_s : 1.0;
 	p.retries = o->retries < 0 ? 0 : o->retries ? o->retries : 1;
+	p.cancel = o->cancel;
 
 	p.fd = socket(p.family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (p.fd < 0)

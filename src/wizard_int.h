@@ -8,7 +8,11 @@
 #include "fabtop/wizard.h"
 
 bool wiz_l2_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
-int wiz_l2_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+/* Layer 2 (wizard_l2.c): the path MTU probes run in a thread of their own. */
+int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
+int wiz_l2_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
+void wiz_l2_cancel(struct wizard *w, struct wiz_step *s);
+void wiz_l2_fini(struct wiz_step *s);
 
 bool wiz_l3_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
 int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m);

@@ -4,15 +4,20 @@
  * it leaves through that interface (libnl-route, RTM_GETROUTE), the MTU
  * consistency of the interface, its HCA port and its PF, then the path MTU
  * probe (mtu_probe.h) to each peer the user named, and to nothing else.
+ * The probes run in a background thread (start/poll), the rest at start.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netlink/netlink.h>
@@ -225,12 +230,12 @@ static void check_pf_mtu(struct wizard *w, struct wiz_step *s, const char *dev, 
 
 /* ---- the probe ---------------------------------------------------------------- */
 
-static void probe_peer(struct wizard *w, struct wiz_step *s, struct wiz_peer *p, const char *dev)
+/* A probe's result into the peer's line, the raw output and a finding (on
+ * the pane's thread, once the background probes are over). */
+static void probe_apply(struct wiz_step *s, struct wiz_peer *p, const char *dev, int rc,
+			const struct mtu_result *rp)
 {
-	struct mtu_opts o = { .iface = dev, .timeout_s = w->probe_timeout_s };
-	struct mtu_result r;
-	memset(&r, 0, sizeof(r));
-	int rc = mtu_probe(p->addr[0] ? p->addr : p->peer, &o, &r);
+	const struct mtu_result r = *rp;
 	char sizes[256] = "";
 	size_t n = 0;
 	for (int i = 0; i < r.nprobes && i < MTU_MAX_PROBES && n < sizeof(sizes); i++)
@@ -345,12 +350,115 @@ bool wiz_l2_gate(const struct wizard *w, const struct fab_model *m, char *why, s
 	return false;
 }
 
-int wiz_l2_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+/*
+ * The probes are the slow part (a black hole costs seconds per peer): they
+ * run in a thread of their own, on data of their own (struct l2_bg), while
+ * the pane stays live. Everything that touches the step, the wizard or the
+ * model happens on the caller's thread, in start() and in poll() once the
+ * thread is over.
+ */
+struct l2_job {
+	int peer;                     /* index in s->peers */
+	char addr[WIZ_HOST_LEN];
+	int rc;
+	struct mtu_result r;
+};
+
+struct l2_bg {
+	pthread_t th;
+	bool started, joined;
+	atomic_bool done, cancel;
+	char dev[WIZ_IF_LEN];
+	double timeout_s;
+	int mtu;                      /* the interface's, for the verdict */
+	struct l2_job jobs[WIZ_MAX_PEERS];
+	int njobs, nrun;
+};
+
+static void *probe_all(void *arg)
+{
+	struct l2_bg *bg = arg;
+	struct mtu_opts o = { .iface = bg->dev, .timeout_s = bg->timeout_s, .cancel = &bg->cancel };
+	for (int i = 0; i < bg->njobs && !atomic_load(&bg->cancel); i++) {
+		memset(&bg->jobs[i].r, 0, sizeof(bg->jobs[i].r));
+		bg->jobs[i].rc = mtu_probe(bg->jobs[i].addr, &o, &bg->jobs[i].r);
+		bg->nrun = i + 1;
+	}
+	atomic_store(&bg->done, true);
+	return NULL;
+}
+
+static void bg_join(struct l2_bg *bg)
+{
+	if (bg->started && !bg->joined) {
+		pthread_join(bg->th, NULL);
+		bg->joined = true;
+	}
+}
+
+void wiz_l2_fini(struct wiz_step *s)
+{
+	struct l2_bg *bg = s->priv;
+	if (bg) {
+		atomic_store(&bg->cancel, true);
+		bg_join(bg);   /* at most the probe under way: its timeout bounds it */
+		free(bg);
+	}
+	s->priv = NULL;
+}
+
+void wiz_l2_cancel(struct wizard *w, struct wiz_step *s)
+{
+	(void)w;
+	wiz_l2_fini(s);
+}
+
+static void l2_finish(struct wizard *w, struct wiz_step *s, struct l2_bg *bg)
+{
+	for (int i = 0; i < bg->nrun; i++)
+		probe_apply(s, &s->peers[bg->jobs[i].peer], bg->dev, bg->jobs[i].rc, &bg->jobs[i].r);
+	if (w->in.npeers > 1 && wiz_status_of(s) == WIZ_PASS) {
+		char line[160];
+		wizard_peers_line(w, line, sizeof(line));
+		snprintf(s->verdict, sizeof(s->verdict), "%s (MTU %d) reaches every peer through itself at its "
+			 "full MTU: %s", bg->dev, bg->mtu, line);
+	}
+}
+
+int wiz_l2_poll(struct wizard *w, struct wiz_step *s, int timeout_ms)
+{
+	struct l2_bg *bg = s->priv;
+	if (!bg)
+		return 1;
+	/* The thread ends on its own: look every 10 ms until it has or the
+	 * caller's time is up. */
+	for (int waited = 0; !atomic_load(&bg->done); waited += 10) {
+		if (timeout_ms >= 0 && waited >= timeout_ms)
+			return 0;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	bg_join(bg);
+	l2_finish(w, s, bg);
+	free(bg);
+	s->priv = NULL;
+	return 1;
+}
+
+int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
 {
 	const char *dev = w->in.iface;
 	struct iface_info ii;
 	char err[256];
+	struct l2_bg *bg = calloc(1, sizeof(*bg));
+	if (!bg) {
+		snprintf(s->verdict, sizeof(s->verdict), "out of memory");
+		return -1;
+	}
 	iface_read(dev, &ii);
+	fab_strlcpy(bg->dev, dev, sizeof(bg->dev));
+	bg->timeout_s = w->probe_timeout_s;
+	bg->mtu = ii.mtu;
 	wiz_input(s, "interface %s (%s)", dev, w->in.iface_src[0] ? w->in.iface_src : "input");
 	if (w->in.npeers) {
 		char line[160];
@@ -445,13 +553,21 @@ int wiz_l2_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
 			fab_strlcpy(f->layer, "layer 2: the route decides which link carries the job's traffic",
 				    sizeof(f->layer));
 		}
-		probe_peer(w, s, p, dev);
+		struct l2_job *j = &bg->jobs[bg->njobs++];
+		j->peer = s->npeers - 1;
+		fab_strlcpy(j->addr, p->addr[0] ? p->addr : p->peer, sizeof(j->addr));
 	}
-	if (w->in.npeers > 1 && wiz_status_of(s) == WIZ_PASS) {
-		char line[160];
-		wizard_peers_line(w, line, sizeof(line));
-		snprintf(s->verdict, sizeof(s->verdict), "%s (MTU %d) reaches every peer through itself at its "
-			 "full MTU: %s", dev, ii.mtu, line);
+	s->priv = bg;
+	if (bg->njobs == 0) {
+		atomic_store(&bg->done, true);   /* nothing to probe: poll ends it */
+		return 0;
 	}
+	if (pthread_create(&bg->th, NULL, probe_all, bg) != 0) {
+		snprintf(s->verdict, sizeof(s->verdict), "cannot start the MTU probes: %s", strerror(errno));
+		free(bg);
+		s->priv = NULL;
+		return -1;
+	}
+	bg->started = true;
 	return 0;
 }

@@ -319,7 +319,10 @@ const struct wiz_step_def wiz_steps[] = {
 		       "path MTU and tells a lower hop (ICMP said so) from a black hole (big packets "
 		       "vanish).",
 		.gate = wiz_l2_gate,
-		.run = wiz_l2_run,
+		.start = wiz_l2_start,
+		.poll = wiz_l2_poll,
+		.cancel = wiz_l2_cancel,
+		.fini = wiz_l2_fini,
 	},
 	{
 		.id = "l3",

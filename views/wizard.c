@@ -525,7 +525,7 @@ const struct view_ops wizard_view_ops = {
 		"came back and what to do next. Keys: Enter runs the next pending step, r re-runs "
 		"the selected one, s skips it, e edits the inputs (peers, interface, HCAs, the A/B's "
 		"NCCL test command; Enter moves on, Esc stops), v shows the raw output, Up/Down select a step, PgUp/PgDn "
-		"scroll. Long steps (perftest, the IB-disable A/B) run in the background with their "
+		"scroll. Long steps (the MTU probes, perftest, the IB-disable A/B) run in the background with their "
 		"elapsed time shown; x cancels them, killing what they started. The A/B shows the "
 		"verdict on top and both runs (transport, HCAs, GDR, bus bandwidth, errors, last "
 		"lines of output) side by side.",

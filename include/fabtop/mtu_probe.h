@@ -71,6 +71,10 @@ struct mtu_opts {
 	double timeout_s; /* per probe; 0: 1.0 */
 	int retries;      /* extra sends of the deciding size before calling it lost; 0: 1, -1: none */
 	const char *iface;/* expected egress interface or NULL: a different one is said */
+	/* Set by another thread to stop: the probes left go unsent and the
+	 * probe under way stops waiting within 0.1 s (the result is then not
+	 * meaningful). NULL: never. */
+	const _Atomic bool *cancel;
 };
 
 struct mtu_result {

@@ -172,11 +172,27 @@ if [ "$(id -u)" = 0 ]; then
 	sleep 0.8
 	tm capture-pane -t w -p > "$T/tmux-running.txt"
 	if grep -q "^> … l2   2 IP/MTU    running" "$T/tmux-running.txt" &&
-	   grep -q "… running… (the pane waits for it)" "$T/tmux-running.txt"; then
+	   grep -q "… running [0-9]* s (x cancels)" "$T/tmux-running.txt"; then
 		ok "tmux 80x24: r on layer 2 shows it running while the probe waits"
 	else
 		notok "tmux 80x24: r on layer 2 shows it running while the probe waits"
 		comment < "$T/tmux-running.txt"
+	fi
+	# The probes run in the background: the pane keeps drawing (its clock
+	# moves) and answers keys (Help and back) while they wait.
+	sleep 1.5
+	tm send-keys -t w 5
+	sleep 0.3
+	tm capture-pane -t w -p > "$T/tmux-help.txt"
+	tm send-keys -t w 4
+	sleep 0.3
+	tm capture-pane -t w -p > "$T/tmux-running2.txt"
+	if grep -q "Keys" "$T/tmux-help.txt" && grep -q "… running [2-9] s (x cancels)" "$T/tmux-running2.txt"; then
+		ok "tmux: the pane stays live while layer 2 probes (Help and back, the clock moves)"
+	else
+		notok "tmux: the pane stays live while layer 2 probes (Help and back, the clock moves)"
+		comment < "$T/tmux-help.txt"
+		comment < "$T/tmux-running2.txt"
 	fi
 	i=0
 	while [ $i -lt 40 ] && ! tm capture-pane -t w -p | grep -q "l2   2 IP/MTU    fail"; do
@@ -190,6 +206,19 @@ if [ "$(id -u)" = 0 ]; then
 	else
 		notok "tmux: then layer 2 fails: nothing reaches 10.99.3.3"
 		comment < "$T/tmux-done.txt"
+	fi
+	# x while the probes wait: the step ends cancelled at once (the probe
+	# under way finishes within its 1 s timeout), the pane goes on.
+	tm send-keys -t w r
+	sleep 0.8
+	tm send-keys -t w x
+	sleep 1.5
+	tm capture-pane -t w -p > "$T/tmux-cancel.txt"
+	if grep -q "^> ✘ l2   2 IP/MTU    fail" "$T/tmux-cancel.txt" && grep -q "cancelled by the user" "$T/tmux-cancel.txt"; then
+		ok "tmux: x cancels layer 2's probes"
+	else
+		notok "tmux: x cancels layer 2's probes"
+		comment < "$T/tmux-cancel.txt"
 	fi
 	tm send-keys -t w q
 	sleep 0.5
