@@ -68,14 +68,20 @@ shot() {
 		fi
 		settle shot
 	fi
-	tm capture-pane -p -t shot > "$OUT/$name.txt"
-	tm capture-pane -p -e -N -t shot > "$OUT/$name.ansi"
+	grab "$name" "$3" "$4" "scenario $scen"
+}
+
+# grab NAME COLS ROWS WHAT: the session's screen as NAME.txt and NAME.ansi,
+# listed for rendering; then fabtop is quit and the session closed.
+grab() {
+	tm capture-pane -p -t shot > "$OUT/$1.txt"
+	tm capture-pane -p -e -N -t shot > "$OUT/$1.ansi"
 	tm send-keys -t shot q
 	i=0
 	while tm has-session -t shot 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	tm kill-session -t shot 2>/dev/null
-	echo "$name $3 $4" >> "$T/list"
-	echo "  $OUT/$name.txt (scenario $scen)"
+	echo "$1 $2 $3" >> "$T/list"
+	echo "  $OUT/$1.txt ($4)"
 }
 
 # shot_ab MODE: the wizard's A/B step run on the stand-in NCCL test in MODE,
@@ -96,14 +102,7 @@ shot_ab() {
 		i=$((i + 1))
 	done
 	settle shot
-	tm capture-pane -p -t shot > "$OUT/$name.txt"
-	tm capture-pane -p -e -N -t shot > "$OUT/$name.ansi"
-	tm send-keys -t shot q
-	i=0
-	while tm has-session -t shot 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	tm kill-session -t shot 2>/dev/null
-	echo "$name 120 40" >> "$T/list"
-	echo "  $OUT/$name.txt (the A/B on the stand-in, mode $1)"
+	grab "$name" 120 40 "the A/B on the stand-in, mode $1"
 }
 
 : > "$T/list"
