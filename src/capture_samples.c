@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fabtop/capture_int.h"
+#include "fabtop/counters.h"
 #include "fabtop/util.h"
 #include <math.h>
 
@@ -67,26 +68,17 @@ static void counters_list(struct cap *c, struct counter_set *cs)
 		root_free_list(devs, nd);
 }
 
+/* Parsed as every counter reader parses it (counter_parse_value): what
+ * the sampler would refuse live is recorded as null. */
 static json_t *counter_value(struct cap *c, const char *path)
 {
 	char buf[128];
+	uint64_t v;
 	ssize_t n = src_read(c, path, buf, sizeof(buf));
-	if (n <= 0 || n >= (ssize_t)sizeof(buf))
-		return json_null();
-	char *s = buf, *end;
-	while (*s == ' ')
-		s++;
-	if (*s < '0' || *s > '9')
-		return json_null();
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	while (*end == ' ' || *end == '\n')
-		end++;
-	if (errno || *end)
+	if (n <= 0 || n >= (ssize_t)sizeof(buf) || counter_parse_value(buf, (size_t)n, &v) != 0)
 		return json_null();
 	/* JSON integers here are signed 64-bit: the top half goes as a real. */
-	return v <= (unsigned long long)LLONG_MAX ? json_integer((json_int_t)v)
-						  : json_real((double)v);
+	return v <= (uint64_t)LLONG_MAX ? json_integer((json_int_t)v) : json_real((double)v);
 }
 
 static void ts_add(struct timespec *t, double s)

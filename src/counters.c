@@ -2,8 +2,11 @@
  * sysfs-class-infiniband ABI and drivers/infiniband/hw/mlx5/counters.c;
  * PMA widths are the PortCounters field widths the kernel reads them at
  * (PORT_PMA_ATTR in drivers/infiniband/core/sysfs.c): they saturate there. */
+#include <stdint.h>
 #include <string.h>
 #include "fabtop/counters.h"
+
+#define UNIT_WORDS "4-octet words"
 
 #define PMA(n, u, w, sat, c, bad, l, m) \
 	{ .name = n, .dir = "counters", .unit = u, .width = w, .saturates = sat, \
@@ -13,9 +16,9 @@
 	  .cls = c, .bad_when_grows = bad, .layer = l, .meaning = m }
 
 const struct fab_counter_def fab_counter_defs[] = {
-	PMA("port_xmit_data", "4-octet words", 64, false, CC_DATA, false, "link",
+	PMA("port_xmit_data", UNIT_WORDS, 64, false, CC_DATA, false, "link",
 	    "data transmitted, in units of 4 octets"),
-	PMA("port_rcv_data", "4-octet words", 64, false, CC_DATA, false, "link",
+	PMA("port_rcv_data", UNIT_WORDS, 64, false, CC_DATA, false, "link",
 	    "data received, in units of 4 octets"),
 	PMA("port_xmit_packets", "packets", 64, false, CC_PACKETS, false, "link", "packets transmitted"),
 	PMA("port_rcv_packets", "packets", 64, false, CC_PACKETS, false, "link", "packets received"),
@@ -82,3 +85,99 @@ const struct fab_counter_def *counter_def(const char *dir, const char *name)
 			return &fab_counter_defs[i];
 	return NULL;
 }
+
+/* ---- the arithmetic ---- */
+
+uint64_t counter_max(int width)
+{
+	return width <= 0 || width >= 64 ? UINT64_MAX : ((uint64_t)1 << width) - 1;
+}
+
+/* The one saturation test (counters.h): a saturating counter narrower
+ * than 64 bits at its top. */
+static bool at_max(int width, bool saturates, uint64_t v)
+{
+	return saturates && width > 0 && width < 64 && v == counter_max(width);
+}
+
+bool counter_pinned(const struct fab_counter_def *d, uint64_t v)
+{
+	return d && at_max(d->width, d->saturates, v);
+}
+
+
+int counter_parse_value(const char *buf, size_t len, uint64_t *out)
+{
+	size_t i = 0, start;
+	uint64_t v = 0;
+	while (i < len && buf[i] == ' ')
+		i++;
+	for (start = i; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		unsigned d = (unsigned)(buf[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (i == start)
+		return -1;
+	while (i < len && buf[i] == ' ')
+		i++;
+	if (i < len && buf[i] == '\n')
+		i++;
+	if (i != len)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool saturates,
+			     double scale, double dt_s)
+{
+	struct ctr_step st = { 0 };
+	if (width <= 0 || width > 64)
+		width = 64;
+	uint64_t max = counter_max(width);
+	if (cur >= prev) {
+		st.delta = cur - prev;
+		if (at_max(width, saturates, cur))
+			st.flags |= CTR_SATURATED;
+	} else if (!saturates && width < 64 && prev <= max &&
+		   prev - cur > ((uint64_t)1 << (width - 1))) {
+		/* A fall of more than half the range is the counter passing its top,
+		 * not a clear: counting from the top gives the exact growth. */
+		st.delta = (max - prev) + cur + 1;
+		st.flags |= CTR_WRAPPED;
+	} else {
+		/* Cleared: it grew by at least cur since, but over an unknown time. */
+		st.delta = cur;
+		st.flags |= CTR_RESET;
+		return st;
+	}
+	if (dt_s > 0) {
+		st.rate = (double)st.delta * (scale > 0 ? scale : 1.0) / dt_s;
+		st.has_rate = true;
+	}
+	return st;
+}
+
+double counter_scale(const struct fab_counter_def *d)
+{
+	return d && d->unit && strcmp(d->unit, UNIT_WORDS) == 0 ? 4.0 : 1.0;
+}
+
+const char *counter_rate_unit(const struct fab_counter_def *d)
+{
+	if (!d)
+		return NULL;
+	return counter_scale(d) == 4.0 ? "bytes" : d->unit;
+}
+
+const char *counter_class_name(const struct fab_counter_def *d)
+{
+	static const char *const names[] = {
+		[CC_DATA] = "data", [CC_PACKETS] = "packets", [CC_ERROR] = "error",
+		[CC_RETRY] = "retry", [CC_CONGESTION] = "congestion",
+	};
+	return d ? names[d->cls] : NULL;
+}
+

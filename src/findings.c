@@ -45,6 +45,7 @@ const int fab_nrules = (int)(sizeof(fab_rules) / sizeof(fab_rules[0]));
 
 void findings_run(struct fab_model *m)
 {
+	model_derive(m);   /* the rules read the derived facts */
 	m->nfindings = 0;
 	for (int i = 0; i < fab_nrules; i++) {
 		int first = m->nfindings;

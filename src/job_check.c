@@ -237,18 +237,19 @@ static bool is_rdma_netdev(const struct fab_model *m, const char *name)
 	return false;
 }
 
-/* Whether an HCA can carry NCCL's traffic for this job; why not in why. */
-static bool nic_usable(const struct fab_nic *n, const struct fab_job *j, int port,
-		       char *why, size_t len)
+/* Whether an HCA can carry NCCL's traffic for this job; why not in why.
+ * The node's own judgement (port_usable, in the model) first: a port this
+ * namespace cannot use cannot carry the job's traffic either; then what
+ * only the job knows, the verbs devices of its own container. Unknown is
+ * not "no": a capture that did not record verbs access does not make
+ * every HCA unusable. */
+static bool job_nic_usable(const struct fab_nic *n, const struct fab_job *j, int port,
+			   char *why, size_t len)
 {
-	if (!n->uverbs.name[0] || !n->uverbs.present) {
-		snprintf(why, len, "%s: no /dev/infiniband/%s here (ib_uverbs not loaded, or not "
-			 "passed into fabtop's container)", n->name, n->uverbs.name[0] ? n->uverbs.name : "uverbs*");
-		return false;
-	}
-	if (n->uverbs.open_errno.ok && n->uverbs.open_errno.v != 0) {
-		snprintf(why, len, "%s: /dev/infiniband/%s does not open: %s", n->name, n->uverbs.name,
-			 strerror((int)n->uverbs.open_errno.v));
+	struct fab_judged verbs = nic_verbs(n);
+	if (verbs.v == FAB_NO) {
+		snprintf(why, len, "%s: %s (ib_uverbs not loaded, or not passed into fabtop's "
+			 "container)", n->name, verbs.why);
 		return false;
 	}
 	if (j->uverbs_checked) {
@@ -267,16 +268,16 @@ static bool nic_usable(const struct fab_nic *n, const struct fab_job *j, int por
 		const struct fab_port *pt = &n->ports[p];
 		if (port > 0 && pt->num != port)
 			continue;
-		if (pt->state.ok && pt->state.v == 4)
+		if (pt->usable.v != FAB_NO)
 			return true;
-		char s[48];
-		snprintf(s, sizeof(s), "port %d %s", pt->num, pt->state_str[0] ? pt->state_str : "state unknown");
+		char s[200];
+		snprintf(s, sizeof(s), "port %d: %s", pt->num, pt->usable.why);
 		list_add(states, sizeof(states), s);
 	}
 	if (port > 0 && !states[0])
 		snprintf(why, len, "%s has no port %d", n->name, port);
 	else
-		snprintf(why, len, "%s: no ACTIVE port (%s)", n->name, states[0] ? states : "no ports");
+		snprintf(why, len, "%s: no usable port (%s)", n->name, states[0] ? states : "no ports");
 	return false;
 }
 
@@ -465,7 +466,7 @@ static void check_hca(struct ctx *c)
 		list_add(all, sizeof(all), m->nics[n].name);
 	if (!spec || !*spec) {
 		for (int n = 0; n < m->nnics && n < 64; n++)
-			c->hca_in_use[n] = nic_usable(&m->nics[n], c->j, -1, why, sizeof(why));
+			c->hca_in_use[n] = job_nic_usable(&m->nics[n], c->j, -1, why, sizeof(why));
 		return;
 	}
 	struct nccl_list l;
@@ -475,7 +476,7 @@ static void check_hca(struct ctx *c)
 		int left = 0;
 		for (int n = 0; n < m->nnics && n < 64; n++)
 			if (list_match(&l, m->nics[n].name, -1) &&
-			    nic_usable(&m->nics[n], c->j, -1, why, sizeof(why))) {
+			    job_nic_usable(&m->nics[n], c->j, -1, why, sizeof(why))) {
 				c->hca_in_use[n] = true;
 				left++;
 			}
@@ -496,7 +497,7 @@ static void check_hca(struct ctx *c)
 			if (!name_match(&l, k, m->nics[n].name))
 				continue;
 			hits++;
-			if (nic_usable(&m->nics[n], c->j, l.port[k], why, sizeof(why))) {
+			if (job_nic_usable(&m->nics[n], c->j, l.port[k], why, sizeof(why))) {
 				if (n < 64)
 					c->hca_in_use[n] = true;
 				continue;
@@ -547,7 +548,7 @@ static void check_gid(struct ctx *c)
 		const struct fab_nic *nic = &c->m->nics[n];
 		for (int p = 0; p < nic->nports; p++) {
 			const struct fab_port *pt = &nic->ports[p];
-			if (strcasecmp(pt->link_layer, "Ethernet") != 0)
+			if (pt->ll != FAB_LL_ETH)
 				continue;   /* InfiniBand addresses by LID; the GID index is for RoCE */
 			const struct fab_gid *g = NULL;
 			char v2[160] = "";
@@ -650,7 +651,7 @@ int job_check(const struct fab_job *j, const struct fab_model *m, struct fab_mod
 	c.ib_off = is_true(dis) || (net && strcasecmp(net, "Socket") == 0);
 	char why[256];
 	for (int n = 0; n < m->nnics; n++)
-		if (nic_usable(&m->nics[n], j, -1, why, sizeof(why)))
+		if (job_nic_usable(&m->nics[n], j, -1, why, sizeof(why)))
 			list_add(c.usable_hcas, sizeof(c.usable_hcas), m->nics[n].name);
 	check_hca(&c);
 	check_ib_disabled(&c);

@@ -184,7 +184,8 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 	return rc;
 }
 
-/* report counters reads the counters itself: no model to collect. */
+/* report counters: the model for the ports' facts, the sampler for the
+ * counters, both from the one root. */
 static int run_counters(const struct opts *o)
 {
 	struct fab_root root;
@@ -197,7 +198,11 @@ static int run_counters(const struct opts *o)
 		.interval = o->interval, .interval_set = o->interval_set,
 		.count = o->count, .json = o->json,
 	};
-	int rc = report_counters(&root, &co, stdout, stderr);
+	struct fab_model m;
+	model_init(&m);
+	collect_all(&root, &m);
+	int rc = report_counters(&root, &m, &co, stdout, stderr);
+	model_free(&m);
 	root_close(&root);
 	return rc;
 }

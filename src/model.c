@@ -96,12 +96,22 @@ int model_find_netdev(const struct fab_model *m, const char *name)
 	return FAB_NO_INDEX;
 }
 
-const char *fab_severity_name(enum fab_severity s)
+const struct fab_netdev *model_netdev(const struct fab_model *m, const char *name)
 {
-	switch (s) {
-	case SEV_INFO: return "info";
-	case SEV_WARN: return "warning";
-	case SEV_ERROR: return "error";
-	}
-	return "?";
+	int i = name && name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
+	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
+}
+
+const struct fab_port *model_find_port(const struct fab_model *m, const char *dev, int port,
+				       const struct fab_nic **nic)
+{
+	int i = model_find_nic(m, dev);
+	if (nic)
+		*nic = i == FAB_NO_INDEX ? NULL : &m->nics[i];
+	if (i == FAB_NO_INDEX)
+		return NULL;
+	for (int p = 0; p < m->nics[i].nports && p < FAB_MAX_PORTS; p++)
+		if (m->nics[i].ports[p].num == port)
+			return &m->nics[i].ports[p];
+	return NULL;
 }

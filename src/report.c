@@ -10,6 +10,7 @@
 #include "fabtop/report.h"
 #include "fabtop/topo.h"
 #include "fabtop/util.h"
+#include "fabtop/vocab.h"
 
 /* JSON only: the text layout of links is in topo_links(). */
 static void out_link(struct fab_out *o, const char *key, const struct fab_pcie_link *l)
@@ -84,10 +85,11 @@ static void topo_devices(struct fab_out *o, const struct fab_model *m, const str
 			const struct fab_port *pt = first_port(n);
 			out_str(o, PR_JSON, "name", NULL, n->name);
 			out_str(o, PR_JSON, "netdev", NULL, pt ? pt->netdev : NULL);
-			out_str(o, PR_JSON, "link_layer", NULL, pt ? pt->link_layer : NULL);
+			out_str(o, PR_JSON, "link_layer", NULL, pt ? ll_name(pt->ll) : NULL);
 			out_str(o, PR_JSON, "state", NULL, pt ? pt->state_str : NULL);
 			out_str(o, PR_JSON, "rate", NULL, pt ? pt->rate_str : NULL);
-			out_bool(o, PR_JSON, "usable", NULL, topo_nic_usable(m, d->idx));
+			out_str(o, PR_JSON, "usable", NULL, tri_name(n->usable.v));
+			out_str(o, PR_JSON, "usable_why", NULL, n->usable.why);
 		}
 		out_link(o, "pcie", &p->link);
 		out_str(o, PR_JSON, "config_space", NULL, p->config_full ? "full" : "partial");
@@ -114,7 +116,7 @@ static void topo_legends(struct fab_out *o, const struct fab_model *m, const str
 		if (pt)
 			out_text(o, "  %s  %s  %s  %s",
 				 pt->netdev[0] ? pt->netdev : "N/A",
-				 pt->link_layer[0] ? pt->link_layer : "N/A",
+				 na(ll_name(pt->ll)),
 				 pt->state_str[0] ? pt->state_str : "N/A",
 				 pt->rate_str[0] ? pt->rate_str : "N/A");
 		out_text(o, "\n");
@@ -138,7 +140,12 @@ static void topo_closest(struct fab_out *o, const struct fab_model *m, const str
 				out_text(o, " %s", m->nics[d->idx].name);
 			}
 		out_close_arr(o);
-		out_str(o, PR_ANY, "level", " (%s)\n", topo_level_word(t->best_level[g]));
+		out_str(o, PR_ANY, "level", " (%s)", topo_level_word(t->best_level[g]));
+		out_str(o, PR_JSON, "usable", NULL, tri_name(t->best_usable[g]));
+		char note[320];
+		const char *nt = topo_closest_note(m, t, g, note, sizeof(note));
+		out_str(o, nt ? PR_ANY : PR_JSON, "note", "  %s", nt);
+		out_text(o, "\n");
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -213,6 +220,26 @@ static bool id_matches(const char *id, const char *prefixes)
 	return false;
 }
 
+void finding_print(struct fab_out *o, const struct fab_finding *f, int indent)
+{
+	out_open_obj(o, NULL);
+	out_text(o, "%*s", indent, "");
+	out_str(o, PR_ANY, "severity", "[%s]", sev_name(f->sev));
+	out_str(o, PR_ANY, "id", " %s", f->id);
+	out_str(o, PR_ANY, "subject", " %s:", f->subject);
+	out_str(o, PR_ANY, "message", " %s\n", f->message);
+	if (f->layer[0])
+		out_text(o, "%*s", indent + 4, "");
+	out_str(o, f->layer[0] ? PR_ANY : PR_JSON, "layer", "layer: %s\n", f->layer);
+	if (f->evidence[0])
+		out_text(o, "%*s", indent + 4, "");
+	out_str(o, f->evidence[0] ? PR_ANY : PR_JSON, "evidence", "evidence: %s\n", f->evidence);
+	if (f->hint[0])
+		out_text(o, "%*s", indent + 4, "");
+	out_str(o, f->hint[0] ? PR_ANY : PR_JSON, "hint", "next: %s\n", f->hint);
+	out_close_obj(o);
+}
+
 int report_findings(struct fab_out *o, const struct fab_model *m, const char *prefixes)
 {
 	int shown = 0, worst = -1;
@@ -225,15 +252,7 @@ int report_findings(struct fab_out *o, const struct fab_model *m, const char *pr
 			out_text(o, "\nFindings:\n\n");
 		if ((int)f->sev > worst)
 			worst = (int)f->sev;
-		out_open_obj(o, NULL);
-		out_str(o, PR_ANY, "severity", "  [%s]", fab_severity_name(f->sev));
-		out_str(o, PR_ANY, "id", " %s", f->id);
-		out_str(o, PR_ANY, "subject", " %s: ", f->subject);
-		out_str(o, PR_ANY, "message", "%s\n", f->message);
-		out_str(o, PR_ANY, "layer", "      layer: %s\n", f->layer);
-		out_str(o, PR_ANY, "evidence", "      evidence: %s\n", f->evidence);
-		out_str(o, PR_ANY, "hint", "      next: %s\n", f->hint);
-		out_close_obj(o);
+		finding_print(o, f, 2);
 	}
 	out_close_arr(o);
 	if (!shown)
@@ -306,7 +325,7 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 			out_str(o, PR_JSON, "state", NULL, pt->state_str);
 			out_str(o, PR_JSON, "phys_state", NULL, pt->phys_state_str);
 			out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
-			out_str(o, PR_JSON, "link_layer", NULL, pt->link_layer);
+			out_str(o, PR_JSON, "link_layer", NULL, ll_name(pt->ll));
 			out_str(o, PR_JSON, "netdev", NULL, pt->netdev);
 			out_close_obj(o);
 		}

@@ -8,6 +8,10 @@
  * Live roots (and plain directories) are read with the sampler at absolute
  * deadlines; captures with fabtop/samples.json are played back at full
  * speed, the first recorded sample being the baseline.
+ *
+ * Like every report it goes through the model: a port's link layer and
+ * line rate are the model's, its state word is sampler_port_state()'s, and
+ * the words and units are vocab.h's and counters.h's, as in the pane.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,35 +22,24 @@
 #include "fabtop/rdma_res.h"
 #include "fabtop/report.h"
 #include "fabtop/sampler.h"
-
-/* The Counters pane's rule, so the two agree: a port whose TX+RX peak
- * reached MOVING_GBPS moved traffic; under STOP_FRACTION of that peak, it
- * stopped (subnet management alone is a few kb/s). */
-#define MOVING_GBPS   0.01
-#define STOP_FRACTION 0.01
+#include "fabtop/vocab.h"
 
 /* Flags worth a line even when the counter did not grow. */
 #define EVENT_FLAGS (CTR_RESET | CTR_WRAPPED | CTR_SATURATED | CTR_FIRST | CTR_UNREADABLE | CTR_GONE)
 
-struct port_track {
-	double peak;             /* highest TX+RX Gb/s of the run */
-	double cur;              /* TX+RX Gb/s of the last sample; 0 without rates */
-	double last_moved;       /* seconds after the baseline of the last sample with traffic */
-};
-
 struct run {
 	struct fab_sampler s;
 	struct fab_out *o;
+	const struct fab_model *m;
 	const struct counters_opts *co;
 	FILE *fp;
 	double t_base;           /* wall clock of the baseline, epoch seconds */
+	double t0_sampler;       /* the sampler's clock at the baseline */
 	double t_prev, t_now;    /* wall clock of the previous and the last reading */
 	int nsamples;            /* samples taken after the baseline */
 	uint64_t *bad_total;     /* per counter: bad growth over the run */
 	unsigned *prev_flags;    /* per counter: the flags of the step before */
 	int ncap;                /* entries in bad_total, prev_flags */
-	struct port_track *ports;
-	int pcap;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -60,11 +53,7 @@ static void on_stop(int sig)
 /* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters (port 0). */
 static const char *port_label(const struct fab_sport *p, char *buf, size_t len)
 {
-	if (p->port > 0)
-		snprintf(buf, len, "%s/%d", p->dev, p->port);
-	else
-		snprintf(buf, len, "%s", p->dev);
-	return buf;
+	return subject_port(p->dev, p->port, buf, len);
 }
 
 static double wall_now(void)
@@ -93,8 +82,8 @@ static const char *utc(double t, char *buf, size_t len)
 	return buf;
 }
 
-/* Keeps the per-counter and per-port arrays as long as the sampler's (a
- * port that comes back may add counters). */
+/* Keeps the per-counter arrays as long as the sampler's (a port that
+ * comes back may add counters). */
 static int track_grow(struct run *rn)
 {
 	if (rn->s.nctrs > rn->ncap) {
@@ -110,15 +99,6 @@ static int track_grow(struct run *rn)
 		memset(bt + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*bt));
 		memset(pf + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*pf));
 		rn->ncap = n;
-	}
-	if (rn->s.nports > rn->pcap) {
-		int n = rn->s.nports;
-		struct port_track *pt = realloc(rn->ports, (size_t)n * sizeof(*pt));
-		if (!pt)
-			return -1;
-		memset(pt + rn->pcap, 0, (size_t)(n - rn->pcap) * sizeof(*pt));
-		rn->ports = pt;
-		rn->pcap = n;
 	}
 	return 0;
 }
@@ -162,26 +142,6 @@ static int by_badness(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static void flag_words(struct fab_out *o, unsigned f, char *text, size_t len)
-{
-	static const struct { unsigned bit; const char *word; } words[] = {
-		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "SAT" },
-		{ CTR_GONE, "GONE" }, { CTR_FIRST, "NEW" }, { CTR_UNREADABLE, "UNREADABLE" },
-	};
-	size_t n = 0;
-	text[0] = '\0';
-	out_open_arr(o, "flags");
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (f & words[i].bit) {
-			out_str(o, PR_JSON, NULL, NULL, words[i].word);
-			n += (size_t)snprintf(text + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
-					      words[i].word);
-		}
-	out_close_arr(o);
-	if (!n)
-		snprintf(text, len, "-");
-}
-
 /* Rates people read: whole numbers from 100 up. */
 static const char *rate_text(const struct ctr_step *st, char *buf, size_t len)
 {
@@ -194,20 +154,9 @@ static const char *rate_text(const struct ctr_step *st, char *buf, size_t len)
 	return buf;
 }
 
-static const char *rate_unit(const struct fab_ctr *c)
+static void json_word(void *o, const char *word)
 {
-	if (!c->def)
-		return NULL;
-	return counter_scale(c->def) == 4.0 ? "bytes" : c->def->unit;
-}
-
-static const char *class_name(const struct fab_counter_def *d)
-{
-	static const char *const names[] = {
-		[CC_DATA] = "data", [CC_PACKETS] = "packets", [CC_ERROR] = "error",
-		[CC_RETRY] = "retry", [CC_CONGESTION] = "congestion",
-	};
-	return d ? names[d->cls] : NULL;
+	out_str(o, PR_JSON, NULL, NULL, word);
 }
 
 static void counter_line(struct run *rn, const struct fab_ctr *c)
@@ -227,11 +176,13 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 	out_int(o, PR_ANY, "delta", " %+14lld", fab_int_of((long long)c->last.delta));
 	out_text(o, " %14s", rate_text(&c->last, rate, sizeof(rate)));
 	out_num(o, PR_JSON, "rate", NULL, (fab_num){ c->last.rate, c->last.has_rate });
-	out_str(o, PR_JSON, "rate_unit", NULL, rate_unit(c));
-	flag_words(o, c->last.flags, flags, sizeof(flags));
-	out_text(o, "  %-5s", flags);
+	out_str(o, PR_JSON, "rate_unit", NULL, counter_rate_unit(c->def));
+	out_open_arr(o, "flags");
+	ctr_flag_words(c->last.flags, flags, sizeof(flags), json_word, o);
+	out_close_arr(o);
+	out_text(o, "  %-5s", flags[0] ? flags : "-");
 	out_bool(o, PR_JSON, "bad_when_grows", NULL, c->def && c->def->bad_when_grows);
-	out_str(o, PR_JSON, "class", NULL, class_name(c->def));
+	out_str(o, PR_JSON, "class", NULL, counter_class_name(c->def));
 	if (c->def) {
 		out_str(o, PR_ANY, "layer", "  %-10s", c->def->layer);
 		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
@@ -241,52 +192,6 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 		out_text(o, "  %-10s not in fabtop's counter table: shown raw\n", "-");
 	}
 	out_close_obj(o);
-}
-
-/* Kinds of trouble, in the order a port's state word names them. */
-enum { T_STOPPED = 1, T_RETRIES = 2, T_CONGESTED = 4, T_ERRORS = 8 };
-
-static unsigned trouble_of(const struct fab_counter_def *d)
-{
-	switch (d->cls) {
-	case CC_RETRY:      return T_RETRIES;
-	case CC_CONGESTION: return T_CONGESTED;
-	default:            return T_ERRORS;
-	}
-}
-
-/* The bad counters that grew this step on port i, or on its device's
- * device-level hw_counters (some firmware keeps the transport counters
- * there). */
-static unsigned port_trouble(const struct fab_sampler *s, int i)
-{
-	unsigned t = 0;
-	for (int k = 0; k < s->nctrs; k++) {
-		const struct fab_sport *owner = &s->ports[s->ctrs[k].port];
-		if ((s->ctrs[k].port == i || (owner->port == 0 && strcmp(owner->dev, s->ports[i].dev) == 0)) &&
-		    bad_growth(&s->ctrs[k]))
-			t |= trouble_of(s->ctrs[k].def);
-	}
-	return t;
-}
-
-static bool stopped(const struct port_track *pt)
-{
-	return pt->peak >= MOVING_GBPS && pt->cur < STOP_FRACTION * pt->peak;
-}
-
-/* "STOPPED,RETRIES", "ok", "idle" (never moved traffic) */
-static const char *state_word(unsigned t, const struct port_track *pt, char *buf, size_t len)
-{
-	static const char *const words[] = { "STOPPED", "RETRIES", "CONGESTED", "ERRORS" };
-	size_t n = 0;
-	buf[0] = '\0';
-	for (int b = 0; b < 4; b++)
-		if (t & 1u << b)
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "", words[b]);
-	if (!n)
-		snprintf(buf, len, "%s", pt->peak < MOVING_GBPS ? "idle" : "ok");
-	return buf;
 }
 
 static fab_num pct(double gbps, double line)
@@ -302,26 +207,24 @@ static void port_lines(struct run *rn)
 	out_open_arr(o, "ports");
 	for (int i = 0; i < rn->s.nports; i++) {
 		const struct fab_sport *p = &rn->s.ports[i];
-		struct port_track *pt = &rn->ports[i];
-		char lbl[96];
+		char lbl[96], word[64];
 		if (p->port == 0)
 			continue;       /* device-level hw_counters: no traffic of their own */
+		const struct fab_port *mp = model_find_port(rn->m, p->dev, p->port, NULL);
+		fab_num line = mp ? mp->rate_gbps : (fab_num){ 0, false };
 		bool rates = p->present && p->has_rates;
-		pt->cur = rates ? p->tx_gbps + p->rx_gbps : 0;
-		if (pt->cur > pt->peak)
-			pt->peak = pt->cur;
-		if (pt->cur >= MOVING_GBPS && pt->cur >= STOP_FRACTION * pt->peak)
-			pt->last_moved = rn->t_now - rn->t_base;
 		out_open_obj(o, NULL);
 		out_text(o, "  %-12s", port_label(p, lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, p->dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
-		out_str(o, PR_ANY, "link_layer", " %-6s", strcmp(p->link_layer, "InfiniBand") == 0 ? "IB" :
-			strcmp(p->link_layer, "Ethernet") == 0 ? "RoCE" : p->link_layer);
-		out_num(o, PR_ANY, "line_gbps", " %5.0f", (fab_num){ p->line_gbps, p->line_gbps > 0 });
+		out_str(o, PR_JSON, "link_layer", NULL, mp ? ll_name(mp->ll) : NULL);
+		out_text(o, " %-6s", mp ? ll_short(mp->ll) : "N/A");
+		out_num(o, PR_ANY, "line_gbps", " %5.0f", line);
 		out_bool(o, PR_JSON, "present", NULL, p->present);
+		unsigned st = sampler_port_state(&rn->s, i);
 		if (!p->present) {
-			out_text(o, "  gone: the port or its device vanished\n");
+			out_str(o, PR_ANY, "state", "  %s: the port or its device vanished\n",
+				traffic_words(st, word, sizeof(word)));
 			out_close_obj(o);
 			continue;
 		}
@@ -330,12 +233,10 @@ static void port_lines(struct run *rn)
 		out_num(o, PR_ANY, "tx_pps", " %12.0f", (fab_num){ p->tx_pps, rates });
 		out_num(o, PR_ANY, "rx_pps", " %12.0f", (fab_num){ p->rx_pps, rates });
 		fab_num none = { 0, false };
-		out_num(o, PR_ANY, "tx_pct", " %6.1f", rates ? pct(p->tx_gbps, p->line_gbps) : none);
-		out_num(o, PR_ANY, "rx_pct", " %6.1f", rates ? pct(p->rx_gbps, p->line_gbps) : none);
+		out_num(o, PR_ANY, "tx_pct", " %6.1f", rates && line.ok ? pct(p->tx_gbps, line.v) : none);
+		out_num(o, PR_ANY, "rx_pct", " %6.1f", rates && line.ok ? pct(p->rx_gbps, line.v) : none);
 		out_int(o, PR_JSON, "bad_grew", NULL, fab_int_of(p->bad_grew));
-		char word[64];
-		unsigned t = port_trouble(&rn->s, i) | (stopped(pt) ? T_STOPPED : 0);
-		out_str(o, PR_ANY, "state", "  %s\n", state_word(t, pt, word, sizeof(word)));
+		out_str(o, PR_ANY, "state", "  %s\n", traffic_words(st, word, sizeof(word)));
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -460,9 +361,16 @@ static void qp_summary(struct run *rn, const struct fab_root *r, int *bad_qps)
 	qp_list_free(&l);
 }
 
+/* The kinds of trouble the verdict counts ports for, in its order. */
+static const struct { unsigned bit; const char *what; } kinds[] = {
+	{ PT_RETRIES, "loss/retry counters grew" }, { PT_CONGESTED, "congestion counters grew" },
+	{ PT_ERRORS, "error counters grew" }, { PT_STOPPED, "traffic stopped" },
+};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
 /* The bad counters that grew over the run, with totals; counts the ports
  * (or devices) each kind of trouble touched into ports_with[]. */
-static int list_bad_grew(struct run *rn, int ports_with[4])
+static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 {
 	struct fab_out *o = rn->o;
 	char lbl[96];
@@ -476,7 +384,7 @@ static int list_bad_grew(struct run *rn, int ports_with[4])
 		if (!grew++)
 			out_text(o, "  bad counters that grew:\n");
 		if (seen)
-			seen[c->port] |= trouble_of(c->def);
+			seen[c->port] |= counter_trouble(c->def);
 		out_open_obj(o, NULL);
 		out_text(o, "    %-10s", port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
@@ -493,8 +401,8 @@ static int list_bad_grew(struct run *rn, int ports_with[4])
 	if (!grew)
 		out_text(o, "  no loss, retry, congestion or error counter grew\n");
 	for (int p = 0; seen && p < rn->s.nports; p++)
-		for (int b = 1; b < 4; b++)
-			ports_with[b] += !!(seen[p] & 1u << b);
+		for (int k = 0; k < NKINDS; k++)
+			ports_with[k] += !!(seen[p] & kinds[k].bit);
 	free(seen);
 	return grew;
 }
@@ -530,10 +438,9 @@ static int list_stopped(struct run *rn)
 	char lbl[96];
 	int nstop = 0;
 	out_open_arr(o, "stopped");
-	for (int i = 0; i < rn->s.nports && i < rn->pcap; i++) {
+	for (int i = 0; i < rn->s.nports; i++) {
 		const struct fab_sport *p = &rn->s.ports[i];
-		const struct port_track *pt = &rn->ports[i];
-		if (p->port == 0 || !stopped(pt))
+		if (p->port == 0 || !(sampler_port_state(&rn->s, i) & PT_STOPPED))
 			continue;
 		if (!nstop++)
 			out_text(o, "  stopped moving traffic (under 1%% of their peak):\n");
@@ -542,7 +449,8 @@ static int list_stopped(struct run *rn)
 		out_str(o, PR_JSON, "dev", NULL, p->dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
 		out_bool(o, PR_JSON, "present", NULL, p->present);
-		out_num(o, PR_ANY, "last_traffic", " last traffic at +%.3f s\n", fab_num_of(pt->last_moved));
+		out_num(o, PR_ANY, "last_traffic", " last traffic at +%.3f s\n",
+			(fab_num){ p->t_moved - rn->t0_sampler, p->t_moved >= 0 });
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -550,17 +458,14 @@ static int list_stopped(struct run *rn)
 }
 
 /* "verdict: loss/retry counters grew on 6 port(s); traffic stopped on 6 port(s) (exit 1)" */
-static void verdict(struct fab_out *o, const int ports_with[4], int bad_qps, int rc)
+static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps, int rc)
 {
-	static const char *const what[] = { "traffic stopped", "loss/retry counters grew",
-					     "congestion counters grew", "error counters grew" };
 	int parts = 0;
 	out_text(o, "verdict: ");
-	for (int b = 1; b < 4; b++)
-		if (ports_with[b])
-			out_text(o, "%s%s on %d port(s)", parts++ ? "; " : "", what[b], ports_with[b]);
-	if (ports_with[0])
-		out_text(o, "%s%s on %d port(s)", parts++ ? "; " : "", what[0], ports_with[0]);
+	for (int k = 0; k < NKINDS; k++)
+		if (ports_with[k])
+			out_text(o, "%s%s on %d port(s)", parts++ ? "; " : "", kinds[k].what,
+				 ports_with[k]);
 	if (bad_qps)
 		out_text(o, "%s%d QP(s) broken", parts++ ? "; " : "", bad_qps);
 	if (!rc)
@@ -572,14 +477,14 @@ static void verdict(struct fab_out *o, const int ports_with[4], int bad_qps, int
 static int summary(struct run *rn, const struct fab_root *r)
 {
 	struct fab_out *o = rn->o;
-	int ports_with[4] = { 0 }, bad_qps = 0;
+	int ports_with[NKINDS] = { 0 }, bad_qps = 0;
 	out_open_obj(o, "summary");
 	out_text(o, "\nsummary: ");
 	out_int(o, PR_ANY, "samples", "%lld sample(s)", fab_int_of(rn->nsamples));
 	out_num(o, PR_ANY, "seconds", " over %.3f s\n", fab_num_of(rn->t_now - rn->t_base));
 	int grew = list_bad_grew(rn, ports_with);
 	list_saturated(rn);
-	ports_with[0] = list_stopped(rn);
+	ports_with[NKINDS - 1] = list_stopped(rn);
 	qp_summary(rn, r, &bad_qps);
 	int rc = grew || bad_qps ? 1 : 0;
 	verdict(o, ports_with, bad_qps, rc);
@@ -608,6 +513,7 @@ static int run_live(struct run *rn, int count)
 	if (sampler_read(&rn->s, mono_now()) != 0)
 		return -1;
 	rn->t_base = rn->t_now = wall_now();
+	rn->t0_sampler = rn->s.t_last;
 	if (track_grow(rn) != 0)
 		return -1;
 	for (int k = 0; k < count && !stop_requested; k++) {
@@ -632,7 +538,7 @@ static int run_playback(struct run *rn, int count)
 {
 	if (sampler_playback_step(&rn->s) != 0)
 		return -1;
-	rn->t_base = rn->t_now = rn->s.t_last;
+	rn->t_base = rn->t_now = rn->t0_sampler = rn->s.t_last;
 	if (track_grow(rn) != 0)
 		return -1;
 	for (int k = 0; (count < 0 || k < count) && !stop_requested; k++) {
@@ -675,9 +581,10 @@ static void header(struct run *rn, const struct fab_root *r, bool playback, int 
 	out_close_arr(o);
 }
 
-int report_counters(const struct fab_root *r, const struct counters_opts *co, FILE *fp, FILE *log)
+int report_counters(const struct fab_root *r, const struct fab_model *m,
+		    const struct counters_opts *co, FILE *fp, FILE *log)
 {
-	struct run rn = { .co = co, .fp = fp };
+	struct run rn = { .co = co, .fp = fp, .m = m };
 	char err[512] = "";
 	bool playback = root_exists(r, "/fabtop/samples.json");
 	if (!playback && r->is_capture) {
@@ -741,6 +648,5 @@ int report_counters(const struct fab_root *r, const struct counters_opts *co, FI
 	sampler_close(&rn.s);
 	free(rn.bad_total);
 	free(rn.prev_flags);
-	free(rn.ports);
 	return rc;
 }

@@ -8,21 +8,7 @@
 #include "fabtop/findings.h"
 #include "fabtop/report.h"
 #include "fabtop/util.h"
-
-/* "3", "0,3", "none", or NULL when the mask is unknown. */
-static const char *prio_list(fab_int mask, char *buf, size_t len)
-{
-	size_t n = 0;
-	if (!mask.ok)
-		return NULL;
-	buf[0] = '\0';
-	for (int p = 0; p < 8; p++)
-		if (mask.v >> p & 1)
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", p);
-	if (!n)
-		snprintf(buf, len, "none");
-	return buf;
-}
+#include "fabtop/vocab.h"
 
 static void out_prio_arr(struct fab_out *o, const char *key, fab_int mask)
 {
@@ -37,23 +23,15 @@ static void out_prio_arr(struct fab_out *o, const char *key, fab_int mask)
 	out_close_arr(o);
 }
 
-/* Usable here: the verbs device exists in this mount namespace and opens. */
-static const char *usable_word(const struct fab_uverbs *u)
+/* A judgement: "yes"/"no"/"unknown"; its reason in JSON always, in the
+ * text (as in the pane) when it is not yes. */
+static void out_judged(struct fab_out *o, const char *key, const char *fmt,
+		       const struct fab_judged *j)
 {
-	if (!u->open_errno.ok)
-		return "N/A";     /* not recorded, or not tried */
-	return u->present && u->open_errno.v == 0 ? "yes" : "no";
-}
-
-static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)
-{
-	int i = name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
-	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
-}
-
-static bool is_roce(const struct fab_port *p)
-{
-	return strcmp(p->link_layer, "Ethernet") == 0;
+	out_str(o, PR_ANY, key, fmt, tri_name(j->v));
+	char wk[48];
+	snprintf(wk, sizeof(wk), "%s_why", key);
+	out_str(o, j->v == FAB_YES ? PR_JSON : PR_ANY, wk, " (%s)", j->why);
 }
 
 static void port_table(struct fab_out *o, const struct fab_model *m)
@@ -64,22 +42,20 @@ static void port_table(struct fab_out *o, const struct fab_model *m)
 		const struct fab_nic *n = &m->nics[i];
 		for (int p = 0; p < n->nports; p++) {
 			const struct fab_port *pt = &n->ports[p];
-			char dp[80], mtu[16];
-			snprintf(dp, sizeof(dp), "%s/%d", n->name, pt->num);
+			char dp[80], mtu[16], sb[24], pb[24];
+			subject_port(n->name, pt->num, dp, sizeof(dp));
 			out_text(o, "%-11s %-7s %-9s %-22s %-5s %-15s %-6s %s\n", dp,
-				 pt->state_str[0] ? pt->state_str : "N/A",
-				 pt->phys_state_str[0] ? pt->phys_state_str : "N/A",
-				 pt->rate_str[0] ? pt->rate_str : "N/A",
-				 is_roce(pt) ? "RoCE" : pt->link_layer[0] ? "IB" : "N/A",
-				 pt->netdev[0] ? pt->netdev : "N/A",
-				 fab_int_str(pt->active_mtu, mtu, sizeof(mtu)), usable_word(&n->uverbs));
+				 na(port_state_word(pt, sb, sizeof(sb))),
+				 na(port_phys_word(pt, pb, sizeof(pb))),
+				 na(pt->rate_str), ll_short(pt->ll), na(pt->netdev),
+				 fab_int_str(pt->active_mtu, mtu, sizeof(mtu)), tri_name(pt->usable.v));
 		}
 	}
 }
 
 static void port_netdev(struct fab_out *o, const struct fab_model *m, const struct fab_port *pt)
 {
-	const struct fab_netdev *d = netdev_of(m, pt->netdev);
+	const struct fab_netdev *d = model_netdev(m, pt->netdev);
 	char b[32];
 	out_open_obj(o, "netdev");
 	out_str(o, PR_ANY, "name", "    netdev %s:", pt->netdev);
@@ -90,11 +66,11 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 		out_int(o, PR_ANY, "speed_mbps", ", speed %lld Mb/s", d->speed_mbps);
 		out_open_obj(o, "qos");
 		out_str(o, PR_ANY, "trust", "\n    QoS: trust %s", d->qos_trust);
-		out_text(o, ", PFC on %s", prio_list(d->pfc_mask, b, sizeof(b)) ?: "N/A");
+		out_text(o, ", PFC on %s", na(prio_list(d->pfc_mask, b, sizeof(b))));
 		out_prio_arr(o, "pfc", d->pfc_mask);
-		out_text(o, ", ECN np %s", prio_list(d->ecn_np_mask, b, sizeof(b)) ?: "N/A");
+		out_text(o, ", ECN np %s", na(prio_list(d->ecn_np_mask, b, sizeof(b))));
 		out_prio_arr(o, "ecn_np", d->ecn_np_mask);
-		out_text(o, " rp %s", prio_list(d->ecn_rp_mask, b, sizeof(b)) ?: "N/A");
+		out_text(o, " rp %s", na(prio_list(d->ecn_rp_mask, b, sizeof(b))));
 		out_prio_arr(o, "ecn_rp", d->ecn_rp_mask);
 		out_close_obj(o);
 	} else if (pt->netdev[0]) {
@@ -114,8 +90,9 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
 	out_int(o, PR_JSON, "width", NULL, pt->width);
 	out_str(o, PR_JSON, "speed", NULL, pt->speed);
-	out_str(o, PR_ANY, "link_layer", ", %s", pt->link_layer);
-	if (!is_roce(pt)) {
+	out_str(o, PR_ANY, "link_layer", ", %s", ll_name(pt->ll));
+	out_judged(o, "usable", ", usable here: %s", &pt->usable);
+	if (pt->ll != FAB_LL_ETH) {
 		out_int(o, PR_ANY, "lid", ", lid %lld", pt->lid);
 		out_int(o, PR_ANY, "sm_lid", ", sm_lid %lld", pt->sm_lid);
 		out_int(o, PR_ANY, "sm_sl", ", sm_sl %lld", pt->sm_sl);
@@ -147,10 +124,18 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	for (int e = 0; e < pt->nerrors; e++) {
 		out_text(o, " %s=", pt->errors[e].name);
 		out_int(o, PR_ANY, pt->errors[e].name, "%lld", pt->errors[e].value);
+		if (pt->errors[e].pinned)
+			out_text(o, " (saturated)");
 	}
 	out_close_obj(o);
 	if (pt->nerrors)
 		out_text(o, "\n");
+	/* The pinned ones once more as a list, so a script need not know widths. */
+	out_open_arr(o, "saturated");
+	for (int e = 0; e < pt->nerrors; e++)
+		if (pt->errors[e].pinned)
+			out_str(o, PR_JSON, NULL, NULL, pt->errors[e].name);
+	out_close_arr(o);
 	out_close_obj(o);
 }
 
@@ -182,8 +167,10 @@ static void device_detail(struct fab_out *o, const struct fab_model *m, const st
 	out_int(o, PR_JSON, "open_errno", NULL, n->uverbs.open_errno);
 	if (n->uverbs.open_errno.ok)
 		out_text(o, ", open: %s", n->uverbs.open_errno.v ? strerror((int)n->uverbs.open_errno.v) : "ok");
-	out_str(o, PR_ANY, "usable", ", usable here: %s\n", usable_word(&n->uverbs));
+	out_text(o, "\n");
 	out_close_obj(o);
+	out_judged(o, "usable", "  usable here: %s", &n->usable);
+	out_text(o, "\n");
 	out_open_arr(o, "ports");
 	for (int i = 0; i < n->nports; i++)
 		port_detail(o, m, &n->ports[i]);
@@ -193,18 +180,17 @@ static void device_detail(struct fab_out *o, const struct fab_model *m, const st
 
 int report_links(struct fab_out *o, const struct fab_model *m)
 {
-	int usable = 0, known = 0;
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_uverbs *u = &m->nics[i].uverbs;
-		if (u->present || u->open_errno.ok)
-			known++;
-		usable += strcmp(usable_word(u), "yes") == 0;
-	}
+	int count[3], nports = model_usable_counts(m, count);
 	out_open_obj(o, "links");
 	out_str(o, PR_ANY, "netns_mode", "RDMA netns mode: %s", m->rdma_netns_mode);
 	out_int(o, PR_ANY, "devices", ", RDMA devices: %lld", fab_int_of(m->nnics));
-	out_int(o, PR_ANY, "usable", ", usable here: %lld\n\n", known ? fab_int_of(usable)
-								      : (fab_int){ 0, false });
+	out_int(o, PR_ANY, "ports", ", ports: %lld", fab_int_of(nports));
+	/* Counts by judgement, never a bare number that hides "unknown". */
+	out_open_obj(o, "usable");
+	out_int(o, PR_ANY, "yes", "; usable here: %lld", fab_int_of(count[FAB_YES]));
+	out_int(o, PR_ANY, "no", ", not usable %lld", fab_int_of(count[FAB_NO]));
+	out_int(o, PR_ANY, "unknown", ", unknown %lld\n\n", fab_int_of(count[FAB_UNKNOWN]));
+	out_close_obj(o);
 	if (m->nnics == 0) {
 		out_text(o, "No RDMA devices on this node.\n");
 	} else {

@@ -15,6 +15,7 @@
 #include "fabtop/counters.h"
 #include "fabtop/rules.h"
 #include "fabtop/util.h"
+#include "fabtop/vocab.h"
 
 /* ports/N/state and phys_state numbers (enum ib_port_state, ib_port_phys_state). */
 enum { ST_NOP = 0, ST_DOWN = 1, ST_INIT = 2, ST_ARMED = 3, ST_ACTIVE = 4, ST_ACTIVE_DEFER = 5 };
@@ -25,28 +26,17 @@ enum { PH_SLEEP = 1, PH_POLLING = 2, PH_DISABLED = 3, PH_TRAINING = 4, PH_LINKUP
  * BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 bytes (iboe_get_mtu). */
 #define ROCE_MTU_OVERHEAD 96
 
-static bool is_roce(const struct fab_port *p) { return strcmp(p->link_layer, "Ethernet") == 0; }
-static bool is_ib(const struct fab_port *p) { return strcmp(p->link_layer, "InfiniBand") == 0; }
-
-static bool port_active(const struct fab_port *p)
-{
-	return p->state.ok && (p->state.v == ST_ACTIVE || p->state.v == ST_ACTIVE_DEFER);
-}
+static bool is_roce(const struct fab_port *p) { return p->ll == FAB_LL_ETH; }
+static bool is_ib(const struct fab_port *p) { return p->ll == FAB_LL_IB; }
 
 static void port_name(const struct fab_nic *n, const struct fab_port *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%d", n->name, p->num);
+	subject_port(n->name, p->num, buf, len);
 }
 
 static void port_dir(const struct fab_nic *n, const struct fab_port *p, char *buf, size_t len)
 {
 	snprintf(buf, len, "/sys/class/infiniband/%s/ports/%d", n->name, p->num);
-}
-
-static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)
-{
-	int i = name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
-	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
 }
 
 /* Appends to a string buffer; stops quietly when it is full. */
@@ -138,17 +128,17 @@ void rule_port_down(struct fab_model *m)
 			port_name(n, p, subj, sizeof(subj));
 			port_dir(n, p, dir, sizeof(dir));
 			bool roce = is_roce(p);
-			const struct fab_netdev *d = netdev_of(m, p->netdev);
+			const struct fab_netdev *d = model_netdev(m, p->netdev);
 			enum roce_why why = roce_disabled_why(d);
 			struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
 			if (phys_down)
 				snprintf(f->message, sizeof(f->message),
-					 "%s is not usable: state %s, physical state %s (%s)",
-					 subj, st_word(p), ph_word(p),
+					 "not usable: state %s, physical state %s (%s)",
+					 st_word(p), ph_word(p),
 					 phys_meaning(p->phys_state.v, roce, why));
 			else
 				snprintf(f->message, sizeof(f->message),
-					 "%s is not usable: state %s%s%s", subj, st_word(p),
+					 "not usable: state %s%s%s", st_word(p),
 					 p->phys_state.ok ? " although the physical link is " : "",
 					 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
@@ -157,8 +147,8 @@ void rule_port_down(struct fab_model *m)
 			if (p->phys_state.ok)
 				cat(f->evidence, sizeof(f->evidence), "%sphys_state=%lld: %s",
 				    p->state.ok ? " " : "", p->phys_state.v, ph_word(p));
-			if (p->link_layer[0])
-				cat(f->evidence, sizeof(f->evidence), " link_layer=%s", p->link_layer);
+			if (ll_name(p->ll))
+				cat(f->evidence, sizeof(f->evidence), " link_layer=%s", ll_name(p->ll));
 			if (d && d->operstate[0])
 				cat(f->evidence, sizeof(f->evidence), "; /sys/class/net/%s/operstate=%s",
 				    d->name, d->operstate);
@@ -209,16 +199,16 @@ void rule_no_sm(struct fab_model *m)
 								  waiting ? SEV_ERROR : SEV_WARN, subj);
 			if (p->state.v == ST_INIT)
 				snprintf(f->message, sizeof(f->message),
-					 "%s is INIT: the physical link is up but no subnet manager has "
-					 "configured the port (no LID, no routes), so it carries no traffic", subj);
+					 "INIT: the physical link is up but no subnet manager has "
+					 "configured the port (no LID, no routes), so it carries no traffic");
 			else if (p->state.v == ST_ARMED)
 				snprintf(f->message, sizeof(f->message),
-					 "%s is ARMED: a subnet manager gave it a LID but never made it ACTIVE "
-					 "(the SM stopped or failed mid-sweep); it carries no traffic", subj);
+					 "ARMED: a subnet manager gave it a LID but never made it ACTIVE "
+					 "(the SM stopped or failed mid-sweep); it carries no traffic");
 			else
 				snprintf(f->message, sizeof(f->message),
-					 "%s is ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
-					 "SA queries (path records for rdma_cm, IPoIB, MPI) fail", subj);
+					 "ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
+					 "SA queries (path records for rdma_cm, IPoIB, MPI) fail");
 			char lb[24], sb[24];
 			snprintf(f->evidence, sizeof(f->evidence),
 				 "%s/state=%lld: %s phys_state=%s lid=%s sm_lid=%s", dir, p->state.v,
@@ -245,7 +235,7 @@ static bool sibling_rate(const struct fab_model *m, const struct fab_port *self,
 		for (int k = 0; k < m->nics[i].nports; k++) {
 			const struct fab_port *q = &m->nics[i].ports[k];
 			if (q == self || !port_active(q) || !q->rate_gbps.ok ||
-			    strcmp(q->link_layer, self->link_layer) != 0)
+			    q->ll != self->ll)
 				continue;
 			tot++;
 			int v = 0;
@@ -323,13 +313,13 @@ void rule_rate_degraded(struct fab_model *m)
 				    why[0] ? "; " : "", p->width.v, p->width.v);
 			struct fab_finding *f = model_add_finding(m, "links.rate-degraded", sev, subj);
 			if (expect > 0)
-				snprintf(f->message, sizeof(f->message), "%s runs at %.0f Gb/s, expected %.0f Gb/s: %s%s",
-					 subj, rate, expect, why,
+				snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s, expected %.0f Gb/s: %s%s",
+					 rate, expect, why,
 					 like_sibs ? " (as do its siblings: a node-wide limit such as the switch "
 						     "speed or a split-cable design)" : "");
 			else
-				snprintf(f->message, sizeof(f->message), "%s runs at %.0f Gb/s: %s%s",
-					 subj, rate, why,
+				snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s: %s%s",
+					 rate, why,
 					 like_sibs ? " (as do its siblings: a node-wide limit such as a "
 						     "split-cable design)" : "");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
@@ -417,9 +407,9 @@ void rule_pcie_bottleneck(struct fab_model *m)
 		if (pcie_gen(gts))
 			snprintf(gen, sizeof(gen), "Gen%d ", pcie_gen(gts));
 		snprintf(f->message, sizeof(f->message),
-			 "%s cannot reach its port rate over PCIe: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s "
+			 "cannot reach its port rate over PCIe: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s "
 			 "\u2248 %.0f Gb/s < %.0f Gb/s port rate (%s)",
-			 n->name, gen, w, gts, w, gts < 8.0 ? "8/10" : "128/130", bw, sum, names);
+			 gen, w, gts, w, gts < 8.0 ? "8/10" : "128/130", bw, sum, names);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld; %s",
 			 d->bdf, gts, w, rates);
@@ -454,7 +444,7 @@ static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
 			const struct fab_port *q = &m->nics[i].ports[k];
 			if (q == self || !is_roce(q) || strcmp(q->netdev, self->netdev) == 0)
 				continue;
-			const struct fab_netdev *d = netdev_of(m, q->netdev);
+			const struct fab_netdev *d = model_netdev(m, q->netdev);
 			if (!d || !d->mtu.ok)
 				continue;
 			bool dup = false;
@@ -496,7 +486,7 @@ void rule_mtu_mismatch(struct fab_model *m)
 		const struct fab_nic *n = &m->nics[i];
 		for (int k = 0; k < n->nports; k++) {
 			const struct fab_port *p = &n->ports[k];
-			const struct fab_netdev *d = is_roce(p) ? netdev_of(m, p->netdev) : NULL;
+			const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 			if (!d || !d->mtu.ok)
 				continue;
 			bool cut = p->active_mtu.ok && p->max_mtu.ok && p->active_mtu.v < p->max_mtu.v &&
@@ -519,8 +509,8 @@ void rule_mtu_mismatch(struct fab_model *m)
 					 d->mtu.v, subj, p->active_mtu.v);
 			else
 				snprintf(f->message, sizeof(f->message),
-					 "%s (netdev of %s) has MTU %lld while its sibling RoCE netdevs use %lld",
-					 d->name, subj, d->mtu.v, common);
+					 "its netdev %s has MTU %lld while its sibling RoCE netdevs use %lld",
+					 d->name, d->mtu.v, common);
 			if (cut && odd)
 				cat(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
 			char am[24], mm[24];
@@ -571,9 +561,9 @@ void rule_roce_no_ipv4(struct fab_model *m)
 			port_dir(n, p, dir, sizeof(dir));
 			struct fab_finding *f = model_add_finding(m, "links.roce-no-ipv4", SEV_WARN, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "%s has no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
+				 "no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
 				 "an IPv4 RoCE v2 GID, and a link-local GID does not route beyond the L2 segment",
-				 subj, v6 ? "its RoCE v2 GIDs are IPv6 only" : "only link-local GIDs");
+				 v6 ? "its RoCE v2 GIDs are IPv6 only" : "only link-local GIDs");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/gids, gid_attrs/types:", dir);
 			for (int g = 0; g < p->ngids; g++) {
 				const struct fab_gid *gd = &p->gids[g];
@@ -623,7 +613,7 @@ void rule_gid_netns(struct fab_model *m)
 				const struct fab_gid *gd = &p->gids[g];
 				if (!gd->netdev[0])
 					continue;
-				if (netdev_of(m, gd->netdev)) {
+				if (model_netdev(m, gd->netdev)) {
 					nlocal++;
 					continue;
 				}
@@ -639,9 +629,9 @@ void rule_gid_netns(struct fab_model *m)
 			port_dir(n, p, dir, sizeof(dir));
 			struct fab_finding *f = model_add_finding(m, "links.gid-netns", SEV_INFO, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "%s's RoCE GIDs %s name %s, not in this network namespace: the interface lives "
+				 "RoCE GIDs %s name %s, not in this network namespace: the interface lives "
 				 "in another one (the host's or another pod's); %s",
-				 subj, idx, names,
+				 idx, names,
 				 nlocal ? "rdma_cm here can use only the GIDs of local netdevs"
 					: "rdma_cm here cannot address this port; raw verbs (NCCL) still can");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has",
@@ -680,13 +670,6 @@ static const struct err_def {
 };
 #define NERR_DEFS ((int)(sizeof(err_defs) / sizeof(err_defs[0])))
 
-static bool saturated(const struct err_def *e, long long v)
-{
-	const struct fab_counter_def *d = counter_def("counters", e->name);
-	return v == 4294967295LL || (d && d->saturates && d->width < 63 &&
-				     v == (1LL << d->width) - 1);
-}
-
 /* Non-zero link error counters on a port, since they were last cleared: a
  * snapshot cannot tell whether they still grow, so it says so. */
 void rule_link_errors(struct fab_model *m)
@@ -710,7 +693,7 @@ void rule_link_errors(struct fab_model *m)
 						continue;
 					if (down_now && strcmp(ct->name, "link_downed") == 0)
 						continue;
-					bool s = saturated(&err_defs[d], ct->value.v);
+					bool s = ct->pinned;
 					if (s || ct->value.v >= err_defs[d].warn_at)
 						sev = SEV_WARN;
 					/* A gloss for the first two; the evidence has them all. */
@@ -730,13 +713,13 @@ void rule_link_errors(struct fab_model *m)
 			struct fab_finding *f = model_add_finding(m, "links.errors", sev, subj);
 			if (sat[0])
 				snprintf(f->message, sizeof(f->message),
-					 "%s: %s since the counters were last cleared; %s saturated (stuck at the "
+					 "%s since the counters were last cleared; %s saturated (stuck at the "
 					 "counter's maximum): the true count is higher and new errors no longer show",
-					 subj, list, sat);
+					 list, sat);
 			else
 				snprintf(f->message, sizeof(f->message),
-					 "%s: %s since the counters were last cleared; a snapshot cannot tell "
-					 "whether they still grow", subj, list);
+					 "%s since the counters were last cleared; a snapshot cannot tell "
+					 "whether they still grow", list);
 			snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
 			if (is_roce(p) && p->netdev[0])
 				snprintf(f->hint, sizeof(f->hint),
@@ -754,16 +737,6 @@ void rule_link_errors(struct fab_model *m)
 
 /* ---- links.pfc-off / links.pfc-no-ecn -------------------------------- */
 
-static void prio_list(long long mask, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (int b = 0; b < 8; b++)
-		if (mask >> b & 1)
-			cat(buf, len, "%s%d", buf[0] ? "," : "", b);
-	if (!buf[0])
-		snprintf(buf, len, "none");
-}
-
 /* A RoCE port whose netdev exposes QoS but has PFC on no priority: RoCE
  * expects a lossless class, and every drop costs a go-back-N retransmission. */
 void rule_pfc_off(struct fab_model *m)
@@ -772,16 +745,16 @@ void rule_pfc_off(struct fab_model *m)
 		const struct fab_nic *n = &m->nics[i];
 		for (int k = 0; k < n->nports; k++) {
 			const struct fab_port *p = &n->ports[k];
-			const struct fab_netdev *d = is_roce(p) ? netdev_of(m, p->netdev) : NULL;
+			const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 			if (!d || !d->pfc_mask.ok || (d->pfc_mask.v & 0xff) != 0)
 				continue;
 			char subj[FAB_NAME_LEN + 8];
 			port_name(n, p, subj, sizeof(subj));
 			struct fab_finding *f = model_add_finding(m, "links.pfc-off", SEV_WARN, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "%s: PFC is off on every priority of %s, so RoCE traffic is not lossless: each "
+				 "PFC is off on every priority of %s, so RoCE traffic is not lossless: each "
 				 "drop costs a go-back-N retransmission (fine only on a fabric designed for lossy RoCE)",
-				 subj, d->name);
+				 d->name);
 			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/qos/pfc: PFC mask=0x%02llx (none)",
 				 d->name, d->pfc_mask.v);
 			if (d->qos_trust[0])
@@ -803,7 +776,7 @@ void rule_pfc_no_ecn(struct fab_model *m)
 		const struct fab_nic *n = &m->nics[i];
 		for (int k = 0; k < n->nports; k++) {
 			const struct fab_port *p = &n->ports[k];
-			const struct fab_netdev *d = is_roce(p) ? netdev_of(m, p->netdev) : NULL;
+			const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 			if (!d || !d->pfc_mask.ok || (!d->ecn_np_mask.ok && !d->ecn_rp_mask.ok))
 				continue;
 			long long pfc = d->pfc_mask.v & 0xff, bad = 0;
@@ -818,22 +791,20 @@ void rule_pfc_no_ecn(struct fab_model *m)
 				continue;
 			char subj[FAB_NAME_LEN + 8], bl[24], pl[24], npl[24], rpl[24];
 			port_name(n, p, subj, sizeof(subj));
-			prio_list(bad, bl, sizeof(bl));
-			prio_list(pfc, pl, sizeof(pl));
-			if (d->ecn_np_mask.ok) prio_list(d->ecn_np_mask.v, npl, sizeof(npl));
-			else snprintf(npl, sizeof(npl), "N/A");
-			if (d->ecn_rp_mask.ok) prio_list(d->ecn_rp_mask.v, rpl, sizeof(rpl));
-			else snprintf(rpl, sizeof(rpl), "N/A");
+			prio_list(fab_int_of(bad), bl, sizeof(bl));
+			prio_list(fab_int_of(pfc), pl, sizeof(pl));
+			const char *np = na(prio_list(d->ecn_np_mask, npl, sizeof(npl)));
+			const char *rp = na(prio_list(d->ecn_rp_mask, rpl, sizeof(rpl)));
 			int b0 = __builtin_ctzll((unsigned long long)bad);
 			struct fab_finding *f = model_add_finding(m, "links.pfc-no-ecn", SEV_WARN, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "%s: PFC is on for priority %s of %s but ECN is not: congestion is handled by "
+				 "PFC is on for priority %s of %s but ECN is not: congestion is handled by "
 				 "pause frames alone (head-of-line blocking, pause storms) instead of DCQCN "
-				 "slowing the senders", subj, bl, d->name);
+				 "slowing the senders", bl, d->name);
 			snprintf(f->evidence, sizeof(f->evidence),
 				 "/sys/class/net/%s/qos/pfc: PFC on priority %s; /sys/class/net/%s/ecn/"
 				 "roce_np/enable/<prio>=1 on: %s; ecn/roce_rp/enable/<prio>=1 on: %s",
-				 d->name, pl, d->name, npl, rpl);
+				 d->name, pl, d->name, np, rp);
 			snprintf(f->hint, sizeof(f->hint),
 				 "mlnx_qos -i %s; cat /sys/class/net/%s/ecn/roce_{np,rp}/enable/%d; suggestion: "
 				 "echo 1 into both files for priority %d", d->name, d->name, b0, b0);
@@ -858,32 +829,18 @@ static const char *errno_name(long long e)
 }
 
 /* Known usability: open_errno says whether the device node was tried. */
-static bool known_usable(const struct fab_nic *n)
-{
-	return n->uverbs.open_errno.ok && n->uverbs.present && n->uverbs.open_errno.v == 0;
-}
-
-static bool known_unusable(const struct fab_nic *n)
-{
-	return n->uverbs.open_errno.ok && (!n->uverbs.present || n->uverbs.open_errno.v != 0);
-}
-
 /* Visible in /sys/class/infiniband is not usable: the verbs device node must
  * exist in this mount namespace and open. A pod with the shared RDMA device
  * plugin sees every HCA but gets only its own: info per HCA, warning when
  * no HCA at all is usable here (nothing can do RDMA from here). */
 void rule_not_usable(struct fab_model *m)
 {
-	int usable = 0;
-	char ulist[160] = "";
-	for (int i = 0; i < m->nnics; i++)
-		if (known_usable(&m->nics[i])) {
-			cat(ulist, sizeof(ulist), "%s%s", usable ? "," : "", m->nics[i].name);
-			usable++;
-		}
+	char ulist[160];
+	int usable = model_usable_hcas(m, ulist, sizeof(ulist));
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
-		if (!known_unusable(n))
+		struct fab_judged verbs = nic_verbs(n);
+		if (verbs.v != FAB_NO)
 			continue;
 		char node[48];
 		if (n->uverbs.name[0])
@@ -896,12 +853,12 @@ void rule_not_usable(struct fab_model *m)
 		const char *none = usable ? "" : "; no HCA is usable here";
 		if (!n->uverbs.present)
 			snprintf(f->message, sizeof(f->message),
-				 "%s is visible but %s does not exist here: not usable from this container%s",
-				 n->name, node, none);
+				 "visible but %s does not exist here: not usable from this container%s",
+				 node, none);
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "%s is visible but %s cannot be opened (%s: %s): not usable by this user or "
-				 "container%s", n->name, node, errno_name(e), strerror((int)e), none);
+				 "visible but %s cannot be opened (%s: %s): not usable by this user or "
+				 "container%s", node, errno_name(e), strerror((int)e), none);
 		if (!n->uverbs.present)
 			snprintf(f->evidence, sizeof(f->evidence),
 				 "/sys/class/infiniband/%s exists; %s: absent in this mount namespace",
@@ -913,7 +870,7 @@ void rule_not_usable(struct fab_model *m)
 		if (usable)
 			snprintf(f->hint, sizeof(f->hint),
 				 "ls -l /dev/infiniband; ibv_devices lists what is visible, not what is usable: "
-				 "give NCCL the usable ones, NCCL_IB_HCA=%s", ulist);
+				 "give NCCL the usable ports, NCCL_IB_HCA=%s", ulist);
 		else if (!n->uverbs.present)
 			snprintf(f->hint, sizeof(f->hint),
 				 "ls -l /dev/infiniband; in Kubernetes, request the HCA through the RDMA device "

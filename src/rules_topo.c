@@ -33,27 +33,25 @@ void rule_nic_far(struct fab_model *m)
 	}
 	for (int g = 0; g < t.ngpus; g++) {
 		enum fab_topo_level l = t.best_level[g];
-		if (l < TOPO_NODE || l == TOPO_UNKNOWN || !t.best[g])
+		if (l < TOPO_NODE || l == TOPO_UNKNOWN || !t.best[g] || t.best_usable[g] == FAB_NO)
 			continue;
 		int j = __builtin_ctzll(t.best[g]);
 		const struct fab_nic *nic = &m->nics[t.devs[t.ngpus + j].idx];
 		const struct fab_pci_dev *gp = &m->pci[m->gpus[g].pci];
 		struct fab_finding *f = model_add_finding(m, "topo.nic-far", SEV_WARN, t.devs[g].label);
 		snprintf(f->message, sizeof(f->message),
-			 "%s's closest usable NIC is %s %s, %s away: GPUDirect RDMA is off at NCCL's "
+			 "its closest %s is %s %s, %s away: GPUDirect RDMA is off at NCCL's "
 			 "default level (PXB), so its traffic crosses %s through host memory",
-			 t.devs[g].label, t.devs[t.ngpus + j].label, nic->name, topo_level_word(l),
+			 t.best_usable[g] == FAB_YES ? "usable NIC" : "NIC (usable here: unknown)",
+			 t.devs[t.ngpus + j].label, nic->name, topo_level_word(l),
 			 l == TOPO_SYS ? "the CPU interconnect" : "the host bridges");
 		/* Say so when a closer NIC exists but is not usable. */
-		char closer[128] = "", na[24], nb[24];
-		for (int k = 0; k < t.nnics; k++) {
-			int ni = t.devs[t.ngpus + k].idx;
-			enum fab_topo_level lk = t.level[g * t.n + t.ngpus + k];
-			if (lk < l && !topo_nic_usable(m, ni)) {
-				snprintf(closer, sizeof(closer), "; %s %s is %s but no port is ACTIVE",
-					 t.devs[t.ngpus + k].label, m->nics[ni].name, topo_level_word(lk));
-				break;
-			}
+		char closer[256] = "", na[24], nb[24];
+		if (t.closer[g] >= 0) {
+			int k = t.closer[g], ni = t.devs[t.ngpus + k].idx;
+			snprintf(closer, sizeof(closer), "; %s %s is %s but not usable: %s",
+				 t.devs[t.ngpus + k].label, m->nics[ni].name,
+				 topo_level_word(t.level[g * t.n + t.ngpus + k]), m->nics[ni].usable.why);
 		}
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s %s numa_node=%s, %s %s %s numa_node=%s%s",
@@ -63,7 +61,7 @@ void rule_nic_far(struct fab_model *m)
 			 fab_int_str(m->pci[nic->pci].numa_node, nb, sizeof(nb)),
 			 closer);
 		snprintf(f->hint, sizeof(f->hint),
-			 closer[0] ? "bring up the closer NIC's port (ibstat), or pin this GPU's rank to a NIC on its NUMA node with NCCL_IB_HCA"
+			 closer[0] ? "make the closer NIC usable (ibstat; ls -l /dev/infiniband), or pin this GPU's rank to a NIC on its NUMA node with NCCL_IB_HCA"
 				   : "check NCCL's choice with NCCL_DEBUG=INFO (NET/IB lines); a NIC on the GPU's own PCIe switch is the right one");
 	}
 	topo_free(&t);
@@ -95,10 +93,10 @@ void rule_nic_shared(struct fab_model *m)
 		const struct fab_nic *nic = &m->nics[t.devs[t.ngpus + j].idx];
 		for (int k = 0; k < t.nnics && k < 64; k++) {
 			const struct fab_nic *idle = &m->nics[t.devs[t.ngpus + k].idx];
-			if ((served >> k) & 1 || !topo_nic_usable(m, t.devs[t.ngpus + k].idx))
+			if ((served >> k) & 1 || m->nics[t.devs[t.ngpus + k].idx].usable.v == FAB_NO)
 				continue;
 			if (nic->nports && idle->nports &&
-			    strcmp(nic->ports[0].link_layer, idle->ports[0].link_layer) != 0)
+			    nic->ports[0].ll != idle->ports[0].ll)
 				continue;
 			struct fab_finding *f = model_add_finding(m, "topo.nic-shared", SEV_WARN,
 								  t.devs[t.ngpus + j].label);
@@ -117,10 +115,6 @@ void rule_nic_shared(struct fab_model *m)
 	topo_free(&t);
 }
 
-double pcie_gbps(double gts, long long width)
-{
-	return gts * (double)width * (gts < 8.0 ? 0.8 : 128.0 / 130.0);
-}
 
 static bool in_chain_of(const struct fab_model *m, int bridge, bool want_nic)
 {
@@ -200,12 +194,9 @@ void rule_pcie_degraded(struct fab_model *m)
 		double have = pcie_gbps(d->link.cur_speed.v, d->link.cur_width.v);
 		double can = pcie_gbps(cap_s, cap_w);
 		char who[2 * FAB_NAME_LEN];
-		if (d->is_bridge)
-			snprintf(who, sizeof(who), "%s", label);
-		else
-			snprintf(who, sizeof(who), "%s (%s)", label, d->bdf);
+		snprintf(who, sizeof(who), "%s%s", d->is_bridge ? "" : " of ", d->is_bridge ? "" : d->bdf);
 		snprintf(f->message, sizeof(f->message),
-			 "%s PCIe link runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
+			 "PCIe link%s runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
 			 "%.0f of %.0f Gb/s%s",
 			 who, d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can,
 			 sev == SEV_INFO ? " (GPUs lower their link speed when idle; check under load)" : "");

@@ -17,67 +17,6 @@
 
 #define CLASS_DIR "/sys/class/infiniband"
 
-/* ---- arithmetic ---- */
-
-int counter_parse_value(const char *buf, size_t len, uint64_t *out)
-{
-	size_t i = 0, start;
-	uint64_t v = 0;
-	while (i < len && buf[i] == ' ')
-		i++;
-	for (start = i; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
-		unsigned d = (unsigned)(buf[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	if (i == start)
-		return -1;
-	while (i < len && buf[i] == ' ')
-		i++;
-	if (i < len && buf[i] == '\n')
-		i++;
-	if (i != len)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool saturates,
-			     double scale, double dt_s)
-{
-	struct ctr_step st = { 0 };
-	if (width <= 0 || width > 64)
-		width = 64;
-	uint64_t max = width == 64 ? UINT64_MAX : ((uint64_t)1 << width) - 1;
-	if (cur >= prev) {
-		st.delta = cur - prev;
-		if (saturates && width < 64 && cur == max)
-			st.flags |= CTR_SATURATED;
-	} else if (!saturates && width < 64 && prev <= max &&
-		   prev - cur > ((uint64_t)1 << (width - 1))) {
-		/* A fall of more than half the range is the counter passing its top,
-		 * not a clear: counting from the top gives the exact growth. */
-		st.delta = (max - prev) + cur + 1;
-		st.flags |= CTR_WRAPPED;
-	} else {
-		/* Cleared: it grew by at least cur since, but over an unknown time. */
-		st.delta = cur;
-		st.flags |= CTR_RESET;
-		return st;
-	}
-	if (dt_s > 0) {
-		st.rate = (double)st.delta * (scale > 0 ? scale : 1.0) / dt_s;
-		st.has_rate = true;
-	}
-	return st;
-}
-
-double counter_scale(const struct fab_counter_def *d)
-{
-	return d && d->unit && strcmp(d->unit, "4-octet words") == 0 ? 4.0 : 1.0;
-}
-
 int counter_badness(const struct fab_ctr *c)
 {
 	int b = 10;
@@ -200,16 +139,9 @@ int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 	p->port = port;
 	p->present = true;
 	p->first_ctr = s->nctrs;
+	p->t_moved = -1;
 	if (port > 0) {
-		char path[sizeof(p->dirpath) + 16], line[128];
 		snprintf(p->dirpath, sizeof(p->dirpath), CLASS_DIR "/%s/ports/%d", dev, port);
-		snprintf(path, sizeof(path), "%s/link_layer", p->dirpath);
-		if (s->root && root_read_line(s->root, path, line, sizeof(line)) == 0)
-			fab_strlcpy(p->link_layer, line, sizeof(p->link_layer));
-		snprintf(path, sizeof(path), "%s/rate", p->dirpath);
-		if (s->root && root_read_line(s->root, path, line, sizeof(line)) == 0 &&
-		    !fab_parse_rate(line, &p->line_gbps))
-			p->line_gbps = 0;
 	} else {
 		snprintf(p->dirpath, sizeof(p->dirpath), CLASS_DIR "/%s", dev);
 	}
@@ -373,6 +305,13 @@ void sampler_step_end(struct fab_sampler *s)
 	for (int i = 0; i < s->nports; i++) {
 		struct fab_sport *p = &s->ports[i];
 		p->has_rates = pv->traffic[i] == 3;
+		if (p->has_rates && p->present) {
+			double cur = p->tx_gbps + p->rx_gbps;
+			if (cur > p->peak_gbps)
+				p->peak_gbps = cur;
+			if (cur >= SAMPLER_MOVING_GBPS && cur >= SAMPLER_STOP_FRACTION * p->peak_gbps)
+				p->t_moved = s->t_last;
+		}
 		if (pv->slot >= 0) {
 			p->tx_hist[pv->slot] = (float)p->tx_gbps;
 			p->rx_hist[pv->slot] = (float)p->rx_gbps;
@@ -386,6 +325,54 @@ void sampler_baseline(struct fab_sampler *s)
 		s->ctrs[i].baseline = s->ctrs[i].value;
 		s->ctrs[i].since_baseline = 0;
 	}
+	for (int i = 0; i < s->nports; i++) {
+		s->ports[i].peak_gbps = 0;
+		s->ports[i].t_moved = -1;
+	}
+}
+
+unsigned ctr_trouble(const struct fab_ctr *c)
+{
+	return c->grew ? counter_trouble(c->def) : 0;
+}
+
+unsigned counter_trouble(const struct fab_counter_def *d)
+{
+	if (!d || !d->bad_when_grows)
+		return 0;
+	switch (d->cls) {
+	case CC_RETRY:      return PT_RETRIES;
+	case CC_CONGESTION: return PT_CONGESTED;
+	case CC_ERROR:      return PT_ERRORS;
+	default:            return 0;
+	}
+}
+
+static unsigned range_trouble(const struct fab_sampler *s, const struct fab_sport *p)
+{
+	unsigned bits = 0;
+	for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
+		bits |= ctr_trouble(&s->ctrs[i]);
+	return bits;
+}
+
+unsigned sampler_port_state(const struct fab_sampler *s, int i)
+{
+	const struct fab_sport *p = &s->ports[i];
+	unsigned bits = range_trouble(s, p);
+	for (int k = 0; k < s->nports && p->port > 0; k++)
+		if (s->ports[k].port == 0 && strcmp(s->ports[k].dev, p->dev) == 0)
+			bits |= range_trouble(s, &s->ports[k]);
+	if (!p->present)   /* it carried traffic before it went: that stopped too */
+		return bits | PT_GONE | (p->peak_gbps >= SAMPLER_MOVING_GBPS ? PT_STOPPED : 0);
+	if (!p->has_rates)
+		return bits | PT_WAIT;
+	double cur = p->tx_gbps + p->rx_gbps;
+	if (p->peak_gbps < SAMPLER_MOVING_GBPS)
+		bits |= PT_IDLE;
+	else if (cur < SAMPLER_STOP_FRACTION * p->peak_gbps)
+		bits |= PT_STOPPED;
+	return bits;
 }
 
 /* ---- live files ---- */

@@ -86,20 +86,6 @@ enum fab_topo_level topo_classify(const struct fab_model *m, int pa, int pb)
 	return n <= 1 ? TOPO_PIX : TOPO_PXB;
 }
 
-bool topo_nic_usable(const struct fab_model *m, int nic)
-{
-	const struct fab_nic *n = &m->nics[nic];
-	bool known = false;
-	for (int p = 0; p < n->nports; p++) {
-		if (!n->ports[p].state.ok)
-			continue;
-		known = true;
-		if (n->ports[p].state.v == 4)   /* 4: ACTIVE */
-			return true;
-	}
-	return !known;
-}
-
 int topo_build(const struct fab_model *m, struct fab_topo *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -129,7 +115,9 @@ int topo_build(const struct fab_model *m, struct fab_topo *t)
 	t->nvlinks = calloc(nn, sizeof(*t->nvlinks));
 	t->best = calloc((size_t)t->ngpus + 1, sizeof(*t->best));
 	t->best_level = calloc((size_t)t->ngpus + 1, sizeof(*t->best_level));
-	if (!t->level || !t->nvlinks || !t->best || !t->best_level) {
+	t->best_usable = calloc((size_t)t->ngpus + 1, sizeof(*t->best_usable));
+	t->closer = calloc((size_t)t->ngpus + 1, sizeof(*t->closer));
+	if (!t->level || !t->nvlinks || !t->best || !t->best_level || !t->best_usable || !t->closer) {
 		topo_free(t);
 		return -1;
 	}
@@ -152,13 +140,18 @@ int topo_build(const struct fab_model *m, struct fab_topo *t)
 			t->level[i * t->n + j] = l;
 			t->nvlinks[i * t->n + j] = nv;
 		}
-	/* Closest usable NICs per GPU; if none is usable, the closest of all. */
+	/* Closest usable NICs per GPU (nic_usable, the model's one judgement);
+	 * when none is usable, the closest whose usability is unknown; when
+	 * none is either, the closest of all. */
+	static const enum fab_tri passes[] = { FAB_YES, FAB_UNKNOWN, FAB_NO };
 	for (int g = 0; g < t->ngpus; g++) {
-		for (int pass = 0; pass < 2 && !t->best[g]; pass++) {
+		t->closer[g] = -1;
+		for (int pass = 0; pass < 3 && !t->best[g]; pass++) {
 			enum fab_topo_level best = TOPO_UNKNOWN;
 			for (int j = 0; j < t->nnics && j < 64; j++) {
 				const struct fab_topo_dev *nd = &t->devs[t->ngpus + j];
-				if (pass == 0 && !topo_nic_usable(m, nd->idx))
+				enum fab_tri u = m->nics[nd->idx].usable.v;
+				if ((pass == 0 && u != FAB_YES) || (pass == 1 && u == FAB_NO))
 					continue;
 				enum fab_topo_level l = t->level[g * t->n + t->ngpus + j];
 				if (l < best) {
@@ -169,6 +162,16 @@ int topo_build(const struct fab_model *m, struct fab_topo *t)
 					t->best[g] |= 1ULL << j;
 			}
 			t->best_level[g] = best;
+			t->best_usable[g] = passes[pass];
+		}
+		/* A closer NIC that is not usable is the usual reason for a far choice. */
+		for (int j = 0; t->best[g] && t->best_usable[g] != FAB_NO && j < t->nnics; j++) {
+			const struct fab_topo_dev *nd = &t->devs[t->ngpus + j];
+			if (t->level[g * t->n + t->ngpus + j] < t->best_level[g] &&
+			    m->nics[nd->idx].usable.v == FAB_NO) {
+				t->closer[g] = j;
+				break;
+			}
 		}
 	}
 	return 0;
@@ -178,6 +181,8 @@ void topo_free(struct fab_topo *t)
 {
 	free(t->devs);
 	free(t->level);
+	free(t->best_usable);
+	free(t->closer);
 	free(t->nvlinks);
 	free(t->best);
 	free(t->best_level);
@@ -240,4 +245,25 @@ fab_int topo_numa_affinity(const struct fab_model *m, const struct fab_pci_dev *
 		found = m->numa[i].id;
 	}
 	return found >= 0 ? (fab_int){ found, true } : (fab_int){ 0, false };
+}
+
+const char *topo_closest_note(const struct fab_model *m, const struct fab_topo *t, int g,
+			      char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (g < 0 || g >= t->ngpus || !t->best[g])
+		return NULL;
+	if (t->best_usable[g] == FAB_NO) {
+		snprintf(buf, len, "no NIC is usable here");
+	} else if (t->closer[g] >= 0) {
+		const struct fab_topo_dev *d = &t->devs[t->ngpus + t->closer[g]];
+		snprintf(buf, len, "closer: %s %s (%s) is not usable: %s%s", d->label,
+			 m->nics[d->idx].name,
+			 topo_level_word(t->level[g * t->n + t->ngpus + t->closer[g]]),
+			 m->nics[d->idx].usable.why,
+			 t->best_usable[g] == FAB_UNKNOWN ? "; usable here: unknown" : "");
+	} else if (t->best_usable[g] == FAB_UNKNOWN) {
+		snprintf(buf, len, "usable here: unknown");
+	}
+	return buf[0] ? buf : NULL;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <wchar.h>
 #include "fabtop/view.h"
+#include "fabtop/vocab.h"
 
 /* Wrapped text never gets narrower than the smallest pane. */
 #define LAYOUT_WRAP_MIN 40
@@ -50,6 +51,16 @@ int fab_attr(enum fab_color c)
 	case CP_BANNER:  return COLOR_PAIR(CP_BANNER) | A_REVERSE | A_BOLD;
 	default:         return COLOR_PAIR(c);
 	}
+}
+
+int fab_sev_attr(enum fab_severity s)
+{
+	return fab_attr(s == SEV_ERROR ? CP_ERROR : s == SEV_WARN ? CP_WARN : CP_OK);
+}
+
+int fab_tri_attr(enum fab_tri t)
+{
+	return t == FAB_YES ? fab_attr(CP_OK) : t == FAB_NO ? fab_attr(CP_ERROR) : 0;
 }
 
 bool fab_utf8(void)
@@ -342,4 +353,26 @@ void view_draw_body(struct view *v, WINDOW *win, const struct fab_model *m, view
 	p.width = 0;
 	p.draw = true;
 	body(&p, m);
+}
+
+void view_pen_finding(struct view_pen *p, int x, const struct fab_finding *f)
+{
+	char text[FAB_NAME_LEN + 1024];
+	int body = x + 9;
+	view_pen_fixed(p, x, sev_label(f->sev), fab_sev_attr(f->sev));
+	snprintf(text, sizeof(text), "%s (%s)", f->id, f->subject);
+	view_pen_wrap_hang(p, body, body, text, A_BOLD);
+	view_pen_wrap(p, body, f->message, 0);
+	if (f->layer[0]) {
+		snprintf(text, sizeof(text), "layer: %s", f->layer);
+		view_pen_wrap(p, body, text, fab_attr(CP_DIM));
+	}
+	if (f->evidence[0]) {
+		snprintf(text, sizeof(text), "evidence: %s", f->evidence);
+		view_pen_wrap(p, body, text, fab_attr(CP_DIM));
+	}
+	if (f->hint[0]) {
+		snprintf(text, sizeof(text), "next: %s", f->hint);
+		view_pen_wrap(p, body, text, 0);
+	}
 }

@@ -19,6 +19,7 @@
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
+#include "fabtop/vocab.h"
 
 static const char wizard_usage[] =
 "usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2,l3,ab] [--peer HOST]...\n"
@@ -54,7 +55,7 @@ static void print_finding(struct fab_out *o, const struct fab_finding *f)
 	static const char *const word[] = { "INFO", "WARNING", "ERROR" };
 	out_open_obj(o, NULL);
 	out_str(o, PR_JSON, "id", NULL, f->id);
-	out_str(o, PR_JSON, "severity", NULL, fab_severity_name(f->sev));
+	out_str(o, PR_JSON, "severity", NULL, sev_name(f->sev));
 	out_str(o, PR_JSON, "layer", NULL, f->layer[0] ? f->layer : NULL);
 	out_text(o, "  %-7s %s", word[f->sev <= SEV_ERROR ? f->sev : SEV_ERROR], f->id);
 	/* Most messages already start with their subject: the text says it once. */

@@ -26,6 +26,7 @@
 #include "fabtop/mtu_probe.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
+#include "fabtop/vocab.h"
 #include "wizard_int.h"
 
 /* ---- the interface, live ---------------------------------------------------- */
@@ -162,10 +163,10 @@ static void check_port_mtu(struct wiz_step *s, const struct fab_model *m, const 
 		return;
 	}
 	snprintf(subj, sizeof(subj), "%s/%d", n->name, p->num);
-	wiz_out(s, "%s: %s netdev of %s, active_mtu %s, max_mtu %s%s%s\n", dev, p->link_layer, subj,
+	wiz_out(s, "%s: %s netdev of %s, active_mtu %s, max_mtu %s%s%s\n", dev, ll_short(p->ll), subj,
 		fab_int_str(p->active_mtu, am, sizeof(am)), fab_int_str(p->max_mtu, mm, sizeof(mm)),
 		p->mtu_source[0] ? " from " : "", p->mtu_source);
-	if (strcmp(p->link_layer, "Ethernet") != 0 || !p->max_mtu.ok || mtu <= 0)
+	if (p->ll != FAB_LL_ETH || !p->max_mtu.ok || mtu <= 0)
 		return;
 	int roce = fab_roce_mtu(mtu);
 	if (roce < p->max_mtu.v) {

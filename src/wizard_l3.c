@@ -33,6 +33,7 @@
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
+#include "fabtop/vocab.h"
 #include "wizard_int.h"
 
 #define L3_IDLE_S          60.0   /* the server waits this long for its client */
@@ -434,13 +435,13 @@ int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	fab_strlcpy(st->dev, nic->name, sizeof(st->dev));
 	st->port = p->num;
 	st->rate_gbps = p->rate_gbps.ok ? p->rate_gbps.v : 0;
-	st->roce = strcmp(p->link_layer, "Ethernet") == 0;
+	st->roce = p->ll == FAB_LL_ETH;
 	st->server = is_server(w);
 	if (!st->server)
 		fab_strlcpy(st->peer, w->in.peers[0], sizeof(st->peer));
 	st->have_lat = on_path("ib_write_lat");
 	wiz_input(s, "HCA port %s/%d, %s, line rate %s%s", st->dev, st->port,
-		  st->roce ? "RoCE" : p->link_layer[0] ? p->link_layer : "link layer N/A",
+		  st->roce ? "RoCE" : ll_name(p->ll) ? ll_name(p->ll) : "link layer N/A",
 		  p->rate_str[0] ? p->rate_str : "N/A",
 		  w->in.hca[0] ? "" : " (the first ACTIVE port; --hca to choose)");
 	if (w->gid_index >= 0) {

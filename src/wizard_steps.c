@@ -11,6 +11,7 @@
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
+#include "fabtop/vocab.h"
 #include "wizard_int.h"
 
 /* ---- NCCL_IB_HCA: which HCA ports a list selects ----------------------------- */
@@ -248,7 +249,7 @@ static int l1_run(struct wizard *w, struct wiz_step *s, const struct fab_model *
 				p->state_str[0] ? p->state_str : "state N/A",
 				p->phys_state_str[0] ? p->phys_state_str : "phys N/A",
 				p->rate_str[0] ? p->rate_str : "rate N/A",
-				p->link_layer[0] ? p->link_layer : "link layer N/A",
+				ll_name(p->ll) ? ll_name(p->ll) : "link layer N/A",
 				p->netdev[0] ? p->netdev : "none");
 		}
 		if (!any && !(n->nports == 0 && wiz_hca_selected(spec, n->name, -1)))

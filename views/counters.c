@@ -19,9 +19,8 @@
 #include "fabtop/counters.h"
 #include "fabtop/live.h"
 #include "fabtop/view.h"
+#include "fabtop/vocab.h"
 
-#define STOP_FRACTION 0.01  /* under 1% of its peak: the traffic stopped */
-#define MOVING_GBPS   0.01  /* a port whose peak stays below this never moved traffic */
 #define GAP           2     /* between columns */
 #define LABEL_W       10    /* "QPs" and notes */
 #define SPARK_MIN     6
@@ -73,12 +72,24 @@ static bool dev_shown(const char *fdev, const char *dev)
 	return !fdev || strcmp(fdev, dev) == 0;
 }
 
+/* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters. */
 static void port_label(const struct fab_sport *p, char *buf, size_t len)
 {
-	if (p->port > 0)
-		snprintf(buf, len, "%s/%d", p->dev, p->port);
-	else
-		snprintf(buf, len, "%s", p->dev);   /* device-level hw_counters */
+	subject_port(p->dev, p->port, buf, len);
+}
+
+/* The model's port behind a sampler series: its link layer and line rate
+ * are facts of the model, read once; NULL for a port that appeared after
+ * the snapshot (until 'r' reloads it). */
+static const struct fab_port *model_port(const struct fab_model *m, const struct fab_sport *p)
+{
+	return p->port > 0 ? model_find_port(m, p->dev, p->port, NULL) : NULL;
+}
+
+static double line_gbps(const struct fab_model *m, const struct fab_sport *p)
+{
+	const struct fab_port *mp = model_port(m, p);
+	return mp && mp->rate_gbps.ok ? mp->rate_gbps.v : 0;
 }
 
 /* ---- numbers as text ---------------------------------------------------- */
@@ -169,70 +180,19 @@ static void sparkline(const struct fab_sampler *s, const float *ring, double ful
 	buf[o] = '\0';
 }
 
-/* ---- port state --------------------------------------------------------- */
-
-enum {
-	PS_GONE = 1 << 0, PS_STOPPED = 1 << 1, PS_RETRIES = 1 << 2, PS_ERRORS = 1 << 3,
-	PS_CONGESTED = 1 << 4, PS_IDLE = 1 << 5, PS_WAIT = 1 << 6,
-};
+/* ---- port state: sampler_port_state(), words from vocab.h ---------------- */
 
 static const struct {
 	unsigned bit;
-	const char *word;
 	enum fab_color color;
-} state_words[] = {
-	{ PS_GONE, "GONE", CP_ERROR },
-	{ PS_STOPPED, "STOPPED", CP_ERROR },
-	{ PS_RETRIES, "RETRIES", CP_ERROR },
-	{ PS_ERRORS, "ERRORS", CP_ERROR },
-	{ PS_CONGESTED, "CONGESTED", CP_WARN },
+} state_colors[] = {
+	{ PT_GONE, CP_ERROR }, { PT_STOPPED, CP_ERROR }, { PT_RETRIES, CP_ERROR },
+	{ PT_ERRORS, CP_ERROR }, { PT_CONGESTED, CP_WARN },
 };
 
-/* The bad kind a counter speaks for when it grew in the last step. */
-static unsigned ctr_bits(const struct fab_ctr *c)
-{
-	if (!c->grew || !c->def || !c->def->bad_when_grows)
-		return 0;
-	switch (c->def->cls) {
-	case CC_RETRY:      return PS_RETRIES;
-	case CC_CONGESTION: return PS_CONGESTED;
-	case CC_ERROR:      return PS_ERRORS;
-	default:            return 0;
-	}
-}
-
-static unsigned ctr_range_bits(const struct fab_sampler *s, const struct fab_sport *p)
-{
-	unsigned bits = 0;
-	for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
-		bits |= ctr_bits(&s->ctrs[i]);
-	return bits;
-}
-
-/* A port's state: its own counters and its device's device-level ones
- * (mlx5 keeps the transport counters there on some firmware). */
 static unsigned port_state(const struct fab_sampler *s, const struct fab_sport *p)
 {
-	unsigned bits = ctr_range_bits(s, p);
-	for (int i = 0; i < s->nports; i++)
-		if (s->ports[i].port == 0 && strcmp(s->ports[i].dev, p->dev) == 0)
-			bits |= ctr_range_bits(s, &s->ports[i]);
-	if (!p->present)
-		return bits | PS_GONE;
-	if (!p->has_rates)
-		return bits | PS_WAIT;
-	double peak = 0;
-	for (int i = 0; i < s->hist_len; i++) {
-		double v = sampler_hist(s, p->tx_hist, i) + sampler_hist(s, p->rx_hist, i);
-		if (v > peak)
-			peak = v;
-	}
-	double cur = p->tx_gbps + p->rx_gbps;
-	if (peak < MOVING_GBPS)
-		bits |= PS_IDLE;
-	else if (cur < STOP_FRACTION * peak)
-		bits |= PS_STOPPED;
-	return bits;
+	return sampler_port_state(s, (int)(p - s->ports));
 }
 
 /* ---- the pinned lines: title and banner --------------------------------- */
@@ -306,7 +266,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* One kind of trouble the banner names: where, and which counters. */
 struct trouble {
-	unsigned kind;           /* PS_STOPPED or a counter kind (ctr_bits) */
+	unsigned kind;           /* PT_STOPPED or a counter kind (ctr_trouble) */
 	const char *head;        /* "RETRIES GROWING" */
 	const char *word;        /* "RETRIES": the short form, as in the state column */
 	char ports[768];
@@ -337,11 +297,11 @@ static void find_trouble(const struct fab_sampler *s, const char *fdev, struct t
 		bool here = false;
 		if (!dev_shown(fdev, p->dev))
 			continue;
-		if (t->kind == PS_STOPPED) {
-			here = p->port > 0 && (port_state(s, p) & PS_STOPPED);
+		if (t->kind == PT_STOPPED) {
+			here = p->port > 0 && (port_state(s, p) & PT_STOPPED);
 		} else {
 			for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
-				if (ctr_bits(&s->ctrs[i]) == t->kind) {
+				if (ctr_trouble(&s->ctrs[i]) == t->kind) {
 					here = true;
 					add_name(names, &nn, &more, s->ctrs[i].name);
 				}
@@ -381,10 +341,10 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 		       int w, int max_rows)
 {
 	struct trouble t[] = {
-		{ .kind = PS_STOPPED, .head = "TRAFFIC STOPPED", .word = "STOPPED" },
-		{ .kind = PS_RETRIES, .head = "RETRIES GROWING", .word = "RETRIES" },
-		{ .kind = PS_ERRORS, .head = "ERRORS GROWING", .word = "ERRORS" },
-		{ .kind = PS_CONGESTED, .head = "CONGESTION", .word = "CONGESTED" },
+		{ .kind = PT_STOPPED, .head = "TRAFFIC STOPPED", .word = "STOPPED" },
+		{ .kind = PT_RETRIES, .head = "RETRIES GROWING", .word = "RETRIES" },
+		{ .kind = PT_ERRORS, .head = "ERRORS GROWING", .word = "ERRORS" },
+		{ .kind = PT_CONGESTED, .head = "CONGESTION", .word = "CONGESTED" },
 	};
 	int nt = (int)(sizeof(t) / sizeof(t[0])), shown = 0;
 	char full[4096] = "!! ", brief[256] = "!! ", buf[96];
@@ -396,7 +356,7 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 		find_trouble(s, fdev, &t[k]);
 		if (!t[k].nports)
 			continue;
-		red = red || t[k].kind != PS_CONGESTED;
+		red = red || t[k].kind != PT_CONGESTED;
 		cat(full, sizeof(full), any ? sep() : "");
 		cat(full, sizeof(full), t[k].head);
 		if (prev && strcmp(prev, t[k].ports) == 0)
@@ -459,27 +419,11 @@ struct pcols {
 	int spark;
 };
 
-static const char *ll_short(const char *ll)
+static void pcell(const struct fab_model *m, const struct fab_sampler *s, const struct fab_sport *p,
+		  int col, const struct pcols *c, char *buf, size_t len)
 {
-	return strcmp(ll, "InfiniBand") == 0 ? "IB" : strcmp(ll, "Ethernet") == 0 ? "Eth" :
-	       ll[0] ? ll : "-";
-}
-
-static void state_text(unsigned bits, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(state_words) / sizeof(state_words[0]); i++)
-		if (bits & state_words[i].bit) {
-			cat(buf, len, buf[0] ? " " : "");
-			cat(buf, len, state_words[i].word);
-		}
-	if (!buf[0])
-		snprintf(buf, len, "%s", bits & PS_WAIT ? "-" : bits & PS_IDLE ? "idle" : "ok");
-}
-
-static void pcell(const struct fab_sampler *s, const struct fab_sport *p, int col,
-		  const struct pcols *c, char *buf, size_t len)
-{
+	const struct fab_port *mp = model_port(m, p);
+	double line = line_gbps(m, p);
 	char a[32], b[32];
 	bool rates = p->present && p->has_rates;
 	buf[0] = '\0';
@@ -488,7 +432,7 @@ static void pcell(const struct fab_sampler *s, const struct fab_sport *p, int co
 		port_label(p, buf, len);
 		break;
 	case P_LL:
-		snprintf(buf, len, "%s", ll_short(p->link_layer));
+		snprintf(buf, len, "%s", mp ? ll_short(mp->ll) : "-");
 		break;
 	case P_TX:
 	case P_RX:
@@ -500,15 +444,15 @@ static void pcell(const struct fab_sampler *s, const struct fab_sport *p, int co
 	case P_TXH:
 	case P_RXH: {
 		const float *ring = col == P_TXH ? p->tx_hist : p->rx_hist;
-		double full = p->line_gbps;
+		double full = line;
 		if (full <= 0)   /* line rate unknown: both directions on one scale */
 			full = fmax(ring_peak(s, p->tx_hist), ring_peak(s, p->rx_hist));
 		sparkline(s, ring, full, c ? c->spark : SPARK_MIN, buf, len);
 		break;
 	}
 	case P_LINE:
-		if (rates && p->line_gbps > 0)
-			snprintf(buf, len, "%.0f%%", fmax(p->tx_gbps, p->rx_gbps) / p->line_gbps * 100);
+		if (rates && line > 0)
+			snprintf(buf, len, "%.0f%%", fmax(p->tx_gbps, p->rx_gbps) / line * 100);
 		else
 			snprintf(buf, len, "-");
 		break;
@@ -522,7 +466,7 @@ static void pcell(const struct fab_sampler *s, const struct fab_sport *p, int co
 		snprintf(buf, len, "%s/%s", a, b);
 		break;
 	case P_STATE:
-		state_text(port_state(s, p), buf, len);
+		traffic_words(port_state(s, p), buf, len);
 		break;
 	}
 }
@@ -541,7 +485,8 @@ static int pcols_width(const struct pcols *c)
 
 /* Column widths over every port (a filter does not move them); the
  * histories take what is left, within SPARK_MIN..SPARK_MAX. */
-static void pcols_fit(const struct fab_sampler *s, int budget, struct pcols *c)
+static void pcols_fit(const struct fab_model *m, const struct fab_sampler *s, int budget,
+		      struct pcols *c)
 {
 	char buf[256];
 	for (int k = 0; k < NPCOLS; k++) {
@@ -555,7 +500,7 @@ static void pcols_fit(const struct fab_sampler *s, int budget, struct pcols *c)
 		for (int k = 0; k < NPCOLS; k++) {
 			if (k == P_TXH || k == P_RXH)
 				continue;
-			pcell(s, p, k, NULL, buf, sizeof(buf));
+			pcell(m, s, p, k, NULL, buf, sizeof(buf));
 			int w = view_strwidth(buf);
 			if (w > c->w[k])
 				c->w[k] = w;
@@ -573,11 +518,12 @@ static void pcols_fit(const struct fab_sampler *s, int budget, struct pcols *c)
 		c->on[pcol_drop[i]] = false;
 }
 
-static void port_table(struct view_pen *p, const struct fab_sampler *s, const char *fdev)
+static void port_table(struct view_pen *p, const struct fab_model *m, const struct fab_sampler *s,
+		       const char *fdev)
 {
 	struct pcols c;
 	char buf[256];
-	pcols_fit(s, p->w, &c);
+	pcols_fit(m, s, p->w, &c);
 	for (int k = 0, x = 0; k < NPCOLS; k++) {
 		if (!c.on[k])
 			continue;
@@ -599,26 +545,28 @@ static void port_table(struct view_pen *p, const struct fab_sampler *s, const ch
 				continue;
 			if (x)
 				x += k == P_TXH || k == P_RXH ? 1 : GAP;
-			pcell(s, pt, k, &c, buf, sizeof(buf));
+			pcell(m, s, pt, k, &c, buf, sizeof(buf));
 			bool right = k == P_TX || k == P_RX || k == P_LINE || k == P_PPS;
 			int pad = right ? c.w[k] - view_strwidth(buf) : 0;
 			if (k == P_STATE) {
-				/* Each word in its own colour. */
+				/* The words (vocab.h), each in its bit's colour. */
 				int sx = x;
 				bool any = false;
-				for (size_t i = 0; i < sizeof(state_words) / sizeof(state_words[0]); i++) {
-					if (!(st & state_words[i].bit))
+				for (size_t i = 0; i < sizeof(state_colors) / sizeof(state_colors[0]); i++) {
+					char w1[24];
+					if (!(st & state_colors[i].bit))
 						continue;
-					sx = view_pen_fixed(p, sx + (any ? 1 : 0), state_words[i].word,
-							    fab_attr(state_words[i].color) | A_BOLD);
+					traffic_words(state_colors[i].bit, w1, sizeof(w1));
+					sx = view_pen_fixed(p, sx + (any ? 1 : 0), w1,
+							    fab_attr(state_colors[i].color) | A_BOLD);
 					any = true;
 				}
 				if (!any)
-					view_pen_fixed(p, x, buf, st & (PS_IDLE | PS_WAIT) ?
+					view_pen_fixed(p, x, buf, st & (PT_IDLE | PT_WAIT) ?
 						       fab_attr(CP_DIM) : fab_attr(CP_OK));
 			} else {
 				int attr = k == P_PORT ? (int)A_BOLD :
-					   (k == P_TXH || k == P_RXH) && (st & PS_STOPPED) ?
+					   (k == P_TXH || k == P_RXH) && (st & PT_STOPPED) ?
 					   fab_attr(CP_ERROR) : 0;
 				view_pen_fixed(p, x + pad, buf, attr);
 			}
@@ -764,23 +712,11 @@ static bool ctr_changed(const struct fab_sampler *s, const struct fab_ctr *c)
 	       ((f & CTR_FIRST) && s->tick > 1);
 }
 
+/* The step's flags (vocab.h's words). At start every counter is new;
+ * later, new means it (or its port) came back. */
 static void ctr_flags(const struct fab_sampler *s, const struct fab_ctr *c, char *buf, size_t len)
 {
-	static const struct { unsigned bit; const char *word; } names[] = {
-		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "SAT" },
-		{ CTR_GONE, "GONE" }, { CTR_UNREADABLE, "UNREAD" },
-	};
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (c->last.flags & names[i].bit) {
-			cat(buf, len, buf[0] ? " " : "");
-			cat(buf, len, names[i].word);
-		}
-	/* At start every counter is new; later, new means it (or its port) came back. */
-	if ((c->last.flags & CTR_FIRST) && s->tick > 1) {
-		cat(buf, len, buf[0] ? " " : "");
-		cat(buf, len, "NEW");
-	}
+	ctr_flag_words(c->last.flags & ~(s->tick > 1 ? 0u : (unsigned)CTR_FIRST), buf, len, NULL, NULL);
 }
 
 /* Flags before the history: at 80 columns they must not scroll out of view. */
@@ -842,8 +778,8 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 
 static int ctr_attr(const struct fab_sampler *s, const struct fab_ctr *c)
 {
-	unsigned bits = ctr_bits(c);
-	if (bits & PS_CONGESTED)
+	unsigned bits = ctr_trouble(c);
+	if (bits & PT_CONGESTED)
 		return fab_attr(CP_WARN) | A_BOLD;
 	if (bits)
 		return fab_attr(CP_ERROR);
@@ -951,7 +887,7 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		qp_section(p, l, NULL);
 		return;
 	}
-	port_table(p, s, fdev);
+	port_table(p, m, s, fdev);
 	if (s->note[0]) {
 		view_pen_fixed(p, 0, "note", A_BOLD);
 		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "fabtop/counters.h"
 #include "fabtop/view.h"
+#include "fabtop/vocab.h"
 
 #define SIDE_MIN_W   160   /* from this width the detail goes beside the list */
 #define DETAIL_MIN_W 60    /* what the detail keeps when beside the list */
@@ -74,10 +75,7 @@ static void shown_range(const struct fab_model *m, int filter, int *first, int *
 
 static void port_name(const struct row *r, char *buf, size_t len)
 {
-	if (r->pt)
-		snprintf(buf, len, "%s/%d", r->n->name, r->pt->num);
-	else
-		snprintf(buf, len, "%s", r->n->name);
+	subject_port(r->n->name, r->pt ? r->pt->num : 0, buf, len);
 }
 
 /* ---- findings about a port: its own ("mlx5_0/1") and its device's ------- */
@@ -121,42 +119,8 @@ static bool about_any(const struct fab_model *m, const struct fab_finding *f)
 	return false;
 }
 
-static int sev_attr(enum fab_severity s)
-{
-	return fab_attr(s == SEV_ERROR ? CP_ERROR : s == SEV_WARN ? CP_WARN : CP_OK);
-}
-
-static const char *sev_word(enum fab_severity s)
-{
-	return s == SEV_ERROR ? "ERROR" : s == SEV_WARN ? "WARNING" : "INFO";
-}
 
 /* ---- values as text: N/A when unknown, never a made-up zero ------------- */
-
-static bool is_ib(const struct fab_port *pt)
-{
-	return strcmp(pt->link_layer, "InfiniBand") == 0;
-}
-
-static bool is_eth(const struct fab_port *pt)
-{
-	return strcmp(pt->link_layer, "Ethernet") == 0;
-}
-
-/* Usable here: the verbs device node exists in this mount namespace and
- * opened read-write; the same test as the links.not-usable rule. */
-static int usable(const struct fab_uverbs *u)
-{
-	if (!u->open_errno.ok)
-		return -1;
-	return u->present && u->open_errno.v == 0;
-}
-
-static const char *usable_word(const struct fab_uverbs *u)
-{
-	int k = usable(u);
-	return k < 0 ? "N/A" : k ? "yes" : "no";
-}
 
 static const char *int_str(fab_int v, const char *fmt, char *buf, size_t len)
 {
@@ -167,24 +131,12 @@ static const char *int_str(fab_int v, const char *fmt, char *buf, size_t len)
 	return buf;
 }
 
-static const char *str_or_na(const char *s)
-{
-	return s && s[0] ? s : "N/A";
-}
-
-static const char *state_str(const char *word, fab_int num, char *buf, size_t len)
-{
-	if (word[0])
-		return word;
-	return int_str(num, "%lld", buf, len);
-}
-
 /* "400 Gb/s 4X NDR"; the kernel's own string when the parts are unknown. */
 static void fmt_rate(const struct fab_port *pt, char *buf, size_t len)
 {
 	size_t n;
 	if (!pt->rate_gbps.ok) {
-		snprintf(buf, len, "%s", str_or_na(pt->rate_str));
+		snprintf(buf, len, "%s", na(pt->rate_str));
 		return;
 	}
 	n = (size_t)snprintf(buf, len, "%g Gb/s", pt->rate_gbps.v);
@@ -192,29 +144,6 @@ static void fmt_rate(const struct fab_port *pt, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, " %lldX", pt->width.v);
 	if (pt->speed[0] && n < len)
 		snprintf(buf + n, len - n, " %s", pt->speed);
-}
-
-/* "3", "0,3", "none"; N/A when the mask is unknown. */
-static const char *prio_list(fab_int mask, char *buf, size_t len)
-{
-	size_t n = 0;
-	if (!mask.ok) {
-		snprintf(buf, len, "N/A");
-		return buf;
-	}
-	buf[0] = '\0';
-	for (int p = 0; p < 8 && n < len; p++)
-		if (mask.v >> p & 1)
-			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", p);
-	if (!n)
-		snprintf(buf, len, "none");
-	return buf;
-}
-
-static const struct fab_netdev *netdev_of(const struct fab_model *m, const char *name)
-{
-	int i = name[0] ? model_find_netdev(m, name) : FAB_NO_INDEX;
-	return i == FAB_NO_INDEX ? NULL : &m->netdevs[i];
 }
 
 static int port_gids(const struct fab_port *pt)
@@ -229,12 +158,6 @@ static const struct fab_gid *roce_v2_ipv4(const struct fab_port *pt)
 		if (pt->gids[g].ipv4 && strcmp(pt->gids[g].type, "RoCE v2") == 0)
 			return &pt->gids[g];
 	return NULL;
-}
-
-/* PCIe payload bandwidth: 8b/10b encoding below Gen3, 128b/130b from Gen3. */
-static double pcie_gbps(double gts, long long width)
-{
-	return gts * (double)width * (gts < 8.0 ? 0.8 : 128.0 / 130.0);
 }
 
 /* ---- the port list ------------------------------------------------------- */
@@ -266,7 +189,7 @@ static void cell(const struct fab_model *m, const struct row *r, int col, char *
 		return;
 	}
 	if (col == C_USABLE) {
-		snprintf(buf, len, "%s", usable_word(&r->n->uverbs));
+		snprintf(buf, len, "%s", tri_name(pt ? pt->usable.v : r->n->usable.v));
 		return;
 	}
 	if (col == C_FINDING) {
@@ -285,27 +208,27 @@ static void cell(const struct fab_model *m, const struct row *r, int col, char *
 	}
 	switch (col) {
 	case C_STATE:
-		snprintf(buf, len, "%s", state_str(pt->state_str, pt->state, tmp, sizeof(tmp)));
+		snprintf(buf, len, "%s", na(port_state_word(pt, tmp, sizeof(tmp))));
 		break;
 	case C_PHYS:
-		snprintf(buf, len, "%s", state_str(pt->phys_state_str, pt->phys_state, tmp, sizeof(tmp)));
+		snprintf(buf, len, "%s", na(port_phys_word(pt, tmp, sizeof(tmp))));
 		break;
 	case C_RATE:
 		fmt_rate(pt, buf, len);
 		break;
 	case C_LAYER:
-		snprintf(buf, len, "%s", is_ib(pt) ? "IB" : is_eth(pt) ? "Eth" : str_or_na(pt->link_layer));
+		snprintf(buf, len, "%s", ll_short(pt->ll));
 		break;
 	case C_NETDEV: {
-		const struct fab_netdev *d = netdev_of(m, pt->netdev);
-		snprintf(buf, len, "%s%s", str_or_na(pt->netdev),
+		const struct fab_netdev *d = model_netdev(m, pt->netdev);
+		snprintf(buf, len, "%s%s", na(pt->netdev),
 			 d && strcmp(d->operstate, "down") == 0 ? " down" : "");
 		break;
 	}
 	case C_ADDR:
-		if (is_ib(pt)) {
+		if ((pt->ll == FAB_LL_IB)) {
 			snprintf(buf, len, "lid %s", int_str(pt->lid, "0x%llx", tmp, sizeof(tmp)));
-		} else if (is_eth(pt)) {
+		} else if ((pt->ll == FAB_LL_ETH)) {
 			const struct fab_gid *g = roce_v2_ipv4(pt);
 			snprintf(buf, len, "%s", g ? g->ip : port_gids(pt) ? "no IPv4" : "N/A");
 		} else {
@@ -349,12 +272,6 @@ static void cols_fit(const struct fab_model *m, int budget, struct cols *c)
 				c->w[k] = w;
 		}
 	}
-	/* A capture that did not record verbs access has nothing to say here;
-	 * the verdict line says N/A once. */
-	bool known = false;
-	for (int i = 0; i < m->nnics; i++)
-		known = known || usable(&m->nics[i].uverbs) >= 0;
-	c->on[C_USABLE] = known;
 	cols_width(c);
 	for (size_t i = 0; i < sizeof(col_drop) / sizeof(col_drop[0]) && c->width > budget; i++) {
 		c->on[col_drop[i]] = false;
@@ -396,7 +313,7 @@ static void list_body(struct view_pen *p, const struct fab_model *m)
 		int count;
 		const struct fab_finding *f = worst(m, &r, &count);
 		bool sel = g == p->v->sel;
-		int a = f ? sev_attr(f->sev) : fab_attr(CP_OK);
+		int a = f ? fab_sev_attr(f->sev) : fab_attr(CP_OK);
 		row_text(m, &r, &c, sel, line, sizeof(line));
 		view_pen_put(p, 0, line, sel ? a | fab_attr(CP_SELECT) : a);
 		view_pen_nl(p);
@@ -469,7 +386,7 @@ static void detail_summary(struct view_pen *p, const struct fab_model *m, const 
 		if (!about(f, r))
 			continue;
 		snprintf(buf, sizeof(buf), "%s%s", count ? ", " : "", f->id);
-		x = add(p, x, LABEL_W, buf, sev_attr(f->sev));
+		x = add(p, x, LABEL_W, buf, fab_sev_attr(f->sev));
 		count++;
 	}
 	if (count)
@@ -485,11 +402,11 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 	char buf[160], a[48], b[48];
 	int x = label(p, "HCA");
 	x = add(p, x, LABEL_W, n->name, A_BOLD);
-	x = kv(p, x, "type", str_or_na(n->hca_type), 0);
-	x = kv(p, x, "driver", str_or_na(n->driver), 0);
-	x = kv(p, x, "fw", str_or_na(n->fw_ver), 0);
-	x = kv(p, x, "node GUID", str_or_na(n->node_guid), 0);
-	kv(p, x, "board", str_or_na(n->board_id), 0);
+	x = kv(p, x, "type", na(n->hca_type), 0);
+	x = kv(p, x, "driver", na(n->driver), 0);
+	x = kv(p, x, "fw", na(n->fw_ver), 0);
+	x = kv(p, x, "node GUID", na(n->node_guid), 0);
+	kv(p, x, "board", na(n->board_id), 0);
 	view_pen_nl(p);
 
 	x = label(p, "PCI");
@@ -535,7 +452,7 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 
 	const struct fab_uverbs *u = &n->uverbs;
 	x = label(p, "Verbs");
-	x = add(p, x, LABEL_W, str_or_na(u->name), 0);
+	x = add(p, x, LABEL_W, na(u->name), 0);
 	if (!u->open_errno.ok && !u->present)
 		x = add(p, x, LABEL_W, "  present N/A", 0);
 	else
@@ -546,8 +463,11 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 		snprintf(buf, sizeof(buf), "%s", u->open_errno.v ? strerror((int)u->open_errno.v) : "ok");
 	if (u->present || !u->open_errno.ok)
 		x = kv(p, x, "open:", buf, u->open_errno.ok && u->open_errno.v ? fab_attr(CP_ERROR) : 0);
-	int k = usable(u);
-	kv(p, x, "usable here:", usable_word(u), k < 0 ? 0 : fab_attr(k ? CP_OK : CP_ERROR));
+	x = kv(p, x, "usable here:", tri_name(n->usable.v), fab_tri_attr(n->usable.v));
+	if (n->usable.v != FAB_YES) {
+		snprintf(buf, sizeof(buf), " (%s)", n->usable.why);
+		add(p, x, LABEL_W, buf, 0);
+	}
 	view_pen_nl(p);
 }
 
@@ -556,24 +476,28 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	char buf[160], a[48], b[48];
 	snprintf(buf, sizeof(buf), "Port %d", pt->num);
 	int x = label(p, buf);
-	bool active = pt->state.ok && pt->state.v == 4;
-	x = kv(p, x, "state", state_str(pt->state_str, pt->state, a, sizeof(a)),
-	       pt->state.ok ? fab_attr(active ? CP_OK : CP_ERROR) : 0);
-	x = kv(p, x, "phys", state_str(pt->phys_state_str, pt->phys_state, b, sizeof(b)), 0);
-	kv(p, x, "link layer", str_or_na(pt->link_layer), 0);
+	x = kv(p, x, "state", na(port_state_word(pt, a, sizeof(a))),
+	       pt->state.ok ? fab_attr(port_active(pt) ? CP_OK : CP_ERROR) : 0);
+	x = kv(p, x, "phys", na(port_phys_word(pt, b, sizeof(b))), 0);
+	x = kv(p, x, "link layer", na(ll_name(pt->ll)), 0);
+	x = kv(p, x, "usable here:", tri_name(pt->usable.v), fab_tri_attr(pt->usable.v));
+	if (pt->usable.v != FAB_YES) {
+		snprintf(buf, sizeof(buf), " (%s)", pt->usable.why);
+		add(p, x, LABEL_W, buf, 0);
+	}
 	view_pen_nl(p);
 
 	x = label(p, "Rate");
 	if (pt->rate_gbps.ok)
 		snprintf(buf, sizeof(buf), "%g Gb/s", pt->rate_gbps.v);
 	else
-		snprintf(buf, sizeof(buf), "%s", str_or_na(pt->rate_str));
+		snprintf(buf, sizeof(buf), "%s", na(pt->rate_str));
 	x = add(p, x, LABEL_W, buf, 0);
 	x = kv(p, x, "width", int_str(pt->width, "%lldX", a, sizeof(a)), 0);
-	kv(p, x, "speed", str_or_na(pt->speed), 0);
+	kv(p, x, "speed", na(pt->speed), 0);
 	view_pen_nl(p);
 
-	if (!is_eth(pt)) {
+	if (!(pt->ll == FAB_LL_ETH)) {
 		x = label(p, "IB");
 		x = kv(p, x, "LID", int_str(pt->lid, "0x%llx", a, sizeof(a)), 0);
 		x = kv(p, x, "SM LID", int_str(pt->sm_lid, "0x%llx", a, sizeof(a)), 0);
@@ -584,13 +508,13 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	x = label(p, "MTU");
 	x = kv(p, x, "active", int_str(pt->active_mtu, "%lld", a, sizeof(a)), 0);
 	x = kv(p, x, "max", int_str(pt->max_mtu, "%lld", a, sizeof(a)), 0);
-	snprintf(buf, sizeof(buf), "  (from %s)", str_or_na(pt->mtu_source));
+	snprintf(buf, sizeof(buf), "  (from %s)", na(pt->mtu_source));
 	add(p, x, LABEL_W, buf, fab_attr(CP_DIM));
 	view_pen_nl(p);
 
 	x = label(p, "netdev");
-	const struct fab_netdev *d = netdev_of(m, pt->netdev);
-	x = add(p, x, LABEL_W, str_or_na(pt->netdev), A_BOLD);
+	const struct fab_netdev *d = model_netdev(m, pt->netdev);
+	x = add(p, x, LABEL_W, na(pt->netdev), A_BOLD);
 	if (d) {
 		x = kv(p, x, "MTU", int_str(d->mtu, "%lld", a, sizeof(a)), 0);
 		bool up = strcmp(d->operstate, "up") == 0;
@@ -606,13 +530,13 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	}
 	view_pen_nl(p);
 
-	if (is_eth(pt)) {
+	if ((pt->ll == FAB_LL_ETH)) {
 		x = label(p, "QoS");
 		if (d) {
-			x = kv(p, x, "trust", str_or_na(d->qos_trust), 0);
-			x = kv(p, x, "PFC", prio_list(d->pfc_mask, a, sizeof(a)), 0);
-			x = kv(p, x, "ECN np", prio_list(d->ecn_np_mask, a, sizeof(a)), 0);
-			kv(p, x, "rp", prio_list(d->ecn_rp_mask, a, sizeof(a)), 0);
+			x = kv(p, x, "trust", na(d->qos_trust), 0);
+			x = kv(p, x, "PFC", na(prio_list(d->pfc_mask, a, sizeof(a))), 0);
+			x = kv(p, x, "ECN np", na(prio_list(d->ecn_np_mask, a, sizeof(a))), 0);
+			kv(p, x, "rp", na(prio_list(d->ecn_rp_mask, a, sizeof(a))), 0);
 		} else {
 			add(p, x, LABEL_W, "N/A (no netdev here)", 0);
 		}
@@ -632,9 +556,9 @@ static void detail_gids(struct view_pen *p, const struct fab_port *pt)
 	if (!ng)
 		return;
 	for (int g = 0; g < ng; g++) {
-		int l = view_strwidth(str_or_na(pt->gids[g].type));
+		int l = view_strwidth(na(pt->gids[g].type));
 		wt = l > wt ? l : wt;
-		l = view_strwidth(str_or_na(pt->gids[g].netdev));
+		l = view_strwidth(na(pt->gids[g].netdev));
 		wn = l > wn ? l : wn;
 	}
 	snprintf(buf, sizeof(buf), "  %3s  %-39s  %-*s  %-*s  %s", "IDX", "GID", wt, "TYPE", wn,
@@ -644,36 +568,30 @@ static void detail_gids(struct view_pen *p, const struct fab_port *pt)
 	for (int g = 0; g < ng; g++) {
 		const struct fab_gid *gd = &pt->gids[g];
 		/* IB GIDs carry no address: "-" there, N/A when a RoCE one is unknown. */
-		const char *ip = gd->ip[0] ? gd->ip : is_ib(pt) ? "-" : "N/A";
+		const char *ip = gd->ip[0] ? gd->ip : (pt->ll == FAB_LL_IB) ? "-" : "N/A";
 		snprintf(buf, sizeof(buf), "  %3d  %-39s  %-*s  %-*s  %s", gd->index, gd->gid, wt,
-			 str_or_na(gd->type), wn, is_ib(pt) && !gd->netdev[0] ? "-" : str_or_na(gd->netdev),
+			 na(gd->type), wn, (pt->ll == FAB_LL_IB) && !gd->netdev[0] ? "-" : na(gd->netdev),
 			 ip);
 		view_pen_put(p, 0, buf, 0);
 		view_pen_nl(p);
 	}
 }
 
-/* 32-bit PMA error counters stop at 2^32-1 instead of wrapping. */
-static bool saturated(const struct fab_counter *c)
-{
-	const struct fab_counter_def *d = counter_def("counters", c->name);
-	return c->value.ok && c->value.v == 4294967295LL && (!d || d->saturates);
-}
-
+/* The value, and "saturated" when the model found it pinned at the
+ * counter's maximum (counter_pinned): the true count is higher. */
 static void counter_value(const struct fab_counter *c, char *buf, size_t len)
 {
-	if (saturated(c))
-		snprintf(buf, len, "saturated");
-	else
-		int_str(c->value, "%lld", buf, len);
+	char v[32];
+	int_str(c->value, "%lld", v, sizeof(v));
+	snprintf(buf, len, "%s%s", v, c->pinned ? " saturated" : "");
 }
 
 static int counter_attr(const struct fab_counter *c)
 {
-	const struct fab_counter_def *d = counter_def("counters", c->name);
+	const struct fab_counter_def *d = c->def;
 	if (!c->value.ok || c->value.v == 0)
 		return 0;
-	if (saturated(c))
+	if (c->pinned)
 		return fab_attr(CP_ERROR);
 	/* Errors and retries that grew are the point; congestion ticks less so. */
 	if (!d || (d->bad_when_grows && (d->cls == CC_ERROR || d->cls == CC_RETRY)))
@@ -754,27 +672,10 @@ static void detail_findings(struct view_pen *p, const struct fab_model *m, const
 	title(p, head);
 	for (int i = 0; i < m->nfindings; i++) {
 		const struct fab_finding *f = &m->findings[i];
-		char text[600];
 		if (!about(f, r))
 			continue;
 		count++;
-		int x = view_pen_fixed(p, 2, sev_word(f->sev), sev_attr(f->sev));
-		x = x < 11 ? 11 : x + 1;
-		snprintf(text, sizeof(text), "%s (%s)", f->id, f->subject);
-		view_pen_wrap_hang(p, x, 11, text, A_BOLD);
-		view_pen_wrap(p, 11, f->message, 0);
-		if (f->layer[0]) {
-			snprintf(text, sizeof(text), "layer: %s", f->layer);
-			view_pen_wrap(p, 11, text, fab_attr(CP_DIM));
-		}
-		if (f->evidence[0]) {
-			snprintf(text, sizeof(text), "evidence: %s", f->evidence);
-			view_pen_wrap(p, 11, text, fab_attr(CP_DIM));
-		}
-		if (f->hint[0]) {
-			snprintf(text, sizeof(text), "next: %s", f->hint);
-			view_pen_wrap(p, 11, text, 0);
-		}
+		view_pen_finding(p, 2, f);
 	}
 	if (!count) {
 		view_pen_fixed(p, 2, "none: this port and its HCA look healthy", fab_attr(CP_OK));
@@ -813,16 +714,12 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 
 static void verdict_body(struct view_pen *p, const struct fab_model *m)
 {
-	int nsev[3] = { 0, 0, 0 }, known = 0, yes = 0, x;
+	int nsev[3] = { 0, 0, 0 }, count[3], x;
 	char buf[160];
 	for (int i = 0; i < m->nfindings; i++)
 		if (m->findings[i].sev <= SEV_ERROR && about_any(m, &m->findings[i]))
 			nsev[m->findings[i].sev]++;
-	for (int i = 0; i < m->nnics; i++) {
-		int k = usable(&m->nics[i].uverbs);
-		known += k >= 0;
-		yes += k > 0;
-	}
+	int nports = model_usable_counts(m, count);
 	x = view_pen_fixed(p, 0, "Ports: ", fab_attr(CP_TITLE));
 	if (!nsev[0] && !nsev[1] && !nsev[2]) {
 		x = add(p, x, 2, "no findings", fab_attr(CP_OK));
@@ -836,22 +733,19 @@ static void verdict_body(struct view_pen *p, const struct fab_model *m)
 				continue;
 			snprintf(buf, sizeof(buf), "%s%d %s", any ? ", " : "", nsev[s],
 				 word[s][nsev[s] != 1]);
-			x = add(p, x, 2, buf, s == SEV_INFO ? 0 : sev_attr((enum fab_severity)s));
+			x = add(p, x, 2, buf, s == SEV_INFO ? 0 : fab_sev_attr((enum fab_severity)s));
 			any = true;
 		}
 	}
-	if (!known) {
-		x = add_sep(p, x, 2, "HCAs usable here: N/A", 0);
-	} else {
-		snprintf(buf, sizeof(buf), "%d of %d HCAs usable here", yes, m->nnics);
-		int a = fab_attr(yes == m->nnics ? CP_OK : yes ? CP_WARN : CP_ERROR);
-		x = add_sep(p, x, 2, buf, a);
-		if (known < m->nnics) {
-			snprintf(buf, sizeof(buf), " (%d unknown)", m->nnics - known);
-			x = add(p, x, 2, buf, 0);
-		}
+	int yes = count[FAB_YES];
+	snprintf(buf, sizeof(buf), "%d of %d ports usable here", yes, nports);
+	x = add_sep(p, x, 2, buf, count[FAB_UNKNOWN] == nports ? 0 :
+		    fab_attr(yes == nports ? CP_OK : yes ? CP_WARN : CP_ERROR));
+	if (count[FAB_UNKNOWN]) {
+		snprintf(buf, sizeof(buf), " (%d unknown)", count[FAB_UNKNOWN]);
+		x = add(p, x, 2, buf, 0);
 	}
-	snprintf(buf, sizeof(buf), "RDMA netns: %s", str_or_na(m->rdma_netns_mode));
+	snprintf(buf, sizeof(buf), "RDMA netns: %s", na(m->rdma_netns_mode));
 	x = add_sep(p, x, 2, buf, 0);
 	if (p->v->filter > 0 && p->v->filter <= m->nnics) {
 		snprintf(buf, sizeof(buf), "filter: %s", m->nics[p->v->filter - 1].name);
@@ -871,7 +765,7 @@ static void empty_body(struct view_pen *p, const struct fab_model *m)
 	view_pen_nl(p);
 	view_pen_wrap(p, 0, "Nothing in /sys/class/infiniband: no HCA is installed, its driver "
 		      "(mlx5_ib, ...) is not loaded, or this container does not see it.", 0);
-	snprintf(buf, sizeof(buf), "RDMA netns mode: %s", str_or_na(m->rdma_netns_mode));
+	snprintf(buf, sizeof(buf), "RDMA netns mode: %s", na(m->rdma_netns_mode));
 	view_pen_wrap(p, 0, buf, 0);
 	view_pen_nl(p);
 	view_pen_wrap(p, 0, "To see what a GPU node's links look like here, open a bundled "

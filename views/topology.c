@@ -7,6 +7,7 @@
 #include <string.h>
 #include "fabtop/topo.h"
 #include "fabtop/view.h"
+#include "fabtop/vocab.h"
 
 #define CELL_W  8   /* nvidia-smi's tab stops */
 #define LABEL_W 8   /* the GPU0/NIC0 column, fixed while scrolling sideways */
@@ -26,11 +27,6 @@ static int level_attr(enum fab_topo_level l)
 	}
 }
 
-static int sev_attr(enum fab_severity s)
-{
-	return s == SEV_ERROR ? fab_attr(CP_ERROR) : s == SEV_WARN ? fab_attr(CP_WARN)
-								    : fab_attr(CP_DEFAULT);
-}
 
 static void fmt_int(char *buf, size_t len, fab_int v)
 {
@@ -207,7 +203,7 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 		if (pt) {
 			snprintf(buf, sizeof(buf), "  %s", pt->netdev[0] ? pt->netdev : "N/A");
 			x = seg(p, x, NIC_INDENT, buf, 0);
-			snprintf(buf, sizeof(buf), "  %s", pt->link_layer[0] ? pt->link_layer : "N/A");
+			snprintf(buf, sizeof(buf), "  %s", na(ll_name(pt->ll)));
 			x = seg(p, x, NIC_INDENT, buf, 0);
 			if (pt->state_str[0])
 				snprintf(buf, sizeof(buf), "  %s", pt->state_str);
@@ -238,14 +234,14 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 
 static void draw_closest(struct view_pen *p, const struct fab_model *m, const struct fab_topo *t)
 {
-	char buf[128];
+	char buf[400];
 	if (!t->ngpus || !t->nnics)
 		return;
 	view_pen_nl(p);
 	view_pen_fixed(p, 0, "Closest NIC per GPU:", fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int g = 0; g < t->ngpus; g++) {
-		bool usable = true, any = false;
+		bool any = false;
 		snprintf(buf, sizeof(buf), "  %s -> ", t->devs[g].label);
 		int x = view_pen_fixed(p, 0, buf, 0);
 		for (int j = 0; j < t->nnics && j < 64; j++) {
@@ -255,7 +251,6 @@ static void draw_closest(struct view_pen *p, const struct fab_model *m, const st
 			snprintf(buf, sizeof(buf), "%s%s %s", any ? ", " : "", d->label,
 				 m->nics[d->idx].name);
 			x = seg(p, x, 10, buf, A_BOLD);
-			usable = usable && topo_nic_usable(m, d->idx);
 			any = true;
 		}
 		if (!any) {
@@ -266,19 +261,10 @@ static void draw_closest(struct view_pen *p, const struct fab_model *m, const st
 		enum fab_topo_level l = t->best_level[g];
 		snprintf(buf, sizeof(buf), " (%s)", topo_level_word(l));
 		x = seg(p, x, 10, buf, level_attr(l));
-		if (!usable)
-			x = seg(p, x, 10, "  no NIC has an ACTIVE port", fab_attr(CP_ERROR));
-		/* A closer NIC that is down is the usual reason for a far choice. */
-		for (int j = 0; usable && j < t->nnics; j++) {
-			const struct fab_topo_dev *d = &t->devs[t->ngpus + j];
-			enum fab_topo_level lj = t->level[g * t->n + t->ngpus + j];
-			if (lj >= l || topo_nic_usable(m, d->idx))
-				continue;
-			const struct fab_nic *n = &m->nics[d->idx];
-			snprintf(buf, sizeof(buf), "  closer: %s %s (%s) is %s", d->label, n->name,
-				 topo_level_word(lj),
-				 n->nports && n->ports[0].state_str[0] ? n->ports[0].state_str : "not ACTIVE");
-			x = seg(p, x, 10, buf, fab_attr(CP_WARN));
+		char note[320];
+		if (topo_closest_note(m, t, g, note, sizeof(note))) {
+			snprintf(buf, sizeof(buf), "  %s", note);
+			seg(p, x, 10, buf, fab_attr(t->best_usable[g] == FAB_NO ? CP_ERROR : CP_WARN));
 		}
 		view_pen_nl(p);
 	}
@@ -291,7 +277,6 @@ static bool topo_finding(const struct fab_finding *f)
 
 static void draw_findings(struct view_pen *p, const struct fab_model *m)
 {
-	char buf[FAB_NAME_LEN + 300];
 	int n = 0;
 	view_pen_nl(p);
 	view_pen_fixed(p, 0, "Topology and PCIe findings:", fab_attr(CP_TITLE));
@@ -301,20 +286,7 @@ static void draw_findings(struct view_pen *p, const struct fab_model *m)
 		if (!topo_finding(f))
 			continue;
 		n++;
-		snprintf(buf, sizeof(buf), "%s", fab_severity_name(f->sev));
-		for (char *c = buf; *c; c++)
-			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
-		view_pen_fixed(p, 2, buf, sev_attr(f->sev));
-		/* Messages often start with their subject already ("GPU3's ..."). */
-		size_t sl = strlen(f->subject);
-		bool named = !sl || strncmp(f->message, f->subject, sl) == 0;
-		snprintf(buf, sizeof(buf), "%s%s%s", named ? "" : f->subject, named ? "" : ": ",
-			 f->message);
-		view_pen_wrap(p, 11, buf, 0);
-		if (f->hint[0]) {
-			snprintf(buf, sizeof(buf), "hint: %s", f->hint);
-			view_pen_wrap(p, 11, buf, fab_attr(CP_DIM));
-		}
+		view_pen_finding(p, 2, f);
 	}
 	if (!n) {
 		view_pen_fixed(p, 2, "none: no GPU/NIC placement or PCIe link problem found",

@@ -1,13 +1,17 @@
 /*
  * counters.h - RDMA port counters described as data: file, unit, width,
- * meaning, the layer it speaks for, and whether growth is bad. The link
- * health collector, the findings, the help text (and the live counters
- * pane) all read this one table.
+ * meaning, the layer it speaks for, and whether growth is bad; and the one
+ * arithmetic over their values (parse, delta, wrap, reset, saturation,
+ * units). The link health collector, the sampler, the findings, the panes
+ * and every report read this table and call these functions: a counter's
+ * saturation or rate is never worked out anywhere else.
  */
 #ifndef FABTOP_COUNTERS_H
 #define FABTOP_COUNTERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum fab_counter_class {
 	CC_DATA,        /* bytes/words moved */
@@ -34,5 +38,59 @@ extern const int fab_ncounter_defs;
 
 /* The definition of a counter file, or NULL when the table does not know it. */
 const struct fab_counter_def *counter_def(const char *dir, const char *name);
+
+/* ---- the arithmetic (pure; unit-tested with exact numbers) ---- */
+
+enum ctr_flag {
+	CTR_RESET      = 1 << 0, /* the value went down: counters were cleared; no rate */
+	CTR_WRAPPED    = 1 << 1, /* a 32-bit wrapping counter passed 2^32-1; rate still exact */
+	CTR_SATURATED  = 1 << 2, /* a PMA counter sits at 2^width-1: the rate is a lower bound */
+	CTR_FIRST      = 1 << 3, /* first reading (start, or the port came back): no rate */
+	CTR_UNREADABLE = 1 << 4, /* this read failed or was not a number: value kept */
+	CTR_GONE       = 1 << 5, /* its port or device vanished */
+};
+
+struct ctr_step {
+	uint64_t delta;          /* counter units since the previous reading */
+	double rate;             /* delta * scale / dt, per second; valid when has_rate */
+	bool has_rate;
+	unsigned flags;          /* enum ctr_flag */
+};
+
+/* A sysfs counter value: decimal digits, optional trailing spaces and one
+ * newline, nothing else; leading spaces allowed. Returns 0 and *out, or -1
+ * (empty, sign, garbage, overflow past 2^64-1). len need not be
+ * NUL-terminated. Every reader of a counter file (the collector, the
+ * sampler, the capture) parses with this. */
+int counter_parse_value(const char *buf, size_t len, uint64_t *out);
+
+/* One step of a counter of the given width: 64-bit counters going down are
+ * a reset; 32-bit non-saturating (Q-counters) going down by more than 2^31
+ * wrapped, else reset; saturating counters at 2^width-1 are saturated.
+ * scale converts counter units to the rate's unit (4 for 4-octet words ->
+ * bytes). dt_s <= 0 gives no rate. */
+struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool saturates,
+			     double scale, double dt_s);
+
+/* The largest value a counter of this width holds (2^width-1; 64 and
+ * anything out of range: 2^64-1). */
+uint64_t counter_max(int width);
+
+/* True when a saturating counter sits at its maximum: it stopped counting,
+ * so its growth no longer shows. The one saturation test: the snapshot's
+ * error counters, the sampler's steps and every view use it. Unknown
+ * counters (d NULL) never saturate: they are read as 64-bit. */
+bool counter_pinned(const struct fab_counter_def *d, uint64_t v);
+
+/* Bytes per counter unit: 4 for "4-octet words", else 1. */
+double counter_scale(const struct fab_counter_def *d);
+
+/* The unit of a counter's rate once scaled: "bytes" for data counted in
+ * 4-octet words, else the table's unit ("packets", "events", "ticks");
+ * NULL for a counter the table does not know. */
+const char *counter_rate_unit(const struct fab_counter_def *d);
+
+/* "data", "packets", "error", "retry", "congestion"; NULL when d is NULL. */
+const char *counter_class_name(const struct fab_counter_def *d);
 
 #endif

@@ -17,7 +17,8 @@ struct fab_rule {
 extern const struct fab_rule fab_rules[];
 extern const int fab_nrules;
 
-/* Clears and recomputes model->findings. */
+/* Derives the model's facts (model_derive), then clears and recomputes
+ * model->findings. */
 void findings_run(struct fab_model *m);
 /* Worst severity among the findings whose id starts with prefix (NULL: all);
  * -1 when there is none. */

@@ -9,6 +9,7 @@
 #define FABTOP_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define FAB_NAME_LEN  64
@@ -86,10 +87,35 @@ struct fab_gid {
 	bool ipv4;                    /* ip is an IPv4-mapped address */
 };
 
-/* A port counter read once (the live counters pane samples; this is a snapshot). */
+/* Yes, no, or could not tell: "could not read" is never "no". */
+enum fab_tri { FAB_UNKNOWN = 0, FAB_NO, FAB_YES };
+
+/* A judgement that may be unknown, with the reason in one line
+ * ("/dev/infiniband/uverbs3 is absent here", "port DOWN/Disabled"). */
+struct fab_judged {
+	enum fab_tri v;
+	char why[160];
+};
+
+/* The link layer a port reports (ports/N/link_layer). */
+enum fab_link_layer {
+	FAB_LL_UNKNOWN = 0,           /* not read */
+	FAB_LL_IB,                    /* "InfiniBand" */
+	FAB_LL_ETH,                   /* "Ethernet": RoCE */
+	FAB_LL_OTHER,                 /* read, but neither ("Unknown" from a soft device) */
+};
+
+struct fab_counter_def;
+
+/* A port counter read once (the live counters pane samples; this is a
+ * snapshot). def is the table row (counters.h); pinned is set by the
+ * model (counter_pinned): the value sits at the counter's maximum, so
+ * growth no longer shows. */
 struct fab_counter {
 	char name[40];                /* file name under counters/ */
+	const struct fab_counter_def *def;
 	fab_int value;
+	bool pinned;
 };
 
 #define FAB_MAX_GIDS     32
@@ -105,7 +131,7 @@ struct fab_port {
 	char rate_str[48];
 	fab_int width;                /* lanes: 4 for "4X" */
 	char speed[8];                /* "NDR", "HDR", "EDR"; "" when not in the rate string */
-	char link_layer[16];          /* "InfiniBand" / "Ethernet" */
+	enum fab_link_layer ll;
 	char netdev[FAB_NAME_LEN];
 	fab_int lid, sm_lid, sm_sl;   /* IB only */
 	fab_int active_mtu;           /* bytes; RoCE: derived from the netdev MTU as the kernel does */
@@ -115,6 +141,9 @@ struct fab_port {
 	struct fab_gid gids[FAB_MAX_GIDS];
 	int nerrors;                  /* the standard error counters (counters.h) */
 	struct fab_counter errors[FAB_MAX_COUNTERS];
+	/* Derived by model_derive(): whether a job on this node can use the
+	 * port now (port_usable()). */
+	struct fab_judged usable;
 };
 
 /* Visible (in /sys/class/infiniband) is not usable: the verbs device node
@@ -138,6 +167,9 @@ struct fab_nic {
 	struct fab_uverbs uverbs;
 	int nports;
 	struct fab_port ports[FAB_MAX_PORTS];
+	/* Derived: yes when a port is usable, no when every port is not,
+	 * else unknown (nic_usable()). */
+	struct fab_judged usable;
 };
 
 struct fab_netdev {
@@ -220,6 +252,42 @@ void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
 int model_find_pci(const struct fab_model *m, const char *bdf);
 int model_find_nic(const struct fab_model *m, const char *name);
 int model_find_netdev(const struct fab_model *m, const char *name);
-const char *fab_severity_name(enum fab_severity s);
+/* The netdev of that name in this network namespace, or NULL ("" too). */
+const struct fab_netdev *model_netdev(const struct fab_model *m, const char *name);
+/* Port `port` of HCA dev, or NULL; *nic (may be NULL) gets its HCA. */
+const struct fab_port *model_find_port(const struct fab_model *m, const char *dev, int port,
+				       const struct fab_nic **nic);
+
+/* ---- the judgements (facts.c): each fact is computed here, once ----
+ * Rules, reports, JSON, metrics and panes print these results; none of
+ * them works a state, usability or line rate out again. */
+
+/* ACTIVE (4) or ACTIVE_DEFER (5) in ports/N/state; false when unknown. */
+bool port_active(const struct fab_port *p);
+/* Verbs access from here: /dev/infiniband/uverbsN exists in this mount
+ * namespace and opens read-write for this user. Unknown when the capture
+ * did not record it. */
+struct fab_judged nic_verbs(const struct fab_nic *n);
+/* Whether a job here can use the port now: verbs access and an ACTIVE
+ * port. No when either says no (both reasons), unknown when neither says
+ * no and one is unknown. */
+struct fab_judged port_usable(const struct fab_nic *n, const struct fab_port *p);
+/* Yes when one of its ports is usable, no when every port is not (or it
+ * has none), else unknown. */
+struct fab_judged nic_usable(const struct fab_nic *n);
+/* The usable ports as an NCCL_IB_HCA value: "mlx5_0" for an HCA whose
+ * ports are all usable, "mlx5_1:2" for one usable port of several; ""
+ * when none. Returns how many HCAs it names. */
+int model_usable_hcas(const struct fab_model *m, char *buf, size_t len);
+/* Ports by usable judgement: count[FAB_YES], [FAB_NO], [FAB_UNKNOWN];
+ * returns the number of ports. */
+int model_usable_counts(const struct fab_model *m, int count[3]);
+/* Usable bandwidth of a PCIe link in Gb/s: 8b/10b encoding below 8 GT/s
+ * (Gen1/2), 128b/130b from Gen3. */
+double pcie_gbps(double gts, long long width);
+/* Computes the derived facts above into the model (usable, pinned
+ * counters); collect_all and findings_run call it, and it may run again. */
+void model_derive(struct fab_model *m);
+
 
 #endif

@@ -11,6 +11,11 @@
 
 int report_topo(struct fab_out *o, const struct fab_model *m);
 int report_links(struct fab_out *o, const struct fab_model *m);
+/* One finding, the one way every report prints it: text
+ * "[warning] links.port-down mlx5_1/1: message" then its layer, evidence
+ * and next step indented below (indent columns in front); JSON an object
+ * with id, severity, subject, message, layer, evidence and hint. */
+void finding_print(struct fab_out *o, const struct fab_finding *f, int indent);
 /* prefixes: comma-separated finding id prefixes ("topo.,pcie."), NULL for all. */
 int report_findings(struct fab_out *o, const struct fab_model *m, const char *prefixes);
 int report_notes(struct fab_out *o, const struct fab_model *m);
@@ -18,7 +23,9 @@ int report_node(struct fab_out *o, const struct fab_model *m);
 /* section: "topo", "links" or "all"; returns the exit status, 2 for an unknown section. */
 int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m);
 
-/* `report counters`: reads the root itself (no model). Live roots and plain
+/* `report counters`: samples the root's counters; the ports' facts (link
+ * layer, line rate) come from the model m collected from the same root.
+ * Live roots and plain
  * directories are sampled every interval, count times (default below) after
  * a baseline; captures with fabtop/samples.json are played back at full
  * speed (count <= 0: every recorded sample). Text goes out sample by sample;
@@ -33,6 +40,7 @@ struct counters_opts {
 	bool json;
 };
 struct fab_root;
-int report_counters(const struct fab_root *r, const struct counters_opts *co, FILE *fp, FILE *log);
+int report_counters(const struct fab_root *r, const struct fab_model *m,
+		    const struct counters_opts *co, FILE *fp, FILE *log);
 
 #endif

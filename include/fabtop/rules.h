@@ -27,7 +27,4 @@ void rule_pfc_off(struct fab_model *m);
 void rule_pfc_no_ecn(struct fab_model *m);
 void rule_not_usable(struct fab_model *m);
 
-/* Usable bandwidth of a PCIe link in Gb/s: 8b/10b below 8 GT/s, 128b/130b from it. */
-double pcie_gbps(double gts, long long width);
-
 #endif

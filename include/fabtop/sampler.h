@@ -23,40 +23,7 @@
 #include "fabtop/counters.h"
 #include "fabtop/root.h"
 
-/* ---- pure arithmetic (unit-tested with exact numbers) ---- */
-
-enum ctr_flag {
-	CTR_RESET      = 1 << 0, /* the value went down: counters were cleared; no rate */
-	CTR_WRAPPED    = 1 << 1, /* a 32-bit wrapping counter passed 2^32-1; rate still exact */
-	CTR_SATURATED  = 1 << 2, /* a PMA counter sits at 2^width-1: the rate is a lower bound */
-	CTR_FIRST      = 1 << 3, /* first reading (start, or the port came back): no rate */
-	CTR_UNREADABLE = 1 << 4, /* this read failed or was not a number: value kept */
-	CTR_GONE       = 1 << 5, /* its port or device vanished */
-};
-
-struct ctr_step {
-	uint64_t delta;          /* counter units since the previous reading */
-	double rate;             /* delta * scale / dt, per second; valid when has_rate */
-	bool has_rate;
-	unsigned flags;          /* enum ctr_flag */
-};
-
-/* A sysfs counter value: decimal digits, optional trailing spaces and one
- * newline, nothing else; leading spaces allowed. Returns 0 and *out, or -1
- * (empty, sign, garbage, overflow past 2^64-1). len need not be
- * NUL-terminated. */
-int counter_parse_value(const char *buf, size_t len, uint64_t *out);
-
-/* One step of a counter of the given width: 64-bit counters going down are
- * a reset; 32-bit non-saturating (Q-counters) going down by more than 2^31
- * wrapped, else reset; saturating counters at 2^width-1 are saturated.
- * scale converts counter units to the rate's unit (4 for 4-octet words ->
- * bytes). dt_s <= 0 gives no rate. */
-struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool saturates,
-			     double scale, double dt_s);
-
-/* Bytes per counter unit: 4 for "4-octet words", else 1. */
-double counter_scale(const struct fab_counter_def *d);
+/* The arithmetic (parse, step, scale, saturation) is counters.h's. */
 
 /* ---- the sampler ---- */
 
@@ -80,11 +47,13 @@ struct fab_ctr {
 				      * 0 for a step without a rate */
 };
 
+/* The counter series of one port (or of a device's device-level
+ * hw_counters). Not a second port struct: the port's facts (state, link
+ * layer, line rate) are the model's (model_find_port()); this holds only
+ * what changes from sample to sample. */
 struct fab_sport {
 	char dev[64];            /* "mlx5_0" */
 	int port;                /* port number; 0 for the device-level hw_counters */
-	char link_layer[16];     /* read at open; "" when unknown */
-	double line_gbps;        /* from ports/N/rate at open; 0 when unknown */
 	bool present;            /* false while vanished */
 	int first_ctr, nctr;     /* its counters in sampler.ctrs */
 	/* traffic, from port_xmit_data/port_rcv_data (x4 bytes) and the packet counters */
@@ -92,6 +61,8 @@ struct fab_sport {
 	double tx_gbps, rx_gbps, tx_pps, rx_pps;
 	float tx_hist[SAMPLER_HISTORY], rx_hist[SAMPLER_HISTORY]; /* Gb/s */
 	int bad_grew;            /* bad_when_grows counters that grew in the last step */
+	double peak_gbps;        /* highest TX+RX since open or the last baseline */
+	double t_moved;          /* time of the last step that moved traffic; -1 never */
 	/* private */
 	char dirpath[256];       /* node path of the port (or device) directory */
 	ino_t dir_ino;
@@ -137,6 +108,35 @@ double sampler_playback_gap(const struct fab_sampler *s);
 
 /* Value of history slot i (0 = oldest) of a ring. */
 float sampler_hist(const struct fab_sampler *s, const float *ring, int i);
+
+/* ---- a port's traffic state: the one classifier ---- */
+
+/* A port that never reached this TX+RX (Gb/s) since the baseline moved no
+ * traffic ("idle"); one that falls under STOP_FRACTION of its peak stopped
+ * (subnet management alone is a few kb/s). */
+#define SAMPLER_MOVING_GBPS   0.01
+#define SAMPLER_STOP_FRACTION 0.01
+
+enum port_traffic {
+	PT_GONE      = 1 << 0, /* the port or its device vanished */
+	PT_STOPPED   = 1 << 1, /* traffic fell under 1% of its peak */
+	PT_RETRIES   = 1 << 2, /* a retry/loss counter grew in the last step */
+	PT_ERRORS    = 1 << 3, /* an error counter grew */
+	PT_CONGESTED = 1 << 4, /* a congestion counter grew */
+	PT_IDLE      = 1 << 5, /* never moved traffic since the baseline */
+	PT_WAIT      = 1 << 6, /* no rates yet (first reading) */
+};
+
+/* The state of port i: its own counters and its device's device-level
+ * ones (mlx5 keeps the transport counters there on some firmware), its
+ * presence and its traffic against its peak. The Counters pane and
+ * `report counters` print this and nothing else. */
+unsigned sampler_port_state(const struct fab_sampler *s, int i);
+/* The kind (PT_RETRIES, PT_ERRORS, PT_CONGESTED) a bad counter speaks for
+ * when it grew in the last step; 0 otherwise. */
+unsigned ctr_trouble(const struct fab_ctr *c);
+/* The kind a counter speaks for when it grows, whether or not it did. */
+unsigned counter_trouble(const struct fab_counter_def *d);
 
 /* Badness for sorting the changed counters: higher is worse. Retry and
  * loss 40, congestion 30, errors 20, unknown 10, traffic 0; plus 5 while

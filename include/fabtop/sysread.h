@@ -20,6 +20,9 @@ int sys_linef(const struct fab_root *r, struct fab_model *m, char *buf, size_t l
 	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Integer attribute ("0x15b3", "16"); garbage is noted and unknown. */
 fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path);
+/* A counter file, parsed as every counter reader parses it
+ * (counter_parse_value); unknown with a note when it is not one. */
+fab_int sys_counter(const struct fab_root *r, struct fab_model *m, const char *path);
 /* printf-style path variant of sys_int. */
 fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -36,9 +36,16 @@ struct fab_topo {
 	int *nvlinks;                /* n*n: NVLink count, -1 unknown */
 	bool nvlink_known;           /* NVML gave NVLink data */
 	int ngpus, nnics;
-	/* Per GPU: bit j set when NIC j (0-based among NICs) is a closest usable NIC. */
+	/* Per GPU: bit j set when NIC j (0-based among NICs) is a closest NIC
+	 * among those usable here (nic_usable); when none is usable, among
+	 * those whose usability is unknown; when none is either, among all.
+	 * best_usable says which: FAB_YES, FAB_UNKNOWN or FAB_NO. */
 	unsigned long long *best;
 	enum fab_topo_level *best_level;  /* per GPU */
+	enum fab_tri *best_usable;        /* per GPU */
+	/* Per GPU: a NIC (0-based among NICs) closer than the best that is not
+	 * usable here, -1 when none: why the choice is farther than it could be. */
+	int *closer;
 };
 
 /* Distance between two PCI functions of the model (no NVLink). */
@@ -56,7 +63,11 @@ extern const char *const topo_legend[];
  * NUMA node whose CPUs meet the device's local_cpulist. Unknown when none
  * or several do. */
 fab_int topo_numa_affinity(const struct fab_model *m, const struct fab_pci_dev *p);
-/* True when the NIC has at least one ACTIVE port (or state is unknown). */
-bool topo_nic_usable(const struct fab_model *m, int nic);
+
+/* What the closest NIC of GPU g needs said, one line, for every medium:
+ * "no NIC is usable here", "closer: NIC2 mlx5_2 (PIX) is not usable: port
+ * DOWN/Disabled", "usable here: unknown"; NULL when nothing. */
+const char *topo_closest_note(const struct fab_model *m, const struct fab_topo *t, int g,
+			      char *buf, size_t len);
 
 #endif

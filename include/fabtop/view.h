@@ -56,6 +56,10 @@ enum fab_color {
 };
 /* The attribute for a colour pair, honouring NO_COLOR. */
 int fab_attr(enum fab_color c);
+/* The colour of a severity: error, warning, or OK for info. */
+int fab_sev_attr(enum fab_severity s);
+/* The colour of a judgement: yes OK, no error, unknown plain. */
+int fab_tri_attr(enum fab_tri t);
 /* Common scrolling keys (arrows, PgUp/PgDn, Home/End); true when handled. */
 bool view_scroll_key(struct view *v, int ch, int page_h, int page_w);
 /* v->top asking the next draw for the end of the content (it clamps). */
@@ -114,6 +118,10 @@ void view_pen_nl(struct view_pen *p);
 void view_pen_wrap(struct view_pen *p, int x, const char *s, int attr);
 /* The same with a hanging indent: later lines start at column x2. */
 void view_pen_wrap_hang(struct view_pen *p, int x, int x2, const char *s, int attr);
+/* One finding, the one way every pane shows it: its severity at column x,
+ * then "id (subject)", the message, layer, evidence and next step, each
+ * wrapped at x + 9. */
+void view_pen_finding(struct view_pen *p, int x, const struct fab_finding *f);
 /* A legend line "  SYS  = meaning", wrapped under the meaning. */
 void view_pen_legend(struct view_pen *p, const char *line);
 

@@ -13,6 +13,7 @@
 #include "fabtop/counters.h"
 #include "fabtop/sysread.h"
 #include "fabtop/util.h"
+#include "fabtop/vocab.h"
 
 #define PCI_VENDOR_MELLANOX 0x15b3
 #define GID_SLOTS_MAX 256      /* real tables have 128-256 slots, most empty */
@@ -51,7 +52,7 @@ static fab_num adapter_cap_of(const struct fab_pci_dev *d)
 
 static bool is_roce(const struct fab_port *pt)
 {
-	return strcmp(pt->link_layer, "Ethernet") == 0;
+	return pt->ll == FAB_LL_ETH;
 }
 
 /* The netdev of a port: the RoCE GID table names it; otherwise (IB) the
@@ -203,8 +204,9 @@ static void read_errors(const struct fab_root *r, struct fab_model *m, struct fa
 			continue;
 		struct fab_counter *c = &pt->errors[pt->nerrors++];
 		fab_strlcpy(c->name, d->name, sizeof(c->name));
+		c->def = d;
 		snprintf(p, sizeof(p), "%s/%s", dir, d->name);
-		c->value = sys_int(r, m, p);
+		c->value = sys_counter(r, m, p);
 	}
 	root_free_list(names, n);
 }
@@ -263,7 +265,9 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 			pt->rate_str[0] = '\0';
 		}
 	}
-	sys_linef(r, m, pt->link_layer, sizeof(pt->link_layer), "%s/link_layer", pdir);
+	char ll[32] = "";
+	sys_linef(r, m, ll, sizeof(ll), "%s/link_layer", pdir);
+	pt->ll = ll_parse(ll);
 	pt->lid = sys_intf(r, m, "%s/lid", pdir);
 	pt->sm_lid = sys_intf(r, m, "%s/sm_lid", pdir);
 	pt->sm_sl = sys_intf(r, m, "%s/sm_sl", pdir);

@@ -1,8 +1,10 @@
 /* sysread.c - sysfs attribute reads that turn failures into notes. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "fabtop/counters.h"
 #include "fabtop/sysread.h"
 #include "fabtop/util.h"
 
@@ -71,6 +73,20 @@ fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path)
 		return (fab_int){ 0, false };
 	}
 	return fab_int_of(v);
+}
+
+fab_int sys_counter(const struct fab_root *r, struct fab_model *m, const char *path)
+{
+	char buf[64];
+	uint64_t v;
+	if (sys_line(r, m, path, buf, sizeof(buf)) != 0)
+		return (fab_int){ 0, false };
+	if (counter_parse_value(buf, strlen(buf), &v) != 0 || v > (uint64_t)LLONG_MAX) {
+		model_note(m, path, "unexpected content in %s: \"%.40s\" (expected a counter value)",
+			   path, buf);
+		return (fab_int){ 0, false };
+	}
+	return fab_int_of((long long)v);
 }
 
 fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt, ...)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "fabtop/collect.h"
 #include "fabtop/job.h"
+#include "fabtop/vocab.h"
 
 static void print_job(const struct fab_job *j)
 {
@@ -45,7 +46,7 @@ static void print_job(const struct fab_job *j)
 
 static void print_finding(const struct fab_finding *f)
 {
-	printf("finding %s %s %s\n", f->id, fab_severity_name(f->sev), f->subject);
+	printf("finding %s %s %s\n", f->id, sev_name(f->sev), f->subject);
 	printf("  message: %s\n  evidence: %s\n  hint: %s\n", f->message, f->evidence, f->hint);
 }
 

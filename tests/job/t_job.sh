@@ -239,7 +239,7 @@ count_findings 1 "HCA missing: that finding only"
 run_driver hcadown --root "$ROCE" --jobs-from /
 expect "NCCL_IB_HCA naming an HCA whose port is down: job.ib-hca-unusable" \
 	"finding job.ib-hca-unusable error pid $P_hcadown sleep" \
-	"  evidence: mlx5_1: no ACTIVE port (port 1 DOWN)"
+	"  evidence: mlx5_1: no usable port (port 1: port DOWN/Disabled)"
 
 run_driver gidok --root "$ROCE" --jobs-from /
 count_findings 0 "GID index 3 on mlx5_0 is RoCE v2: no finding"

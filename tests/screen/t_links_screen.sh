@@ -177,7 +177,7 @@ EOF
 	usable=$(grep -Ec '^[> ] mlx5_[0-9]+/[0-9].*  yes  ' "$T/pod-first.txt" 2>/dev/null)
 	rows=$(grep -Ec '^[> ] mlx5_[0-9]+/[0-9]' "$T/pod-first.txt" 2>/dev/null)
 	if [ "${rows:-0}" -gt "${usable:-0}" ] &&
-	   grep -q "${usable:-x} of [0-9]* HCAs usable here" "$T/pod-first.txt"; then
+	   grep -q "${usable:-x} of [0-9]* ports usable here" "$T/pod-first.txt"; then
 		ok "roce-faults-pod: $usable of $rows ports usable, as the verdict counts"
 	else
 		notok "roce-faults-pod: the usable column and the verdict agree (${usable:-?} of ${rows:-?})"

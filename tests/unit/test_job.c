@@ -134,7 +134,7 @@ static void build_node(struct fab_model *m)
 	p->num = 1;
 	p->state = fab_int_of(4);
 	fab_strlcpy(p->state_str, "ACTIVE", sizeof(p->state_str));
-	fab_strlcpy(p->link_layer, "Ethernet", sizeof(p->link_layer));
+	p->ll = FAB_LL_ETH;
 	fab_strlcpy(p->netdev, "ens1np0", sizeof(p->netdev));
 	p->ngids = 2;
 	p->gids[0].index = 0;

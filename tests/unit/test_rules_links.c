@@ -15,6 +15,7 @@
 #include <string.h>
 #include "fabtop/findings.h"
 #include "fabtop/util.h"
+#include "fabtop/vocab.h"
 
 #define NNIC 8
 
@@ -77,7 +78,7 @@ static void build(struct fab_model *m, bool roce)
 		fab_strlcpy(p->rate_str, "400 Gb/sec (4X NDR)", sizeof(p->rate_str));
 		p->width = fab_int_of(4);
 		fab_strlcpy(p->speed, "NDR", sizeof(p->speed));
-		fab_strlcpy(p->link_layer, roce ? "Ethernet" : "InfiniBand", sizeof(p->link_layer));
+		p->ll = roce ? FAB_LL_ETH : FAB_LL_IB;
 		p->max_mtu = fab_int_of(4096);
 		p->active_mtu = fab_int_of(4096);
 		if (roce) {
@@ -127,7 +128,7 @@ static const struct fab_finding *only(const struct fab_model *m, const char *id,
 		fail_msg("no links.* finding, expected %s %s", id, subj);
 	if (getenv("FABTOP_DUMP"))   /* read the wording */
 		print_message("# [%s] %s %s: %s\n#   layer: %s\n#   evidence: %s\n#   next: %s\n",
-			      fab_severity_name(f->sev), f->id, f->subject, f->message, f->layer,
+			      sev_name(f->sev), f->id, f->subject, f->message, f->layer,
 			      f->evidence, f->hint);
 	assert_string_equal(f->id, id);
 	assert_string_equal(f->subject, subj);
@@ -531,12 +532,14 @@ static void test_errors(void **state)
 	HAS(f->message, "link_downed=2 (the link went down), symbol_error=37 (bit errors on a lane)");
 	model_free(&m);
 
+	/* link_downed is an 8-bit PMA field: 255 is its ceiling. */
 	build(&m, false);
-	set_err(port(&m, 0), "symbol_error", 4294967295LL);
+	set_err(port(&m, 0), "link_downed", 255);
 	findings_run(&m);
 	f = only(&m, "links.errors", "mlx5_0/1");
 	assert_int_equal(f->sev, SEV_WARN);
-	HAS(f->message, "saturated");
+	HAS(f->message, "link_downed saturated");
+	assert_true(port(&m, 0)->errors[0].pinned || port(&m, 0)->errors[1].pinned);
 	model_free(&m);
 
 	/* The 16-bit PMA field's ceiling is saturation too. */
@@ -599,9 +602,25 @@ static void test_not_usable(void **state)
 	findings_run(&m);
 	const struct fab_finding *f = only(&m, "links.not-usable", "mlx5_4");
 	assert_int_equal(f->sev, SEV_INFO);
-	HAS(f->message, "mlx5_4 is visible but /dev/infiniband/uverbs4 does not exist here: "
+	HAS(f->message, "visible but /dev/infiniband/uverbs4 does not exist here: "
 		       "not usable from this container");
 	HAS(f->hint, "NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_5,mlx5_6,mlx5_7");
+	model_free(&m);
+
+	/* A DOWN port is not proposed to NCCL (roce-faults-pod proposed it). */
+	build(&m, true);
+	m.nics[4].uverbs.present = false;
+	m.nics[4].uverbs.open_errno = fab_int_of(ENOENT);
+	port(&m, 1)->state = fab_int_of(1);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.port-down"), 1);
+	f = NULL;
+	for (int i = 0; i < m.nfindings; i++)
+		if (strcmp(m.findings[i].id, "links.not-usable") == 0)
+			f = &m.findings[i];
+	assert_non_null(f);
+	assert_string_equal(f->subject, "mlx5_4");
+	HAS(f->hint, "NCCL_IB_HCA=mlx5_0,mlx5_2,mlx5_3,mlx5_5,mlx5_6,mlx5_7");
 	model_free(&m);
 
 	build(&m, true);

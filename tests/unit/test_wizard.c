@@ -188,7 +188,7 @@ static void add_port(struct fab_nic *n, int num, const char *state)
 	struct fab_port *p = &n->ports[n->nports++];
 	p->num = num;
 	snprintf(p->state_str, sizeof(p->state_str), "%s", state);
-	snprintf(p->link_layer, sizeof(p->link_layer), "Ethernet");
+	p->ll = FAB_LL_ETH;
 }
 
 static void test_l1(void **state)
