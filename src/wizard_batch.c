@@ -4,7 +4,10 @@
  * order, each printed as it finishes through the print layer, so the text
  * and the JSON cannot disagree.
  *
- * What a step adds to its output and to the exit status comes
+ * Batch mode never calls into the TUI: this file includes nothing of it,
+ * and the one way in is the wizard_tui_fn that main hands to wizard_main()
+ * for the interactive path (tests/wizard/t_batch_layers.sh checks the
+ * objects). What a step adds to its output and to the exit status comes
  * from its print() and exit_code() hooks; no step is known here by its id
  * except through --steps, the user's own words (wizard_find_step()).
  *
@@ -19,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "fabtop/collect.h"
-#include "fabtop/tui.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 
@@ -347,7 +349,7 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 	return rc;
 }
 
-int wizard_main(int argc, char **argv)
+int wizard_main(int argc, char **argv, wizard_tui_fn tui)
 {
 	struct wiz_args a;
 	struct fab_root root;
@@ -377,10 +379,10 @@ int wizard_main(int argc, char **argv)
 	model_init(&m);
 	collect_all(&root, &m);
 	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	if (!a.batch && (tty || getenv("FABTOP_SCRIPT"))) {
+	if (tui && !a.batch && (tty || getenv("FABTOP_SCRIPT"))) {
 		m.wizard = w;
 		w->focus = true;
-		rc = tui_run(&root, &m);
+		rc = tui(&root, &m);
 		m.wizard = NULL;
 	} else {
 		rc = wizard_batch(w, &m, mask, a.json ? OUT_JSON : OUT_TEXT, stdout, a.verbose);

@@ -302,11 +302,16 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 		 enum out_mode mode, FILE *fp, bool verbose);
 
+/* How wizard_main() opens the TUI when it is not in batch mode: main passes
+ * tui_run() (tui.h), so batch mode links nothing of the TUI. */
+typedef int (*wizard_tui_fn)(struct fab_root *root, struct fab_model *m);
+
 /* `fabtop [--root R] wizard [--batch] [--steps LIST] [--peer HOST]...
  * [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]`. argv is
- * main's whole argv (the wizard parses --root itself). Returns the exit
- * status: 0 all pass/skipped, 1 a warn/fail/blocked step, 2 could not run. */
-int wizard_main(int argc, char **argv);
+ * main's whole argv (the wizard parses --root itself). tui NULL: batch
+ * always. Returns the exit status: 0 all pass/skipped, 1 a
+ * warn/fail/blocked step, 2 could not run. */
+int wizard_main(int argc, char **argv, wizard_tui_fn tui);
 /* True when main's command word (options and their values skipped) is
  * "wizard": main then hands the whole argv to wizard_main(). */
 bool wizard_is_command(int argc, char **argv);

@@ -252,7 +252,7 @@ static void test_l1(void **state)
 
 static int run_main(int argc, const char **argv)
 {
-	return wizard_main(argc, (char **)argv);
+	return wizard_main(argc, (char **)argv, NULL);
 }
 
 static void test_command_line(void **state)
