@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 		return analyze_log_main(argc - 1, argv + 1);
 	/* The wizard has options of its own (--peer, --iface, ...). */
 	if (wizard_is_command(argc, argv))
-		return wizard_main(argc, argv);
+		return wizard_main(argc, argv, tui_run);
 	while ((c = getopt_long(argc, argv, "o:jhV", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {

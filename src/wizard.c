@@ -3,6 +3,7 @@
  * then run), the user's inputs (validated before they are stored) and the
  * helpers steps record what they did with. The steps themselves are in
  * wizard_steps.c, batch mode in wizard_batch.c, the pane in views/wizard.c.
+ * It goes through each step's def only: no step is known here by its id.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -228,14 +229,6 @@ void wizard_free(struct wizard *w)
 		step_clear(&w->steps[i]);
 	free_cmd(w);
 	free(w);
-}
-
-int wizard_find_step(const struct wizard *w, const char *id)
-{
-	for (int i = 0; i < w->nsteps; i++)
-		if (strcmp(w->steps[i].def->id, id) == 0)
-			return i;
-	return -1;
 }
 
 int wizard_next_pending(const struct wizard *w)
@@ -620,6 +613,20 @@ enum wiz_status wiz_status_of(const struct wiz_step *s)
 		if ((int)s->findings[i].sev > worst)
 			worst = (int)s->findings[i].sev;
 	return worst == SEV_ERROR ? WIZ_FAIL : worst == SEV_WARN ? WIZ_WARN : WIZ_PASS;
+}
+
+int wiz_exit_of(const struct wiz_step *s)
+{
+	return s->status == WIZ_WARN || s->status == WIZ_FAIL || s->status == WIZ_BLOCKED;
+}
+
+int wizard_step_exit(const struct wiz_step *s, const char **why)
+{
+	const char *words = NULL;
+	int rc = s->def->exit_code ? s->def->exit_code(s, &words) : wiz_exit_of(s);
+	if (why)
+		*why = rc == 2 ? words : NULL;
+	return rc;
 }
 
 int wiz_run_cmd(struct wiz_step *s, const char *const argv[], double timeout_s)

@@ -3,7 +3,9 @@
  * the NCCL test the user gave after "--", or on the single-node NIC
  * loopback proposal when all_reduce_perf is on PATH. It runs in the
  * background: start() begins run A, poll() advances the pair, and the
- * struct ab in s->priv is what the pane and the batch printer read.
+ * struct ab in s->priv is what its output hooks read: wiz_ab_print()
+ * (batch, through ab_print()), wiz_ab_exit() (an A/B that could not run
+ * exits 2) and the pane's drawer, wizard_ab_body() in views/wizard_ab.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,4 +204,26 @@ void wiz_ab_fini(struct wiz_step *s)
 	ab_free(s->priv);
 	free(s->priv);
 	s->priv = NULL;
+}
+
+/* The pair as ab_print() writes it: the "ab" object, the text block. */
+void wiz_ab_print(struct fab_out *o, const struct wiz_step *s, bool verbose)
+{
+	if (s->priv)
+		ab_print(o, s->priv, verbose);
+}
+
+/* An A/B that could not run at all is "could not run" (2), not a finding;
+ * any other verdict but rdma-ok is 1 (ab_exit_code()). */
+int wiz_ab_exit(const struct wiz_step *s, const char **why)
+{
+	int rc = wiz_exit_of(s);
+	if (s->priv) {
+		int e = ab_exit_code(((const struct ab *)s->priv)->verdict);
+		if (e > rc)
+			rc = e;
+	}
+	if (rc == 2)
+		*why = "the A/B could not run";
+	return rc;
 }

@@ -4,9 +4,16 @@
  * order, each printed as it finishes through the print layer, so the text
  * and the JSON cannot disagree.
  *
+ * Batch mode never calls into the TUI: this file includes nothing of it,
+ * and the one way in is the wizard_tui_fn that main hands to wizard_main()
+ * for the interactive path (tests/wizard/t_batch_layers.sh checks the
+ * objects). What a step adds to its output and to the exit status comes
+ * from its print() and exit_code() hooks; no step is known here by its id
+ * except through --steps, the user's own words (wizard_find_step()).
+ *
  * Exit status: 0 every step passed or was skipped, 1 a step warned, failed
  * or was blocked, 2 the wizard could not run (bad arguments, unknown step,
- * unreadable root).
+ * unreadable root, or a step that says so, as the A/B that could not run).
  */
 #include <getopt.h>
 #include <math.h>
@@ -14,9 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fabtop/ab.h"
 #include "fabtop/collect.h"
-#include "fabtop/tui.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 #include "fabtop/vocab.h"
@@ -137,8 +142,8 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 	for (int i = 0; i < s->nfindings; i++)
 		print_finding(o, &s->findings[i]);
 	out_close_arr(o);
-	if (strcmp(d->id, "ab") == 0 && s->priv)
-		ab_print(o, s->priv, verbose);
+	if (d->print)
+		d->print(o, s, verbose);
 	if (verbose) {
 		out_text(o, "  output:\n");
 		const char *p = s->out ? s->out : "";
@@ -267,6 +272,14 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 	return -1;
 }
 
+int wizard_find_step(const struct wizard *w, const char *id)
+{
+	for (int i = 0; i < w->nsteps; i++)
+		if (strcmp(w->steps[i].def->id, id) == 0)
+			return i;
+	return -1;
+}
+
 /* Which steps --steps names, as a mask over the ladder; -1 on an unknown id. */
 static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
 {
@@ -299,9 +312,11 @@ static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
 	return 0;
 }
 
-static int run_batch(struct wizard *w, const struct fab_model *m, unsigned mask, const struct wiz_args *a)
+int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
+		 enum out_mode mode, FILE *fp, bool verbose)
 {
-	struct fab_out *o = out_new(a->json ? OUT_JSON : OUT_TEXT, stdout);
+	struct fab_out *o = out_new(mode, fp);
+	const char *why2 = NULL;   /* the words of the first step that could not run */
 	int rc = 0;
 	if (!o)
 		return 2;
@@ -313,20 +328,20 @@ static int run_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 	for (int i = 0; i < w->nsteps; i++) {
 		if (!(mask >> i & 1))
 			continue;
-		enum wiz_status st = wizard_run_step(w, i, m);
-		if (st == WIZ_WARN || st == WIZ_FAIL || st == WIZ_BLOCKED)
-			rc = 1;
-		/* An A/B that could not run at all is "could not run", not a finding. */
-		if (strcmp(w->steps[i].def->id, "ab") == 0 && w->steps[i].priv &&
-		    ab_exit_code(((const struct ab *)w->steps[i].priv)->verdict) > rc)
-			rc = ab_exit_code(((const struct ab *)w->steps[i].priv)->verdict);
-		wizard_print_step(o, &w->steps[i], a->verbose);
+		const char *why = NULL;
+		wizard_run_step(w, i, m);
+		int e = wizard_step_exit(&w->steps[i], &why);
+		if (e == 2 && !why2)
+			why2 = why ? why : "a step could not run";
+		if (e > rc)
+			rc = e;
+		wizard_print_step(o, &w->steps[i], verbose);
 		if (!out_is_json(o))
-			fflush(stdout);
+			fflush(fp);
 	}
 	out_close_arr(o);
 	out_int(o, PR_ANY, "exit", "exit status %lld", fab_int_of(rc));
-	out_text(o, " (%s)\n", rc == 2 ? "the A/B could not run" : rc ? "a step warned, failed or was blocked"
+	out_text(o, " (%s)\n", rc == 2 ? why2 : rc ? "a step warned, failed or was blocked"
 		 : "every step passed or was skipped");
 	out_close_obj(o);
 	out_close_obj(o);
@@ -335,7 +350,7 @@ static int run_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 	return rc;
 }
 
-int wizard_main(int argc, char **argv)
+int wizard_main(int argc, char **argv, wizard_tui_fn tui)
 {
 	struct wiz_args a;
 	struct fab_root root;
@@ -365,13 +380,13 @@ int wizard_main(int argc, char **argv)
 	model_init(&m);
 	collect_all(&root, &m);
 	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	if (!a.batch && (tty || getenv("FABTOP_SCRIPT"))) {
+	if (tui && !a.batch && (tty || getenv("FABTOP_SCRIPT"))) {
 		m.wizard = w;
 		w->focus = true;
-		rc = tui_run(&root, &m);
+		rc = tui(&root, &m);
 		m.wizard = NULL;
 	} else {
-		rc = run_batch(w, &m, mask, &a);
+		rc = wizard_batch(w, &m, mask, a.json ? OUT_JSON : OUT_TEXT, stdout, a.verbose);
 	}
 	wizard_free(w);
 	model_free(&m);

@@ -1,6 +1,8 @@
 /*
  * wizard_int.h - the steps' entry points, shared by wizard_steps.c (the
  * ladder table) and the files that implement each step. Not a public API.
+ * A new step declares its ops here; a drawer (views/) is declared in
+ * wizard.h instead, where views/ can see it.
  */
 #ifndef FABTOP_WIZARD_INT_H
 #define FABTOP_WIZARD_INT_H
@@ -26,5 +28,8 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 int wiz_ab_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
 void wiz_ab_cancel(struct wizard *w, struct wiz_step *s);
 void wiz_ab_fini(struct wiz_step *s);
+/* Its output hooks (wizard.h); its drawer is wizard_ab_body(), views/. */
+void wiz_ab_print(struct fab_out *o, const struct wiz_step *s, bool verbose);
+int wiz_ab_exit(const struct wiz_step *s, const char **why);
 
 #endif

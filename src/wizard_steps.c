@@ -2,7 +2,13 @@
  * wizard_steps.c - the ladder: the table of steps (seed §12, from the job
  * down to the wire and back up), step 0 (the NCCL job on this node, job.h)
  * and layer 1 (the link health findings for the HCAs in use). Layer 2 is in
- * wizard_l2.c. Issue 6 adds rows for layer 3 (perftest) and the A/B.
+ * wizard_l2.c, layer 3 (perftest) in wizard_l3.c, the A/B in wizard_ab.c.
+ *
+ * To add a step: its file (run, or start/poll/cancel/fini; gate), its ops
+ * in wizard_int.h, one row below in ladder order, and output hooks
+ * (print, exit_code, draw; wizard.h) only if it needs more than the
+ * defaults. The job step hands what it learnt to the steps above through
+ * struct wizard's job_* fields, never through its id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +360,9 @@ const struct wiz_step_def wiz_steps[] = {
 		.poll = wiz_ab_poll,
 		.cancel = wiz_ab_cancel,
 		.fini = wiz_ab_fini,
+		.print = wiz_ab_print,
+		.exit_code = wiz_ab_exit,
+		.draw = wizard_ab_body,
 	},
 };
 const int wiz_nsteps = (int)(sizeof(wiz_steps) / sizeof(wiz_steps[0]));

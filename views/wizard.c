@@ -10,8 +10,9 @@
  * in the background: the shell polls it (tui.c) and the pane shows it
  * running with its elapsed time until it ends or 'x' cancels it. The
  * wizard's state lives in m->wizard (wizard.h), outside the snapshot; this
- * file only asks the engine to run, cancel, skip or change inputs. The A/B
- * step's own detail is drawn by views/wizard_ab.c.
+ * file only asks the engine to run, cancel, skip or change inputs. A step
+ * with a draw() hook (the A/B's, views/wizard_ab.c) draws its own result;
+ * no step is known here by its id.
  *
  * State in struct view: sel the selected step, top/left the detail's
  * scroll, mode bit 0 the raw output. The input editor ('e') is modal and
@@ -196,6 +197,20 @@ static void pending_inputs(struct view_pen *p, const struct wizard *w)
 	}
 }
 
+void wizard_step_result(struct view_pen *p, const struct wiz_step *s)
+{
+	char buf[640];
+	/* A step with a drawer (the A/B) shows its own verdict, hint and more. */
+	if (s->def->draw && s->def->draw(p, s))
+		return;
+	if (s->verdict[0] && s->status != WIZ_RUNNING)
+		view_pen_wrap_hang(p, 0, 2, s->verdict, status_attr(s->status));
+	if (s->hint[0] && s->status != WIZ_RUNNING) {
+		snprintf(buf, sizeof(buf), "next: %s", s->hint);
+		view_pen_wrap_hang(p, 0, 6, buf, 0);
+	}
+}
+
 static void detail_body(struct view_pen *p, const struct fab_model *m)
 {
 	const struct wizard *w = m->wizard;
@@ -220,16 +235,7 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 			 wiz_status_name(s->status), s->elapsed_s);
 	view_pen_fixed(p, 0, buf, status_attr(s->status) | A_BOLD);
 	view_pen_nl(p);
-	/* The A/B draws its own verdict, hint and runs in their place. */
-	bool ab = wizard_ab_drawable(s);
-	if (s->verdict[0] && s->status != WIZ_RUNNING && !ab)
-		view_pen_wrap_hang(p, 0, 2, s->verdict, status_attr(s->status));
-	if (s->hint[0] && s->status != WIZ_RUNNING && !ab) {
-		snprintf(buf, sizeof(buf), "next: %s", s->hint);
-		view_pen_wrap_hang(p, 0, 6, buf, 0);
-	}
-	if (ab)
-		wizard_ab_body(p, s);
+	wizard_step_result(p, s);
 
 	heading(p, "Why this matters");
 	view_pen_wrap(p, 2, d->why, 0);

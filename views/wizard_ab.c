@@ -8,10 +8,12 @@
  * log names, GDR, the average bus bandwidth, its first errors and the last
  * lines of its output; run B also the A/B ratio.
  *
- * It only reads struct ab (ab.h), which the A/B step keeps in s->priv and
- * the shell's poll advances; a run still going shows what its log said so
- * far. Each run is laid out into a column of lines first, so the two
- * columns can be drawn row by row beside each other.
+ * It is the A/B step's draw() hook (wizard.h): the pane calls it through
+ * the step's def, never by its id. It only reads struct ab (ab.h), which
+ * the A/B step keeps in s->priv and the shell's poll advances; a run still
+ * going shows what its log said so far. Each run is laid out into a column
+ * of lines first, so the two columns can be drawn row by row beside each
+ * other.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,11 +40,6 @@ struct col {
 	int n;
 	struct col_line l[COL_LINES];
 };
-
-bool wizard_ab_drawable(const struct wiz_step *s)
-{
-	return s && s->def && strcmp(s->def->id, "ab") == 0 && s->priv;
-}
 
 /* Bytes of s that fit in `cols` columns (UTF-8 sequences kept whole). */
 static int fit_bytes(const char *s, int cols)
@@ -290,11 +287,12 @@ static void emit(struct view_pen *p, const struct col_line *l, int x0)
 	view_pen_fixed(p, x0 + l->x, l->text, l->attr);
 }
 
-void wizard_ab_body(struct view_pen *p, const struct wiz_step *s)
+/* The A/B step's draw() hook (wizard.h, registered in wiz_steps[]). */
+bool wizard_ab_body(struct view_pen *p, const struct wiz_step *s)
 {
 	static struct col cols[2];   /* 50 KB: kept off the stack */
-	if (!wizard_ab_drawable(s))
-		return;
+	if (!s->priv)
+		return false;   /* not started: the pane shows the verdict */
 	const struct ab *ab = s->priv;
 	bool side = p->w >= AB_SIDE_MIN_W;
 	int w = side ? (p->w - AB_GAP) / 2 : p->w - 1;
@@ -316,7 +314,7 @@ void wizard_ab_body(struct view_pen *p, const struct wiz_step *s)
 				emit(p, &cols[1].l[i], w + AB_GAP);
 			view_pen_nl(p);
 		}
-		return;
+		return true;
 	}
 	for (int k = 0; k < 2; k++) {
 		if (k)
@@ -326,4 +324,5 @@ void wizard_ab_body(struct view_pen *p, const struct wiz_step *s)
 			view_pen_nl(p);
 		}
 	}
+	return true;
 }

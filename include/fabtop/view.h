@@ -125,13 +125,12 @@ void view_pen_finding(struct view_pen *p, int x, const struct fab_finding *f);
 /* A legend line "  SYS  = meaning", wrapped under the meaning. */
 void view_pen_legend(struct view_pen *p, const char *line);
 
-/* The A/B step's detail (views/wizard_ab.c), drawn inside the Wizard
- * pane's: true when step s is the A/B and its priv holds a struct ab. */
+/* A wizard step's result at the top of the Wizard pane's detail
+ * (views/wizard.c): its def's draw() hook when it has one and it drew,
+ * else the verdict and the hint (not while it runs). The steps' drawers
+ * are declared in wizard.h. */
 struct wiz_step;
-bool wizard_ab_drawable(const struct wiz_step *s);
-/* Its verdict on top, then run A and run B side by side from 100 columns,
- * stacked below that; clipped to any size. */
-void wizard_ab_body(struct view_pen *p, const struct wiz_step *s);
+void wizard_step_result(struct view_pen *p, const struct wiz_step *s);
 
 /* The topology pane's mark for the closest NIC of each GPU (UTF-8, ASCII). */
 #define TOPO_MARK_UTF8  "\u25c6"

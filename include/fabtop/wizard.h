@@ -5,7 +5,17 @@
  * A step belongs to one layer, says why it matters, shows the inputs it
  * used, the commands or in-process probes it ran, their raw output
  * (bounded), its findings and a verdict with a hint. Steps are data: a
- * table of struct wiz_step_def (wizard_steps.c); issue 6 adds rows.
+ * table of struct wiz_step_def (wizard_steps.c), one row per step. The
+ * engine knows no step by name: what a step shows beyond the common parts
+ * comes from its own hooks (print, exit_code, draw), and what it learnt for
+ * the steps above it goes into named fields of struct wizard (the job's).
+ *
+ * Adding a step: write src/wizard_<name>.c with its run() (or start/poll/
+ * cancel/fini for a long one) and an optional gate(), declared in
+ * src/wizard_int.h; add one row to wiz_steps[] in ladder order; give it
+ * print/exit_code/draw hooks only when its result is more than a verdict,
+ * findings and peers (a drawer lives under views/ and is declared below).
+ * Then its id in wizard_batch.c's usage text and docs/report-json.md.
  *
  * Sequence:
  *   wizard_new(root, opts, err) -> wizard_run_step(w, i, m) ... (or
@@ -98,6 +108,7 @@ struct wiz_step {
 };
 
 struct wizard;
+struct view_pen;   /* the Wizard pane's pen (view.h): only drawers use it */
 
 /* A row of the ladder. run() fills s (status, verdict, findings, ...) and
  * returns 0, or -1 when it could not run at all (verdict says why); gate()
@@ -124,6 +135,24 @@ struct wiz_step_def {
 	int (*poll)(struct wizard *w, struct wiz_step *s, int timeout_ms);
 	void (*cancel)(struct wizard *w, struct wiz_step *s);
 	void (*fini)(struct wiz_step *s);
+	/* Optional output hooks, for a step whose result is more than what
+	 * every step has (status, verdict, hint, inputs, commands, peers,
+	 * findings, raw output); NULL takes the engine's default.
+	 * print() adds the step's own result to its object in batch mode,
+	 * through the print layer (text and JSON), after the findings and
+	 * before the raw output. Default: nothing more.
+	 * exit_code() says what the outcome means for the batch exit status:
+	 * 0 fine, 1 warned, failed or blocked, 2 could not run; for 2 it
+	 * points *why at the words of the exit line ("the A/B could not run").
+	 * Default: wiz_exit_of().
+	 * draw() draws the step's result at the top of the Wizard pane's
+	 * detail, in place of the verdict and hint, and returns true; false
+	 * when it has nothing of its own yet (it then drew nothing). It lives
+	 * under views/, so the engine and batch mode never call it. Default:
+	 * the verdict and the hint (wizard_step_result(), view.h). */
+	void (*print)(struct fab_out *o, const struct wiz_step *s, bool verbose);
+	int (*exit_code)(const struct wiz_step *s, const char **why);
+	bool (*draw)(struct view_pen *p, const struct wiz_step *s);
 };
 
 extern const struct wiz_step_def wiz_steps[];
@@ -185,7 +214,8 @@ struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts 
 			  char *err, size_t errlen);
 void wizard_free(struct wizard *w);
 
-/* The step with this id, or -1. */
+/* The step with this id, or -1: for what the user names (--steps); the
+ * engine itself never looks a step up by its id. */
 int wizard_find_step(const struct wizard *w, const char *id);
 /* Runs step i now (again if it ran): gate first (blocked), then run().
  * Returns its status. */
@@ -247,6 +277,11 @@ struct fab_finding *wiz_finding(struct wiz_step *s, const char *id, enum fab_sev
 int wiz_run_cmd(struct wiz_step *s, const char *const argv[], double timeout_s);
 /* Status from the findings: any error -> fail, any warning -> warn, else pass. */
 enum wiz_status wiz_status_of(const struct wiz_step *s);
+/* The default exit_code(): 1 when the step warned, failed or was blocked, else 0. */
+int wiz_exit_of(const struct wiz_step *s);
+/* Step s's batch exit status: its exit_code() hook, else wiz_exit_of(). *why
+ * (may be NULL) gets the hook's words for a 2, else NULL. */
+int wizard_step_exit(const struct wiz_step *s, const char **why);
 /* Whether an NCCL_IB_HCA-style list selects port `port` of HCA dev (port
  * -1: the device as a whole). NCCL's rules: "^" excludes what the list
  * names, "=" wants exact names, otherwise each name is a prefix ("mlx5"
@@ -257,16 +292,35 @@ void wizard_resolve_inputs(struct wizard *w);
 
 /* ---- output (wizard_batch.c) ---- */
 
-/* One step's result through the print layer (text and JSON). */
+/* One step's result through the print layer (text and JSON): the parts
+ * every step has, with its print() hook's own after the findings. */
 void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose);
+
+/* Runs the steps in mask (bit i: step i) in ladder order, printing each as
+ * it finishes, then the exit line. Returns the exit status: the highest of
+ * the steps' (wizard_step_exit()), 2 also when the output cannot be written. */
+int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
+		 enum out_mode mode, FILE *fp, bool verbose);
+
+/* How wizard_main() opens the TUI when it is not in batch mode: main passes
+ * tui_run() (tui.h), so batch mode links nothing of the TUI. */
+typedef int (*wizard_tui_fn)(struct fab_root *root, struct fab_model *m);
 
 /* `fabtop [--root R] wizard [--batch] [--steps LIST] [--peer HOST]...
  * [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]`. argv is
- * main's whole argv (the wizard parses --root itself). Returns the exit
- * status: 0 all pass/skipped, 1 a warn/fail/blocked step, 2 could not run. */
-int wizard_main(int argc, char **argv);
+ * main's whole argv (the wizard parses --root itself). tui NULL: batch
+ * always. Returns the exit status: 0 all pass/skipped, 1 a
+ * warn/fail/blocked step, 2 could not run. */
+int wizard_main(int argc, char **argv, wizard_tui_fn tui);
 /* True when main's command word (options and their values skipped) is
  * "wizard": main then hands the whole argv to wizard_main(). */
 bool wizard_is_command(int argc, char **argv);
+
+/* ---- the steps' detail drawers (views/; draw() hooks of wiz_steps[]) ---- */
+
+/* The A/B (views/wizard_ab.c): its verdict on top, then run A and run B
+ * side by side from AB_SIDE_MIN_W columns, stacked below that; false
+ * while it holds no struct ab (not started, blocked). */
+bool wizard_ab_body(struct view_pen *p, const struct wiz_step *s);
 
 #endif

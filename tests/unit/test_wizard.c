@@ -4,7 +4,9 @@
  * (gate -> blocked with the reason, run -> status from the findings, the
  * verdict from the worst one), bounded raw output, a real command through
  * the runner (output, exit status, a timeout), layer 1 over a model built
- * here, and the command line (exit 2 for bad arguments).
+ * here, the command line (exit 2 for bad arguments), and the output hooks
+ * of a step (print, exit_code, draw): the engine, batch mode and the pane
+ * call a step's own, and a step without them gets the defaults.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "fabtop/ab.h"
+#include "fabtop/util.h"
+#include "fabtop/view.h"
 #include "fabtop/wizard.h"
 
 static void test_hca_selected(void **state)
@@ -248,7 +252,7 @@ static void test_l1(void **state)
 
 static int run_main(int argc, const char **argv)
 {
-	return wizard_main(argc, (char **)argv);
+	return wizard_main(argc, (char **)argv, NULL);
 }
 
 static void test_command_line(void **state)
@@ -337,6 +341,226 @@ static void test_ab_command(void **state)
 	assert_string_equal(err, "the command after -- has an empty word (2)");
 }
 
+/* ---- output hooks: steps of the test's own, with and without them ------------- */
+
+static struct {
+	int print, exit, draw;
+	bool verbose;               /* what print() was given */
+	bool draw_says;             /* what draw() returns */
+} hooks;
+
+static int h_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+{
+	(void)w; (void)m;
+	struct fab_finding *f = wiz_finding(s, "t.warn", SEV_WARN, "b");
+	snprintf(f->message, sizeof(f->message), "b is odd");
+	snprintf(f->hint, sizeof(f->hint), "look at b");
+	wiz_out(s, "raw line\n");
+	return 0;
+}
+
+static int h_run_clean(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
+{
+	(void)w; (void)m;
+	snprintf(s->verdict, sizeof(s->verdict), "all fine");
+	return 0;
+}
+
+static void h_print(struct fab_out *o, const struct wiz_step *s, bool verbose)
+{
+	hooks.print++;
+	hooks.verbose = verbose;
+	out_str(o, PR_ANY, "extra", "  extra: %s\n", s->def->id);
+}
+
+static int h_exit(const struct wiz_step *s, const char **why)
+{
+	hooks.exit++;
+	*why = "the hooked step could not run";
+	return s->status == WIZ_WARN ? 2 : 0;
+}
+
+static bool h_draw(struct view_pen *p, const struct wiz_step *s)
+{
+	(void)s;
+	hooks.draw++;
+	if (!hooks.draw_says)
+		return false;
+	view_pen_put(p, 0, "drawn by the step", 0);
+	view_pen_nl(p);
+	return true;
+}
+
+static const struct wiz_step_def hooked_def = {
+	.id = "hooked", .layer = "8 test", .title = "with hooks", .why = "tests", .run = h_run,
+	.print = h_print, .exit_code = h_exit, .draw = h_draw,
+};
+static const struct wiz_step_def plain_def = {
+	.id = "plain", .layer = "9 test", .title = "without hooks", .why = "tests", .run = h_run,
+};
+static const struct wiz_step_def clean_def = {
+	.id = "clean", .layer = "9 test", .title = "without hooks", .why = "tests", .run = h_run_clean,
+};
+
+/* Batch mode over a ladder of the test's own; the output in *text. */
+static int batch_of(const struct wiz_step_def *const defs[], int n, enum out_mode mode,
+		    bool verbose, char **text)
+{
+	char err[256];
+	size_t len;
+	struct fab_model m;
+	model_init(&m);
+	fab_strlcpy(m.host, "testhost", sizeof(m.host));
+	m.live = true;
+	struct wizard *w = wizard_new(NULL, NULL, err, sizeof(err));
+	assert_non_null(w);
+	w->nsteps = n;
+	for (int i = 0; i < n; i++)
+		w->steps[i].def = defs[i];
+	FILE *fp = open_memstream(text, &len);
+	assert_non_null(fp);
+	int rc = wizard_batch(w, &m, (1u << n) - 1, mode, fp, verbose);
+	fclose(fp);
+	wizard_free(w);
+	model_free(&m);
+	return rc;
+}
+
+static void test_hooks_batch(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	memset(&hooks, 0, sizeof(hooks));
+	const struct wiz_step_def *const both[] = { &plain_def, &hooked_def };
+	/* The hooked step warns: its exit_code() makes that a 2, with its words. */
+	assert_int_equal(batch_of(both, 2, OUT_TEXT, true, &text), 2);
+	assert_int_equal(hooks.print, 1);
+	assert_true(hooks.verbose);
+	assert_int_equal(hooks.exit, 1);
+	assert_int_equal(hooks.draw, 0);   /* batch mode never draws */
+	/* print() speaks after the findings, before the raw output, and only
+	 * in its own step's block. */
+	const char *hooked = strstr(text, "[hooked]");
+	assert_non_null(hooked);
+	const char *extra = strstr(text, "  extra: hooked\n");
+	assert_non_null(extra);
+	assert_true(extra > hooked);
+	assert_true(extra > strstr(hooked, "WARNING t.warn"));
+	assert_true(extra < strstr(hooked, "  output:\n"));
+	assert_ptr_equal(strstr(text, "extra:"), extra + 2);   /* once, in its block */
+	assert_null(strstr(extra + 3, "extra:"));
+	assert_non_null(strstr(text, "exit status 2 (the hooked step could not run)\n"));
+	free(text);
+
+	/* JSON: the hook's key in its step's object. */
+	memset(&hooks, 0, sizeof(hooks));
+	assert_int_equal(batch_of(both, 2, OUT_JSON, false, &text), 2);
+	assert_int_equal(hooks.print, 1);
+	assert_false(hooks.verbose);
+	assert_non_null(strstr(text, "\"extra\": \"hooked\""));
+	assert_non_null(strstr(text, "\"exit\": 2"));
+	free(text);
+
+	/* No hooks: nothing added, and the default exit (a warning is 1). */
+	memset(&hooks, 0, sizeof(hooks));
+	const struct wiz_step_def *const plain[] = { &plain_def };
+	assert_int_equal(batch_of(plain, 1, OUT_TEXT, false, &text), 1);
+	assert_null(strstr(text, "extra"));
+	assert_non_null(strstr(text, "exit status 1 (a step warned, failed or was blocked)\n"));
+	assert_int_equal(hooks.print + hooks.exit + hooks.draw, 0);
+	free(text);
+	const struct wiz_step_def *const clean[] = { &clean_def };
+	assert_int_equal(batch_of(clean, 1, OUT_TEXT, false, &text), 0);
+	assert_non_null(strstr(text, "exit status 0 (every step passed or was skipped)\n"));
+	free(text);
+}
+
+static void test_hooks_exit_and_draw(void **state)
+{
+	(void)state;
+	const char *why = "stale";
+	struct wiz_step s = { .def = &plain_def, .status = WIZ_BLOCKED };
+	/* The default exit: 1 for warn, fail and blocked, 0 for the rest. */
+	assert_int_equal(wizard_step_exit(&s, &why), 1);
+	assert_null(why);
+	s.status = WIZ_SKIPPED;
+	assert_int_equal(wizard_step_exit(&s, NULL), 0);
+	memset(&hooks, 0, sizeof(hooks));
+	s.def = &hooked_def;
+	s.status = WIZ_WARN;
+	assert_int_equal(wizard_step_exit(&s, &why), 2);
+	assert_string_equal(why, "the hooked step could not run");
+	assert_int_equal(hooks.exit, 1);
+
+	/* The pane: a measuring pen (no terminal needed) counts the rows. */
+	struct view v = { 0 };
+	struct view_pen p = { .v = &v, .w = 80, .h = 24, .draw = false };
+	snprintf(s.verdict, sizeof(s.verdict), "b is odd");
+	snprintf(s.hint, sizeof(s.hint), "look at b");
+	hooks.draw_says = true;
+	wizard_step_result(&p, &s);
+	assert_int_equal(hooks.draw, 1);
+	assert_int_equal(p.row, 1);   /* its own row, no verdict nor hint */
+	assert_int_equal(p.width, (int)strlen("drawn by the step"));
+	/* A drawer with nothing of its own yet: the verdict and the hint. */
+	hooks.draw_says = false;
+	p.row = p.width = 0;
+	wizard_step_result(&p, &s);
+	assert_int_equal(hooks.draw, 2);
+	assert_int_equal(p.row, 2);
+	assert_int_equal(p.width, (int)strlen("next: look at b"));
+	/* No drawer: the same default. */
+	s.def = &plain_def;
+	p.row = p.width = 0;
+	wizard_step_result(&p, &s);
+	assert_int_equal(hooks.draw, 2);
+	assert_int_equal(p.row, 2);
+}
+
+/* The real ladder: the A/B's hooks are registered on its row; an A/B
+ * that could not run exits 2 through them, any other verdict as its
+ * status says. */
+static void test_ab_hooks(void **state)
+{
+	(void)state;
+	char err[256];
+	const char *why = NULL;
+	struct wizard *w = wizard_new(NULL, NULL, err, sizeof(err));
+	assert_non_null(w);
+	int i = wizard_find_step(w, "ab");
+	assert_true(i >= 0);
+	const struct wiz_step_def *d = w->steps[i].def;
+	assert_true(d->draw == wizard_ab_body);
+	assert_non_null(d->print);
+	assert_non_null(d->exit_code);
+	for (int k = 0; k < w->nsteps; k++)
+		if (k != i)
+			assert_true(!w->steps[k].def->print && !w->steps[k].def->exit_code &&
+				    !w->steps[k].def->draw);
+	struct ab ab;
+	memset(&ab, 0, sizeof(ab));
+	struct wiz_step s = { .def = d, .status = WIZ_FAIL, .priv = &ab };
+	ab.verdict = AB_V_NOT_RUN;
+	assert_int_equal(wizard_step_exit(&s, &why), 2);
+	assert_string_equal(why, "the A/B could not run");
+	ab.verdict = AB_V_RDMA_PATH_PROBLEM;
+	assert_int_equal(wizard_step_exit(&s, &why), 1);
+	assert_null(why);
+	s.status = WIZ_PASS;
+	ab.verdict = AB_V_RDMA_OK;
+	assert_int_equal(wizard_step_exit(&s, &why), 0);
+	/* Blocked before it made a struct ab: the default's 1. */
+	s.priv = NULL;
+	s.status = WIZ_BLOCKED;
+	assert_int_equal(wizard_step_exit(&s, &why), 1);
+	/* Without a struct ab its drawer leaves the pane to the default. */
+	struct view v = { 0 };
+	struct view_pen p = { .v = &v, .w = 80, .h = 24, .draw = false };
+	assert_false(wizard_ab_body(&p, &s));
+	assert_int_equal(p.row, 0);
+	wizard_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +571,9 @@ int main(void)
 		cmocka_unit_test(test_l1),
 		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_ab_command),
+		cmocka_unit_test(test_hooks_batch),
+		cmocka_unit_test(test_hooks_exit_and_draw),
+		cmocka_unit_test(test_ab_hooks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
