@@ -270,10 +270,12 @@ static void verdict_from_findings(struct wiz_step *s)
 		int more = 0;
 		for (int i = 0; i < s->nfindings; i++)
 			more += s->findings[i].sev >= SEV_WARN && &s->findings[i] != w;
+		/* Subject first, as every finding renderer puts it. */
 		if (more)
-			snprintf(s->verdict, sizeof(s->verdict), "%s (and %d more)", w->message, more);
+			snprintf(s->verdict, sizeof(s->verdict), "%s: %s (and %d more)", w->subject,
+				 w->message, more);
 		else
-			snprintf(s->verdict, sizeof(s->verdict), "%s", w->message);
+			snprintf(s->verdict, sizeof(s->verdict), "%s: %s", w->subject, w->message);
 	}
 	if (!s->hint[0] && w->sev > SEV_INFO)
 		fab_strlcpy(s->hint, w->hint, sizeof(s->hint));

@@ -22,9 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "fabtop/collect.h"
+#include "fabtop/report.h"
 #include "fabtop/util.h"
-#include "fabtop/wizard.h"
 #include "fabtop/vocab.h"
+#include "fabtop/wizard.h"
 
 static const char wizard_usage[] =
 "usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2,l3,ab] [--peer HOST]...\n"
@@ -54,25 +55,6 @@ static const char wizard_usage[] =
 "Exit status: 0 all passed or skipped, 1 a step warned, failed or was blocked, 2 could not run.\n";
 
 /* ---- printing one step ---------------------------------------------------------- */
-
-static void print_finding(struct fab_out *o, const struct fab_finding *f)
-{
-	static const char *const word[] = { "INFO", "WARNING", "ERROR" };
-	out_open_obj(o, NULL);
-	out_str(o, PR_JSON, "id", NULL, f->id);
-	out_str(o, PR_JSON, "severity", NULL, sev_name(f->sev));
-	out_str(o, PR_JSON, "layer", NULL, f->layer[0] ? f->layer : NULL);
-	out_text(o, "  %-7s %s", word[f->sev <= SEV_ERROR ? f->sev : SEV_ERROR], f->id);
-	/* Most messages already start with their subject: the text says it once. */
-	bool dup = f->subject[0] && strncmp(f->message, f->subject, strlen(f->subject)) == 0;
-	out_str(o, dup ? PR_JSON : PR_ANY, "subject", " %s", f->subject);
-	out_str(o, PR_ANY, "message", ": %s\n", f->message);
-	if (f->evidence[0])
-		out_str(o, PR_ANY, "evidence", "          evidence: %s\n", f->evidence);
-	if (f->hint[0])
-		out_str(o, PR_ANY, "hint", "          next: %s\n", f->hint);
-	out_close_obj(o);
-}
 
 static void print_peer(struct fab_out *o, const struct wiz_peer *p)
 {
@@ -140,7 +122,7 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 	}
 	out_open_arr(o, "findings");
 	for (int i = 0; i < s->nfindings; i++)
-		print_finding(o, &s->findings[i]);
+		finding_print(o, &s->findings[i], 2);
 	out_close_arr(o);
 	if (d->print)
 		d->print(o, s, verbose);

@@ -488,7 +488,7 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	struct fab_finding *f;
 	if (!ii.up || !ii.running) {
 		if ((f = wiz_finding(s, "l2.iface-down", SEV_ERROR, dev))) {
-			snprintf(f->message, sizeof(f->message), "%s is %s", dev,
+			snprintf(f->message, sizeof(f->message), "%s",
 				 !ii.up ? "administratively down" : "up but has no carrier (link down)");
 			snprintf(f->hint, sizeof(f->hint), "bring it up (ip link set dev %s up) or check the cable "
 				 "and switch port; NCCL cannot use it as it is", dev);
@@ -496,8 +496,8 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	}
 	if (ii.naddrs == 0) {
 		if ((f = wiz_finding(s, "l2.iface-no-addr", SEV_ERROR, dev))) {
-			snprintf(f->message, sizeof(f->message), "%s has no IP address: NCCL's bootstrap and socket "
-				 "transport cannot use it", dev);
+			snprintf(f->message, sizeof(f->message), "no IP address: NCCL's bootstrap and socket "
+				 "transport cannot use it");
 			snprintf(f->hint, sizeof(f->hint), "give it an address (DHCP, netplan, the CNI of the pod) "
 				 "or point NCCL_SOCKET_IFNAME at the interface that has one");
 		}

@@ -172,11 +172,6 @@ static void heading(struct view_pen *p, const char *s)
 	view_pen_nl(p);
 }
 
-static int sev_attr(enum fab_severity s)
-{
-	return fab_attr(s == SEV_ERROR ? CP_ERROR : s == SEV_WARN ? CP_WARN : CP_OK);
-}
-
 /* The inputs a pending step will use: what the engine resolved now. */
 static void pending_inputs(struct view_pen *p, const struct wizard *w)
 {
@@ -269,21 +264,7 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 	if (s->nfindings) {
 		heading(p, "Findings");
 		for (int i = 0; i < s->nfindings; i++) {
-			const struct fab_finding *f = &s->findings[i];
-			/* Most messages already start with their subject. */
-			if (strncmp(f->message, f->subject, strlen(f->subject)) == 0)
-				snprintf(buf, sizeof(buf), "%s: %s", f->id, f->message);
-			else
-				snprintf(buf, sizeof(buf), "%s %s: %s", f->id, f->subject, f->message);
-			view_pen_wrap_hang(p, 2, 4, buf, sev_attr(f->sev));
-			if (f->evidence[0]) {
-				snprintf(buf, sizeof(buf), "evidence: %s", f->evidence);
-				view_pen_wrap_hang(p, 4, 6, buf, fab_attr(CP_DIM));
-			}
-			if (f->hint[0] && f->sev > SEV_INFO) {
-				snprintf(buf, sizeof(buf), "next: %s", f->hint);
-				view_pen_wrap_hang(p, 4, 6, buf, 0);
-			}
+			view_pen_finding(p, 2, &s->findings[i]);
 		}
 	}
 	if (s->out_len) {
