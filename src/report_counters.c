@@ -40,6 +40,7 @@ struct run {
 	uint64_t *bad_total;     /* per counter: bad growth over the run */
 	unsigned *prev_flags;    /* per counter: the flags of the step before */
 	int ncap;                /* entries in bad_total, prev_flags */
+	int pw;                  /* the port column: the longest label, so long names keep rows in line */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -86,6 +87,14 @@ static const char *utc(double t, char *buf, size_t len)
  * comes back may add counters). */
 static int track_grow(struct run *rn)
 {
+	char lbl[96];
+	if (rn->pw < 10)
+		rn->pw = 10;
+	for (int i = 0; i < rn->s.nports; i++) {
+		int w = (int)strlen(port_label(&rn->s.ports[i], lbl, sizeof(lbl)));
+		if (w > rn->pw)
+			rn->pw = w;
+	}
 	if (rn->s.nctrs > rn->ncap) {
 		int n = rn->s.nctrs;
 		uint64_t *bt = realloc(rn->bad_total, (size_t)n * sizeof(*bt));
@@ -167,7 +176,7 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 	bool bad = bad_growth(c);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, c->name);
 	out_open_obj(o, NULL);
-	out_text(o, "  %s %-10s %-44s", bad ? "!" : " ", port_label(p, lbl, sizeof(lbl)), path);
+	out_text(o, "  %s %-*s %-44s", bad ? "!" : " ", rn->pw, port_label(p, lbl, sizeof(lbl)), path);
 	out_str(o, PR_JSON, "dev", NULL, p->dev);
 	out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
 	out_str(o, PR_JSON, "dir", NULL, c->dir);
@@ -202,7 +211,7 @@ static fab_num pct(double gbps, double line)
 static void port_lines(struct run *rn)
 {
 	struct fab_out *o = rn->o;
-	out_text(o, "  %-12s %-6s %5s %8s %8s %12s %12s %6s %6s  %s\n", "PORT", "LINK", "LINE",
+	out_text(o, "  %-*s %-6s %5s %8s %8s %12s %12s %6s %6s  %s\n", rn->pw + 2, "PORT", "LINK", "LINE",
 		 "TX Gb/s", "RX Gb/s", "TX pkt/s", "RX pkt/s", "TX%", "RX%", "STATE");
 	out_open_arr(o, "ports");
 	for (int i = 0; i < rn->s.nports; i++) {
@@ -214,7 +223,7 @@ static void port_lines(struct run *rn)
 		fab_num line = mp ? mp->rate_gbps : (fab_num){ 0, false };
 		bool rates = p->present && p->has_rates;
 		out_open_obj(o, NULL);
-		out_text(o, "  %-12s", port_label(p, lbl, sizeof(lbl)));
+		out_text(o, "  %-*s", rn->pw + 2, port_label(p, lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, p->dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
 		out_str(o, PR_JSON, "link_layer", NULL, mp ? ll_name(mp->ll) : NULL);
@@ -254,7 +263,7 @@ static void also_grew(struct run *rn, const int *idx, int n)
 			if (c->port != p || worth_a_line(c) || is_traffic(c))
 				continue;
 			if (!listed++)
-				out_text(rn->o, "    %-10s also grew:", port_label(&rn->s.ports[p], lbl, sizeof(lbl)));
+				out_text(rn->o, "    %-*s also grew:", rn->pw, port_label(&rn->s.ports[p], lbl, sizeof(lbl)));
 			out_text(rn->o, "%s %s %+lld", listed > 1 ? "," : "", c->name, (long long)c->last.delta);
 		}
 		if (listed)
@@ -298,7 +307,7 @@ static int print_sample(struct run *rn)
 			continue;
 		}
 		if (!shown++)
-			out_text(o, "    %-10s %-44s %14s %14s  %-5s  %-10s %s\n", "COUNTER", "",
+			out_text(o, "    %-*s %-44s %14s %14s  %-5s  %-10s %s\n", rn->pw, "COUNTER", "",
 				 "DELTA", "RATE", "FLAGS", "LAYER", "MEANING");
 		counter_line(rn, c);
 	}
@@ -386,7 +395,7 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 		if (seen)
 			seen[c->port] |= counter_trouble(c->def);
 		out_open_obj(o, NULL);
-		out_text(o, "    %-10s", port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
+		out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
 		out_str(o, PR_JSON, "dir", NULL, c->dir);
@@ -420,7 +429,7 @@ static void list_saturated(struct run *rn)
 		if (!nsat++)
 			out_text(o, "  saturated (stuck at their maximum: growth no longer shows):\n");
 		out_open_obj(o, NULL);
-		out_text(o, "    %-10s", port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
+		out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
 		out_str(o, PR_JSON, "dir", NULL, c->dir);
@@ -445,7 +454,7 @@ static int list_stopped(struct run *rn)
 		if (!nstop++)
 			out_text(o, "  stopped moving traffic (under 1%% of their peak):\n");
 		out_open_obj(o, NULL);
-		out_text(o, "    %-10s", port_label(p, lbl, sizeof(lbl)));
+		out_text(o, "    %-*s", rn->pw, port_label(p, lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, p->dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
 		out_bool(o, PR_JSON, "present", NULL, p->present);

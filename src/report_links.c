@@ -7,6 +7,7 @@
 #include <string.h>
 #include "fabtop/findings.h"
 #include "fabtop/report.h"
+#include "fabtop/table.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 
@@ -34,23 +35,62 @@ static void out_judged(struct fab_out *o, const char *key, const char *fmt,
 	out_str(o, j->v == FAB_YES ? PR_JSON : PR_ANY, wk, " (%s)", j->why);
 }
 
+/* ---- the port table: columns as wide as their widest cell (table.h) ---- */
+
+enum { T_PORT, T_STATE, T_PHYS, T_RATE, T_LAYER, T_NETDEV, T_MTU, T_USABLE, NTCOLS };
+
+static const struct tbl_col tcols[NTCOLS] = {
+	[T_PORT] = { "DEV/PORT" }, [T_STATE] = { "STATE" }, [T_PHYS] = { "PHYS" },
+	[T_RATE] = { "RATE" },     [T_LAYER] = { "LAYER" }, [T_NETDEV] = { "NETDEV" },
+	[T_MTU] = { "MTU" },       [T_USABLE] = { "USABLE" },
+};
+
+/* Row r: the r-th port over every HCA. */
+static const struct fab_port *port_at(const struct fab_model *m, int r, const struct fab_nic **nic)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		int np = m->nics[i].nports > FAB_MAX_PORTS ? FAB_MAX_PORTS : m->nics[i].nports;
+		if (r < np) {
+			*nic = &m->nics[i];
+			return &m->nics[i].ports[r];
+		}
+		r -= np;
+	}
+	return NULL;
+}
+
+static void tcell(const void *ctx, int r, int col, char *buf, size_t len)
+{
+	const struct fab_nic *n = NULL;
+	const struct fab_port *pt = port_at(ctx, r, &n);
+	char b[24];
+	buf[0] = '\0';
+	if (!pt)
+		return;
+	switch (col) {
+	case T_PORT:   subject_port(n->name, pt->num, buf, len); break;
+	case T_STATE:  snprintf(buf, len, "%s", na(port_state_word(pt, b, sizeof(b)))); break;
+	case T_PHYS:   snprintf(buf, len, "%s", na(port_phys_word(pt, b, sizeof(b)))); break;
+	case T_RATE:   snprintf(buf, len, "%s", na(pt->rate_str)); break;
+	case T_LAYER:  snprintf(buf, len, "%s", ll_short(pt->ll)); break;
+	case T_NETDEV: snprintf(buf, len, "%s", na(pt->netdev)); break;
+	case T_MTU:    fab_int_str(pt->active_mtu, buf, len); break;
+	case T_USABLE: snprintf(buf, len, "%s", tri_name(pt->usable.v)); break;
+	}
+}
+
 static void port_table(struct fab_out *o, const struct fab_model *m)
 {
-	out_text(o, "%-11s %-7s %-9s %-22s %-5s %-15s %-6s %s\n", "DEV/PORT", "STATE", "PHYS",
-		 "RATE", "LAYER", "NETDEV", "MTU", "USABLE");
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int p = 0; p < n->nports; p++) {
-			const struct fab_port *pt = &n->ports[p];
-			char dp[80], mtu[16], sb[24], pb[24];
-			subject_port(n->name, pt->num, dp, sizeof(dp));
-			out_text(o, "%-11s %-7s %-9s %-22s %-5s %-15s %-6s %s\n", dp,
-				 na(port_state_word(pt, sb, sizeof(sb))),
-				 na(port_phys_word(pt, pb, sizeof(pb))),
-				 na(pt->rate_str), ll_short(pt->ll), na(pt->netdev),
-				 fab_int_str(pt->active_mtu, mtu, sizeof(mtu)), tri_name(pt->usable.v));
-		}
-	}
+	int count[3];
+	struct tbl t = { .cols = tcols, .ncols = NTCOLS, .nrows = model_usable_counts(m, count),
+			 .cell = tcell, .ctx = m, .gap = 2 };
+	struct tbl_fit f;
+	char line[512];
+	if (out_is_json(o))
+		return;
+	tbl_fit(&t, 0, &f);
+	for (int r = -1; r < t.nrows; r++)
+		out_text(o, "%s\n", tbl_line(&t, &f, r, line, sizeof(line)));
 }
 
 static void port_netdev(struct fab_out *o, const struct fab_model *m, const struct fab_port *pt)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/table.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
 
@@ -160,27 +161,25 @@ static const struct fab_gid *roce_v2_ipv4(const struct fab_port *pt)
 	return NULL;
 }
 
-/* ---- the port list ------------------------------------------------------- */
+/* ---- the port list: a table (table.h) ---------------------------------- */
 
 enum { C_PORT, C_STATE, C_PHYS, C_RATE, C_LAYER, C_NETDEV, C_ADDR, C_MTU, C_USABLE,
        C_FINDING, NCOLS };
 
-static const char *const col_head[NCOLS] = {
-	"PORT", "STATE", "PHYS", "RATE", "LAYER", "NETDEV", "LID/IPv4", "MTU", "USABLE",
-	"FINDING",
+static const struct tbl_col port_cols[NCOLS] = {
+	[C_PORT] = { "PORT" },     [C_STATE] = { "STATE" },   [C_PHYS] = { "PHYS" },
+	[C_RATE] = { "RATE" },     [C_LAYER] = { "LAYER" },   [C_NETDEV] = { "NETDEV" },
+	[C_ADDR] = { "LID/IPv4" }, [C_MTU] = { "MTU" },       [C_USABLE] = { "USABLE" },
+	[C_FINDING] = { "FINDING", .last_free = true },
 };
 /* Left out in this order when the list is wider than its window: each is
  * in the detail, and the row's colour and finding say what is wrong. */
 static const int col_drop[] = { C_LAYER, C_PHYS, C_ADDR, C_MTU, C_NETDEV };
 
-struct cols {
-	int w[NCOLS];
-	bool on[NCOLS];
-	int width;                    /* of a whole row, the prefix included */
-};
-
-static void cell(const struct fab_model *m, const struct row *r, int col, char *buf, size_t len)
+static void cell(const void *ctx, int g, int col, char *buf, size_t len)
 {
+	const struct fab_model *m = ctx;
+	struct row rr = row_at(m, g), *r = &rr;
 	const struct fab_port *pt = r->pt;
 	char tmp[64];
 	int count;
@@ -229,8 +228,8 @@ static void cell(const struct fab_model *m, const struct row *r, int col, char *
 		if ((pt->ll == FAB_LL_IB)) {
 			snprintf(buf, len, "lid %s", int_str(pt->lid, "0x%llx", tmp, sizeof(tmp)));
 		} else if ((pt->ll == FAB_LL_ETH)) {
-			const struct fab_gid *g = roce_v2_ipv4(pt);
-			snprintf(buf, len, "%s", g ? g->ip : port_gids(pt) ? "no IPv4" : "N/A");
+			const struct fab_gid *gid = roce_v2_ipv4(pt);
+			snprintf(buf, len, "%s", gid ? gid->ip : port_gids(pt) ? "no IPv4" : "N/A");
 		} else {
 			snprintf(buf, len, "N/A");
 		}
@@ -243,67 +242,39 @@ static void cell(const struct fab_model *m, const struct row *r, int col, char *
 	}
 }
 
-static void cols_width(struct cols *c)
+static struct tbl port_tbl(const struct fab_model *m)
 {
-	c->width = PREFIX;
-	for (int k = 0, any = 0; k < NCOLS; k++)
-		if (c->on[k]) {
-			c->width += (any ? GAP : 0) + c->w[k];
-			any = 1;
-		}
+	return (struct tbl){ .cols = port_cols, .ncols = NCOLS, .nrows = total_rows(m), .cell = cell,
+			     .ctx = m, .drop = col_drop,
+			     .ndrop = (int)(sizeof(col_drop) / sizeof(col_drop[0])),
+			     .gap = GAP, .prefix = PREFIX };
 }
 
-/* The columns that fit in budget, each as wide as its widest cell over all
- * ports (so a filter does not move them). The finding may still be cut. */
-static void cols_fit(const struct fab_model *m, int budget, struct cols *c)
+/* One list line (the headings when g < 0); "> " marks the selected row,
+ * also in text dumps, and its line is padded so the highlight spans it. */
+static void row_text(const struct fab_model *m, const struct tbl_fit *f, int g, bool sel,
+		     char *line, size_t len)
 {
-	char buf[160];
-	int n = total_rows(m);
-	for (int k = 0; k < NCOLS; k++) {
-		c->w[k] = view_strwidth(col_head[k]);
-		c->on[k] = true;
-	}
-	for (int g = 0; g < n; g++) {
-		struct row r = row_at(m, g);
-		for (int k = 0; k < NCOLS; k++) {
-			cell(m, &r, k, buf, sizeof(buf));
-			int w = view_strwidth(buf);
-			if (w > c->w[k])
-				c->w[k] = w;
-		}
-	}
-	cols_width(c);
-	for (size_t i = 0; i < sizeof(col_drop) / sizeof(col_drop[0]) && c->width > budget; i++) {
-		c->on[col_drop[i]] = false;
-		cols_width(c);
+	struct tbl t = port_tbl(m);
+	tbl_line(&t, f, g, line, len);
+	if (sel) {
+		line[0] = '>';
+		size_t n = strlen(line);
+		int pad = f->width - tbl_width(line);
+		if (pad > 0 && n + (size_t)pad < len)
+			snprintf(line + n, len - n, "%*s", pad, "");
 	}
 }
 
-/* One list line from the cells (or the headings when r is NULL). */
-static void row_text(const struct fab_model *m, const struct row *r, const struct cols *c,
-		     bool sel, char *line, size_t len)
+static void cols_fit(const struct fab_model *m, int budget, struct tbl_fit *f)
 {
-	char buf[160];
-	size_t n = (size_t)snprintf(line, len, "%s", sel ? "> " : "  ");
-	bool any = false;
-	for (int k = 0; k < NCOLS && n < len; k++) {
-		if (!c->on[k])
-			continue;
-		if (r)
-			cell(m, r, k, buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "%s", col_head[k]);
-		/* Pad by columns, not bytes: every cell is ASCII but be safe. */
-		int pad = k == C_FINDING && !sel ? 0 : c->w[k] - view_strwidth(buf);
-		n += (size_t)snprintf(line + n, len - n, "%*s%s%*s", any ? GAP : 0, "", buf,
-				      pad > 0 ? pad : 0, "");
-		any = true;
-	}
+	struct tbl t = port_tbl(m);
+	tbl_fit(&t, budget, f);
 }
 
 static void list_body(struct view_pen *p, const struct fab_model *m)
 {
-	struct cols c;
+	struct tbl_fit c;
 	char line[640];
 	int first, n;
 	cols_fit(m, p->w, &c);
@@ -314,7 +285,7 @@ static void list_body(struct view_pen *p, const struct fab_model *m)
 		const struct fab_finding *f = worst(m, &r, &count);
 		bool sel = g == p->v->sel;
 		int a = f ? fab_sev_attr(f->sev) : fab_attr(CP_OK);
-		row_text(m, &r, &c, sel, line, sizeof(line));
+		row_text(m, &c, g, sel, line, sizeof(line));
 		view_pen_put(p, 0, line, sel ? a | fab_attr(CP_SELECT) : a);
 		view_pen_nl(p);
 	}
@@ -864,7 +835,7 @@ static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 	struct view_pen vp = { .win = win, .v = &tv, .h = h, .w = w, .draw = false };
 	verdict_body(&vp, m);
 	int verdict_h = vp.row < h ? vp.row : h;
-	struct cols c;
+	struct tbl_fit c;
 	cols_fit(m, w >= SIDE_MIN_W ? w - DETAIL_MIN_W - 3 : w, &c);
 	struct links_layout l = links_layout(h, w, verdict_h, n, c.width < w ? c.width : w);
 
@@ -876,7 +847,7 @@ static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 
 	char line[640];
 	if (l.list_y - 1 < h) {
-		row_text(m, NULL, &c, false, line, sizeof(line));
+		row_text(m, &c, -1, false, line, sizeof(line));
 		view_put(win, l.list_y - 1, 0, 0, line, fab_attr(CP_TITLE));
 	}
 	/* Keep the selection in view. */
@@ -901,7 +872,7 @@ static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 		char where[48];
 		snprintf(where, sizeof(where), "%d-%d/%d", v->sel_top + 1, v->sel_top + l.list_h, n);
 		int x = l.list_w - view_strwidth(where);
-		row_text(m, NULL, &c, false, line, sizeof(line));
+		row_text(m, &c, -1, false, line, sizeof(line));
 		if (x > view_strwidth(line) + 1)
 			view_put(win, l.list_y - 1, x, 0, where, fab_attr(CP_DIM));
 	}
