@@ -86,7 +86,8 @@ static void topo_devices(struct fab_out *o, const struct fab_model *m, const str
 			out_str(o, PR_JSON, "name", NULL, n->name);
 			out_str(o, PR_JSON, "netdev", NULL, pt ? pt->netdev : NULL);
 			out_str(o, PR_JSON, "link_layer", NULL, pt ? ll_name(pt->ll) : NULL);
-			out_str(o, PR_JSON, "state", NULL, pt ? pt->state_str : NULL);
+			char sb[24];
+			out_str(o, PR_JSON, "state", NULL, pt ? port_state_word(pt, sb, sizeof(sb)) : NULL);
 			out_str(o, PR_JSON, "rate", NULL, pt ? pt->rate_str : NULL);
 			out_str(o, PR_JSON, "usable", NULL, tri_name(n->usable.v));
 			out_str(o, PR_JSON, "usable_why", NULL, n->usable.why);
@@ -112,12 +113,13 @@ static void topo_legends(struct fab_out *o, const struct fab_model *m, const str
 	for (int j = 0; j < t->nnics; j++) {
 		const struct fab_nic *n = &m->nics[t->devs[t->ngpus + j].idx];
 		const struct fab_port *pt = first_port(n);
+		char sb[24];
 		out_text(o, "  %s: %s", t->devs[t->ngpus + j].label, n->name);
 		if (pt)
 			out_text(o, "  %s  %s  %s  %s",
 				 pt->netdev[0] ? pt->netdev : "N/A",
 				 na(ll_name(pt->ll)),
-				 pt->state_str[0] ? pt->state_str : "N/A",
+				 na(port_state_word(pt, sb, sizeof(sb))),
 				 pt->rate_str[0] ? pt->rate_str : "N/A");
 		out_text(o, "\n");
 	}
@@ -133,9 +135,10 @@ static void topo_closest(struct fab_out *o, const struct fab_model *m, const str
 		out_open_obj(o, NULL);
 		out_str(o, PR_ANY, "gpu", "  %s ->", t->devs[g].label);
 		out_open_arr(o, "nics");
-		for (int j = 0; j < t->nnics && j < 64; j++)
+		for (int j = 0, any = 0; j < t->nnics && j < 64; j++)
 			if (t->best[g] >> j & 1) {
 				const struct fab_topo_dev *d = &t->devs[t->ngpus + j];
+				out_text(o, "%s", any++ ? "," : "");
 				out_str(o, PR_ANY, NULL, " %s", d->label);
 				out_text(o, " %s", m->nics[d->idx].name);
 			}
@@ -322,8 +325,9 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 			const struct fab_port *pt = &n->ports[p];
 			out_open_obj(o, NULL);
 			out_int(o, PR_JSON, "port", NULL, fab_int_of(pt->num));
-			out_str(o, PR_JSON, "state", NULL, pt->state_str);
-			out_str(o, PR_JSON, "phys_state", NULL, pt->phys_state_str);
+			char sb[24], pb[24];
+			out_str(o, PR_JSON, "state", NULL, port_state_word(pt, sb, sizeof(sb)));
+			out_str(o, PR_JSON, "phys_state", NULL, port_phys_word(pt, pb, sizeof(pb)));
 			out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
 			out_str(o, PR_JSON, "link_layer", NULL, ll_name(pt->ll));
 			out_str(o, PR_JSON, "netdev", NULL, pt->netdev);

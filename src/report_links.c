@@ -124,8 +124,9 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 {
 	out_open_obj(o, NULL);
 	out_int(o, PR_ANY, "port", "  port %lld:", fab_int_of(pt->num));
-	out_str(o, PR_ANY, "state", " %s", pt->state_str);
-	out_str(o, PR_ANY, "phys_state", " / %s", pt->phys_state_str);
+	char sb[24], pb[24];
+	out_str(o, PR_ANY, "state", " %s", port_state_word(pt, sb, sizeof(sb)));
+	out_str(o, PR_ANY, "phys_state", " / %s", port_phys_word(pt, pb, sizeof(pb)));
 	out_str(o, PR_ANY, "rate", ", %s", pt->rate_str);
 	out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
 	out_int(o, PR_JSON, "width", NULL, pt->width);

@@ -251,9 +251,10 @@ static int l1_run(struct wizard *w, struct wiz_step *s, const struct fab_model *
 				continue;
 			any = true;
 			nports++;
+			char sb[24], pb[24];
+			const char *st = port_state_word(p, sb, sizeof(sb)), *ph = port_phys_word(p, pb, sizeof(pb));
 			wiz_out(s, "%s/%d: %s, %s, %s, %s, netdev %s\n", n->name, p->num,
-				p->state_str[0] ? p->state_str : "state N/A",
-				p->phys_state_str[0] ? p->phys_state_str : "phys N/A",
+				st ? st : "state N/A", ph ? ph : "phys N/A",
 				p->rate_str[0] ? p->rate_str : "rate N/A",
 				ll_name(p->ll) ? ll_name(p->ll) : "link layer N/A",
 				p->netdev[0] ? p->netdev : "none");

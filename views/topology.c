@@ -205,14 +205,9 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 			x = seg(p, x, NIC_INDENT, buf, 0);
 			snprintf(buf, sizeof(buf), "  %s", na(ll_name(pt->ll)));
 			x = seg(p, x, NIC_INDENT, buf, 0);
-			if (pt->state_str[0])
-				snprintf(buf, sizeof(buf), "  %s", pt->state_str);
-			else if (pt->state.ok)
-				snprintf(buf, sizeof(buf), "  state %lld", pt->state.v);
-			else
-				snprintf(buf, sizeof(buf), "  N/A");
-			bool active = pt->state.ok && pt->state.v == 4;
-			x = seg(p, x, NIC_INDENT, buf, fab_attr(active ? CP_OK : CP_ERROR));
+			char sb[24];
+			snprintf(buf, sizeof(buf), "  %s", na(port_state_word(pt, sb, sizeof(sb))));
+			x = seg(p, x, NIC_INDENT, buf, fab_attr(port_active(pt) ? CP_OK : CP_ERROR));
 			snprintf(buf, sizeof(buf), "  %s", pt->rate_str[0] ? pt->rate_str : "N/A");
 			x = seg(p, x, NIC_INDENT, buf, 0);
 		} else {
