@@ -34,7 +34,7 @@
 
 static void on_signal(int sig)
 {
-	cap_signal = sig;
+	cap_signal_seen = sig;
 }
 
 /* ---- fabtop/ files ---- */
@@ -44,22 +44,22 @@ static void carry_file(struct cap *c, const char *name)
 {
 	char node[256], p[PATH_MAX];
 	snprintf(node, sizeof(node), "/fabtop/%s", name);
-	int fd = open(src_path(c, node, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	int fd = open(cap_src_path(c, node, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t n = read_fd(fd, c->buf, CAP_MAX_FILE);
+	ssize_t n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
 	close(fd);
 	if (n < 0 || n > (ssize_t)CAP_MAX_FILE) {
 		fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
 			n < 0 ? strerror((int)-n) : "larger than 1 MiB");
 		return;
 	}
-	out_write(c, node, c->buf, (size_t)n);
+	cap_out_write(c, node, c->buf, (size_t)n);
 }
 
 static void line_of(struct cap *c, const char *node_path, char *buf, size_t len)
 {
-	ssize_t n = src_read(c, node_path, buf, len);
+	ssize_t n = cap_src_read(c, node_path, buf, len);
 	if (n < 0)
 		n = 0;
 	buf[n < (ssize_t)len ? n : (ssize_t)len - 1] = '\0';
@@ -94,7 +94,7 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 	} else {
 		/* A capture of a capture keeps what the first one knew. */
 		char p[PATH_MAX];
-		json_t *sm = json_load_file(src_path(c, "/fabtop/meta.json", p, sizeof(p)), 0, NULL);
+		json_t *sm = json_load_file(cap_src_path(c, "/fabtop/meta.json", p, sizeof(p)), 0, NULL);
 		static const char *const keep[] = { "nvml", "cuda", "nccl", NULL };
 		for (const char *const *k = keep; *k; k++) {
 			json_t *v = sm ? json_object_get(sm, *k) : NULL;
@@ -105,19 +105,19 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 	}
 	json_object_set_new(m, "demo", json_false());
 	json_object_set_new(m, "description", json_string(""));
-	out_json(c, "/fabtop/meta.json", m);
+	cap_out_json(c, "/fabtop/meta.json", m);
 	json_decref(m);
 }
 
 static void write_live_extras(struct cap *c)
 {
 	char err[512] = "", p[PATH_MAX];
-	if (hwloc_export_xml(out_path(c, "/fabtop/hwloc.xml", p, sizeof(p)), err, sizeof(err)) != 0)
+	if (collect_hwloc_xml(cap_out_path(c, "/fabtop/hwloc.xml", p, sizeof(p)), err, sizeof(err)) != 0)
 		fprintf(c->log, "fabtop: no hwloc.xml: %s\n", err);
 	err[0] = '\0';
 	json_t *j = netlink_snapshot_json(err, sizeof(err));
 	if (j) {
-		out_json(c, "/fabtop/netlink.json", j);
+		cap_out_json(c, "/fabtop/netlink.json", j);
 		json_decref(j);
 	} else {
 		fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
@@ -125,7 +125,7 @@ static void write_live_extras(struct cap *c)
 	err[0] = '\0';
 	j = uverbs_snapshot_json(err, sizeof(err));
 	if (j) {
-		out_json(c, "/fabtop/devices.json", j);
+		cap_out_json(c, "/fabtop/devices.json", j);
 		json_decref(j);
 	} else {
 		fprintf(c->log, "fabtop: no devices.json: %s\n", err);
@@ -133,7 +133,7 @@ static void write_live_extras(struct cap *c)
 	err[0] = '\0';
 	j = nvml_snapshot_json(err, sizeof(err));
 	if (j) {
-		out_json(c, "/fabtop/nvml.json", j);
+		cap_out_json(c, "/fabtop/nvml.json", j);
 		json_decref(j);
 	} else if (err[0]) {
 		fprintf(c->log, "fabtop: no nvml.json: %s\n", err);
@@ -144,7 +144,7 @@ static void write_live_extras(struct cap *c)
 static void carry_unreadable(struct cap *c)
 {
 	char p[PATH_MAX], line[PATH_MAX + 128];
-	FILE *fp = fopen(src_path(c, "/fabtop/unreadable.tsv", p, sizeof(p)), "r");
+	FILE *fp = fopen(cap_src_path(c, "/fabtop/unreadable.tsv", p, sizeof(p)), "r");
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp))
@@ -231,7 +231,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	struct sigaction sa = { .sa_handler = on_signal }, old_sa[3];
 	bool installed[3] = { false, false, false };
 	sigemptyset(&sa.sa_mask);
-	cap_signal = 0;
+	cap_signal_seen = 0;
 	for (int i = 0; i < 3; i++)
 		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler == SIG_DFL)
 			installed[i] = sigaction(sigs[i], &sa, NULL) == 0;
@@ -249,7 +249,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 			c.out[--l] = '\0';
 		struct stat st;
 		made_dir = stat(c.out, &st) != 0;
-		if (mkdir_p(c.out, 0755) != 0) {
+		if (cap_mkdir_p(c.out, 0755) != 0) {
 			snprintf(err, sizeof(err), "cannot create %s: %s (choose a writable -o path)",
 				 output, strerror(errno));
 			goto out;
@@ -283,19 +283,19 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	fprintf(c.log, "fabtop: capturing %s into %s\n",
 		c.src.live ? "this node" : c.src.dir, output);
 	char tsv[PATH_MAX];
-	out_path(&c, "/fabtop", tsv, sizeof(tsv));
-	if (mkdir_p(tsv, 0755) != 0) {
+	cap_out_path(&c, "/fabtop", tsv, sizeof(tsv));
+	if (cap_mkdir_p(tsv, 0755) != 0) {
 		snprintf(err, sizeof(err), "cannot create %s: %s", tsv, strerror(errno));
 		goto out;
 	}
-	out_path(&c, "/fabtop/unreadable.tsv", tsv, sizeof(tsv));
+	cap_out_path(&c, "/fabtop/unreadable.tsv", tsv, sizeof(tsv));
 	if (!(c.unreadable = fopen(tsv, "w"))) {
 		snprintf(err, sizeof(err), "cannot create %s: %s", tsv, strerror(errno));
 		goto out;
 	}
 	carry_unreadable(&c);
 
-	copy_sysfs(&c);
+	cap_copy_sysfs(&c);
 	fprintf(c.log, "fabtop: copied %d file(s) and %d link(s), %lld bytes; %d unreadable "
 		"file(s) listed in fabtop/unreadable.tsv\n", c.files, c.links, c.bytes, c.nunreadable);
 	if (c.toobig)
@@ -316,12 +316,12 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	if (!c.err[0])
 		write_meta(&c, o, (long long)now, procs_unreadable);
 	if (!c.err[0] && o->samples > 0)
-		take_samples(&c, o->samples, o->interval);
+		cap_take_samples(&c, o->samples, o->interval);
 	if (fclose(c.unreadable) != 0)
-		fatal(&c, "cannot write %s: %s", tsv, strerror(errno));
+		cap_fatal(&c, "cannot write %s: %s", tsv, strerror(errno));
 	c.unreadable = NULL;
 	if (c.err[0]) {
-		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal ? "; nothing was written" :
+		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal_seen ? "; nothing was written" :
 			 " (check the free space and permissions of TMPDIR and of the -o folder)");
 		goto out;
 	}

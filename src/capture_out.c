@@ -13,9 +13,9 @@
 #include "fabtop/capture_int.h"
 #include "fabtop/util.h"
 
-volatile sig_atomic_t cap_signal;
+volatile sig_atomic_t cap_signal_seen;
 
-void fatal(struct cap *c, const char *fmt, ...)
+void cap_fatal(struct cap *c, const char *fmt, ...)
 {
 	if (c->err[0])
 		return;
@@ -26,17 +26,17 @@ void fatal(struct cap *c, const char *fmt, ...)
 }
 
 /* True (and the capture fails) once a signal asked to stop. */
-bool stopped(struct cap *c)
+bool cap_stopped(struct cap *c)
 {
-	if (cap_signal)
-		fatal(c, "interrupted by %s", strsignal(cap_signal));
+	if (cap_signal_seen)
+		cap_fatal(c, "interrupted by %s", strsignal(cap_signal_seen));
 	return c->err[0] != '\0';
 }
 
 /* ---- the destination tree ---- */
 
 /* mkdir -p: tries the folder itself first, its parents only when missing. */
-int mkdir_p(char *path, mode_t mode)
+int cap_mkdir_p(char *path, mode_t mode)
 {
 	struct stat st;
 	if (mkdir(path, mode) == 0)
@@ -49,46 +49,46 @@ int mkdir_p(char *path, mode_t mode)
 	if (!slash || slash == path)
 		return -1;
 	*slash = '\0';
-	int rc = mkdir_p(path, mode);
+	int rc = cap_mkdir_p(path, mode);
 	*slash = '/';
 	if (rc != 0)
 		return -1;
 	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-const char *out_path(const struct cap *c, const char *node_path, char *buf, size_t len)
+const char *cap_out_path(const struct cap *c, const char *node_path, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s", c->out, node_path);
 	return buf;
 }
 
 /* Creates the destination folder of a node directory. */
-int out_dir(struct cap *c, const char *node_dir)
+int cap_out_dir(struct cap *c, const char *node_dir)
 {
 	char p[PATH_MAX];
-	out_path(c, node_dir, p, sizeof(p));
-	if (mkdir_p(p, 0755) != 0) {
-		fatal(c, "cannot create %s: %s", p, strerror(errno));
+	cap_out_path(c, node_dir, p, sizeof(p));
+	if (cap_mkdir_p(p, 0755) != 0) {
+		cap_fatal(c, "cannot create %s: %s", p, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-int out_write(struct cap *c, const char *node_path, const char *data, size_t len)
+int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t len)
 {
 	char p[PATH_MAX];
-	out_path(c, node_path, p, sizeof(p));
+	cap_out_path(c, node_path, p, sizeof(p));
 	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 && errno == ENOENT) {
 		char *slash = strrchr(p, '/');
 		*slash = '\0';
-		int rc = mkdir_p(p, 0755);
+		int rc = cap_mkdir_p(p, 0755);
 		*slash = '/';
 		if (rc == 0)
 			fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	}
 	if (fd < 0) {
-		fatal(c, "cannot create %s: %s", p, strerror(errno));
+		cap_fatal(c, "cannot create %s: %s", p, strerror(errno));
 		return -1;
 	}
 	size_t done = 0;
@@ -97,35 +97,35 @@ int out_write(struct cap *c, const char *node_path, const char *data, size_t len
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fatal(c, "cannot write %s: %s", p, n < 0 ? strerror(errno) : "short write");
+			cap_fatal(c, "cannot write %s: %s", p, n < 0 ? strerror(errno) : "short write");
 			close(fd);
 			return -1;
 		}
 		done += (size_t)n;
 	}
 	if (close(fd) != 0) {
-		fatal(c, "cannot write %s: %s", p, strerror(errno));
+		cap_fatal(c, "cannot write %s: %s", p, strerror(errno));
 		return -1;
 	}
 	c->bytes += (long long)len;
 	return 0;
 }
 
-int out_json(struct cap *c, const char *node_path, json_t *j)
+int cap_out_json(struct cap *c, const char *node_path, json_t *j)
 {
 	char *s = json_dumps(j, JSON_INDENT(2));
 	if (!s) {
-		fatal(c, "cannot encode %s", node_path);
+		cap_fatal(c, "cannot encode %s", node_path);
 		return -1;
 	}
 	size_t n = strlen(s);
 	s[n] = '\n';   /* the NUL's byte becomes the final newline */
-	int rc = out_write(c, node_path, s, n + 1);
+	int rc = cap_out_write(c, node_path, s, n + 1);
 	free(s);
 	return rc;
 }
 
-void record_unreadable(struct cap *c, const char *node_path, int e)
+void cap_record_unreadable(struct cap *c, const char *node_path, int e)
 {
 	fprintf(c->unreadable, "%s\t%d\t%s\n", node_path, e, strerror(e));
 	c->nunreadable++;
@@ -133,7 +133,7 @@ void record_unreadable(struct cap *c, const char *node_path, int e)
 
 /* ---- reading the source ---- */
 
-const char *src_path(const struct cap *c, const char *node_path, char *buf, size_t len)
+const char *cap_src_path(const struct cap *c, const char *node_path, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s", c->base, node_path);
 	return buf;
@@ -141,7 +141,7 @@ const char *src_path(const struct cap *c, const char *node_path, char *buf, size
 
 /* Reads an open file up to max bytes into buf (NUL-terminated);
  * returns the size, max + 1 when there is more, or -errno. */
-ssize_t read_fd(int fd, char *buf, size_t max)
+ssize_t cap_read_fd(int fd, char *buf, size_t max)
 {
 	size_t got = 0;
 	while (got < max + 1) {
@@ -160,16 +160,16 @@ ssize_t read_fd(int fd, char *buf, size_t max)
 }
 
 /* Reads a small file of the source by node path; -errno on failure. */
-ssize_t src_read(struct cap *c, const char *node_path, char *buf, size_t len)
+ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len)
 {
 	char p[PATH_MAX];
 	int e = root_recorded_errno(&c->src, node_path);
 	if (e)
 		return -e;
-	int fd = open(src_path(c, node_path, p, sizeof(p)), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(cap_src_path(c, node_path, p, sizeof(p)), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	ssize_t n = read_fd(fd, buf, len - 1);
+	ssize_t n = cap_read_fd(fd, buf, len - 1);
 	close(fd);
 	return n;
 }

@@ -36,7 +36,7 @@ static bool is_kthread(const char *pid)
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = read_fd(fd, buf, sizeof(buf) - 1);
+	ssize_t n = cap_read_fd(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
@@ -73,7 +73,7 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	json_object_set_new(j, "nccl_lib", mapped ? json_string(lib) : json_null());
 	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	ssize_t l = fd >= 0 ? read_fd(fd, buf, sizeof(buf) - 1) : -1;
+	ssize_t l = fd >= 0 ? cap_read_fd(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
 	if (l > 0) {
@@ -98,7 +98,7 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	}
 	json_object_set_new(j, "env", ej);
 	snprintf(p, sizeof(p), "/fabtop/procs/%s.json", pid);
-	if (out_json(c, p, j) == 0)
+	if (cap_out_json(c, p, j) == 0)
 		(*found)++;
 	json_decref(j);
 	free(env);
@@ -117,7 +117,7 @@ int capture_procs(struct cap *c)
 	struct dirent *de;
 	char self[32];
 	snprintf(self, sizeof(self), "%d", (int)getpid());
-	while ((de = readdir(d)) && !stopped(c)) {
+	while ((de = readdir(d)) && !cap_stopped(c)) {
 		if (strspn(de->d_name, "0123456789") != strlen(de->d_name) || !strcmp(de->d_name, self))
 			continue;
 		capture_proc(c, de->d_name, &unreadable, &found);

@@ -21,7 +21,7 @@
 static void carry_qp(struct cap *c)
 {
 	char p[PATH_MAX];
-	int fd = open(src_path(c, QP_NODE_PATH, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	int fd = open(cap_src_path(c, QP_NODE_PATH, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT)
 			fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p, strerror(errno));
@@ -33,7 +33,7 @@ static void carry_qp(struct cap *c)
 	if (fstat(fd, &st) != 0)
 		n = -errno;
 	else if (st.st_size <= QP_CARRY_MAX && (buf = malloc((size_t)st.st_size + 2)))
-		n = read_fd(fd, buf, (size_t)st.st_size);
+		n = cap_read_fd(fd, buf, (size_t)st.st_size);
 	else if (st.st_size <= QP_CARRY_MAX)
 		n = -ENOMEM;
 	close(fd);
@@ -41,7 +41,7 @@ static void carry_qp(struct cap *c)
 		fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
 			n < 0 ? strerror((int)-n) : "it grew while being read");
 	else
-		out_write(c, QP_NODE_PATH, buf, (size_t)n);
+		cap_out_write(c, QP_NODE_PATH, buf, (size_t)n);
 	free(buf);
 }
 
@@ -60,6 +60,6 @@ void capture_qp(struct cap *c)
 	}
 	if (err[0])
 		fprintf(c->log, "fabtop: rdma-qp.bin is missing a device: %s\n", err);
-	out_write(c, QP_NODE_PATH, (const char *)buf, len);
+	cap_out_write(c, QP_NODE_PATH, (const char *)buf, len);
 	free(buf);
 }

@@ -74,7 +74,7 @@ static json_t *counter_value(struct cap *c, const char *path)
 {
 	char buf[128];
 	uint64_t v;
-	ssize_t n = src_read(c, path, buf, sizeof(buf));
+	ssize_t n = cap_src_read(c, path, buf, sizeof(buf));
 	if (n <= 0 || n >= (ssize_t)sizeof(buf) || counter_parse_value(buf, (size_t)n, &v) != 0)
 		return json_null();
 	/* JSON integers here are signed 64-bit: the top half goes as a real. */
@@ -92,7 +92,7 @@ static void ts_add(struct timespec *t, double s)
 	}
 }
 
-void take_samples(struct cap *c, int count, double interval)
+void cap_take_samples(struct cap *c, int count, double interval)
 {
 	struct counter_set cs = { 0 };
 	counters_list(c, &cs);
@@ -103,14 +103,14 @@ void take_samples(struct cap *c, int count, double interval)
 	json_object_set_new(root, "samples", arr);
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (int k = 0; k < count && !stopped(c); k++) {
+	for (int k = 0; k < count && !cap_stopped(c); k++) {
 		if (k) {
 			/* Absolute deadlines: the time spent reading does not add up. */
 			ts_add(&deadline, interval);
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR &&
-			       !cap_signal)
+			       !cap_signal_seen)
 				;
-			if (stopped(c))
+			if (cap_stopped(c))
 				break;
 		}
 		struct timespec now;
@@ -123,7 +123,7 @@ void take_samples(struct cap *c, int count, double interval)
 		json_array_append_new(arr, s);
 	}
 	if (!c->err[0])
-		out_json(c, "/fabtop/samples.json", root);
+		cap_out_json(c, "/fabtop/samples.json", root);
 	json_decref(root);
 	for (int i = 0; i < cs.n; i++)
 		free(cs.paths[i]);

@@ -200,15 +200,15 @@ static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *
 			node, target);
 		return;
 	}
-	out_path(c, node, p, sizeof(p));
+	cap_out_path(c, node, p, sizeof(p));
 	if (symlink(target, p) != 0 && errno != EEXIST) {
-		fatal(c, "cannot create link %s: %s", p, strerror(errno));
+		cap_fatal(c, "cannot create link %s: %s", p, strerror(errno));
 		return;
 	}
 	c->links++;
 	/* The driver's folder, empty, so that realpath() of the link works. */
 	if (strcmp(name, "driver") == 0 && strncmp(res, "/sys/bus/", 9) == 0)
-		out_dir(c, res);
+		cap_out_dir(c, res);
 }
 
 static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *name,
@@ -220,7 +220,7 @@ static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *
 	if (!(st->st_mode & 0444) && (st->st_mode & 0222))
 		return;
 	if (root_recorded_errno(&c->src, node)) {
-		out_write(c, node, "", 0);   /* already listed in the carried-over tsv */
+		cap_out_write(c, node, "", 0);   /* already listed in the carried-over tsv */
 		return;
 	}
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
@@ -232,7 +232,7 @@ static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *
 		close(fd);
 		return;   /* swapped for something else mid-walk */
 	} else {
-		n = read_fd(fd, c->buf, CAP_MAX_FILE);
+		n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
 		close(fd);
 	}
 	if (n == -ENOENT || n == -ENODEV || n == -ENXIO)
@@ -244,11 +244,11 @@ static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *
 		n = -EFBIG;
 	}
 	if (n < 0) {
-		record_unreadable(c, node, (int)-n);
-		out_write(c, node, "", 0);
+		cap_record_unreadable(c, node, (int)-n);
+		cap_out_write(c, node, "", 0);
 		return;
 	}
-	if (out_write(c, node, c->buf, (size_t)n) == 0)
+	if (cap_out_write(c, node, c->buf, (size_t)n) == 0)
 		c->files++;
 }
 
@@ -261,7 +261,7 @@ static bool gid_is_set(struct cap *c, const char *tab_dir, const char *idx)
 	if (!ga)
 		return true;
 	snprintf(gid, sizeof(gid), "%.*s/gids/%s", (int)(ga - tab_dir), tab_dir, idx);
-	if (src_read(c, gid, buf, sizeof(buf)) <= 0)
+	if (cap_src_read(c, gid, buf, sizeof(buf)) <= 0)
 		return false;
 	for (const char *p = buf; *p && *p != '\n'; p++)
 		if (*p != '0' && *p != ':')
@@ -277,7 +277,7 @@ static int cmp_str(const void *a, const void *b)
 /* Copies one directory of kind k (dfd is open on it) and what k enters. */
 static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int depth)
 {
-	if (c->err[0] || depth > 8 || out_dir(c, node_dir) != 0)
+	if (c->err[0] || depth > 8 || cap_out_dir(c, node_dir) != 0)
 		return;
 	int lfd = dup(dfd);
 	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
@@ -308,7 +308,7 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 		qsort(names, n, sizeof(*names), cmp_str);
 
 	const char *const *only = file_filter(k);
-	for (size_t i = 0; i < n && !stopped(c); i++) {
+	for (size_t i = 0; i < n && !cap_stopped(c); i++) {
 		const char *name = names[i];
 		struct stat st;
 		bool lists = k == K_CLASS || k == K_NODE_ROOT || k == K_CPU_ROOT;
@@ -327,7 +327,7 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 			int sfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sfd < 0) {
 				if (errno != ENOENT)
-					record_unreadable(c, child, errno);
+					cap_record_unreadable(c, child, errno);
 				continue;
 			}
 			walk(c, sfd, child, sub, depth + 1);
@@ -354,11 +354,11 @@ static void copy_dir(struct cap *c, const char *node_dir, enum kind k)
 	char p[PATH_MAX];
 	if (c->err[0] || visited(c, node_dir, true))
 		return;
-	int fd = open(src_path(c, node_dir, p, sizeof(p)),
+	int fd = open(cap_src_path(c, node_dir, p, sizeof(p)),
 		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			record_unreadable(c, node_dir, errno);
+			cap_record_unreadable(c, node_dir, errno);
 		return;
 	}
 	walk(c, fd, node_dir, k, 0);
@@ -407,13 +407,13 @@ static void copy_class(struct cap *c, const char *class_dir, enum kind k)
 }
 
 /* Copies a plain file of the source by node path, if it exists. */
-void copy_node_file(struct cap *c, const char *node_path)
+void cap_copy_node_file(struct cap *c, const char *node_path)
 {
 	char p[PATH_MAX], dir[PATH_MAX];
 	fab_strlcpy(dir, node_path, sizeof(dir));
 	char *slash = strrchr(dir, '/');
 	*slash = '\0';
-	int dfd = open(src_path(c, dir, p, sizeof(p)), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(cap_src_path(c, dir, p, sizeof(p)), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return;
 	struct stat st;
@@ -422,7 +422,7 @@ void copy_node_file(struct cap *c, const char *node_path)
 	close(dfd);
 }
 
-void copy_sysfs(struct cap *c)
+void cap_copy_sysfs(struct cap *c)
 {
 	copy_class(c, "/sys/bus/pci/devices", K_PCI);
 	copy_class(c, "/sys/class/infiniband", K_RDMA);
@@ -431,9 +431,9 @@ void copy_sysfs(struct cap *c)
 	copy_class(c, "/sys/class/dmi", K_DMI);
 	copy_dir(c, "/sys/devices/system/node", K_NODE_ROOT);
 	copy_dir(c, "/sys/devices/system/cpu", K_CPU_ROOT);
-	copy_node_file(c, "/proc/sys/kernel/hostname");
-	copy_node_file(c, "/proc/sys/kernel/osrelease");
-	copy_node_file(c, "/proc/cpuinfo");
-	copy_node_file(c, "/proc/meminfo");
+	cap_copy_node_file(c, "/proc/sys/kernel/hostname");
+	cap_copy_node_file(c, "/proc/sys/kernel/osrelease");
+	cap_copy_node_file(c, "/proc/cpuinfo");
+	cap_copy_node_file(c, "/proc/meminfo");
 }
 

@@ -19,7 +19,7 @@ void perftest_init(struct perftest *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const char *pt_err_name(enum pt_err e)
+const char *perftest_err_name(enum pt_err e)
 {
 	switch (e) {
 	case PT_ERR_NO_DEVICE: return "no-device";
@@ -337,7 +337,7 @@ void perftest_end(struct perftest *p)
 	p->table = 0;
 }
 
-const struct pt_bw_row *pt_bw_at(const struct perftest *p, long long bytes)
+const struct pt_bw_row *perftest_bw_at(const struct perftest *p, long long bytes)
 {
 	for (int i = 0; i < p->nbw; i++)
 		if (p->bw[i].bytes == bytes)
@@ -345,7 +345,7 @@ const struct pt_bw_row *pt_bw_at(const struct perftest *p, long long bytes)
 	return NULL;
 }
 
-const struct pt_lat_row *pt_lat_at(const struct perftest *p, long long bytes)
+const struct pt_lat_row *perftest_lat_at(const struct perftest *p, long long bytes)
 {
 	for (int i = 0; i < p->nlat; i++)
 		if (p->lat[i].bytes == bytes)
@@ -353,7 +353,7 @@ const struct pt_lat_row *pt_lat_at(const struct perftest *p, long long bytes)
 	return NULL;
 }
 
-const struct pt_bw_row *pt_bw_largest(const struct perftest *p)
+const struct pt_bw_row *perftest_bw_largest(const struct perftest *p)
 {
 	const struct pt_bw_row *best = NULL;
 	for (int i = 0; i < p->nbw; i++)

@@ -118,8 +118,8 @@ static void topo_legends(struct fab_out *o, const struct fab_model *m, const str
 		if (pt)
 			out_text(o, "  %s  %s  %s  %s",
 				 pt->netdev[0] ? pt->netdev : "N/A",
-				 na(ll_name(pt->ll)),
-				 na(port_state_word(pt, sb, sizeof(sb))),
+				 fab_na(ll_name(pt->ll)),
+				 fab_na(port_state_word(pt, sb, sizeof(sb))),
 				 pt->rate_str[0] ? pt->rate_str : "N/A");
 		out_text(o, "\n");
 	}

@@ -54,7 +54,7 @@ static void on_stop(int sig)
 /* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters (port 0). */
 static const char *port_label(const struct fab_sport *p, char *buf, size_t len)
 {
-	return subject_port(p->dev, p->port, buf, len);
+	return fab_subject(p->dev, p->port, buf, len);
 }
 
 static double wall_now(void)

@@ -68,12 +68,12 @@ static void tcell(const void *ctx, int r, int col, char *buf, size_t len)
 	if (!pt)
 		return;
 	switch (col) {
-	case T_PORT:   subject_port(n->name, pt->num, buf, len); break;
-	case T_STATE:  snprintf(buf, len, "%s", na(port_state_word(pt, b, sizeof(b)))); break;
-	case T_PHYS:   snprintf(buf, len, "%s", na(port_phys_word(pt, b, sizeof(b)))); break;
-	case T_RATE:   snprintf(buf, len, "%s", na(pt->rate_str)); break;
+	case T_PORT:   fab_subject(n->name, pt->num, buf, len); break;
+	case T_STATE:  snprintf(buf, len, "%s", fab_na(port_state_word(pt, b, sizeof(b)))); break;
+	case T_PHYS:   snprintf(buf, len, "%s", fab_na(port_phys_word(pt, b, sizeof(b)))); break;
+	case T_RATE:   snprintf(buf, len, "%s", fab_na(pt->rate_str)); break;
 	case T_LAYER:  snprintf(buf, len, "%s", ll_short(pt->ll)); break;
-	case T_NETDEV: snprintf(buf, len, "%s", na(pt->netdev)); break;
+	case T_NETDEV: snprintf(buf, len, "%s", fab_na(pt->netdev)); break;
 	case T_MTU:    fab_int_str(pt->active_mtu, buf, len); break;
 	case T_USABLE: snprintf(buf, len, "%s", tri_name(pt->usable.v)); break;
 	}
@@ -106,11 +106,11 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 		out_int(o, PR_ANY, "speed_mbps", ", speed %lld Mb/s", d->speed_mbps);
 		out_open_obj(o, "qos");
 		out_str(o, PR_ANY, "trust", "\n    QoS: trust %s", d->qos_trust);
-		out_text(o, ", PFC on %s", na(prio_list(d->pfc_mask, b, sizeof(b))));
+		out_text(o, ", PFC on %s", fab_na(fab_prio_list(d->pfc_mask, b, sizeof(b))));
 		out_prio_arr(o, "pfc", d->pfc_mask);
-		out_text(o, ", ECN np %s", na(prio_list(d->ecn_np_mask, b, sizeof(b))));
+		out_text(o, ", ECN np %s", fab_na(fab_prio_list(d->ecn_np_mask, b, sizeof(b))));
 		out_prio_arr(o, "ecn_np", d->ecn_np_mask);
-		out_text(o, " rp %s", na(prio_list(d->ecn_rp_mask, b, sizeof(b))));
+		out_text(o, " rp %s", fab_na(fab_prio_list(d->ecn_rp_mask, b, sizeof(b))));
 		out_prio_arr(o, "ecn_rp", d->ecn_rp_mask);
 		out_close_obj(o);
 	} else if (pt->netdev[0]) {

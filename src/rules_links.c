@@ -31,7 +31,7 @@ static bool is_ib(const struct fab_port *p) { return p->ll == FAB_LL_IB; }
 
 static void port_name(const struct fab_nic *n, const struct fab_port *p, char *buf, size_t len)
 {
-	subject_port(n->name, p->num, buf, len);
+	fab_subject(n->name, p->num, buf, len);
 }
 
 static void port_dir(const struct fab_nic *n, const struct fab_port *p, char *buf, size_t len)
@@ -791,10 +791,10 @@ void rule_pfc_no_ecn(struct fab_model *m)
 				continue;
 			char subj[FAB_NAME_LEN + 8], bl[24], pl[24], npl[24], rpl[24];
 			port_name(n, p, subj, sizeof(subj));
-			prio_list(fab_int_of(bad), bl, sizeof(bl));
-			prio_list(fab_int_of(pfc), pl, sizeof(pl));
-			const char *np = na(prio_list(d->ecn_np_mask, npl, sizeof(npl)));
-			const char *rp = na(prio_list(d->ecn_rp_mask, rpl, sizeof(rpl)));
+			fab_prio_list(fab_int_of(bad), bl, sizeof(bl));
+			fab_prio_list(fab_int_of(pfc), pl, sizeof(pl));
+			const char *np = fab_na(fab_prio_list(d->ecn_np_mask, npl, sizeof(npl)));
+			const char *rp = fab_na(fab_prio_list(d->ecn_rp_mask, rpl, sizeof(rpl)));
 			int b0 = __builtin_ctzll((unsigned long long)bad);
 			struct fab_finding *f = model_add_finding(m, "links.pfc-no-ecn", SEV_WARN, subj);
 			snprintf(f->message, sizeof(f->message),

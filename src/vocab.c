@@ -6,7 +6,7 @@
 #include "fabtop/sampler.h"
 #include "fabtop/vocab.h"
 
-const char *na(const char *s)
+const char *fab_na(const char *s)
 {
 	return s && s[0] ? s : "N/A";
 }
@@ -69,7 +69,7 @@ const char *port_phys_word(const struct fab_port *p, char *buf, size_t len)
 	return state_word(p->phys_state_str, p->phys_state, buf, len);
 }
 
-const char *subject_port(const char *dev, int port, char *buf, size_t len)
+const char *fab_subject(const char *dev, int port, char *buf, size_t len)
 {
 	if (port > 0)
 		snprintf(buf, len, "%s/%d", dev, port);
@@ -78,7 +78,7 @@ const char *subject_port(const char *dev, int port, char *buf, size_t len)
 	return buf;
 }
 
-const char *prio_list(fab_int mask, char *buf, size_t len)
+const char *fab_prio_list(fab_int mask, char *buf, size_t len)
 {
 	size_t n = 0;
 	if (!mask.ok)
@@ -92,7 +92,7 @@ const char *prio_list(fab_int mask, char *buf, size_t len)
 	return buf;
 }
 
-const char *fmt_bps(double bps, char *buf, size_t len)
+const char *fab_fmt_bps(double bps, char *buf, size_t len)
 {
 	static const char *const unit[] = { "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s" };
 	int u = 0;

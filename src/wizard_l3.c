@@ -277,12 +277,12 @@ static void error_finding(struct l3 *st, const struct perftest *p, const char *w
 static void bw_findings(struct l3 *st)
 {
 	const struct perftest *p = &st->bw;
-	const struct pt_bw_row *big = pt_bw_largest(p);
+	const struct pt_bw_row *big = perftest_bw_largest(p);
 	static const long long pick[] = { 4096, 65536, 1048576, 8388608 };
 	char ev[384] = "", sz[16];
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(pick) / sizeof(pick[0]); i++) {
-		const struct pt_bw_row *r = pt_bw_at(p, pick[i]);
+		const struct pt_bw_row *r = perftest_bw_at(p, pick[i]);
 		if (!r)
 			continue;
 		if (st->rate_gbps > 0)
@@ -329,7 +329,7 @@ static void bw_findings(struct l3 *st)
 static void lat_finding(struct l3 *st)
 {
 	const struct perftest *p = &st->lat;
-	const struct pt_lat_row *a = pt_lat_at(p, 2), *b = pt_lat_at(p, 4096);
+	const struct pt_lat_row *a = perftest_lat_at(p, 2), *b = perftest_lat_at(p, 4096);
 	if (!a && !b)
 		return;
 	struct fab_finding *f = wiz_finding(st->s, "l3.lat", SEV_INFO, st->dev);

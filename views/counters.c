@@ -75,7 +75,7 @@ static bool dev_shown(const char *fdev, const char *dev)
 /* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters. */
 static void port_label(const struct fab_sport *p, char *buf, size_t len)
 {
-	subject_port(p->dev, p->port, buf, len);
+	fab_subject(p->dev, p->port, buf, len);
 }
 
 /* The model's port behind a sampler series: its link layer and line rate

@@ -76,7 +76,7 @@ static void shown_range(const struct fab_model *m, int filter, int *first, int *
 
 static void port_name(const struct row *r, char *buf, size_t len)
 {
-	subject_port(r->n->name, r->pt ? r->pt->num : 0, buf, len);
+	fab_subject(r->n->name, r->pt ? r->pt->num : 0, buf, len);
 }
 
 /* ---- findings about a port: its own ("mlx5_0/1") and its device's ------- */
@@ -137,7 +137,7 @@ static void fmt_rate(const struct fab_port *pt, char *buf, size_t len)
 {
 	size_t n;
 	if (!pt->rate_gbps.ok) {
-		snprintf(buf, len, "%s", na(pt->rate_str));
+		snprintf(buf, len, "%s", fab_na(pt->rate_str));
 		return;
 	}
 	n = (size_t)snprintf(buf, len, "%g Gb/s", pt->rate_gbps.v);
@@ -207,10 +207,10 @@ static void cell(const void *ctx, int g, int col, char *buf, size_t len)
 	}
 	switch (col) {
 	case C_STATE:
-		snprintf(buf, len, "%s", na(port_state_word(pt, tmp, sizeof(tmp))));
+		snprintf(buf, len, "%s", fab_na(port_state_word(pt, tmp, sizeof(tmp))));
 		break;
 	case C_PHYS:
-		snprintf(buf, len, "%s", na(port_phys_word(pt, tmp, sizeof(tmp))));
+		snprintf(buf, len, "%s", fab_na(port_phys_word(pt, tmp, sizeof(tmp))));
 		break;
 	case C_RATE:
 		fmt_rate(pt, buf, len);
@@ -220,7 +220,7 @@ static void cell(const void *ctx, int g, int col, char *buf, size_t len)
 		break;
 	case C_NETDEV: {
 		const struct fab_netdev *d = model_netdev(m, pt->netdev);
-		snprintf(buf, len, "%s%s", na(pt->netdev),
+		snprintf(buf, len, "%s%s", fab_na(pt->netdev),
 			 d && strcmp(d->operstate, "down") == 0 ? " down" : "");
 		break;
 	}
@@ -373,11 +373,11 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 	char buf[160], a[48], b[48];
 	int x = label(p, "HCA");
 	x = add(p, x, LABEL_W, n->name, A_BOLD);
-	x = kv(p, x, "type", na(n->hca_type), 0);
-	x = kv(p, x, "driver", na(n->driver), 0);
-	x = kv(p, x, "fw", na(n->fw_ver), 0);
-	x = kv(p, x, "node GUID", na(n->node_guid), 0);
-	kv(p, x, "board", na(n->board_id), 0);
+	x = kv(p, x, "type", fab_na(n->hca_type), 0);
+	x = kv(p, x, "driver", fab_na(n->driver), 0);
+	x = kv(p, x, "fw", fab_na(n->fw_ver), 0);
+	x = kv(p, x, "node GUID", fab_na(n->node_guid), 0);
+	kv(p, x, "board", fab_na(n->board_id), 0);
 	view_pen_nl(p);
 
 	x = label(p, "PCI");
@@ -423,7 +423,7 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 
 	const struct fab_uverbs *u = &n->uverbs;
 	x = label(p, "Verbs");
-	x = add(p, x, LABEL_W, na(u->name), 0);
+	x = add(p, x, LABEL_W, fab_na(u->name), 0);
 	if (!u->open_errno.ok && !u->present)
 		x = add(p, x, LABEL_W, "  present N/A", 0);
 	else
@@ -447,10 +447,10 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	char buf[160], a[48], b[48];
 	snprintf(buf, sizeof(buf), "Port %d", pt->num);
 	int x = label(p, buf);
-	x = kv(p, x, "state", na(port_state_word(pt, a, sizeof(a))),
+	x = kv(p, x, "state", fab_na(port_state_word(pt, a, sizeof(a))),
 	       pt->state.ok ? fab_attr(port_active(pt) ? CP_OK : CP_ERROR) : 0);
-	x = kv(p, x, "phys", na(port_phys_word(pt, b, sizeof(b))), 0);
-	x = kv(p, x, "link layer", na(ll_name(pt->ll)), 0);
+	x = kv(p, x, "phys", fab_na(port_phys_word(pt, b, sizeof(b))), 0);
+	x = kv(p, x, "link layer", fab_na(ll_name(pt->ll)), 0);
 	x = kv(p, x, "usable here:", tri_name(pt->usable.v), fab_tri_attr(pt->usable.v));
 	if (pt->usable.v != FAB_YES) {
 		snprintf(buf, sizeof(buf), " (%s)", pt->usable.why);
@@ -462,10 +462,10 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	if (pt->rate_gbps.ok)
 		snprintf(buf, sizeof(buf), "%g Gb/s", pt->rate_gbps.v);
 	else
-		snprintf(buf, sizeof(buf), "%s", na(pt->rate_str));
+		snprintf(buf, sizeof(buf), "%s", fab_na(pt->rate_str));
 	x = add(p, x, LABEL_W, buf, 0);
 	x = kv(p, x, "width", int_str(pt->width, "%lldX", a, sizeof(a)), 0);
-	kv(p, x, "speed", na(pt->speed), 0);
+	kv(p, x, "speed", fab_na(pt->speed), 0);
 	view_pen_nl(p);
 
 	if (!(pt->ll == FAB_LL_ETH)) {
@@ -479,13 +479,13 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	x = label(p, "MTU");
 	x = kv(p, x, "active", int_str(pt->active_mtu, "%lld", a, sizeof(a)), 0);
 	x = kv(p, x, "max", int_str(pt->max_mtu, "%lld", a, sizeof(a)), 0);
-	snprintf(buf, sizeof(buf), "  (from %s)", na(pt->mtu_source));
+	snprintf(buf, sizeof(buf), "  (from %s)", fab_na(pt->mtu_source));
 	add(p, x, LABEL_W, buf, fab_attr(CP_DIM));
 	view_pen_nl(p);
 
 	x = label(p, "netdev");
 	const struct fab_netdev *d = model_netdev(m, pt->netdev);
-	x = add(p, x, LABEL_W, na(pt->netdev), A_BOLD);
+	x = add(p, x, LABEL_W, fab_na(pt->netdev), A_BOLD);
 	if (d) {
 		x = kv(p, x, "MTU", int_str(d->mtu, "%lld", a, sizeof(a)), 0);
 		bool up = strcmp(d->operstate, "up") == 0;
@@ -504,10 +504,10 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	if ((pt->ll == FAB_LL_ETH)) {
 		x = label(p, "QoS");
 		if (d) {
-			x = kv(p, x, "trust", na(d->qos_trust), 0);
-			x = kv(p, x, "PFC", na(prio_list(d->pfc_mask, a, sizeof(a))), 0);
-			x = kv(p, x, "ECN np", na(prio_list(d->ecn_np_mask, a, sizeof(a))), 0);
-			kv(p, x, "rp", na(prio_list(d->ecn_rp_mask, a, sizeof(a))), 0);
+			x = kv(p, x, "trust", fab_na(d->qos_trust), 0);
+			x = kv(p, x, "PFC", fab_na(fab_prio_list(d->pfc_mask, a, sizeof(a))), 0);
+			x = kv(p, x, "ECN np", fab_na(fab_prio_list(d->ecn_np_mask, a, sizeof(a))), 0);
+			kv(p, x, "rp", fab_na(fab_prio_list(d->ecn_rp_mask, a, sizeof(a))), 0);
 		} else {
 			add(p, x, LABEL_W, "N/A (no netdev here)", 0);
 		}
@@ -527,9 +527,9 @@ static void detail_gids(struct view_pen *p, const struct fab_port *pt)
 	if (!ng)
 		return;
 	for (int g = 0; g < ng; g++) {
-		int l = view_strwidth(na(pt->gids[g].type));
+		int l = view_strwidth(fab_na(pt->gids[g].type));
 		wt = l > wt ? l : wt;
-		l = view_strwidth(na(pt->gids[g].netdev));
+		l = view_strwidth(fab_na(pt->gids[g].netdev));
 		wn = l > wn ? l : wn;
 	}
 	snprintf(buf, sizeof(buf), "  %3s  %-39s  %-*s  %-*s  %s", "IDX", "GID", wt, "TYPE", wn,
@@ -541,7 +541,7 @@ static void detail_gids(struct view_pen *p, const struct fab_port *pt)
 		/* IB GIDs carry no address: "-" there, N/A when a RoCE one is unknown. */
 		const char *ip = gd->ip[0] ? gd->ip : (pt->ll == FAB_LL_IB) ? "-" : "N/A";
 		snprintf(buf, sizeof(buf), "  %3d  %-39s  %-*s  %-*s  %s", gd->index, gd->gid, wt,
-			 na(gd->type), wn, (pt->ll == FAB_LL_IB) && !gd->netdev[0] ? "-" : na(gd->netdev),
+			 fab_na(gd->type), wn, (pt->ll == FAB_LL_IB) && !gd->netdev[0] ? "-" : fab_na(gd->netdev),
 			 ip);
 		view_pen_put(p, 0, buf, 0);
 		view_pen_nl(p);
@@ -716,7 +716,7 @@ static void verdict_body(struct view_pen *p, const struct fab_model *m)
 		snprintf(buf, sizeof(buf), " (%d unknown)", count[FAB_UNKNOWN]);
 		x = add(p, x, 2, buf, 0);
 	}
-	snprintf(buf, sizeof(buf), "RDMA netns: %s", na(m->rdma_netns_mode));
+	snprintf(buf, sizeof(buf), "RDMA netns: %s", fab_na(m->rdma_netns_mode));
 	x = add_sep(p, x, 2, buf, 0);
 	if (p->v->filter > 0 && p->v->filter <= m->nnics) {
 		snprintf(buf, sizeof(buf), "filter: %s", m->nics[p->v->filter - 1].name);
@@ -736,7 +736,7 @@ static void empty_body(struct view_pen *p, const struct fab_model *m)
 	view_pen_nl(p);
 	view_pen_wrap(p, 0, "Nothing in /sys/class/infiniband: no HCA is installed, its driver "
 		      "(mlx5_ib, ...) is not loaded, or this container does not see it.", 0);
-	snprintf(buf, sizeof(buf), "RDMA netns mode: %s", na(m->rdma_netns_mode));
+	snprintf(buf, sizeof(buf), "RDMA netns mode: %s", fab_na(m->rdma_netns_mode));
 	view_pen_wrap(p, 0, buf, 0);
 	view_pen_nl(p);
 	view_pen_wrap(p, 0, "To see what a GPU node's links look like here, open a bundled "

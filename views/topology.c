@@ -203,10 +203,10 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 		if (pt) {
 			snprintf(buf, sizeof(buf), "  %s", pt->netdev[0] ? pt->netdev : "N/A");
 			x = seg(p, x, NIC_INDENT, buf, 0);
-			snprintf(buf, sizeof(buf), "  %s", na(ll_name(pt->ll)));
+			snprintf(buf, sizeof(buf), "  %s", fab_na(ll_name(pt->ll)));
 			x = seg(p, x, NIC_INDENT, buf, 0);
 			char sb[24];
-			snprintf(buf, sizeof(buf), "  %s", na(port_state_word(pt, sb, sizeof(sb))));
+			snprintf(buf, sizeof(buf), "  %s", fab_na(port_state_word(pt, sb, sizeof(sb))));
 			x = seg(p, x, NIC_INDENT, buf, fab_attr(port_active(pt) ? CP_OK : CP_ERROR));
 			snprintf(buf, sizeof(buf), "  %s", pt->rate_str[0] ? pt->rate_str : "N/A");
 			x = seg(p, x, NIC_INDENT, buf, 0);

@@ -33,27 +33,27 @@ struct cap {
 };
 
 /* Set by SIGINT/SIGTERM/SIGHUP during a capture: stop, clean up, return 2. */
-extern volatile sig_atomic_t cap_signal;
+extern volatile sig_atomic_t cap_signal_seen;
 
-/* capture_out.c: the first fatal error wins; stopped() is true after one. */
-void fatal(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool stopped(struct cap *c);
-int mkdir_p(char *path, mode_t mode);
-const char *out_path(const struct cap *c, const char *node_path, char *buf, size_t len);
-int out_dir(struct cap *c, const char *node_dir);
-int out_write(struct cap *c, const char *node_path, const char *data, size_t len);
-int out_json(struct cap *c, const char *node_path, json_t *j);
-void record_unreadable(struct cap *c, const char *node_path, int e);
-const char *src_path(const struct cap *c, const char *node_path, char *buf, size_t len);
-ssize_t read_fd(int fd, char *buf, size_t max);
-ssize_t src_read(struct cap *c, const char *node_path, char *buf, size_t len);
+/* capture_out.c: the first fatal error wins; cap_stopped() is true after one. */
+void cap_fatal(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool cap_stopped(struct cap *c);
+int cap_mkdir_p(char *path, mode_t mode);
+const char *cap_out_path(const struct cap *c, const char *node_path, char *buf, size_t len);
+int cap_out_dir(struct cap *c, const char *node_dir);
+int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t len);
+int cap_out_json(struct cap *c, const char *node_path, json_t *j);
+void cap_record_unreadable(struct cap *c, const char *node_path, int e);
+const char *cap_src_path(const struct cap *c, const char *node_path, char *buf, size_t len);
+ssize_t cap_read_fd(int fd, char *buf, size_t max);
+ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len);
 
 /* capture_sysfs.c */
-void copy_sysfs(struct cap *c);
-void copy_node_file(struct cap *c, const char *node_path);
+void cap_copy_sysfs(struct cap *c);
+void cap_copy_node_file(struct cap *c, const char *node_path);
 
 /* capture_samples.c */
-void take_samples(struct cap *c, int count, double interval);
+void cap_take_samples(struct cap *c, int count, double interval);
 
 /* capture_qp.c: fabtop/rdma-qp.bin, the raw RDMA netlink QP dump. */
 void capture_qp(struct cap *c);

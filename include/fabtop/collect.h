@@ -46,6 +46,6 @@ struct json_t *netlink_snapshot_json(char *err, size_t errlen);
 /* fabtop/devices.json: every /dev/infiniband/uverbs* with stat and open results. */
 struct json_t *uverbs_snapshot_json(char *err, size_t errlen);
 struct json_t *nvml_snapshot_json(char *err, size_t errlen);
-int hwloc_export_xml(const char *path, char *err, size_t errlen);
+int collect_hwloc_xml(const char *path, char *err, size_t errlen);
 
 #endif

@@ -89,11 +89,11 @@ void perftest_end(struct perftest *p);
 void perftest_line(struct perftest *p, const char *line, size_t len);
 
 /* "no-device", "connect", "qp", "completion", "error", "" for none. */
-const char *pt_err_name(enum pt_err e);
+const char *perftest_err_name(enum pt_err e);
 /* The row for exactly this message size, or NULL. */
-const struct pt_bw_row *pt_bw_at(const struct perftest *p, long long bytes);
-const struct pt_lat_row *pt_lat_at(const struct perftest *p, long long bytes);
+const struct pt_bw_row *perftest_bw_at(const struct perftest *p, long long bytes);
+const struct pt_lat_row *perftest_lat_at(const struct perftest *p, long long bytes);
 /* The row with the largest message size, or NULL when the table is empty. */
-const struct pt_bw_row *pt_bw_largest(const struct perftest *p);
+const struct pt_bw_row *perftest_bw_largest(const struct perftest *p);
 
 #endif

@@ -20,7 +20,7 @@
 
 /* The word for an unknown value in text and panes: s, or "N/A" when s is
  * NULL or empty. JSON writes null instead (print.h). */
-const char *na(const char *s);
+const char *fab_na(const char *s);
 
 /* The kernel's word in ports/N/link_layer -> the enum; "" -> unknown. */
 enum fab_link_layer ll_parse(const char *word);
@@ -40,14 +40,14 @@ const char *port_phys_word(const struct fab_port *p, char *buf, size_t len);
 
 /* A finding's subject for a port, "mlx5_0/1", or a device, "mlx5_0"
  * (port <= 0). Every rule and every view names ports this way. */
-const char *subject_port(const char *dev, int port, char *buf, size_t len);
+const char *fab_subject(const char *dev, int port, char *buf, size_t len);
 
 /* Priorities set in an 8-bit mask: "3", "0,3", "none"; NULL when unknown. */
-const char *prio_list(fab_int mask, char *buf, size_t len);
+const char *fab_prio_list(fab_int mask, char *buf, size_t len);
 
 /* A rate in bits per second with its unit, 3 significant digits at most
  * from 1 up: "400 Gb/s", "12.5 Gb/s", "980 Mb/s", "0 b/s". */
-const char *fmt_bps(double bits_per_s, char *buf, size_t len);
+const char *fab_fmt_bps(double bits_per_s, char *buf, size_t len);
 
 /* Severity words: "info", "warning", "error" (JSON, text); the panes show
  * the same word in capitals. */

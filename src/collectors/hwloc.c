@@ -242,7 +242,7 @@ int collect_numa(const struct fab_root *r, struct fab_model *m)
 	return found ? 0 : -1;
 }
 
-int hwloc_export_xml(const char *path, char *err, size_t errlen)
+int collect_hwloc_xml(const char *path, char *err, size_t errlen)
 {
 	struct fab_root live = { .live = true };
 	hwloc_topology_t t;

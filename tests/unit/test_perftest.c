@@ -87,18 +87,18 @@ static void test_write_bw_roce_200g_all(void **st)
 	assert_float_equal(P.bw[0].peak_gbps, 0.090062, 1e-9);
 	assert_float_equal(P.bw[0].avg_gbps, 0.088598, 1e-9);
 	assert_float_equal(P.bw[0].msg_rate_mpps.v, 5.537347, 1e-9);
-	const struct pt_bw_row *r = pt_bw_at(&P, 4096);
+	const struct pt_bw_row *r = perftest_bw_at(&P, 4096);
 	assert_non_null(r);
 	assert_float_equal(r->avg_gbps, 147.39, 1e-9);
-	r = pt_bw_at(&P, 65536);
+	r = perftest_bw_at(&P, 65536);
 	assert_float_equal(r->avg_gbps, 195.91, 1e-9);
-	r = pt_bw_at(&P, 1048576);
+	r = perftest_bw_at(&P, 1048576);
 	assert_float_equal(r->avg_gbps, 196.07, 1e-9);
-	r = pt_bw_largest(&P);
+	r = perftest_bw_largest(&P);
 	assert_int_equal(r->bytes, 8388608);
 	assert_float_equal(r->avg_gbps, 196.07, 1e-9);
 	assert_float_equal(r->msg_rate_mpps.v, 0.002922, 1e-9);
-	assert_null(pt_bw_at(&P, 3));
+	assert_null(perftest_bw_at(&P, 3));
 	assert_int_equal(P.err, PT_ERR_NONE);
 	assert_int_equal(P.nerrors, 0);
 	assert_false(P.cpu_freq_warning);
@@ -136,12 +136,12 @@ static void test_write_bw_completion_error(void **st)
 	(void)st;
 	parse("write_bw_roce_completion_error.txt", &P);
 	assert_int_equal(P.nbw, 16);
-	assert_int_equal(pt_bw_largest(&P)->bytes, 65536);
-	assert_float_equal(pt_bw_largest(&P)->avg_gbps, 381.41, 1e-9);
+	assert_int_equal(perftest_bw_largest(&P)->bytes, 65536);
+	assert_float_equal(perftest_bw_largest(&P)->avg_gbps, 381.41, 1e-9);
 	assert_int_equal(P.err, PT_ERR_COMPLETION);
 	assert_string_equal(P.err_line, "Completion with error at client");
 	assert_int_equal(P.nerrors, 3);
-	assert_string_equal(pt_err_name(P.err), "completion");
+	assert_string_equal(perftest_err_name(P.err), "completion");
 }
 
 static void test_write_bw_cuda_low(void **st)
@@ -151,8 +151,8 @@ static void test_write_bw_cuda_low(void **st)
 	/* "CUDA device 0: PCIe address" is not the Device field. */
 	assert_string_equal(P.device, "mlx5_3");
 	assert_int_equal(P.nbw, 23);
-	assert_float_equal(pt_bw_largest(&P)->avg_gbps, 140.40, 1e-9);
-	assert_float_equal(pt_bw_at(&P, 65536)->avg_gbps, 140.88, 1e-9);
+	assert_float_equal(perftest_bw_largest(&P)->avg_gbps, 140.40, 1e-9);
+	assert_float_equal(perftest_bw_at(&P, 65536)->avg_gbps, 140.88, 1e-9);
 	assert_int_equal(P.err, PT_ERR_NONE);
 }
 
@@ -201,7 +201,7 @@ static void test_send_lat_ib(void **st)
 	assert_int_equal(P.kind, PT_KIND_LAT);
 	assert_int_equal(P.lat_cols, 7);
 	assert_int_equal(P.nlat, 1);
-	const struct pt_lat_row *l = pt_lat_at(&P, 2);
+	const struct pt_lat_row *l = perftest_lat_at(&P, 2);
 	assert_non_null(l);
 	assert_int_equal(l->iters, 1000);
 	assert_float_equal(l->t_min.v, 1.24, 1e-9);
@@ -239,8 +239,8 @@ static void test_lat_old5(void **st)
 	assert_int_equal(P.mtu.v, 2048);
 	assert_int_equal(P.lat_cols, 3);
 	assert_int_equal(P.nlat, 2);
-	assert_float_equal(pt_lat_at(&P, 4096)->t_typical.v, 2.35, 1e-9);
-	assert_float_equal(pt_lat_at(&P, 2)->t_typical.v, 0.96, 1e-9);
+	assert_float_equal(perftest_lat_at(&P, 4096)->t_typical.v, 2.35, 1e-9);
+	assert_float_equal(perftest_lat_at(&P, 2)->t_typical.v, 0.96, 1e-9);
 	assert_false(P.lat[0].t_avg.ok);
 	assert_false(P.lat[0].p99.ok);
 }
@@ -262,7 +262,7 @@ static void test_errors(void **st)
 	parse("hand_connect_refused.txt", &P);
 	assert_int_equal(P.err, PT_ERR_CONNECT);
 	assert_string_equal(P.err_line, "Couldn't connect to 10.0.0.2:18515");
-	assert_string_equal(pt_err_name(P.err), "connect");
+	assert_string_equal(perftest_err_name(P.err), "connect");
 
 	parse("qp_rtr_grh.txt", &P);
 	assert_int_equal(P.err, PT_ERR_QP);
@@ -331,8 +331,8 @@ static void test_lines(void **st)
 	assert_int_equal(p->nlat, 1);
 	assert_float_equal(p->lat[0].t_avg.v, 1.09, 1e-12);
 	assert_false(p->lat[0].t_typical.ok);
-	assert_string_equal(pt_err_name(PT_ERR_NONE), "");
-	assert_null(pt_bw_largest(p));
+	assert_string_equal(perftest_err_name(PT_ERR_NONE), "");
+	assert_null(perftest_bw_largest(p));
 	free(p);
 }
 
