@@ -25,11 +25,15 @@ OBJS    := $(SRCS:%.c=build/obj/%.o)
 SOBJS   := $(SRCS:%.c=build/san/%.o)
 SLIBOBJS:= $(LIBSRCS:%.c=build/san/%.o)
 UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.c))
+# The demo scenarios and the topo-mini fixture are generated, never committed:
+# build/scenarios/{NAME/,NAME.tar.gz,index} and build/fixtures/topo-mini. The
+# index is written last, so it stands for the whole set.
+SCENARIOS := build/scenarios/index
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
         fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest
 
-all: build/fabtop
+all: build/fabtop $(SCENARIOS)
 
 deps:
 	@scripts/deps.sh run
@@ -56,10 +60,10 @@ build/tests/%: tests/unit/%.c $(SLIBOBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SAN) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
-run: deps build/fabtop
+run: deps build/fabtop $(SCENARIOS)
 	@scripts/start.sh build/fabtop
 
-tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl
+tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl $(SCENARIOS)
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
@@ -70,14 +74,17 @@ check: check-deps
 	@$(MAKE) --no-print-directory tests
 	@tests/run.sh
 
-screenshots: build/fabtop build/tests/fake_nccl
+screenshots: build/fabtop build/tests/fake_nccl $(SCENARIOS)
 	@scripts/screenshots.sh build/fabtop
 
-scenarios:
-	python3 tests/scenarios/mkscenarios.py tests/scenarios
+scenarios: $(SCENARIOS)
 
-bench: build/fabtop build/bench/sampler
+$(SCENARIOS): tests/scenarios/mkscenarios.py tests/scenarios/nldev.py
+	python3 tests/scenarios/mkscenarios.py build/scenarios
+
+bench: build/fabtop build/bench/sampler $(SCENARIOS)
 	@bench/startup build/fabtop
+	@bench/demo-open
 	@bench/sampler build/bench/sampler
 	@BIN=build/fabtop bench/analyze-log
 
@@ -132,13 +139,14 @@ fuzz-perftest: build/fuzz/fuzz_perftest
 	@mkdir -p build/fuzz/corpus-perftest
 	$< $(FUZZ_RUN) -max_len=16384 build/fuzz/corpus-perftest tests/fixtures/perftest
 
-install: build/fabtop
+# Each scenario as its capture file, and the index `fabtop demo` lists them from.
+install: build/fabtop $(SCENARIOS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
 	install -m 755 build/fabtop $(DESTDIR)$(PREFIX)/bin/fabtop
-	for s in tests/scenarios/*/; do \
-		n=$$(basename $$s); \
-		tar -C tests/scenarios -czf $(DESTDIR)$(PREFIX)/share/fabtop/scenarios/$$n.tar.gz $$n; \
+	for n in $$(grep -v '^#' build/scenarios/index | cut -f1); do \
+		install -m 644 build/scenarios/$$n.tar.gz $(DESTDIR)$(PREFIX)/share/fabtop/scenarios/ || exit 1; \
 	done
+	install -m 644 build/scenarios/index $(DESTDIR)$(PREFIX)/share/fabtop/scenarios/index
 
 clean:
 	rm -rf build

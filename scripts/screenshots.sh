@@ -92,7 +92,7 @@ shot_ab() {
 	fake=$TOP/build/tests/fake_nccl
 	[ -x "$fake" ] || { echo "screenshots.sh: $fake is not built (make build/tests/fake_nccl)" >&2; return 1; }
 	tm new-session -d -s shot -x 120 -y 40 \
-		"'$BIN' --root '$TOP/tests/scenarios/dgx-h100' wizard --hang 5 -- '$fake' $1 --slow-lines 10"
+		"'$BIN' --root '$TOP/build/scenarios/dgx-h100' wizard --hang 5 -- '$fake' $1 --slow-lines 10"
 	settle shot || { tm kill-session -t shot; return 1; }
 	for i in 1 2 3 4 5 6 7 8; do tm send-keys -t shot Down; done
 	tm send-keys -t shot r
@@ -108,7 +108,7 @@ shot_ab() {
 : > "$T/list"
 shot_ab ib-fail
 shot_ab ok
-for s in "$TOP"/tests/scenarios/*/; do
+for s in "$TOP"/build/scenarios/*/; do
 	s=${s%/}
 	[ -f "$s/fabtop/meta.json" ] || continue
 	shot "$s" topology 120 40

@@ -4,10 +4,10 @@
  * environment error.
  */
 #include "fabtop/nccl_log.h"
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdio.h>
@@ -51,13 +51,33 @@ struct opts {
 	int count;
 };
 
-/* Directories that may hold the bundled scenarios, most specific first. */
+/*
+ * The bundled scenarios live in one directory: an "index" file (a line per
+ * scenario, "NAME<TAB>description", '#' comments; written by
+ * tests/scenarios/mkscenarios.py) beside each capture, NAME/ or NAME.tar.gz.
+ * Only what the index names is a scenario, so `fabtop demo` lists nothing
+ * else that sits there, and listing opens no capture.
+ */
+#define SCEN_MAX 64
+#define SCEN_NAME_LEN 64
+
+struct scenario {
+	char name[SCEN_NAME_LEN];
+	char desc[512];
+};
+
+/* Where the index may be, most specific first: $FABTOP_SCENARIOS alone when
+ * set; else beside the binary (build/fabtop and build/san/fabtop in the
+ * source tree, bin/ of an installed prefix, DESTDIR included), then the
+ * compiled-in data directory. */
 static int scenario_dirs(const char *dirs[], int max, char store[][PATH_MAX])
 {
 	int n = 0;
 	const char *env = getenv("FABTOP_SCENARIOS");
-	if (env && *env && n < max)
+	if (env && *env) {
 		dirs[n++] = env;
+		return n;
+	}
 	char exe[PATH_MAX];
 	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (l > 0) {
@@ -65,32 +85,80 @@ static int scenario_dirs(const char *dirs[], int max, char store[][PATH_MAX])
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		/* build/fabtop and build/san/fabtop in the source tree; bin/ when installed */
-		const char *rel[] = { "../tests/scenarios", "../../tests/scenarios", "../share/fabtop/scenarios" };
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max; i++) {
+		const char *rel[] = { "scenarios", "../scenarios", "../share/fabtop/scenarios" };
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max - 1; i++) {
 			snprintf(store[n], PATH_MAX, "%s/%s", exe, rel[i]);
 			dirs[n] = store[n];
 			n++;
 		}
 	}
-	if (n < max)
-		dirs[n++] = FABTOP_DATADIR "/scenarios";
+	dirs[n++] = FABTOP_DATADIR "/scenarios";
 	return n;
 }
 
-/* Finds scenario name as a directory or NAME.tar.gz; 0 and the path, or -1. */
-static int find_scenario(const char *name, char *out, size_t len)
+/* A scenario name is a plain file name: no '/', no leading '.'. */
+static bool scenario_name_ok(const char *s)
+{
+	if (!*s || *s == '.' || strlen(s) >= SCEN_NAME_LEN)
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '-' || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* Reads the first index found into sc (at most SCEN_MAX) and its directory
+ * into dir; returns the number of scenarios, or -1 when no index was found. */
+static int scenario_index(struct scenario *sc, char *dir, size_t dirlen)
 {
 	const char *dirs[8];
 	char store[8][PATH_MAX];
-	int n = scenario_dirs(dirs, 8, store);
-	if (strchr(name, '/') || strcmp(name, "..") == 0 || strcmp(name, ".") == 0)
-		return -1;
+	int nd = scenario_dirs(dirs, 8, store);
+	for (int i = 0; i < nd; i++) {
+		char path[PATH_MAX + 16], line[1024];
+		snprintf(path, sizeof(path), "%s/index", dirs[i]);
+		FILE *fp = fopen(path, "r");
+		if (!fp)
+			continue;
+		int n = 0;
+		while (n < SCEN_MAX && fgets(line, sizeof(line), fp)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			char *tab = strchr(line, '\t');
+			if (line[0] == '#' || !tab)
+				continue;
+			*tab = '\0';
+			if (!scenario_name_ok(line))
+				continue;
+			fab_strlcpy(sc[n].name, line, sizeof(sc[n].name));
+			fab_strlcpy(sc[n].desc, tab + 1, sizeof(sc[n].desc));
+			/* The index is data: no control characters reach the terminal. */
+			for (char *c = sc[n].desc; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = ' ';
+			n++;
+		}
+		fclose(fp);
+		/* Said to the user: /usr/local/share/..., not bin/../share/... */
+		char real[PATH_MAX];
+		fab_strlcpy(dir, realpath(dirs[i], real) ? real : dirs[i], dirlen);
+		return n;
+	}
+	return -1;
+}
+
+/* Finds a scenario the index names, as NAME/ or NAME.tar.gz; 0 and the path, or -1. */
+static int find_scenario(const char *name, char *out, size_t len)
+{
+	struct scenario sc[SCEN_MAX];
+	char dir[PATH_MAX];
+	int n = scenario_index(sc, dir, sizeof(dir));
 	for (int i = 0; i < n; i++) {
-		snprintf(out, len, "%s/%s", dirs[i], name);
+		if (strcmp(sc[i].name, name) != 0)
+			continue;
+		snprintf(out, len, "%s/%s", dir, name);
 		if (access(out, R_OK) == 0)
 			return 0;
-		snprintf(out, len, "%s/%s.tar.gz", dirs[i], name);
+		snprintf(out, len, "%s/%s.tar.gz", dir, name);
 		if (access(out, R_OK) == 0)
 			return 0;
 	}
@@ -99,45 +167,18 @@ static int find_scenario(const char *name, char *out, size_t len)
 
 static int list_scenarios(void)
 {
-	const char *dirs[8];
-	char store[8][PATH_MAX];
-	int n = scenario_dirs(dirs, 8, store), shown = 0;
-	for (int i = 0; i < n && !shown; i++) {
-		DIR *d = opendir(dirs[i]);
-		if (!d)
-			continue;
-		struct dirent *de;
-		char *names[64];
-		int nn = 0;
-		while ((de = readdir(d)) && nn < 64)
-			if (de->d_name[0] != '.')
-				names[nn++] = strdup(de->d_name);
-		closedir(d);
-		for (int a = 0; a < nn; a++)
-			for (int b = a + 1; b < nn; b++)
-				if (strcmp(names[a], names[b]) > 0) {
-					char *t = names[a]; names[a] = names[b]; names[b] = t;
-				}
-		for (int k = 0; k < nn; k++) {
-			char meta[PATH_MAX + 64], *dot;
-			if (!names[k])
-				continue;
-			if ((dot = strstr(names[k], ".tar.gz")))
-				*dot = '\0';
-			snprintf(meta, sizeof(meta), "%s/%s/fabtop/meta.json", dirs[i], names[k]);
-			json_t *j = json_load_file(meta, 0, NULL);
-			const char *desc = j ? json_string_value(json_object_get(j, "description")) : NULL;
-			if (!shown++)
-				printf("Bundled scenarios (%s):\n", dirs[i]);
-			printf("  %-14s %s\n", names[k], desc ? desc : "");
-			json_decref(j);
-			free(names[k]);
-		}
-	}
-	if (!shown) {
-		fprintf(stderr, "fabtop: no bundled scenarios found (set FABTOP_SCENARIOS to their directory)\n");
+	struct scenario sc[SCEN_MAX];
+	char dir[PATH_MAX];
+	int n = scenario_index(sc, dir, sizeof(dir));
+	if (n <= 0) {
+		fprintf(stderr, "fabtop: no bundled scenarios found (no index%s; `make` writes "
+			"build/scenarios/index, `make install` installs it, or set FABTOP_SCENARIOS "
+			"to a directory with one)\n", n == 0 ? " entry" : " file");
 		return 2;
 	}
+	printf("Bundled scenarios (%s):\n", dir);
+	for (int i = 0; i < n; i++)
+		printf("  %-16s %s\n", sc[i].name, sc[i].desc);
 	printf("Open one with: fabtop demo NAME\n");
 	return 0;
 }

@@ -173,12 +173,12 @@ else
 fi
 ln -s "$FAKE" "$T/bin/all_reduce_perf"
 # A capture is another node: its GPUs do not make a loopback run here.
-PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$TOP/tests/scenarios/dgx-h100" wizard --batch --steps ab >"$T/cap.txt" 2>&1
+PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$TOP/build/scenarios/dgx-h100" wizard --batch --steps ab >"$T/cap.txt" 2>&1
 rc=$?
 check "all_reduce_perf on PATH, a capture's 8 GPUs: no loopback proposed, blocked, exit 1" \
 	[ "$rc" = 1 ] && grep -q "^  verdict: blocked: no NCCL test command, and --root dgx-h100 is a capture (a loopback run needs this node's GPUs): give the NCCL test after --: " "$T/cap.txt"
 # The same node as a mirror of its files (no fabtop/meta.json): this node.
-cp -r "$TOP/tests/scenarios/dgx-h100" "$T/node" && rm -f "$T/node/fabtop/meta.json"
+cp -r "$TOP/build/scenarios/dgx-h100" "$T/node" && rm -f "$T/node/fabtop/meta.json"
 PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$T/node" wizard --batch --json --steps ab --hang 5 >"$T/lb.json" 2>&1
 rc=$?
 got=$(jget "$T/lb.json" "'%s | %s | %s' % (s['ab']['verdict'], s['commands'][0], s['inputs'][0])")

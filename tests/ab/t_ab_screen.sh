@@ -17,7 +17,7 @@ set -u
 TOP=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${FABTOP:-$TOP/build/san/fabtop}
 EXP=$TOP/tests/ab/expected
-DGX=$TOP/tests/scenarios/dgx-h100
+DGX=$TOP/build/scenarios/dgx-h100
 FAKE=$TOP/build/tests/fake_nccl
 UPDATE=${UPDATE:-}
 export LANG=C.UTF-8

@@ -5,7 +5,7 @@
 # Needs $FABTOP (the sanitized binary) and $FABTOP_TOP (the repository).
 FABTOP=${FABTOP:-$PWD/build/san/fabtop}
 FABTOP_TOP=${FABTOP_TOP:-$PWD}
-SCEN=$FABTOP_TOP/tests/scenarios/pcie-2numa
+SCEN=$FABTOP_TOP/build/scenarios/pcie-2numa
 T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-capture.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
 SLEEP_PID=
 cleanup() {

@@ -7,7 +7,7 @@
 # and $FABTOP_TOP (the repository).
 top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FABTOP:-$top/build/san/fabtop}
-S=$top/tests/scenarios
+S=$top/build/scenarios
 T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-counters.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
 trap 'rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM

@@ -106,11 +106,11 @@ compare() {
 
 # --- fabtop wizard --batch --json ------------------------------------------------
 run "wizard job,l1 on dgx-h100: exit 0" 0 "$T/w-job.json" \
-	"$BIN" --root "$TOP/tests/scenarios/dgx-h100" wizard --batch --json --steps job,l1
+	"$BIN" --root "$TOP/build/scenarios/dgx-h100" wizard --batch --json --steps job,l1
 # l2 on the loopback: the peers array (its keys do not depend on what the probe finds).
 run "wizard l2 to 127.0.0.1 on lo: a document" any "$T/w-l2.json" \
 	"$BIN" wizard --batch --json --steps l2 --peer 127.0.0.1 --iface lo --probe-timeout 0.3
-cp -r "$TOP/tests/scenarios/ib-8port" "$T/ib-8port" && rm -f "$T/ib-8port/fabtop/meta.json"
+cp -r "$TOP/build/scenarios/ib-8port" "$T/ib-8port" && rm -f "$T/ib-8port/fabtop/meta.json"
 run "wizard l3 with the perftest stand-ins: exit 0" 0 "$T/w-l3.json" \
 	env PATH="$TOP/tests/perftest/bin:/usr/bin:/bin" PT_LOG="$T/pt.log" PT_BW=write_bw_ib_ndr.txt \
 	PT_LAT=send_lat_ib.txt "$BIN" --root "$T/ib-8port" wizard --batch --json --steps l3 --peer 10.0.0.2

@@ -23,9 +23,9 @@ expect_rc() {  # name, expected rc
 }
 
 for s in dgx-h100 pcie-2numa busy hang congested; do
-	golden "report topo text $s" "$g/$s-topo.txt" "$bin" --root "$top/tests/scenarios/$s" report topo
+	golden "report topo text $s" "$g/$s-topo.txt" "$bin" --root "$top/build/scenarios/$s" report topo
 	[ "$s" = pcie-2numa ] && expect_rc "report topo $s" 1 || expect_rc "report topo $s" 0
-	golden "report topo json $s" "$g/$s-topo.json" "$bin" --root "$top/tests/scenarios/$s" report topo --json
+	golden "report topo json $s" "$g/$s-topo.json" "$bin" --root "$top/build/scenarios/$s" report topo --json
 	if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" 2>/dev/null; then
 		ok "report topo json $s parses"
 	else
@@ -35,7 +35,7 @@ done
 
 # report links on every scenario; the exit status says whether a port has a
 # finding of warning severity or worse.
-for d in "$top"/tests/scenarios/*/; do
+for d in "$top"/build/scenarios/*/; do
 	[ -f "$d/fabtop/meta.json" ] || continue
 	s=$(basename "$d")
 	golden "report links text $s" "$g/$s-links.txt" "$bin" --root "$d" report links
@@ -49,15 +49,15 @@ done
 # not; its full run is checked in tests/counters).
 for s in busy:0 hang:1 congested:1; do
 	n=${s%%:*}
-	golden "report counters text $n" "$g/$n-counters.txt" "$bin" --root "$top/tests/scenarios/$n" report counters --count 5
+	golden "report counters text $n" "$g/$n-counters.txt" "$bin" --root "$top/build/scenarios/$n" report counters --count 5
 	expect_rc "report counters $n" "${s##*:}"
-	golden "report counters json $n" "$g/$n-counters.json" "$bin" --root "$top/tests/scenarios/$n" report counters --count 5 --json
+	golden "report counters json $n" "$g/$n-counters.json" "$bin" --root "$top/build/scenarios/$n" report counters --count 5 --json
 	expect_rc "report counters --json $n" "${s##*:}"
 done
 
 # The JSON carries the same matrix as the text.
-"$bin" --root "$top/tests/scenarios/dgx-h100" report topo --json > "$T/j"
-"$bin" --root "$top/tests/scenarios/dgx-h100" report topo > "$T/t"
+"$bin" --root "$top/build/scenarios/dgx-h100" report topo --json > "$T/j"
+"$bin" --root "$top/build/scenarios/dgx-h100" report topo > "$T/t"
 if python3 - "$T/j" "$T/t" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["topology"]
@@ -81,7 +81,7 @@ else nok "live root without GPU/HCA says so, exits 0" "rc $rc" "$(head -3 "$T/li
 # topo.nic-shared: drop mlx5_1/mlx5_2 from topo-mini, so GPU1 and GPU2 both
 # fall back to mlx5_0 while mlx5_3 (same link layer) serves no GPU... only if
 # mlx5_3 is closest to nobody, which holds: it sits on the other socket.
-cp -a "$top/tests/fixtures/topo-mini" "$T/mini"
+cp -a "$top/build/fixtures/topo-mini" "$T/mini"
 rm "$T/mini/sys/class/infiniband/mlx5_1" "$T/mini/sys/class/infiniband/mlx5_2"
 "$bin" --root "$T/mini" report topo --json > "$T/shared"; rc=$?
 if [ $rc -eq 1 ] && python3 - "$T/shared" <<'PY'
@@ -92,7 +92,7 @@ assert "mlx5_3" in f[0]["message"], f
 PY
 then ok "topo.nic-shared on a fixture where two GPUs share one NIC"; else nok "topo.nic-shared on a fixture where two GPUs share one NIC" "rc $rc"; fi
 # ...and not on the unmodified fixture, where each GPU has its own closest NICs.
-"$bin" --root "$top/tests/fixtures/topo-mini" report topo --json > "$T/mini.json"
+"$bin" --root "$top/build/fixtures/topo-mini" report topo --json > "$T/mini.json"
 python3 -c 'import json,sys; f=[x for x in json.load(open(sys.argv[1]))["findings"] if x["id"]=="topo.nic-shared"]; sys.exit(1 if f else 0)' "$T/mini.json" \
 	&& ok "no topo.nic-shared on topo-mini" || nok "no topo.nic-shared on topo-mini"
 

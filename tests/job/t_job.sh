@@ -5,7 +5,7 @@
 # tests/job/driver.c (job_scan + job_check_all, built against the sanitized
 # objects exactly as the Makefile links unit tests). Also a capture root
 # (tests/fixtures/h200-vm.tar.gz), live processes against a captured RoCE
-# node's HCAs (tests/scenarios/roce-faults), and a run as an unprivileged
+# node's HCAs (build/scenarios/roce-faults), and a run as an unprivileged
 # user, who cannot enter the namespace.
 #
 # The namespace jobns-$$:
@@ -228,7 +228,7 @@ else
 fi
 
 # ---- live processes against a captured RoCE node (8 HCAs, planted faults) ----
-ROCE=tests/scenarios/roce-faults
+ROCE=build/scenarios/roce-faults
 run_driver hcamissing --root "$ROCE" --jobs-from /
 expect "NCCL_IB_HCA naming no HCA: job.ib-hca-missing" \
 	"finding job.ib-hca-missing error pid $P_hcamissing sleep" \
@@ -272,7 +272,7 @@ expect "capture: debug file expanded with the captured host and pid, NCCL's choi
 	"  message: NCCL writes its log to /tmp/w/nccl-ok.vm.700.log" \
 	"  message: NCCL_SOCKET_IFNAME is unset: NCCL would use eth0 (its rule: anything but docker*, lo*, virbr*)"
 
-OUT=$("$DRIVER" --root tests/fixtures/topo-mini 2>&1)
+OUT=$("$DRIVER" --root build/fixtures/topo-mini 2>&1)
 expect "no process recorded: job.none" \
 	"finding job.none info node" \
 	"  message: no NCCL process on this node: the wizard uses its own inputs (--iface, --hca, --peer)"

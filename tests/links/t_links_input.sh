@@ -8,8 +8,8 @@
 # and $FABTOP_TOP (the repository).
 top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FABTOP:-$top/build/san/fabtop}
-S=$top/tests/scenarios/roce-faults
-[ -d "$S" ] || S=$top/tests/scenarios/pcie-2numa
+S=$top/build/scenarios/roce-faults
+[ -d "$S" ] || S=$top/build/scenarios/pcie-2numa
 T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-links-input.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
 cleanup() { chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT

@@ -5,7 +5,7 @@
 # one finding (or, fixing a planted fault, remove exactly one).
 top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FABTOP:-$top/build/san/fabtop}
-S=$top/tests/scenarios
+S=$top/build/scenarios
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 trap 'exit 1' HUP INT TERM PIPE   # dash runs the EXIT trap only on exit, not on a signal
 ok() { echo "ok - $1"; }
@@ -76,7 +76,7 @@ t() {  # name, chk args...
 }
 have() {  # scenario: present, or one failing line saying it is missing
 	[ -d "$S/$1/sys" ] && return 0
-	nok "scenario $1 exists" "tests/scenarios/$1 is missing (make scenarios)"
+	nok "scenario $1 exists" "build/scenarios/$1 is missing (make scenarios)"
 	return 1
 }
 copy() { rm -rf "$T/$2"; cp -a "$S/$1" "$T/$2"; }

@@ -21,7 +21,7 @@ trap 'exit 1' INT TERM
 # perftest runs on the node itself: the scenarios are captures (blocked, as
 # checked below), so the runs use mirrors of their files (no meta.json).
 for n in ib-8port pcie-2numa; do
-	cp -r "$TOP/tests/scenarios/$n" "$T/$n" && rm -f "$T/$n/fabtop/meta.json"
+	cp -r "$TOP/build/scenarios/$n" "$T/$n" && rm -f "$T/$n/fabtop/meta.json"
 done
 ROOT=$T/ib-8port
 
@@ -66,7 +66,7 @@ l3 "$BIN" --root "$ROOT" wizard --batch --steps l3
 check "no peer and no side: blocked, nothing run" eval '[ $rc = 1 ] && has "verdict: blocked: give --peer HOST on the client, or --side server on the peer" && [ ! -e "$T/log" ]'
 l3 "$BIN" --root "$ROOT" wizard --batch --steps l3 --side client
 check "client side without a peer: blocked" eval '[ $rc = 1 ] && has "blocked: the client side needs --peer HOST" && [ ! -e "$T/log" ]'
-l3 "$BIN" --root "$TOP/tests/scenarios/ib-8port" wizard --batch --steps l3 --peer 10.0.0.2
+l3 "$BIN" --root "$TOP/build/scenarios/ib-8port" wizard --batch --steps l3 --peer 10.0.0.2
 check "a capture: blocked, nothing run" eval '[ $rc = 1 ] && has "blocked: --root ib-8port is a capture of a node: perftest must run on that node" && [ ! -e "$T/log" ]'
 l3 "$BIN" --root "$T/pcie-2numa" wizard --batch --steps l3 --peer 10.0.0.2 --hca mlx5_1
 check "only a DOWN port selected: the first ACTIVE one (mlx5_0, 100 Gb/s) is used" eval 'grep -q "^ib_write_bw -d mlx5_0 -i 1 " "$T/log"'

@@ -1,28 +1,37 @@
 #!/usr/bin/env python3
 """Generate fabtop's demo scenarios and unit-test fixtures, in the capture format.
 
-Usage:  python3 tests/scenarios/mkscenarios.py tests/scenarios
+Usage:  python3 tests/scenarios/mkscenarios.py build/scenarios     (`make scenarios`)
 
-Writes (each one deleted first, so a second run gives the same bytes):
-  <dir>/dgx-h100             healthy DGX H100: 8 GPUs, 4 NVSwitches, 12 ConnectX-7
-  <dir>/pcie-2numa           PCIe server with faults (downtrained NIC, NIC port
-                             down, ACS on a GPU's switch port, no NVML)
-  <dir>/ib-8port             healthy HGX H100 on InfiniBand: 8 single-port NDR HCAs
-  <dir>/roce-faults          HGX H100 on RoCE, 8 400GbE NICs, one planted link
-                             fault on each of mlx5_1..mlx5_7 (see build_roce_faults)
-  <dir>/roce-faults-pod      the same node seen from a Kubernetes pod (shared RDMA
-                             device plugin): 3 of 8 verbs nodes, host netdevs hidden
-  <dir>/busy                 ib-8port's hardware in a training job: 60 counter samples,
-                             every port moving 340-380 Gb/s, no bad counter growing
-                             (busy, hang and congested also carry the job's QPs in
-                             fabtop/rdma-qp.bin; hang has 12 of them in ERR)
-  <dir>/hang                 the same hardware hanging: 20 s in, 6 of 8 ports stop while
-                             local_ack_timeout_err and packet_seq_err climb; one 1.25 s step
-  <dir>/congested            RoCE HGX H100, 8 healthy 400GbE ports capped at 180-220 Gb/s,
-                             ECN marks, CNPs and port_xmit_wait growing; one Q-counter
-                             wraps past 2^32, one port_xmit_wait saturates
-  <dir>/../fixtures/topo-mini  small non-root capture for the PIX/PXB/PHB/NODE/SYS
-                             unit tests
+The trees are build output, never committed: `make` runs this whenever it or
+nldev.py changes.  It writes a fresh <dir> (into <dir>.tmp, then swapped in, so
+an interrupted run leaves the old one whole; an existing <dir> must hold an
+index, i.e. be one this script made):
+  <dir>/NAME/                a scenario as a capture directory (the tests read these)
+  <dir>/NAME.tar.gz          the same capture as one file (what `make install`
+                             installs and a user would attach to a ticket)
+  <dir>/index                "NAME<TAB>description" a line, sorted: the list
+                             `fabtop demo` shows, without opening a capture
+and <dir>/../fixtures/topo-mini (deleted first).  The scenarios:
+  dgx-h100             healthy DGX H100: 8 GPUs, 4 NVSwitches, 12 ConnectX-7
+  pcie-2numa           PCIe server with faults (downtrained NIC, NIC port
+                       down, ACS on a GPU's switch port, no NVML)
+  ib-8port             healthy HGX H100 on InfiniBand: 8 single-port NDR HCAs
+  roce-faults          HGX H100 on RoCE, 8 400GbE NICs, one planted link
+                       fault on each of mlx5_1..mlx5_7 (see build_roce_faults)
+  roce-faults-pod      the same node seen from a Kubernetes pod (shared RDMA
+                       device plugin): 3 of 8 verbs nodes, host netdevs hidden
+  busy                 ib-8port's hardware in a training job: 60 counter samples,
+                       every port moving 340-380 Gb/s, no bad counter growing
+                       (busy, hang and congested also carry the job's QPs in
+                       fabtop/rdma-qp.bin; hang has 12 of them in ERR)
+  hang                 the same hardware hanging: 20 s in, 6 of 8 ports stop while
+                       local_ack_timeout_err and packet_seq_err climb; one 1.25 s step
+  congested            RoCE HGX H100, 8 healthy 400GbE ports capped at 180-220 Gb/s,
+                       ECN marks, CNPs and port_xmit_wait growing; one Q-counter
+                       wraps past 2^32, one port_xmit_wait saturates
+  ../fixtures/topo-mini  small non-root capture for the PIX/PXB/PHB/NODE/SYS
+                       unit tests (no hwloc.xml: the CPU tree stays)
 
 Every tree is what `fabtop capture` would have copied from such a node (see
 docs/capture-format.md): the sysfs subset with its symlinks kept relative,
@@ -30,13 +39,23 @@ proc/sys/kernel, and fabtop/*.json; busy, hang and congested also carry
 fabtop/samples.json (counters over time, see timeline_samples), and their
 counter files hold the last sample.  The scenarios also get fabtop/hwloc.xml,
 made by running lstopo over the tree itself (HWLOC_FSROOT), so the XML always
-agrees with the sysfs next to it.
+agrees with the sysfs next to it.  Then the per-CPU sysfs directories lstopo
+read are dropped (see drop_cpu_tree): fabtop reads the CPUs from hwloc.xml,
+and those directories were half the members of each capture file, whose
+opening time grows with its member count.
+
+The same input gives the same bytes: no clock, no randomness, capture files
+whose members are sorted, owned by 0:0, stamped with the snapshot time and
+gzipped without a name or a time, and lstopo limited to its linux component
+(installed hwloc plugins would add names from this machine's pci.ids).  What
+may still differ between machines: lstopo's version, and zlib's.
 
 Each node is first described in memory (a list of dicts, one per PCI function,
 plus CPUs and NUMA nodes); one writer turns any description into files.
 Standard library only.  Needs lstopo-no-graphics (Debian package hwloc).
 """
 
+import gzip
 import hashlib
 import ipaddress
 import json
@@ -46,6 +65,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import xml.etree.ElementTree as ET
 
 import nldev                # RDMA netlink dump bytes (fabtop/rdma-qp.bin), next to this file
@@ -771,7 +791,7 @@ def build_congested():
 
 
 # --------------------------------------------------------------------------
-# FIXTURE topo-mini (tests/fixtures/topo-mini)
+# FIXTURE topo-mini (build/fixtures/topo-mini)
 # --------------------------------------------------------------------------
 # A non-root capture (uid 1000): config files hold only the 64-byte header, so
 # no capabilities; the link comes from sysfs current_link_*/max_link_*.  No
@@ -1388,7 +1408,49 @@ def write_node(n, root):
         tr.write("fabtop/rdma-qp.bin", qp_bytes(n))
     if n.hwloc:
         make_hwloc(n, root)
+        drop_cpu_tree(root)
     check(n, root)
+
+
+def drop_cpu_tree(root):
+    """Removes sys/devices/system/cpu/cpuN/ once hwloc.xml holds the CPUs:
+    fabtop reads no file there when a capture has hwloc.xml (it falls back to
+    HWLOC_FSROOT only without one), and on a 224-CPU node they are 3,000 of
+    the capture's 6,000 members.  online/possible/present stay."""
+    cpu = os.path.join(root, "sys/devices/system/cpu")
+    for x in sorted(os.listdir(cpu)):
+        if re.fullmatch(r"cpu[0-9]+", x):
+            shutil.rmtree(os.path.join(cpu, x))
+
+
+def pack(root, top, path, mtime):
+    """root as the capture file path (members top/...), the same bytes for the
+    same tree: members sorted (a folder before what it holds), owned by 0:0
+    with no names, modes fixed, every time the snapshot's; gzip without a
+    file name or a time."""
+    rels = [""]
+    for dp, dns, fns in os.walk(root):
+        for x in dns + fns:
+            rels.append(os.path.relpath(os.path.join(dp, x), root))
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz, \
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel in sorted(rels):
+            p = os.path.join(root, rel) if rel else root
+            ti = tarfile.TarInfo(top + "/" + rel if rel else top)
+            ti.mtime, ti.uid, ti.gid, ti.uname, ti.gname = mtime, 0, 0, "", ""
+            if os.path.islink(p):
+                ti.type, ti.mode, ti.linkname = tarfile.SYMTYPE, 0o777, os.readlink(p)
+                tar.addfile(ti)
+            elif os.path.isdir(p):
+                ti.type, ti.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(ti)
+            else:
+                ti.mode, ti.size = 0o644, os.path.getsize(p)
+                with open(p, "rb") as f:
+                    tar.addfile(ti, f)
+    os.replace(tmp, path)
 
 
 # --------------------------------------------------------------------------
@@ -1399,10 +1461,12 @@ def write_node(n, root):
 def hwloc_env(root):
     env = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
     env["HWLOC_FSROOT"] = os.path.abspath(root)
-    # hwloc 2.9 still runs its x86 backend under an fsroot: it adds the caches
-    # of the machine running this script (CPUID), which clash with the tree's
-    # CPUs ("intersection without inclusion").  Only the tree must count.
-    env["HWLOC_COMPONENTS"] = "-x86"
+    # Only the tree may count: hwloc 2.9 still runs its x86 backend under an
+    # fsroot (the caches of the machine running this script, by CPUID, clash
+    # with the tree's CPUs: "intersection without inclusion"), and the plugins
+    # of hwloc-plugins (pci, opencl, ...) look at this machine too.  no_os
+    # adds the uname infos that fix_host_infos replaces.
+    env["HWLOC_COMPONENTS"] = "linux,no_os,stop"
     return env
 
 
@@ -1470,7 +1534,7 @@ def check(n, root):
     rootabs = os.path.realpath(root)
     for dp, dns, fns in os.walk(root):
         if not dns and not fns:
-            errs.append("empty directory (git would drop it): " + dp)
+            errs.append("empty directory (capture never writes one): " + dp)
         for x in dns + fns:
             p = os.path.join(dp, x)
             if os.path.islink(p):
@@ -1536,26 +1600,46 @@ def summary(n):
                                                     d["numa"], d["label"], extra))
 
 
+SCENARIOS = (build_dgx, build_pcie_2numa, build_ib_8port, build_roce_faults,
+             lambda: build_roce_faults(pod=True), build_busy, build_hang, build_congested)
+
+
 def main(argv):
     if len(argv) != 2:
-        sys.exit("usage: %s tests/scenarios" % argv[0])
+        sys.exit("usage: %s build/scenarios" % argv[0])
     out = argv[1].rstrip("/")
-    fixtures = os.path.join(os.path.dirname(os.path.abspath(out)), "fixtures")
-    os.makedirs(out, exist_ok=True)
-    os.makedirs(fixtures, exist_ok=True)
+    if os.path.lexists(out) and not os.path.isfile(os.path.join(out, "index")):
+        sys.exit("mkscenarios: %s exists but holds no index: not a directory this script made, "
+                 "left alone (remove it or name another)" % out)
+    new = out + ".tmp"
+    if os.path.lexists(new):
+        shutil.rmtree(new)
+    os.makedirs(new)
     verbose = os.environ.get("MKSCENARIOS_VERBOSE")
-    for n, root in ((build_dgx(), os.path.join(out, "dgx-h100")),
-                    (build_pcie_2numa(), os.path.join(out, "pcie-2numa")),
-                    (build_ib_8port(), os.path.join(out, "ib-8port")),
-                    (build_roce_faults(), os.path.join(out, "roce-faults")),
-                    (build_roce_faults(pod=True), os.path.join(out, "roce-faults-pod")),
-                    (build_busy(), os.path.join(out, "busy")),
-                    (build_hang(), os.path.join(out, "hang")),
-                    (build_congested(), os.path.join(out, "congested")),
-                    (build_topo_mini(), os.path.join(fixtures, "topo-mini"))):
-        write_node(n, root)
+    index = []
+    for build in SCENARIOS:
+        n = build()
+        # The index is a line per scenario, and NAME a file name.
+        assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", n.name) and n.demo, n.name
+        assert not re.search(r"[\x00-\x1f]", n.description), n.name
+        write_node(n, os.path.join(new, n.name))
+        pack(os.path.join(new, n.name), n.name, os.path.join(new, n.name + ".tar.gz"), n.time)
+        index.append("%s\t%s\n" % (n.name, n.description))
         if verbose:
             summary(n)
+    with open(os.path.join(new, "index"), "w") as f:
+        f.write("# fabtop demo scenarios, made by tests/scenarios/mkscenarios.py: NAME<TAB>description;\n"
+                "# NAME/ is the capture directory, NAME.tar.gz the same capture as one file.\n")
+        f.writelines(sorted(index))
+    if os.path.lexists(out):
+        shutil.rmtree(out)
+    os.rename(new, out)
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(out)), "fixtures")
+    os.makedirs(fixtures, exist_ok=True)
+    n = build_topo_mini()
+    write_node(n, os.path.join(fixtures, "topo-mini"))
+    if verbose:
+        summary(n)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ set -u
 TOP=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${FABTOP:-$TOP/build/san/fabtop}
 EXP=$TOP/tests/screen/expected
-SCEN=$TOP/tests/scenarios
+SCEN=$TOP/build/scenarios
 UPDATE=${UPDATE:-}
 export LANG=C.UTF-8
 unset LC_ALL LINES COLUMNS

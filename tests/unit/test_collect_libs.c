@@ -134,7 +134,7 @@ static void test_numa_from_xml(void **state)
 	(void)state;
 	struct fab_root r;
 	struct fab_model m;
-	open_root(&r, "tests/scenarios/dgx-h100");
+	open_root(&r, "build/scenarios/dgx-h100");
 	model_init(&m);
 	assert_int_equal(collect_numa(&r, &m), 0);
 	assert_int_equal(m.nnuma, 2);
@@ -152,7 +152,7 @@ static void test_numa_from_xml(void **state)
 	root_close(&r);
 
 	/* The PCIe scenario's matrix differs: it really comes from the XML. */
-	open_root(&r, "tests/scenarios/pcie-2numa");
+	open_root(&r, "build/scenarios/pcie-2numa");
 	model_init(&m);
 	assert_int_equal(collect_numa(&r, &m), 0);
 	assert_int_equal(m.nnuma, 2);
@@ -169,7 +169,7 @@ static void test_numa_fsroot(void **state)
 	struct fab_root r;
 	struct fab_model m;
 	const char *before = getenv("HWLOC_FSROOT");
-	open_root(&r, "tests/fixtures/topo-mini");  /* no hwloc.xml: HWLOC_FSROOT */
+	open_root(&r, "build/fixtures/topo-mini");  /* no hwloc.xml: HWLOC_FSROOT */
 	model_init(&m);
 	assert_int_equal(collect_numa(&r, &m), 0);
 	assert_int_equal(m.nnuma, 2);
@@ -194,7 +194,7 @@ static void test_numa_garbage_xml(void **state)
 	struct fab_model m;
 	scratch(dir, sizeof(dir));
 	write_file(dir, "fabtop/hwloc.xml", "this is not XML\n");
-	link_sys(dir, "tests/scenarios/pcie-2numa");
+	link_sys(dir, "build/scenarios/pcie-2numa");
 	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
 	model_init(&m);
 	assert_int_equal(collect_numa(&r, &m), 0);
@@ -280,7 +280,7 @@ static void test_pci_lib_degraded_link(void **state)
 	struct fab_root r;
 	struct fab_model m;
 	char bdf[32];
-	open_root(&r, "tests/scenarios/pcie-2numa");
+	open_root(&r, "build/scenarios/pcie-2numa");
 	mlx5_0_bdf(&r, bdf, sizeof(bdf));
 	model_init(&m);
 	add_all_pci(&r, &m);
@@ -333,7 +333,7 @@ static void test_pci_lib_64_byte_config(void **state)
 	(void)state;
 	struct fab_root r;
 	struct fab_model m;
-	open_root(&r, "tests/fixtures/topo-mini");
+	open_root(&r, "build/fixtures/topo-mini");
 	model_init(&m);
 	add_all_pci(&r, &m);
 	fab_strlcpy(model_add_pci(&m)->bdf, "0000:ee:00.0", sizeof(m.pci[0].bdf));  /* unseen */
@@ -381,7 +381,7 @@ static void test_nvml_from_capture(void **state)
 	char name[64];
 	int idx = -5;
 	long long numa = 5;
-	open_root(&r, "tests/scenarios/dgx-h100");
+	open_root(&r, "build/scenarios/dgx-h100");
 	model_init(&m);
 	assert_int_equal(collect_nvml(&r, &m), 0);
 	assert_int_equal(m.gpu_source, GPU_SRC_NVML);
@@ -399,7 +399,7 @@ static void test_nvml_from_capture(void **state)
 	root_close(&r);
 
 	/* The next root starts from an empty table: NVLink is unknown there. */
-	open_root(&r, "tests/scenarios/pcie-2numa");
+	open_root(&r, "build/scenarios/pcie-2numa");
 	model_init(&m);
 	assert_int_equal(collect_nvml(&r, &m), 0);
 	assert_int_equal(m.gpu_source, GPU_SRC_PCI);
@@ -459,7 +459,7 @@ static void test_netlink_from_capture(void **state)
 	(void)state;
 	struct fab_root r;
 	struct fab_model m;
-	open_root(&r, "tests/scenarios/pcie-2numa");
+	open_root(&r, "build/scenarios/pcie-2numa");
 	model_init(&m);
 	struct fab_netdev *nd = model_add_netdev(&m);   /* as sysfs_net left it */
 	fab_strlcpy(nd->name, "ens1f0np0", sizeof(nd->name));
@@ -598,7 +598,7 @@ static void test_cuda_from_capture(void **state)
 	(void)state;
 	struct fab_root r;
 	struct fab_model m;
-	open_root(&r, "tests/scenarios/dgx-h100");
+	open_root(&r, "build/scenarios/dgx-h100");
 	model_init(&m);
 	assert_int_equal(collect_cuda(&r, &m), 0);
 	assert_string_equal(m.cuda_status, "loaded libcuda.so.1");

@@ -30,7 +30,7 @@ static const char *top(void)
 static void open_scenario(struct fab_root *r, const char *name)
 {
 	char path[PATH_MAX], err[512] = "";
-	snprintf(path, sizeof(path), "%s/tests/scenarios/%s", top(), name);
+	snprintf(path, sizeof(path), "%s/build/scenarios/%s", top(), name);
 	if (root_open(r, path, err, sizeof(err)) != 0)
 		fail_msg("cannot open %s: %s", path, err);
 }

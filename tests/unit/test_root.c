@@ -14,7 +14,7 @@ static void test_resolve_link_matches_realpath(void **state)
 	struct fab_root r;
 	char err[256], a[1024], b[1024];
 	(void)state;
-	assert_int_equal(root_open(&r, "tests/fixtures/topo-mini", err, sizeof(err)), 0);
+	assert_int_equal(root_open(&r, "build/fixtures/topo-mini", err, sizeof(err)), 0);
 	const char *links[] = {
 		"/sys/bus/pci/devices/0000:07:00.0",
 		"/sys/bus/pci/devices/0000:00:05.0",

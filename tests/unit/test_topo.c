@@ -43,9 +43,9 @@ static int open_fixture(void **state, const char *dir, bool all)
 	return 0;
 }
 
-static int setup_mini(void **state) { return open_fixture(state, "tests/fixtures/topo-mini", false); }
-static int setup_dgx(void **state) { return open_fixture(state, "tests/scenarios/dgx-h100", true); }
-static int setup_2numa(void **state) { return open_fixture(state, "tests/scenarios/pcie-2numa", true); }
+static int setup_mini(void **state) { return open_fixture(state, "build/fixtures/topo-mini", false); }
+static int setup_dgx(void **state) { return open_fixture(state, "build/scenarios/dgx-h100", true); }
+static int setup_2numa(void **state) { return open_fixture(state, "build/scenarios/pcie-2numa", true); }
 
 static int teardown(void **state)
 {

@@ -13,7 +13,7 @@ set -u
 TOP=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${FABTOP:-$TOP/build/san/fabtop}
 EXP=$TOP/tests/wizard/expected
-RF=$TOP/tests/scenarios/roce-faults
+RF=$TOP/build/scenarios/roce-faults
 UPDATE=${UPDATE:-}
 export LANG=C.UTF-8
 unset LC_ALL LINES COLUMNS NO_COLOR
