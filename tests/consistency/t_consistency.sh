@@ -8,7 +8,7 @@
 # names in the comparison.
 top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FABTOP:-$top/build/san/fabtop}
-S=${FABTOP_SCENARIOS:-$top/tests/scenarios}
+S=${FABTOP_SCENARIOS:-$top/build/scenarios}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 trap 'exit 1' HUP INT TERM PIPE
 

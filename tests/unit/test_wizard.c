@@ -109,10 +109,10 @@ static int t_run(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	struct fab_finding *f = wiz_finding(s, "t.info", SEV_INFO, "a");
 	snprintf(f->message, sizeof(f->message), "fine");
 	f = wiz_finding(s, "t.warn", SEV_WARN, "b");
-	snprintf(f->message, sizeof(f->message), "b is odd");
+	snprintf(f->message, sizeof(f->message), "odd");
 	snprintf(f->hint, sizeof(f->hint), "look at b");
 	f = wiz_finding(s, "t.warn2", SEV_WARN, "c");
-	snprintf(f->message, sizeof(f->message), "c is odd too");
+	snprintf(f->message, sizeof(f->message), "odd too");
 	for (int i = 0; i < 2000; i++)
 		wiz_out(s, "line %04d of output that is long enough to pass the cap soon\n", i);
 	return 0;
@@ -141,7 +141,7 @@ static void test_step_life(void **state)
 	test_gate_closed = false;
 	assert_int_equal(wizard_run_step(w, 0, &m), WIZ_WARN);
 	struct wiz_step *s = &w->steps[0];
-	assert_string_equal(s->verdict, "b is odd (and 1 more)");
+	assert_string_equal(s->verdict, "b: odd (and 1 more)");
 	assert_string_equal(s->hint, "look at b");
 	assert_int_equal(s->runs, 2);
 	/* The output is cut at the cap; what was dropped is still counted. */
@@ -217,15 +217,15 @@ static void test_l1(void **state)
 	add_port(b, 1, "DOWN");
 	add_port(b, 2, "ACTIVE");
 	struct fab_finding *f = model_add_finding(&m, "links.port-down", SEV_ERROR, "mlx5_1/1");
-	snprintf(f->message, sizeof(f->message), "mlx5_1/1 is down");
+	snprintf(f->message, sizeof(f->message), "down");
 	f = model_add_finding(&m, "links.rate-degraded", SEV_WARN, "mlx5_0/1");
-	snprintf(f->message, sizeof(f->message), "mlx5_0/1 is slow");
+	snprintf(f->message, sizeof(f->message), "slow");
 	model_add_finding(&m, "topo.nic-far", SEV_WARN, "GPU0");
 
 	/* Every HCA: both link findings, the error first in the verdict. */
 	assert_int_equal(wizard_run_step(w, l1, &m), WIZ_FAIL);
 	assert_int_equal(w->steps[l1].nfindings, 2);
-	assert_string_equal(w->steps[l1].verdict, "mlx5_1/1 is down (and 1 more)");
+	assert_string_equal(w->steps[l1].verdict, "mlx5_1/1: down (and 1 more)");
 
 	/* Only mlx5_1's port 2: nothing wrong there. */
 	assert_int_equal(wizard_set_hca(w, "mlx5_1:2", err, sizeof(err)), 0);
