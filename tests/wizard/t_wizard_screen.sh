@@ -180,7 +180,7 @@ screen_has() {
 # clock FILE: the seconds of "running N s" on the screen in FILE, else 0.
 clock() { sed -n 's/.*… running \([0-9]*\) s (x cancels).*/\1/p' "$1" | head -n 1 | grep . || echo 0; }
 
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && command -v tmux >/dev/null && command -v ip >/dev/null && command -v sysctl >/dev/null; then
 	ip netns add "$NS" && ip netns add "$NS-r"
 	ip link add "${NS}a" netns "$NS" type veth peer name "${NS}b" netns "$NS-r"
 	ip -n "$NS" addr add 10.99.1.2/24 dev "${NS}a"
@@ -253,6 +253,6 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 	tm send-keys -t v q
 else
-	ok "# SKIP tmux on a live namespace: needs root"
+	ok "tmux on a live namespace # SKIP needs root, tmux, ip and sysctl"
 fi
 exit 0
