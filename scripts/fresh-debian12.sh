@@ -16,12 +16,12 @@
 #   FRESH_TAIL=N     lines of the log printed at the end (default 25)
 #   MIRROR=URL       the Debian mirror (default: the one this machine's apt uses)
 #
-# The mounts the chroot needs (/proc, /sys, /dev with /dev/pts and /dev/shm,
-# a tmpfs on /run for `ip netns`) are made in a mount namespace of this run's
-# own (unshare -m), so they go with it however it ends, and so do those the
-# tests make; a trap unmounts them as well, kills what the run left running
-# in the root (and says so: the tests must leave nothing), and refuses to
-# remove a root that still has anything mounted under it.
+# The mounts the chroot needs (the root bound on itself, /proc, /sys, /dev
+# with /dev/pts and /dev/shm, a tmpfs on /run for `ip netns`) are made in a
+# mount namespace of this run's own (unshare -m), so they go with it however
+# it ends, and so do those the tests make; a trap unmounts them as well,
+# kills what the run left running in the root (and says so: the tests must
+# leave nothing), and refuses to remove a root with anything mounted under it.
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -43,6 +43,10 @@ if [ "${1:-}" = --inside ]; then
 	trap undo EXIT
 	trap 'exit 1' INT TERM HUP
 	mount --make-rprivate / || exit 2
+	# The root a mount point of its own, as on a machine: `ip netns exec`
+	# makes / a slave mount ("mount --make-rslave /"), which a plain
+	# directory refuses (EINVAL).
+	mount --bind "$R" "$R" &&
 	mount -t proc proc "$R/proc" &&
 	mount -t sysfs sysfs "$R/sys" &&
 	mount --rbind /dev "$R/dev" &&
