@@ -5,11 +5,13 @@
 #   not ok - NAME           it ran and failed ("#" lines after it say why)
 #   ok - NAME # SKIP WHY    it could not run here (a tool, root, namespaces or
 #                           a device is missing): counted apart, never passed
-# (cmocka's TAP is "ok N - NAME" and "ok N # SKIP NAME"; the SKIP directive
-# is read in any case, as TAP says.) A missing build product (the binary, a
-# scenario) is a failure, not a skip: `make tests` makes them. A program that
-# exits non-zero without a "not ok" line counts as one failure. Ends with the
-# skipped tests and why, then one line: "N passed, N failed, N skipped".
+# (cmocka's TAP is "ok N - NAME" and "not ok N # SKIP NAME", its reason on
+# the line before; a SKIP directive, in any case as TAP says, makes the line
+# a skip whether it starts with "ok" or "not ok".) A missing build product
+# (the binary, a scenario) is a failure, not a skip: `make tests` makes them.
+# A program that exits non-zero without a failed test counts as one failure.
+# Ends with the skipped tests and why, then one line:
+# "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 2
 export FABTOP="${FABTOP:-$PWD/build/san/fabtop}"
 export FABTOP_TOP="$PWD"
@@ -19,19 +21,25 @@ pass=0; fail=0; skip=0
 mkdir -p build
 log=build/test.log; : > "$log"
 skipped=build/test.skipped; : > "$skipped"
-SKIP_RE='^ok .*# *[Ss][Kk][Ii][Pp]'
 
-# tally NAME OUTPUT RC: adds OUTPUT's lines to the counts, prints its failures.
+# tally NAME OUTPUT RC: adds OUTPUT's lines to the counts, prints its
+# failures, and keeps its skips (with the line before when that is no TAP
+# line: cmocka's reason) for the list at the end.
 tally() {
 	_name=$1 _out=$2 _rc=$3
 	printf '%s\n' "$_out" >> "$log"
-	_all=$(printf '%s\n' "$_out" | grep -c '^ok ')
-	_s=$(printf '%s\n' "$_out" | grep -c "$SKIP_RE")
-	_p=$((_all - _s))
-	_f=$(printf '%s\n' "$_out" | grep -c '^not ok ')
+	set -- $(printf '%s\n' "$_out" | awk -v name="$_name" -v list="$skipped" '
+		/^(not )?ok / && tolower($0) ~ /# *skip/ {
+			s++
+			print "  " name ": " $0 (why != "" ? " (" why ")" : "") >> list
+			why = ""; next
+		}
+		/^ok / { p++ } /^not ok / { f++ }
+		{ why = /^(ok |not ok |#|1\.\.|\[)/ || $0 == "" ? "" : $0 }
+		END { print p + 0, f + 0, s + 0 }')
+	_p=$1 _f=$2 _s=$3
 	if [ "$_rc" -ne 0 ] && [ "$_f" -eq 0 ]; then _f=1; echo "not ok - $_name exited $_rc"; fi
-	printf '%s\n' "$_out" | grep -A8 '^not ok ' | sed "s|^|$(basename "$_name"): |"
-	printf '%s\n' "$_out" | grep "$SKIP_RE" | sed "s|^|  $_name: |" >> "$skipped"
+	printf '%s\n' "$_out" | grep -iv '^not ok .*# *skip' | grep -A8 '^not ok ' | sed "s|^|$(basename "$_name"): |"
 	pass=$((pass + _p)); fail=$((fail + _f)); skip=$((skip + _s))
 	echo "  $_name: $_p passed, $_f failed, $_s skipped"
 }
