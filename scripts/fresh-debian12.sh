@@ -122,6 +122,8 @@ if [ -n "${FRESH_DIR:-}" ]; then
 else
 	R=$(mktemp -d /var/tmp/fabtop-fresh.XXXXXX) || die "mktemp failed"
 fi
+# / of a machine is 0755: mktemp's 0700 would stop every test run as nobody.
+chmod 755 "$R" || die "cannot chmod $R"
 LOG=$R.log
 : > "$LOG" || die "cannot write $LOG"
 
