@@ -1,10 +1,24 @@
 #!/bin/sh
-# Debian packages fabtop needs. `run`: to build and start; `check`: also to test.
-# Installs what is missing when root; otherwise prints the exact apt-get line.
+# Debian 12 packages fabtop needs. `run`: to build and start; `check`: also to
+# test; `shots`: to build and take the screenshots. Installs what is missing
+# when root; otherwise prints the exact apt-get line and fails.
+# Each external command the Makefile, scripts/, tests/ and bench/ run comes
+# from a package below, or from an Essential one every Debian has (coreutils,
+# util-linux: setpriv unshare; diffutils, findutils, grep, sed, mawk, tar,
+# gzip, hostname, dpkg, bash/dash) — scripts/fresh-debian12.sh checks that
+# on a bare debootstrap root.
 set -u
 mode=${1:-run}
-BUILD="make gcc pkg-config libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev hwloc libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
-TEST="libcmocka-dev tmux iproute2 python3 clang libclang-rt-14-dev nftables iputils-tracepath iputils-ping perftest"
+# make gcc pkg-config and the -dev libraries: the build; python3 and hwloc
+# (lstopo-no-graphics): tests/scenarios/mkscenarios.py, which generates the
+# bundled scenarios (json, xml.etree: python3, not python3-minimal).
+BUILD="make gcc pkg-config python3 hwloc libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
+# libcmocka-dev: unit tests; jq: JSON checks; procps: pgrep pkill ps sysctl
+# (and top for bench/tui-cpu); iproute2: ip netns; tmux: terminal tests;
+# nftables: the path MTU tests' black holes; perftest: layer 3 against the
+# real ib_write_bw; iputils-tracepath iputils-ping: bench/mtu;
+# clang libclang-rt-14-dev: make fuzz.
+TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"

@@ -1,35 +1,62 @@
 #!/bin/sh
 # Runs every test: the cmocka unit binaries, then each tests/*/t_*.sh script.
-# Scripts print TAP-style lines ("ok - name" / "not ok - name"); every line is
-# one test. Ends with one summary line: "N passed, N failed".
+# Every test prints one TAP line:
+#   ok - NAME               it ran and passed
+#   not ok - NAME           it ran and failed ("#" lines after it say why)
+#   ok - NAME # SKIP WHY    it could not run here (a tool, root, namespaces or
+#                           a device is missing): counted apart, never passed
+# (cmocka's TAP is "ok N - NAME" and "not ok N # SKIP NAME", its reason on
+# the line before; a SKIP directive, in any case as TAP says, makes the line
+# a skip whether it starts with "ok" or "not ok".) A missing build product
+# (the binary, a scenario) is a failure, not a skip: `make tests` makes them.
+# A program that exits non-zero without a failed test counts as one failure.
+# Ends with the skipped tests and why, then one line:
+# "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 2
 export FABTOP="${FABTOP:-$PWD/build/san/fabtop}"
 export FABTOP_TOP="$PWD"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-pass=0; fail=0
+pass=0; fail=0; skip=0
+mkdir -p build
 log=build/test.log; : > "$log"
+skipped=build/test.skipped; : > "$skipped"
+
+# tally NAME OUTPUT RC: adds OUTPUT's lines to the counts, prints its
+# failures, and keeps its skips (with the line before when that is no TAP
+# line: cmocka's reason) for the list at the end.
+tally() {
+	_name=$1 _out=$2 _rc=$3
+	printf '%s\n' "$_out" >> "$log"
+	set -- $(printf '%s\n' "$_out" | awk -v name="$_name" -v list="$skipped" '
+		/^(not )?ok / && tolower($0) ~ /# *skip/ {
+			s++
+			print "  " name ": " $0 (why != "" ? " (" why ")" : "") >> list
+			why = ""; next
+		}
+		/^ok / { p++ } /^not ok / { f++ }
+		{ why = /^(ok |not ok |#|1\.\.|\[)/ || $0 == "" ? "" : $0 }
+		END { print p + 0, f + 0, s + 0 }')
+	_p=$1 _f=$2 _s=$3
+	if [ "$_rc" -ne 0 ] && [ "$_f" -eq 0 ]; then _f=1; echo "not ok - $_name exited $_rc"; fi
+	printf '%s\n' "$_out" | grep -iv '^not ok .*# *skip' | grep -A8 '^not ok ' | sed "s|^|$(basename "$_name"): |"
+	pass=$((pass + _p)); fail=$((fail + _f)); skip=$((skip + _s))
+	echo "  $_name: $_p passed, $_f failed, $_s skipped"
+}
+
 for t in build/tests/test_*; do
 	[ -x "$t" ] || continue
-	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1); rc=$?
-	printf '%s\n' "$out" >> "$log"
-	p=$(printf '%s\n' "$out" | grep -c '^ok ')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $t crashed (rc $rc)"; fi
-	printf '%s\n' "$out" | grep '^not ok ' | sed "s|^|$(basename "$t"): |"
-	pass=$((pass + p)); fail=$((fail + f))
-	echo "  $(basename "$t"): $p passed, $f failed"
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+	tally "$t" "$out" $?
 done
 for s in tests/*/t_*.sh; do
 	[ -x "$s" ] || continue
-	out=$("$s" 2>&1); rc=$?
-	printf '%s\n' "$out" >> "$log"
-	p=$(printf '%s\n' "$out" | grep -c '^ok ')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $s exited $rc"; fi
-	printf '%s\n' "$out" | grep -A8 '^not ok ' | sed "s|^|$(basename "$s"): |"
-	pass=$((pass + p)); fail=$((fail + f))
-	echo "  $s: $p passed, $f failed"
+	out=$("$s" 2>&1)
+	tally "$s" "$out" $?
 done
-echo "$pass passed, $fail failed"
+if [ -s "$skipped" ]; then
+	echo "skipped (did not run here):"
+	cat "$skipped"
+fi
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -33,10 +33,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-if ! command -v python3 >/dev/null; then
-	notok "t_ab needs python3"
-	exit 0
-fi
+for c in python3 pgrep; do
+	if ! command -v $c >/dev/null; then
+		ok "the A/B on fake_nccl # SKIP needs $c (scripts/deps.sh check)"
+		exit 0
+	fi
+done
 for f in "$BIN" "$FAKE"; do
 	if [ ! -x "$f" ]; then
 		notok "no program at $f (make build/san/fabtop build/tests/fake_nccl)"

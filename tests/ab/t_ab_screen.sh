@@ -44,6 +44,11 @@ if [ ! -f "$DGX/fabtop/meta.json" ]; then
 	notok "scenario dgx-h100 is missing (make scenarios)"
 	exit 0
 fi
+# What is left running is found with pgrep: without it nothing could be said.
+if ! command -v pgrep >/dev/null 2>&1; then
+	ok "the A/B in the Wizard pane # SKIP needs pgrep (procps; scripts/deps.sh check)"
+	exit 0
+fi
 # On PATH by its bare name, so the command shown is the same in every checkout.
 mkdir -p "$T/bin" && ln -s "$FAKE" "$T/bin/fake_nccl"
 export PATH="$T/bin:$PATH"
@@ -251,7 +256,7 @@ fi
 
 # ---- the real terminal: the pane stays live while the A/B runs ---------------
 if ! command -v tmux >/dev/null 2>&1; then
-	notok "tmux is not installed (scripts/deps.sh check)"
+	ok "tmux: the pane stays live while the A/B runs # SKIP tmux is not installed (scripts/deps.sh check)"
 	exit 0
 fi
 cap() { tm capture-pane -t w -p; }

