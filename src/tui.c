@@ -25,13 +25,16 @@
  * changes on a live node.
  *
  * A wizard step running in the background (wizard.h) is polled here: the
- * getch() timeout drops to WIZ_POLL_MS while one is busy, each timeout and
- * each key polls it without waiting, and a frame follows whenever it has
- * something new, so the pane stays live while it runs. Quitting cancels it.
+ * wait for a key drops to WIZ_POLL_MS while one is busy and also wakes
+ * when its child's pipe has output (wizard_wait_fd), each wake and each
+ * key polls it without waiting (the runner reads the pipe then), and a
+ * frame follows at most every WIZ_POLL_MS while it only prints, so the
+ * pane stays live and the child never waits on fabtop. Quitting cancels it.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +76,7 @@ struct tui {
 	int status;                   /* exit status */
 	bool quit;
 	time_t drawn_sec;             /* live clock: redraw when it changes */
+	double drawn_at;              /* CLOCK_MONOTONIC of the last frame */
 	struct fab_live live;         /* the counters sampler, once opened */
 	bool live_opened;
 	double vnow;                  /* headless mode's virtual clock, seconds */
@@ -305,10 +309,18 @@ static WINDOW *pane_window(struct tui *t)
 	return t->pane;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void draw(struct tui *t)
 {
 	int rows, cols;
 	getmaxyx(stdscr, rows, cols);
+	t->drawn_at = mono_s();
 	t->lay = layout_compute(rows, cols, t->m->demo);
 	t->drawn_sec = time(NULL);
 	werase(stdscr);
@@ -586,6 +598,33 @@ static int script_next(struct tui *t)
 	return ERR;
 }
 
+/* ---- waiting for a key ----------------------------------------------------- */
+
+/* getch() can only wait for the terminal. While a wizard step's child
+ * writes into a pipe, the wait is a poll() on both, so its output is read
+ * as it comes (wizard_poll after the ERR this returns) and the child never
+ * waits on a full pipe; a key is then read without waiting. One ncurses
+ * already holds (the rest of a paste) is taken before any wait. */
+static int next_key(struct tui *t, int ms)
+{
+	int fd = wizard_wait_fd(t->m->wizard);
+	if (fd < 0) {
+		timeout(ms);
+		return getch();
+	}
+	timeout(0);
+	int ch = getch();
+	if (ch != ERR)
+		return ch;
+	struct pollfd pf[2] = {
+		{ .fd = STDIN_FILENO, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+	/* EINTR: a resize or a quit signal, which getch() and the loop see. */
+	poll(pf, 2, ms);
+	return getch();
+}
+
 /* ---- start and stop ------------------------------------------------------- */
 
 static int start_curses(struct tui *t)
@@ -722,16 +761,21 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 		} else {
 			int due = live_running(&t) ? live_due(&t.live, tui_now(&t)) : -1;
 			int most = wizard_running(&t) ? WIZ_POLL_MS : 250;
-			timeout(due >= 0 && due < most ? due : most);
-			ch = getch();
+			ch = next_key(&t, due >= 0 && due < most ? due : most);
 		}
 		if (t.quit || quit_signal)
 			break;
 		if (ch == ERR && !t.script) {
-			/* Poll timeout: a step of the sampler, the wizard's running
-			 * step, or the live clock. */
+			/* Poll timeout or the wizard's child printed: a step of the
+			 * sampler, the wizard's running step, or the live clock. */
 			bool stepped = live_running(&t) && live_tick(&t.live, tui_now(&t));
+			bool busy = wizard_running(&t);
 			bool wiz = wizard_poll(m->wizard, 0);
+			/* A child printing fast wakes this often: its output is
+			 * read each time, drawn every WIZ_POLL_MS, its end at once. */
+			if (wiz && wizard_running(&t) && busy &&
+			    (mono_s() - t.drawn_at) * 1000 < WIZ_POLL_MS)
+				wiz = false;
 			if ((stepped && on_counters(&t)) || wiz || (m->live && time(NULL) != t.drawn_sec))
 				draw(&t);
 			continue;

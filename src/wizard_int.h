@@ -19,6 +19,7 @@ int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 int wiz_l3_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
 void wiz_l3_cancel(struct wizard *w, struct wiz_step *s);
 void wiz_l3_fini(struct wiz_step *s);
+int wiz_l3_wait_fd(const struct wiz_step *s);
 
 /* The A/B (wizard_ab.c): runs in the background, struct ab in s->priv. */
 bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
@@ -26,5 +27,6 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 int wiz_ab_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
 void wiz_ab_cancel(struct wizard *w, struct wiz_step *s);
 void wiz_ab_fini(struct wiz_step *s);
+int wiz_ab_wait_fd(const struct wiz_step *s);
 
 #endif

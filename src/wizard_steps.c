@@ -337,6 +337,7 @@ const struct wiz_step_def wiz_steps[] = {
 		.poll = wiz_l3_poll,
 		.cancel = wiz_l3_cancel,
 		.fini = wiz_l3_fini,
+		.wait_fd = wiz_l3_wait_fd,
 	},
 	{
 		.id = "ab",
@@ -353,6 +354,7 @@ const struct wiz_step_def wiz_steps[] = {
 		.poll = wiz_ab_poll,
 		.cancel = wiz_ab_cancel,
 		.fini = wiz_ab_fini,
+		.wait_fd = wiz_ab_wait_fd,
 	},
 };
 const int wiz_nsteps = (int)(sizeof(wiz_steps) / sizeof(wiz_steps[0]));
