@@ -30,6 +30,9 @@
  * key polls it without waiting (the runner reads the pipe then), and a
  * frame follows at most every WIZ_POLL_MS while it only prints, so the
  * pane stays live and the child never waits on fabtop. Quitting cancels it.
+ *
+ * Esc is a key of its own after ESC_DELAY_MS, not ncurses' default second
+ * (unless ESCDELAY says otherwise): it closes details, filters and help at once.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -61,6 +64,9 @@ const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
 #define MAX_PANES 9     /* digits 1..9 select a pane */
 #define WIZ_POLL_MS 100 /* a busy wizard step's output and elapsed time move this often */
+/* How long after ESC the rest of an escape sequence (an arrow key) may
+ * come: a terminal sends one in a single write, even over ssh. */
+#define ESC_DELAY_MS 25
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 struct tui {
@@ -467,6 +473,10 @@ static void handle_key(struct tui *t, int ch)
 		else
 			switch_to(t, t->help);
 		return;
+	case 27:   /* Esc: a pane that had a use for it took it above */
+		if (t->cur == t->help)
+			switch_to(t, t->prev);
+		return;
 	case 'r':
 		reload(t);
 		return;
@@ -685,6 +695,9 @@ static int start_curses(struct tui *t)
 		set_term(screen);
 	}
 	in_curses = 1;
+	const char *ed = getenv("ESCDELAY");
+	if (!ed || !*ed)
+		set_escdelay(ESC_DELAY_MS);
 	cbreak();
 	noecho();
 	nonl();
