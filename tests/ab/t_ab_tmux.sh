@@ -23,33 +23,16 @@ unset LC_ALL LINES COLUMNS NO_COLOR
 
 PREFIX=fabtop-abtmux . "$TOP/tests/screen/lib.sh"
 MARK=abtmux-$$
-# Its own argv only (^), not a shell whose command line names it (tmux's).
-leftovers() { pgrep -f "^[^ ]*fake_nccl .*$MARK" 2>/dev/null; }
-cleanup_ab() { for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done; cleanup; }
-trap cleanup_ab EXIT
+. "$TOP/tests/ab/lib.sh"
+ab_ready || exit 0
 
 skip() { echo "ok - A/B in tmux # SKIP $1"; exit 0; }
-if [ ! -x "$BIN" ]; then
-	notok "$BIN is missing (make build/san/fabtop)"
-	exit 0
-fi
-if [ ! -x "$FAKE" ]; then
-	notok "build/tests/fake_nccl is missing (make build/tests/fake_nccl)"
-	exit 0
-fi
-if [ ! -f "$DGX/fabtop/meta.json" ]; then
-	notok "scenario dgx-h100 is missing (make scenarios)"
-	exit 0
-fi
 command -v tmux >/dev/null 2>&1 || skip "tmux is not installed (scripts/deps.sh)"
 command -v pgrep >/dev/null 2>&1 || skip "pgrep is not installed (procps)"
 if ! tm new-session -d -s probe -x 40 -y 10 "sleep 5" 2>"$T/probe.err"; then
 	skip "tmux cannot start a session: $(head -1 "$T/probe.err")"
 fi
 tm kill-session -t probe 2>/dev/null
-
-mkdir -p "$T/bin" && ln -s "$FAKE" "$T/bin/fake_nccl"
-export PATH="$T/bin:$PATH"
 
 # start NAME WIZARD-ARGS...: the TUI at 120x40 on the Wizard pane; after
 # it, its exit status in the pane and a shell that keeps the pane.

@@ -377,38 +377,34 @@ static void test_poll0_silent_is_hung(void **state)
 	assert_true(nothing_to_wait_for());
 }
 
-/* A child that prints steadily for three times its idle timeout is not
- * hung, whether the reader looks often or more rarely than the idle
- * timeout: the hang clock is the child's silence, not the reader's. */
-static void test_poll0_steady_printer_not_hung(void **state)
+/* script prints for 1.5 s, three times the 0.5 s idle timeout, polled
+ * with 0 every pause_ms: it must end by itself, all of it read. */
+static void steady(const char *script, long pause_ms, size_t total)
 {
-	static const long pauses_ms[] = { 20, 700 };
-	for (size_t k = 0; k < sizeof(pauses_ms) / sizeof(pauses_ms[0]); k++) {
-		struct run_opts o = { .idle_timeout_s = 0.5, .timeout_s = 60 };
-		struct run_job *j;
-		struct run_result r;
-		char err[256];
-		assert_int_equal(run_start(ARGV("sh", "-c", "i=0; while [ $i -lt 15 ]; do echo line $i; "
-						"i=$((i + 1)); sleep 0.1; done"), &o, &j, err, sizeof(err)), 0);
-		poll0_until_done(j, pauses_ms[k], &r);
-		assert_false(r.hung || r.timed_out || r.cancelled);
-		assert_int_equal(r.exit_code, 0);
-		assert_string_equal(r.err, "");
-		assert_int_equal(r.out_total, 15 * 7 + 5 * 1);   /* "line 0\n".."line 14\n" */
-		run_result_free(&r);
-	}
-	/* More than a pipe holds, in bursts, for longer than the idle timeout. */
 	struct run_opts o = { .idle_timeout_s = 0.5, .timeout_s = 60 };
 	struct run_job *j;
 	struct run_result r;
 	char err[256];
-	assert_int_equal(run_start(ARGV("sh", "-c", "i=0; while [ $i -lt 15 ]; do head -c 262144 /dev/zero; "
-					"i=$((i + 1)); sleep 0.1; done"), &o, &j, err, sizeof(err)), 0);
-	poll0_until_done(j, 30, &r);
+	assert_int_equal(run_start(ARGV("sh", "-c", script), &o, &j, err, sizeof(err)), 0);
+	poll0_until_done(j, pause_ms, &r);
 	assert_false(r.hung || r.timed_out || r.cancelled);
 	assert_int_equal(r.exit_code, 0);
-	assert_int_equal(r.out_total, 15 * 262144);
+	assert_string_equal(r.err, "");
+	assert_int_equal(r.out_total, total);
 	run_result_free(&r);
+}
+
+/* A child that prints steadily for longer than its idle timeout is not
+ * hung, whether the reader looks often or more rarely than the idle
+ * timeout: the hang clock is the child's silence, not the reader's. */
+static void test_poll0_steady_printer_not_hung(void **state)
+{
+	const char *lines = "i=0; while [ $i -lt 15 ]; do echo line $i; i=$((i + 1)); sleep 0.1; done";
+	steady(lines, 20, 15 * 7 + 5 * 1);    /* "line 0\n".."line 14\n" */
+	steady(lines, 700, 15 * 7 + 5 * 1);
+	/* More than a pipe holds, in bursts. */
+	steady("i=0; while [ $i -lt 15 ]; do head -c 262144 /dev/zero; i=$((i + 1)); sleep 0.1; done",
+	       30, 15 * 262144);
 	assert_true(nothing_to_wait_for());
 }
 
