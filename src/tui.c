@@ -353,11 +353,7 @@ static void draw(struct tui *t)
  * mode a virtual one that only "tick" moves. */
 static double tui_now(const struct tui *t)
 {
-	struct timespec ts;
-	if (t->script)
-		return t->vnow;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return t->script ? t->vnow : mono_s();
 }
 
 static bool on_counters(const struct tui *t)
