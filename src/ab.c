@@ -401,6 +401,11 @@ int ab_poll(struct ab *ab, int timeout_ms)
 	}
 }
 
+int ab_fd(const struct ab *ab)
+{
+	return ab->cur >= 0 && ab->run[ab->cur].job ? run_fd(ab->run[ab->cur].job) : -1;
+}
+
 void ab_cancel(struct ab *ab)
 {
 	if (ab->cur < 0)

@@ -35,6 +35,15 @@ extern char **environ;
 #define TICK_MS 20
 /* After SIGKILL, how long a group member may take to go. */
 #define STUCK_S 5.0
+/* Bytes read per drain() at most: a child that writes faster than fabtop
+ * reads must not keep one poll from returning (the console's keys, the
+ * timeouts). The next poll reads on. */
+#define DRAIN_MAX (1u << 20)
+/* The pipe's size asked for: at 1 MB/s a reader that looks every 100 ms
+ * (the console) never lets it fill, so the child never waits on fabtop.
+ * Best effort: the kernel's default of 64 KiB is kept when refused
+ * (/proc/sys/fs/pipe-max-size, the user's pipe quota). */
+#define PIPE_SIZE (1 << 20)
 
 struct run_job {
 	pid_t pid;
@@ -279,7 +288,9 @@ int run_start(const char *const argv[], const struct run_opts *o,
 		return -1;
 	}
 	free(envp);
+	/* The read side never blocks: run_poll(j, 0) must return at once. */
 	fcntl(outp[0], F_SETFL, O_NONBLOCK);
+	fcntl(outp[0], F_SETPIPE_SZ, PIPE_SIZE);
 	j->pid = pid;
 	j->outfd = outp[0];
 #ifdef SYS_pidfd_open
@@ -390,16 +401,19 @@ static void keep(struct run_job *j, const char *b, size_t n)
 	j->len += n;
 }
 
-/* Reads what the pipe holds now; true when something came. */
+/* Reads what the pipe holds now, up to DRAIN_MAX bytes, without
+ * blocking; true when something came. Output read now was written by the
+ * child at the latest now, so it restarts the hang clock: a reader that
+ * looks late never makes a talking child look silent. */
 static bool drain(struct run_job *j)
 {
 	char b[65536];
-	bool got = false;
-	while (!j->eof) {
+	size_t got = 0;
+	while (!j->eof && got < DRAIN_MAX) {
 		ssize_t n = read(j->outfd, b, sizeof(b));
 		if (n > 0) {
 			keep(j, b, (size_t)n);
-			got = true;
+			got += (size_t)n;
 		} else if (n == 0) {
 			j->eof = true;
 		} else if (errno != EINTR) {
@@ -408,7 +422,7 @@ static bool drain(struct run_job *j)
 	}
 	if (got)
 		j->last_out = now_s();
-	return got;
+	return got > 0;
 }
 
 /* Reaps the child, and any zombie of its group that became fabtop's
@@ -483,7 +497,10 @@ static bool step(struct run_job *j, double now)
 			reap(j);
 			j->done = true;
 			j->t_done = now;
-			drain(j);
+			/* Every writer is gone: read to the end (or to EAGAIN,
+			 * when one escaped the group and keeps it open). */
+			while (drain(j))
+				;
 			changed = true;
 		}
 	}
@@ -509,12 +526,17 @@ static int next_wait_ms(const struct run_job *j, double now)
 	return (int)(t * 1000.0) + 1;
 }
 
+/* Each round reads the pipe before it looks at the clocks, so whatever
+ * the caller's cadence (0 from the console between keys, -1 in batch)
+ * the output is read, the child never waits on a full pipe for long, and
+ * the hang clock measures the child's silence, not the caller's. */
 int run_poll(struct run_job *j, int timeout_ms)
 {
 	double start = now_s();
 	for (;;) {
+		bool got = drain(j);
 		double now = now_s();
-		bool changed = step(j, now);
+		bool changed = step(j, now) || got;
 		if (j->done)
 			return 1;
 		if (changed && timeout_ms >= 0)
@@ -533,15 +555,10 @@ int run_poll(struct run_job *j, int timeout_ms)
 			pf[npf++] = (struct pollfd){ .fd = j->outfd, .events = POLLIN };
 		if (j->pidfd >= 0 && !j->exited)
 			pf[npf++] = (struct pollfd){ .fd = j->pidfd, .events = POLLIN };
-		int r = poll(pf, (nfds_t)npf, wait);
-		if (r < 0 && errno != EINTR) {
+		if (poll(pf, (nfds_t)npf, wait) < 0 && errno != EINTR) {
 			snprintf(j->err, sizeof(j->err), "poll: %s", strerror(errno));
 			terminate(j, now_s());
 			return -1;
-		}
-		if (r > 0 && drain(j) && timeout_ms >= 0) {
-			step(j, now_s());
-			return j->done ? 1 : 0;
 		}
 	}
 }
@@ -555,7 +572,7 @@ void run_cancel(struct run_job *j)
 }
 
 pid_t run_pid(const struct run_job *j) { return j->pid; }
-int run_fd(const struct run_job *j) { return j->outfd; }
+int run_fd(const struct run_job *j) { return j && !j->eof ? j->outfd : -1; }
 double run_elapsed(const struct run_job *j)
 {
 	return (j->done ? j->t_done : now_s()) - j->t0;

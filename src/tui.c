@@ -25,13 +25,19 @@
  * changes on a live node.
  *
  * A wizard step running in the background (wizard.h) is polled here: the
- * getch() timeout drops to WIZ_POLL_MS while one is busy, each timeout and
- * each key polls it without waiting, and a frame follows whenever it has
- * something new, so the pane stays live while it runs. Quitting cancels it.
+ * wait for a key drops to WIZ_POLL_MS while one is busy and also wakes
+ * when its child's pipe has output (wizard_wait_fd), each wake and each
+ * key polls it without waiting (the runner reads the pipe then), and a
+ * frame follows at most every WIZ_POLL_MS while it only prints, so the
+ * pane stays live and the child never waits on fabtop. Quitting cancels it.
+ *
+ * Esc is a key of its own after ESC_DELAY_MS, not ncurses' default second
+ * (unless ESCDELAY says otherwise): it closes details, filters and help at once.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +64,9 @@ const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
 #define MAX_PANES 9     /* digits 1..9 select a pane */
 #define WIZ_POLL_MS 100 /* a busy wizard step's output and elapsed time move this often */
+/* How long after ESC the rest of an escape sequence (an arrow key) may
+ * come: a terminal sends one in a single write, even over ssh. */
+#define ESC_DELAY_MS 25
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 struct tui {
@@ -73,6 +82,7 @@ struct tui {
 	int status;                   /* exit status */
 	bool quit;
 	time_t drawn_sec;             /* live clock: redraw when it changes */
+	double drawn_at;              /* CLOCK_MONOTONIC of the last frame */
 	struct fab_live live;         /* the counters sampler, once opened */
 	bool live_opened;
 	double vnow;                  /* headless mode's virtual clock, seconds */
@@ -305,10 +315,18 @@ static WINDOW *pane_window(struct tui *t)
 	return t->pane;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void draw(struct tui *t)
 {
 	int rows, cols;
 	getmaxyx(stdscr, rows, cols);
+	t->drawn_at = mono_s();
 	t->lay = layout_compute(rows, cols, t->m->demo);
 	t->drawn_sec = time(NULL);
 	werase(stdscr);
@@ -335,11 +353,7 @@ static void draw(struct tui *t)
  * mode a virtual one that only "tick" moves. */
 static double tui_now(const struct tui *t)
 {
-	struct timespec ts;
-	if (t->script)
-		return t->vnow;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return t->script ? t->vnow : mono_s();
 }
 
 static bool on_counters(const struct tui *t)
@@ -454,6 +468,10 @@ static void handle_key(struct tui *t, int ch)
 			switch_to(t, t->prev);
 		else
 			switch_to(t, t->help);
+		return;
+	case 27:   /* Esc: a pane that had a use for it took it above */
+		if (t->cur == t->help)
+			switch_to(t, t->prev);
 		return;
 	case 'r':
 		reload(t);
@@ -586,6 +604,33 @@ static int script_next(struct tui *t)
 	return ERR;
 }
 
+/* ---- waiting for a key ----------------------------------------------------- */
+
+/* getch() can only wait for the terminal. While a wizard step's child
+ * writes into a pipe, the wait is a poll() on both, so its output is read
+ * as it comes (wizard_poll after the ERR this returns) and the child never
+ * waits on a full pipe; a key is then read without waiting. One ncurses
+ * already holds (the rest of a paste) is taken before any wait. */
+static int next_key(struct tui *t, int ms)
+{
+	int fd = wizard_wait_fd(t->m->wizard);
+	if (fd < 0) {
+		timeout(ms);
+		return getch();
+	}
+	timeout(0);
+	int ch = getch();
+	if (ch != ERR)
+		return ch;
+	struct pollfd pf[2] = {
+		{ .fd = STDIN_FILENO, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
+	};
+	/* EINTR: a resize or a quit signal, which getch() and the loop see. */
+	poll(pf, 2, ms);
+	return getch();
+}
+
 /* ---- start and stop ------------------------------------------------------- */
 
 static int start_curses(struct tui *t)
@@ -646,6 +691,9 @@ static int start_curses(struct tui *t)
 		set_term(screen);
 	}
 	in_curses = 1;
+	const char *ed = getenv("ESCDELAY");
+	if (!ed || !*ed)
+		set_escdelay(ESC_DELAY_MS);
 	cbreak();
 	noecho();
 	nonl();
@@ -722,16 +770,21 @@ int tui_run(struct fab_root *root, struct fab_model *m)
 		} else {
 			int due = live_running(&t) ? live_due(&t.live, tui_now(&t)) : -1;
 			int most = wizard_running(&t) ? WIZ_POLL_MS : 250;
-			timeout(due >= 0 && due < most ? due : most);
-			ch = getch();
+			ch = next_key(&t, due >= 0 && due < most ? due : most);
 		}
 		if (t.quit || quit_signal)
 			break;
 		if (ch == ERR && !t.script) {
-			/* Poll timeout: a step of the sampler, the wizard's running
-			 * step, or the live clock. */
+			/* Poll timeout or the wizard's child printed: a step of the
+			 * sampler, the wizard's running step, or the live clock. */
 			bool stepped = live_running(&t) && live_tick(&t.live, tui_now(&t));
+			bool busy = wizard_running(&t);
 			bool wiz = wizard_poll(m->wizard, 0);
+			/* A child printing fast wakes this often: its output is
+			 * read each time, drawn every WIZ_POLL_MS, its end at once. */
+			if (wiz && wizard_running(&t) && busy &&
+			    (mono_s() - t.drawn_at) * 1000 < WIZ_POLL_MS)
+				wiz = false;
 			if ((stepped && on_counters(&t)) || wiz || (m->live && time(NULL) != t.drawn_sec))
 				draw(&t);
 			continue;

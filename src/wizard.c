@@ -346,6 +346,14 @@ bool wizard_poll(struct wizard *w, int timeout_ms)
 	return true;   /* its elapsed time moved, at least */
 }
 
+int wizard_wait_fd(const struct wizard *w)
+{
+	if (!w || w->busy < 0)
+		return -1;
+	const struct wiz_step *s = &w->steps[w->busy];
+	return s->def->wait_fd ? s->def->wait_fd(s) : -1;
+}
+
 void wizard_cancel(struct wizard *w)
 {
 	if (!w || w->busy < 0)

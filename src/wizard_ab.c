@@ -199,6 +199,11 @@ void wiz_ab_cancel(struct wizard *w, struct wiz_step *s)
 	fill(s, ab);
 }
 
+int wiz_ab_wait_fd(const struct wiz_step *s)
+{
+	return s->priv ? ab_fd(s->priv) : -1;
+}
+
 void wiz_ab_fini(struct wiz_step *s)
 {
 	ab_free(s->priv);

@@ -21,6 +21,7 @@ int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 int wiz_l3_poll(struct wizard *w, struct wiz_step *s, int timeout_ms);
 void wiz_l3_cancel(struct wizard *w, struct wiz_step *s);
 void wiz_l3_fini(struct wiz_step *s);
+int wiz_l3_wait_fd(const struct wiz_step *s);
 
 /* The A/B (wizard_ab.c): runs in the background, struct ab in s->priv. */
 bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, size_t len);
@@ -31,5 +32,6 @@ void wiz_ab_fini(struct wiz_step *s);
 /* Its output hooks (wizard.h); its drawer is wizard_ab_body(), views/. */
 void wiz_ab_print(struct fab_out *o, const struct wiz_step *s, bool verbose);
 int wiz_ab_exit(const struct wiz_step *s, const char **why);
+int wiz_ab_wait_fd(const struct wiz_step *s);
 
 #endif

@@ -525,6 +525,12 @@ void wiz_l3_cancel(struct wizard *w, struct wiz_step *s)
 	st->phase = PH_DONE;
 }
 
+int wiz_l3_wait_fd(const struct wiz_step *s)
+{
+	const struct l3 *st = s->priv;
+	return st && st->job ? run_fd(st->job) : -1;
+}
+
 void wiz_l3_fini(struct wiz_step *s)
 {
 	struct l3 *st = s->priv;

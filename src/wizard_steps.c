@@ -345,6 +345,7 @@ const struct wiz_step_def wiz_steps[] = {
 		.poll = wiz_l3_poll,
 		.cancel = wiz_l3_cancel,
 		.fini = wiz_l3_fini,
+		.wait_fd = wiz_l3_wait_fd,
 	},
 	{
 		.id = "ab",
@@ -364,6 +365,7 @@ const struct wiz_step_def wiz_steps[] = {
 		.print = wiz_ab_print,
 		.exit_code = wiz_ab_exit,
 		.draw = wizard_ab_body,
+		.wait_fd = wiz_ab_wait_fd,
 	},
 };
 const int wiz_nsteps = (int)(sizeof(wiz_steps) / sizeof(wiz_steps[0]));

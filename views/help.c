@@ -13,7 +13,7 @@ static const struct { const char *keys, *what; } help_keys[] = {
 	{ "Up Down PgUp PgDn", "scroll" },
 	{ "Home / End", "top / bottom" },
 	{ "Left / Right", "scroll sideways (wide tables)" },
-	{ "? or F1", "this help; again to go back" },
+	{ "? or F1", "this help; again, or Esc, to go back" },
 	{ "r", "read the node (or the capture) again" },
 	{ "q or F10", "quit" },
 };

@@ -6,7 +6,8 @@
  * shows its command, its state (RUNNING 12 s / 340 lines, COMPLETED,
  * FAILED exit 1, HUNG no output 120 s, ...), the transport and HCAs its
  * log names, GDR, the average bus bandwidth, its first errors and the last
- * lines of its output; run B also the A/B ratio.
+ * lines of its output; run B also the A/B ratio. While a run goes, its last
+ * lines are shown live across the whole detail, above the columns.
  *
  * It is the A/B step's draw() hook (wizard.h): the pane calls it through
  * the step's def, never by its id. It only reads struct ab (ab.h), which
@@ -251,6 +252,9 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 		}
 	}
 
+	/* The running run's lines are shown live, full width, above. */
+	if (r->state == AB_RUNNING)
+		return;
 	snprintf(buf, sizeof(buf), "last %d of %lld lines", r->tail_n, r->out_lines);
 	col_clip(c, 2, r->tail_n ? buf : "no output", fab_attr(CP_DIM));
 	for (int i = 0; i < r->tail_n && i < AB_TAIL_LINES; i++) {
@@ -282,6 +286,37 @@ static void verdict_head(struct view_pen *p, const struct ab *ab)
 	}
 }
 
+/* ---- the running run's output, live ---------------------------------------- */
+
+/* The last lines of the run in progress, each cut at the detail's edge:
+ * the whole width, since a 40-column run column would cut an NCCL line
+ * before its message. The runner reads the child's pipe as it writes and
+ * the pane is redrawn as they come, so this moves while the run prints. */
+static void live_output(struct view_pen *p, const struct ab *ab)
+{
+	if (ab->cur < 0 || ab->run[ab->cur].state != AB_RUNNING)
+		return;
+	const struct ab_run *r = &ab->run[ab->cur];
+	char buf[96];
+	int w = p->w - 3;
+	view_pen_nl(p);
+	if (r->tail_n)
+		snprintf(buf, sizeof(buf), "Run %c output, live: last %d of %lld lines", r->label,
+			 r->tail_n, r->out_lines);
+	else
+		snprintf(buf, sizeof(buf), "Run %c output, live: no line yet", r->label);
+	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int i = 0; i < r->tail_n && i < AB_TAIL_LINES; i++) {
+		int at = ((r->tail_next - r->tail_n + i) % AB_TAIL_LINES + AB_TAIL_LINES) % AB_TAIL_LINES;
+		char line[AB_TAIL_LEN + 1];
+		int n = fit_bytes(r->tail[at], w > 0 ? w : 0);
+		snprintf(line, sizeof(line), "%.*s", n, r->tail[at]);
+		view_pen_fixed(p, 2, line, 0);
+		view_pen_nl(p);
+	}
+}
+
 static void emit(struct view_pen *p, const struct col_line *l, int x0)
 {
 	view_pen_fixed(p, x0 + l->x, l->text, l->attr);
@@ -299,6 +334,7 @@ bool wizard_ab_body(struct view_pen *p, const struct wiz_step *s)
 
 	view_pen_nl(p);
 	verdict_head(p, ab);
+	live_output(p, ab);
 	for (int k = 0; k < 2; k++) {
 		cols[k].w = w > 20 ? w : 20;
 		cols[k].n = 0;

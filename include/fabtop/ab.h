@@ -140,6 +140,9 @@ int ab_start(struct ab *ab);
  * timeout_ms (negative: until done). 1 when both runs are over and the
  * verdict is set, 0 while running. */
 int ab_poll(struct ab *ab, int timeout_ms);
+/* The running run's output descriptor, for an outer poll() that calls
+ * ab_poll(ab, 0) when it is readable; -1 when there is none to watch. */
+int ab_fd(const struct ab *ab);
 /* Kills the running run's whole process group and ends the pair with
  * AB_V_CANCELLED (returns once the group is reaped). */
 void ab_cancel(struct ab *ab);

@@ -71,11 +71,16 @@ struct run_job;  /* a running child */
 int run_start(const char *const argv[], const struct run_opts *o,
 	      struct run_job **job, char *err, size_t errlen);
 
-/* Reads output and advances the timeout/kill state machine. Waits at most
- * timeout_ms (0: just look; negative: until finished), returning early when
- * output arrived or the state changed. 1 when finished (child and group
- * gone, child reaped), 0 still running, -1 on an internal error (the job
- * is then killed; run_finish still reports it). */
+/* Reads the output there is (never blocking on the pipe, at most 1 MiB a
+ * round), then advances the timeout/kill state machine. Waits at most
+ * timeout_ms (0: read what is there and look, then return; negative: until
+ * finished), returning early when output arrived or the state changed.
+ * Output is read before the clocks are looked at, so the hang timeout
+ * measures the child's silence whatever the caller's cadence: polled only
+ * with 0, a child that keeps printing is never hung and a silent one is
+ * hung after idle_timeout_s (as soon as the caller looks). 1 when finished
+ * (child and group gone, child reaped), 0 still running, -1 on an
+ * internal error (the job is then killed; run_finish still reports it). */
 int run_poll(struct run_job *j, int timeout_ms);
 
 /* Starts killing the whole group now (SIGTERM, SIGKILL after 1 s); does
@@ -94,7 +99,9 @@ void run_result_free(struct run_result *r);
 
 /* While running: the child's pid (also its process group id), the output
  * kept so far (not NUL-terminated; valid until the next run_poll), the
- * seconds since start, and the pipe's descriptor for an outer poll(). */
+ * seconds since start, and the pipe's descriptor for an outer poll()
+ * (readable: call run_poll(j, 0); -1 once the pipe is at its end, since a
+ * poll() on it would then return at once forever). */
 pid_t run_pid(const struct run_job *j);
 const char *run_output(const struct run_job *j, size_t *len);
 double run_elapsed(const struct run_job *j);

@@ -130,7 +130,9 @@ struct wiz_step_def {
 	 * cancel() kills what it started and finishes the step now
 	 * (WIZ_FAIL, "cancelled by the user"). fini() frees s->priv; it is
 	 * called whenever the step is cleared. When start is set, run may be
-	 * NULL: wizard_run_step() then starts and polls until done. */
+	 * NULL: wizard_run_step() then starts and polls until done. wait_fd()
+	 * (may be NULL) names a descriptor that becomes readable when poll()
+	 * has output to read (a child's pipe), -1 when there is none now. */
 	int (*start)(struct wizard *w, struct wiz_step *s, const struct fab_model *m);
 	int (*poll)(struct wizard *w, struct wiz_step *s, int timeout_ms);
 	void (*cancel)(struct wizard *w, struct wiz_step *s);
@@ -153,6 +155,7 @@ struct wiz_step_def {
 	void (*print)(struct fab_out *o, const struct wiz_step *s, bool verbose);
 	int (*exit_code)(const struct wiz_step *s, const char **why);
 	bool (*draw)(struct view_pen *p, const struct wiz_step *s);
+	int (*wait_fd)(const struct wiz_step *s);
 };
 
 extern const struct wiz_step_def wiz_steps[];
@@ -237,6 +240,11 @@ int wizard_busy(const struct wizard *w);
  * True when there is something to draw (a step is busy, or just ended);
  * false at once when nothing is busy. */
 bool wizard_poll(struct wizard *w, int timeout_ms);
+/* A descriptor to poll() beside the terminal while a step is busy: when
+ * it is readable, wizard_poll(w, 0) reads what the step's child wrote, so
+ * a child that prints fast never waits on a full pipe. -1: none (nothing
+ * busy, or a step without a child's pipe); poll at the usual cadence. */
+int wizard_wait_fd(const struct wizard *w);
 /* Cancels the busy step: what it started is killed (whole process
  * groups), the step ends WIZ_FAIL "cancelled by the user". */
 void wizard_cancel(struct wizard *w);

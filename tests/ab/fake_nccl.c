@@ -2,7 +2,7 @@
  * fake_nccl - stands in for an nccl-tests run (all_reduce_perf -g 2: one
  * process, two GPUs) so the A/B is tested against real child processes.
  *
- *   fake_nccl MODE [--slow-lines MS] [ANY WORD...]
+ *   fake_nccl MODE [--slow-lines MS] [--stream KIB SECONDS] [ANY WORD...]
  *   all_reduce_perf ARGS...       (a symlink: the mode is $FAKE_NCCL_MODE, else ok)
  *
  * Like NCCL, it prints its log lines only when NCCL_DEBUG=INFO is in its
@@ -25,6 +25,10 @@
  *   plugin-ignores  external plugin IBext_v8, used even with NCCL_IB_DISABLE=1
  *   b-fail          IB ok; sockets fail at the bootstrap, exit 1
  *   not-nccl        prints no NCCL line, exits 0
+ * --slow-lines MS pauses after every line. --stream KIB SECONDS: once the
+ * channels are set up, KIB KiB of NCCL INFO lines more, written steadily
+ * (a burst every 50 ms) over SECONDS, as NCCL_DEBUG=INFO does on a big
+ * job; a run that streams longer than the A/B's --hang is not hung.
  * Other words are ignored (a test passes a unique marker to find its
  * processes with pgrep -f). Exit 2 on an unknown mode.
  */
@@ -41,6 +45,8 @@ static FILE *logf_;       /* NCCL lines; NULL when NCCL_DEBUG is not INFO */
 static char host[64];
 static int pid;
 static long slow_ms;
+static long stream_kib;
+static double stream_s;
 
 static void pause_line(void)
 {
@@ -178,6 +184,43 @@ static void init_start(void)
 		     d ? "2a000" : "18000");
 }
 
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --stream: stream_kib KiB of 128-byte INFO lines over stream_s seconds,
+ * one burst every 50 ms on a fixed schedule (a slow reader does not make
+ * it write less, only later). */
+static void stream(void)
+{
+	FILE *f = logf_ ? logf_ : stdout;
+	long lines = stream_kib * 1024 / 128, bursts = (long)(stream_s * 20), done = 0;
+	double t0 = mono();
+	if (bursts < 1)
+		bursts = 1;
+	for (long b = 1; b <= bursts; b++) {
+		for (long upto = lines * b / bursts; done < upto; done++) {
+			/* 128 bytes with the newline: the prefix, then padding. */
+			char line[160];
+			int n = snprintf(line, sizeof(line), "%s:%d:%d [0] NCCL INFO fake_nccl stream line %ld of %ld ",
+					 host, pid, pid, done + 1, lines);
+			while (n < 127)
+				line[n++] = '.';
+			line[127] = '\n';
+			fwrite(line, 1, 128, f);
+		}
+		fflush(f);
+		double wait = t0 + b * 0.05 - mono();
+		if (wait > 0) {
+			struct timespec ts = { (time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9) };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 static void channels(const char *net)
 {
 	bool rdma = strncmp(net, "IB", 2) == 0;
@@ -206,6 +249,8 @@ static void channels(const char *net)
 		nccl(d, 0, "ncclCommInitAll comm 0x%x rank %d nranks 2 cudaDev %d nvmlDev %d busId %s "
 		     "commId 0x36fd4c78b53948e0 - Init COMPLETE", 0x31e2db40 + d * 0x100, d, d, d,
 		     d ? "2a000" : "18000");
+	if (stream_kib > 0)
+		stream();
 }
 
 static void table_head(void)
@@ -327,8 +372,12 @@ int main(int argc, char **argv)
 	if (!mode || !*mode)
 		mode = "ok";
 	for (int i = first; i < argc; i++)
-		if (strcmp(argv[i], "--slow-lines") == 0 && i + 1 < argc)
+		if (strcmp(argv[i], "--slow-lines") == 0 && i + 1 < argc) {
 			slow_ms = atol(argv[++i]);
+		} else if (strcmp(argv[i], "--stream") == 0 && i + 2 < argc) {
+			stream_kib = atol(argv[++i]);
+			stream_s = atof(argv[++i]);
+		}
 
 	pid = (int)getpid();
 	if (gethostname(host, sizeof(host)) != 0 || !host[0])

@@ -27,31 +27,8 @@ PREFIX=fabtop-abscr . "$TOP/tests/screen/lib.sh"
 # A word fake_nccl ignores, to find this test's processes; fixed width so
 # that the command shown wraps the same way, masked in the comparisons.
 MARK=abscr-$(printf %07d $$)
-# Its own argv only (^), not a shell whose command line names it (tmux's).
-leftovers() { pgrep -f "^[^ ]*fake_nccl .*$MARK" 2>/dev/null; }
-cleanup_ab() { for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done; cleanup; }
-trap cleanup_ab EXIT
-
-if [ ! -x "$BIN" ]; then
-	notok "$BIN is missing (make build/san/fabtop)"
-	exit 0
-fi
-if [ ! -x "$FAKE" ]; then
-	notok "build/tests/fake_nccl is missing (make build/tests/fake_nccl)"
-	exit 0
-fi
-if [ ! -f "$DGX/fabtop/meta.json" ]; then
-	notok "scenario dgx-h100 is missing (make scenarios)"
-	exit 0
-fi
-# What is left running is found with pgrep: without it nothing could be said.
-if ! command -v pgrep >/dev/null 2>&1; then
-	ok "the A/B in the Wizard pane # SKIP needs pgrep (procps; scripts/deps.sh check)"
-	exit 0
-fi
-# On PATH by its bare name, so the command shown is the same in every checkout.
-mkdir -p "$T/bin" && ln -s "$FAKE" "$T/bin/fake_nccl"
-export PATH="$T/bin:$PATH"
+. "$TOP/tests/ab/lib.sh"
+ab_ready || exit 0
 
 ROOT=
 [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && ROOT=1

@@ -115,6 +115,10 @@ tm send-keys -t a Tab
 screen a wizard-dgx-h100-80x24.txt "dgx-h100 Tab again shows the wizard pane (every step pending)"
 tm send-keys -t a Tab
 screen a dgx-h100-help-80x24.txt "dgx-h100 Tab again shows the help pane"
+tm send-keys -t a Escape
+screen a wizard-dgx-h100-80x24.txt "Esc on the help pane goes back to the pane before it (wizard)"
+tm send-keys -t a Tab
+screen a dgx-h100-help-80x24.txt "dgx-h100 Tab shows the help pane again"
 tm send-keys -t a Tab
 screen a dgx-h100-80x24.txt "dgx-h100 Tab a fifth time returns to the topology pane"
 pid=$(fabtop_pid a)
@@ -176,6 +180,9 @@ cat > "$T/script" <<EOF
 dump $T/s1.txt
 key 5
 dump $T/s2.txt
+key Esc
+dump $T/s6.txt
+key 5
 key ?
 key r
 dump $T/s5.txt
@@ -205,6 +212,7 @@ same() {
 }
 same "$T/s1.txt" dgx-h100-80x24.txt "script dump of the topology pane equals the tmux screen"
 same "$T/s2.txt" dgx-h100-help-80x24.txt "script: 5, dump of the help pane equals the tmux screen"
+same "$T/s6.txt" dgx-h100-80x24.txt "script: Esc on the help pane goes back to topology"
 same "$T/s5.txt" dgx-h100-80x24.txt "script: ? back to topology, r reloads the same screen"
 same "$T/s3.txt" dgx-h100-40x10.txt "script: resize 40 10, dump equals tmux"
 if grep -q "terminal too small" "$T/s4.txt" 2>/dev/null; then

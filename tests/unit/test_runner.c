@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "fabtop/runner.h"
 
@@ -322,6 +323,91 @@ static void test_poll_and_cancel(void **state)
 	run_result_free(&r);
 }
 
+/* The console's way: run_poll(j, 0) between keys, never a wait in the
+ * runner. Polls every pause_ms until finished (at most 60 s: a broken
+ * runner fails the test instead of hanging it), then finishes. */
+static void poll0_until_done(struct run_job *j, long pause_ms, struct run_result *r)
+{
+	struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000L };
+	int rc = 0;
+	for (long waited = 0; waited < 60000 && (rc = run_poll(j, 0)) == 0; waited += pause_ms)
+		nanosleep(&ts, NULL);
+	assert_int_equal(rc, 1);
+	assert_int_equal(run_fd(j), -1);   /* the pipe is at its end: nothing to poll() */
+	assert_int_equal(run_finish(j, r), 0);
+}
+
+/* Several MiB, far more than a pipe holds: polled only with 0, the child
+ * is read as it writes and ends, every byte counted. */
+static void test_poll0_drains_big_output(void **state)
+{
+	struct run_opts o = { .idle_timeout_s = 5, .timeout_s = 60 };
+	struct run_job *j;
+	struct run_result r;
+	char err[256];
+	assert_int_equal(run_start(ARGV("head", "-c", "6291456", "/dev/zero"), &o, &j, err, sizeof(err)), 0);
+	assert_true(run_fd(j) >= 0);
+	poll0_until_done(j, 5, &r);
+	assert_false(r.hung || r.timed_out || r.cancelled);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.out_total, 6291456);
+	assert_int_equal(r.out_len, RUN_OUT_CAP_DEFAULT);
+	run_result_free(&r);
+	assert_true(nothing_to_wait_for());
+}
+
+/* Silent after one line: polled only with 0, killed as hung all the
+ * same, not before its idle time. */
+static void test_poll0_silent_is_hung(void **state)
+{
+	struct run_opts o = { .idle_timeout_s = 0.5, .timeout_s = 30 };
+	struct run_job *j;
+	struct run_result r;
+	char err[256];
+	assert_int_equal(run_start(ARGV("sh", "-c", "echo started; sleep 100"), &o, &j, err, sizeof(err)), 0);
+	pid_t pid = run_pid(j);
+	poll0_until_done(j, 20, &r);
+	assert_true(r.hung);
+	assert_false(r.timed_out || r.cancelled);
+	assert_string_equal(r.out, "started\n");
+	assert_string_equal(r.err, "no output for 0.5 s: hung (process group killed)");
+	assert_true(r.elapsed_s >= 0.5);
+	assert_true(gone(pid));
+	run_result_free(&r);
+	assert_true(nothing_to_wait_for());
+}
+
+/* script prints for 1.5 s, three times the 0.5 s idle timeout, polled
+ * with 0 every pause_ms: it must end by itself, all of it read. */
+static void steady(const char *script, long pause_ms, size_t total)
+{
+	struct run_opts o = { .idle_timeout_s = 0.5, .timeout_s = 60 };
+	struct run_job *j;
+	struct run_result r;
+	char err[256];
+	assert_int_equal(run_start(ARGV("sh", "-c", script), &o, &j, err, sizeof(err)), 0);
+	poll0_until_done(j, pause_ms, &r);
+	assert_false(r.hung || r.timed_out || r.cancelled);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(r.out_total, total);
+	run_result_free(&r);
+}
+
+/* A child that prints steadily for longer than its idle timeout is not
+ * hung, whether the reader looks often or more rarely than the idle
+ * timeout: the hang clock is the child's silence, not the reader's. */
+static void test_poll0_steady_printer_not_hung(void **state)
+{
+	const char *lines = "i=0; while [ $i -lt 15 ]; do echo line $i; i=$((i + 1)); sleep 0.1; done";
+	steady(lines, 20, 15 * 7 + 5 * 1);    /* "line 0\n".."line 14\n" */
+	steady(lines, 700, 15 * 7 + 5 * 1);
+	/* More than a pipe holds, in bursts. */
+	steady("i=0; while [ $i -lt 15 ]; do head -c 262144 /dev/zero; i=$((i + 1)); sleep 0.1; done",
+	       30, 15 * 262144);
+	assert_true(nothing_to_wait_for());
+}
+
 /* In a process of its own (a subreaper too, so orphans come back to it):
  * after every kind of ending there is nothing left to wait for. */
 static void test_no_zombies(void **state)
@@ -475,6 +561,9 @@ int main(void)
 		cmocka_unit_test(test_leftover_grandchild_killed),
 		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_poll_and_cancel),
+		cmocka_unit_test(test_poll0_drains_big_output),
+		cmocka_unit_test(test_poll0_silent_is_hung),
+		cmocka_unit_test(test_poll0_steady_printer_not_hung),
 		cmocka_unit_test(test_no_zombies),
 		cmocka_unit_test(test_format_argv),
 		cmocka_unit_test(test_valid_host),
