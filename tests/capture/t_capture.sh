@@ -365,6 +365,12 @@ LIB_PID=
 if [ -n "$NCCL_SO" ]; then
 	env -i PATH="$PATH" python3 -c 'import ctypes, sys, time; ctypes.CDLL(sys.argv[1]); time.sleep(60)' "$NCCL_SO" &
 	LIB_PID=$!
+	# Loading a 200 MB libnccl takes seconds under load: wait (bounded)
+	# until the process maps it, not a fixed time.
+	i=0
+	while [ $i -lt 300 ] && ! grep -q libnccl "/proc/$LIB_PID/maps" 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
 fi
 sleep 0.5
 "$FABTOP" capture -o "$T/procs/" > /dev/null 2> "$T/procs.err"
