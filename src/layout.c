@@ -20,3 +20,38 @@ struct fab_layout layout_compute(int rows, int cols, bool banner)
 	l.pane_h = l.status_y - l.pane_y;   /* >= 6 at the minimum size */
 	return l;
 }
+
+struct split layout_split(int h, int w, const struct split_spec *s)
+{
+	struct split l = { .list_y = s->top + s->head, .rule_y = -1 };
+	int body_h = h - s->bottom;
+	if (w >= s->side_min_w) {
+		l.side = true;
+		l.list_w = s->list_w < w ? s->list_w : w;
+		l.list_h = body_h - l.list_y;
+		l.rule_y = s->titled ? s->top : -1;
+		l.detail_y = s->titled ? l.list_y : s->top;
+		l.detail_x = l.list_w + 3;   /* a blank, the separator, a blank */
+		l.detail_w = w - l.detail_x;
+		l.detail_h = body_h - l.detail_y;
+	} else {
+		int avail = body_h - l.list_y - 1;   /* less the line between */
+		l.list_w = w;
+		l.list_h = s->nrows < avail / 2 ? s->nrows : avail / 2;
+		if (l.list_h < 1)
+			l.list_h = 1;
+		l.rule_y = l.list_y + l.list_h;
+		l.detail_y = l.rule_y + 1;
+		l.detail_w = w;
+		l.detail_h = body_h - l.detail_y;
+	}
+	if (l.list_h > s->nrows)
+		l.list_h = s->nrows;
+	if (l.list_h < 0)
+		l.list_h = 0;
+	if (l.detail_w < 0)
+		l.detail_w = 0;
+	if (l.detail_h < 0)
+		l.detail_h = 0;
+	return l;
+}

@@ -88,15 +88,24 @@ int live_open(struct fab_live *l, const struct fab_root *r, double now)
 	return 0;
 }
 
+double live_next(const struct fab_live *l)
+{
+	double at = -1;
+	if (l->ok && l->step_req)
+		return 0;
+	if (l->ok && !l->paused && !l->ended)
+		at = l->next_due;
+	if (l->qp_next > 0 && (at < 0 || l->qp_next < at))
+		at = l->qp_next;
+	return at;
+}
+
 int live_due(const struct fab_live *l, double now)
 {
-	if (!l->ok)
+	double at = live_next(l);
+	if (at < 0)
 		return -1;
-	if (l->step_req)
-		return 0;
-	if (l->paused || l->ended)
-		return -1;
-	double ms = ceil((l->next_due - now) * 1000.0);
+	double ms = ceil((at - now) * 1000.0);
 	return ms <= 0 ? 0 : ms > 3600e3 ? 3600000 : (int)ms;
 }
 

@@ -218,7 +218,7 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 		/* No terminal: print what the TUI would have shown. */
 		rc = report_run("all", json, stdout, &m);
 	} else {
-		rc = tui_run(&root, &m);
+		rc = tui_run(&root, &m, NULL);
 	}
 	model_free(&m);
 	root_close(&root);

@@ -62,12 +62,17 @@ static void head_or_cell(const struct tbl *t, int row, int col, char *buf, size_
 		t->cell(t->ctx, row, col, buf, len);
 }
 
+static int gap_before(const struct tbl *t, int k)
+{
+	return t->cols[k].tight ? 1 : t->gap;
+}
+
 static int line_width(const struct tbl *t, const struct tbl_fit *f)
 {
 	int w = t->prefix, any = 0;
 	for (int k = 0; k < t->ncols; k++)
 		if (f->on[k]) {
-			w += (any ? t->gap : 0) + f->w[k];
+			w += (any ? gap_before(t, k) : 0) + f->w[k];
 			any = 1;
 		}
 	return w;
@@ -78,8 +83,10 @@ void tbl_fit(const struct tbl *t, int budget, struct tbl_fit *f)
 	char buf[TBL_CELL];
 	int n = t->ncols > TBL_MAX_COLS ? TBL_MAX_COLS : t->ncols;
 	memset(f, 0, sizeof(*f));
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		f->on[k] = true;
+		f->w[k] = t->cols[k].min;
+	}
 	for (int r = -1; r < t->nrows; r++)
 		for (int k = 0; k < n; k++) {
 			head_or_cell(t, r, k, buf, sizeof(buf));
@@ -96,7 +103,7 @@ void tbl_fit(const struct tbl *t, int budget, struct tbl_fit *f)
 		f->width = line_width(t, f);
 	}
 	for (int k = 0, x = t->prefix, any = 0; k < n; k++) {
-		f->x[k] = x + (any && f->on[k] ? t->gap : 0);
+		f->x[k] = x + (any && f->on[k] ? gap_before(t, k) : 0);
 		if (f->on[k]) {
 			x = f->x[k] + f->w[k];
 			any = 1;
@@ -134,7 +141,7 @@ char *tbl_line(const struct tbl *t, const struct tbl_fit *f, int row, char *line
 		if (!f->on[k])
 			continue;
 		tbl_cell(t, f, row, k, cell, sizeof(cell));
-		n += (size_t)snprintf(line + n, len - n, "%*s%s", any ? t->gap : 0, "", cell);
+		n += (size_t)snprintf(line + n, len - n, "%*s%s", any ? gap_before(t, k) : 0, "", cell);
 		any = true;
 	}
 	/* Trailing blanks of a row whose last cell is short carry nothing. */

@@ -2,34 +2,18 @@
  * tui.c - the ncurses shell: tab bar, demo banner, the current pane, status
  * bar, keys, and a terminal that is restored on every way out.
  *
- * Headless mode (tig-style): FABTOP_SCRIPT=FILE reads commands instead of
- * keys and draws to /dev/null at FABTOP_SCRIPT_SIZE (default 80x24), so
- * screen tests need no TTY. The commands, one a line ('#' comments):
- *   key NAME     a key: a character, or Tab, Enter, Esc, Up, PgDn, F1, ...
- *   resize C R   the terminal becomes C columns by R rows
- *   dump FILE    the screen as text, trailing spaces trimmed
- *   sleep S      real seconds pass (nothing is polled meanwhile)
- *   tick N       N counters-sampler intervals pass on a virtual clock
- *   wait S       the wizard's running step is polled in real time until it
- *                ends or S seconds pass, then the screen is drawn
- * Time does not drive the counters sampler there: "tick N" lets N of its
- * intervals pass (each steps it once unless paused; playback or live
- * alike), so every dump is the same. A running wizard step is polled once
- * after each key, so a dump after "key Enter" shows it running.
+ * The shell knows no pane's insides. Each pane (view.h) owns its state and
+ * its background work; the shell hands them a context (the model, the
+ * root, the session's wizard, the clock), asks each when its work is due
+ * and ticks it then, and draws a frame on a key, when a pane in view asks
+ * for one, or when the clock's second changes on a live node. The wait for
+ * a key is a poll() on the terminal and on the descriptor a pane waits on
+ * (a wizard step's child pipe), so that output is read as it comes and the
+ * child never waits on fabtop; a frame for output alone follows at most
+ * every OUTPUT_FRAME_MS.
  *
- * The counters sampler (live.h) belongs to the session: it opens when the
- * Counters pane is first shown (the first frame of the other panes pays
- * nothing), keeps its history across 'r', and sets the getch() timeout:
- * the next step or 250 ms, whichever is sooner. A frame is drawn on a key,
- * on a step while the Counters pane shows, or when the clock's second
- * changes on a live node.
- *
- * A wizard step running in the background (wizard.h) is polled here: the
- * wait for a key drops to WIZ_POLL_MS while one is busy and also wakes
- * when its child's pipe has output (wizard_wait_fd), each wake and each
- * key polls it without waiting (the runner reads the pipe then), and a
- * frame follows at most every WIZ_POLL_MS while it only prints, so the
- * pane stays live and the child never waits on fabtop. Quitting cancels it.
+ * Headless mode (FABTOP_SCRIPT, screen tests) is tui_script.c: it replaces
+ * the terminal and getch(), and moves the panes' clock only when told.
  *
  * Esc is a key of its own after ESC_DELAY_MS, not ncurses' default second
  * (unless ESCDELAY says otherwise): it closes details, filters and help at once.
@@ -37,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,11 +31,8 @@
 #include <unistd.h>
 #include <wchar.h>
 #include "fabtop/collect.h"
-#include "fabtop/layout.h"
-#include "fabtop/live.h"
-#include "fabtop/tui.h"
-#include "fabtop/view.h"
 #include "fabtop/wizard.h"
+#include "tui_int.h"
 
 /* Adding a pane is one line here (and its file under views/). */
 const struct view_ops *const fab_panes[] = {
@@ -62,44 +44,25 @@ const struct view_ops *const fab_panes[] = {
 };
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
-#define MAX_PANES 9     /* digits 1..9 select a pane */
-#define WIZ_POLL_MS 100 /* a busy wizard step's output and elapsed time move this often */
+#define IDLE_WAIT_MS 250 /* the longest wait for a key: quit signals, the live clock */
+#define OUTPUT_FRAME_MS 100 /* a pane's background output is drawn this often at most */
 /* How long after ESC the rest of an escape sequence (an arrow key) may
  * come: a terminal sends one in a single write, even over ssh. */
 #define ESC_DELAY_MS 25
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-struct tui {
-	struct fab_root *root;
-	struct fab_model *m;
-	struct view views[MAX_PANES];
-	int npanes, cur, prev, help;
-	struct fab_layout lay;
-	WINDOW *pane;
-	int pane_y, pane_h, pane_w;   /* what pane was made for */
-	FILE *script;                 /* headless mode: commands instead of keys */
-	int script_line;
-	int status;                   /* exit status */
-	bool quit;
-	time_t drawn_sec;             /* live clock: redraw when it changes */
-	double drawn_at;              /* CLOCK_MONOTONIC of the last frame */
-	struct fab_live live;         /* the counters sampler, once opened */
-	bool live_opened;
-	double vnow;                  /* headless mode's virtual clock, seconds */
-};
 
 /* ---- terminal restore: normal exit, signals, crashes ---------------------- */
 
 static volatile sig_atomic_t quit_signal;
 static volatile sig_atomic_t in_curses;
 static SCREEN *screen;          /* from newterm(), freed with delscreen() */
-static FILE *script_out, *script_in;  /* headless mode's /dev/null streams */
 
 static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL };
 static struct sigaction old_quit[NELEM(quit_signals)], old_fatal[NELEM(fatal_signals)];
 
-static void leave_curses(void)
+void tui_leave_curses(void)
 {
 	if (in_curses) {
 		in_curses = 0;
@@ -118,7 +81,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	/* endwin() is not async-signal-safe, but a crashing TUI that leaves the
 	 * terminal raw and invisible is worse; best effort. */
-	leave_curses();
+	tui_leave_curses();
 	for (size_t i = 0; i < NELEM(fatal_signals); i++)
 		if (fatal_signals[i] == sig)
 			sigaction(sig, &old_fatal[i], NULL);
@@ -315,18 +278,10 @@ static WINDOW *pane_window(struct tui *t)
 	return t->pane;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void draw(struct tui *t)
+void tui_draw(struct tui *t)
 {
 	int rows, cols;
 	getmaxyx(stdscr, rows, cols);
-	t->drawn_at = mono_s();
 	t->lay = layout_compute(rows, cols, t->m->demo);
 	t->drawn_sec = time(NULL);
 	werase(stdscr);
@@ -339,7 +294,7 @@ static void draw(struct tui *t)
 		WINDOW *w = pane_window(t);
 		if (w) {
 			struct view *v = &t->views[t->cur];
-			v->ops->draw(v, w, t->m);
+			v->ops->draw(v, w, &t->ctx);
 		}
 		draw_status(t, t->lay.status_y);
 	}
@@ -347,70 +302,42 @@ static void draw(struct tui *t)
 	doupdate();
 }
 
-/* ---- the counters sampler ------------------------------------------------- */
+/* ---- the panes' background work ------------------------------------------ */
 
-/* Seconds on the clock the sampler runs on: CLOCK_MONOTONIC, or in headless
- * mode a virtual one that only "tick" moves. */
-static double tui_now(const struct tui *t)
+void tui_show_current(struct tui *t)
 {
-	return t->script ? t->vnow : mono_s();
-}
-
-static bool on_counters(const struct tui *t)
-{
-	return t->views[t->cur].ops == &counters_view_ops;
-}
-
-static void live_ensure(struct tui *t)
-{
-	if (t->live_opened)
-		return;
-	live_open(&t->live, t->root, tui_now(t));   /* a failure is shown in the pane */
-	t->live_opened = true;
-	t->m->counters_live = &t->live;
-}
-
-/* Whether the sampler runs now: a live node is sampled in the background
- * once opened (its history is there when the pane comes back); a playback
- * moves only while its pane shows, so a recording is not over unseen. */
-static bool live_running(const struct tui *t)
-{
-	return t->live_opened && (!t->live.s.playback || on_counters(t));
-}
-
-/* "tick N": N intervals pass on the virtual clock, each a step unless paused. */
-static void script_tick(struct tui *t, int n)
-{
-	live_ensure(t);
-	for (int i = 0; i < n; i++) {
-		struct fab_live *l = &t->live;
-		double step = l->s.playback ? 0 : l->interval;
-		t->vnow = l->next_due > t->vnow ? l->next_due : t->vnow + (step > 0 ? step : 1.0);
-		live_tick(l, t->vnow);
+	for (int i = 0; i < t->npanes; i++) {
+		struct view *v = &t->views[i];
+		bool now = i == t->cur;
+		if (now && !v->current && v->ops->show)
+			v->ops->show(v, &t->ctx);
+		v->current = now;
 	}
 }
 
-/* ---- the wizard's running step --------------------------------------------- */
-
-static bool wizard_running(const struct tui *t)
+double tui_next_due(struct tui *t)
 {
-	return t->m->wizard && wizard_busy(t->m->wizard) >= 0;
+	double soonest = -1;
+	for (int i = 0; i < t->npanes; i++) {
+		struct view *v = &t->views[i];
+		double d = v->ops->due ? v->ops->due(v, &t->ctx) : -1;
+		if (d >= 0 && (soonest < 0 || d < soonest))
+			soonest = d;
+	}
+	return soonest;
 }
 
-/* "wait S": real time passes, polling the busy step, until it ends or S
- * seconds are over. */
-static void script_wait(struct tui *t, int secs)
+bool tui_tick_due(struct tui *t)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + secs;
-	while (wizard_running(t)) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		double left = end - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
-		if (left <= 0)
-			break;
-		wizard_poll(t->m->wizard, left * 1000 < WIZ_POLL_MS ? (int)(left * 1000) + 1 : WIZ_POLL_MS);
+	bool redraw = false;
+	double now = view_now(&t->ctx);
+	for (int i = 0; i < t->npanes; i++) {
+		struct view *v = &t->views[i];
+		double d = v->ops->due ? v->ops->due(v, &t->ctx) : -1;
+		if (d >= 0 && d <= now && v->ops->tick && v->ops->tick(v, &t->ctx) && v->current)
+			redraw = true;
 	}
+	return redraw;
 }
 
 /* ---- keys ----------------------------------------------------------------- */
@@ -421,12 +348,12 @@ static void switch_to(struct tui *t, int i)
 		return;
 	t->prev = t->cur;
 	t->cur = i;
+	tui_show_current(t);
 }
 
 static void reload(struct tui *t)
 {
 	struct fab_model *m = t->m;
-	struct wizard *wizard = m->wizard;
 	bool demo = m->demo;
 	char source[FAB_PATH_LEN];
 	memcpy(source, m->source, sizeof(source));
@@ -438,17 +365,17 @@ static void reload(struct tui *t)
 		m->demo = true;
 	if (!m->source[0] || demo)
 		memcpy(m->source, source, sizeof(m->source));
-	/* The sampler and its history outlive the snapshot. */
-	m->counters_live = t->live_opened ? &t->live : NULL;
-	m->wizard = wizard;   /* so do the wizard's steps */
+	for (int i = 0; i < t->npanes; i++)
+		if (t->views[i].ops->reload)
+			t->views[i].ops->reload(&t->views[i], &t->ctx);
 }
 
-static void handle_key(struct tui *t, int ch)
+void tui_handle_key(struct tui *t, int ch)
 {
 	struct view *v = &t->views[t->cur];
 	if (ch == KEY_RESIZE || ch == ERR)
 		return;   /* the next draw lays out again */
-	if (v->ops->key && v->ops->key(v, ch, t->m))
+	if (v->ops->key && v->ops->key(v, ch, &t->ctx))
 		return;
 	switch (ch) {
 	case 'q':
@@ -486,134 +413,20 @@ static void handle_key(struct tui *t, int ch)
 	view_scroll_key(v, ch, t->lay.pane_h, t->lay.pane_w);
 }
 
-/* ---- headless script ------------------------------------------------------ */
-
-static const struct { const char *name; int key; } key_names[] = {
-	{ "Tab", '\t' },        { "BTab", KEY_BTAB },   { "S-Tab", KEY_BTAB },
-	{ "Up", KEY_UP },       { "Down", KEY_DOWN },   { "Left", KEY_LEFT },
-	{ "Right", KEY_RIGHT }, { "PgUp", KEY_PPAGE },  { "PgDn", KEY_NPAGE },
-	{ "PageUp", KEY_PPAGE },{ "PageDown", KEY_NPAGE },
-	{ "Home", KEY_HOME },   { "End", KEY_END },     { "Enter", '\n' },
-	{ "Space", ' ' },       { "Esc", 27 },          { "F1", KEY_F(1) },
-	{ "F10", KEY_F(10) },
-};
-
-static int parse_key(const char *name)
-{
-	for (size_t i = 0; i < NELEM(key_names); i++)
-		if (strcmp(key_names[i].name, name) == 0)
-			return key_names[i].key;
-	if (name[0] && !name[1])
-		return (unsigned char)name[0];
-	return ERR;
-}
-
-/* Writes stdscr as text, one line per row, trailing spaces trimmed. */
-static int dump_screen(const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int rows, cols;
-	if (!f)
-		return -1;
-	getmaxyx(stdscr, rows, cols);
-	wchar_t *w = calloc((size_t)cols + 1, sizeof(*w));
-	char *mb = malloc((size_t)cols * MB_CUR_MAX + 1);
-	for (int y = 0; w && mb && y < rows; y++) {
-		int n = mvwinnwstr(stdscr, y, 0, w, cols);
-		if (n < 0)
-			n = 0;
-		w[n] = L'\0';
-		size_t len = wcstombs(mb, w, (size_t)cols * MB_CUR_MAX + 1);
-		if (len == (size_t)-1)
-			len = 0;
-		while (len && mb[len - 1] == ' ')
-			len--;
-		fprintf(f, "%.*s\n", (int)len, mb);
-	}
-	free(w);
-	free(mb);
-	return fclose(f) == 0 ? 0 : -1;
-}
-
-static void script_error(struct tui *t, const char *what, const char *arg)
-{
-	leave_curses();
-	fprintf(stderr, "fabtop: FABTOP_SCRIPT line %d: %s: %s\n", t->script_line, what, arg);
-	t->status = 2;
-	t->quit = true;
-}
-
-/* The next event of the script: a key, KEY_RESIZE, or ERR after a command
- * that needs no key (dump, sleep). At the end of the script: quit. */
-static int script_next(struct tui *t)
-{
-	char line[1024], arg[1000];
-	int a, b;
-	if (!fgets(line, sizeof(line), t->script)) {
-		t->quit = true;
-		return ERR;
-	}
-	t->script_line++;
-	line[strcspn(line, "\r\n")] = '\0';
-	char *p = line;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!*p || *p == '#')
-		return ERR;
-	if (sscanf(p, "key %999s", arg) == 1) {
-		int k = parse_key(arg);
-		if (k == ERR)
-			script_error(t, "unknown key", arg);
-		return k;
-	}
-	if (sscanf(p, "resize %d %d", &a, &b) == 2) {
-		if (a < 1 || b < 1) {
-			script_error(t, "bad size", p);
-			return ERR;
-		}
-		resizeterm(b, a);   /* "resize COLS ROWS", like "40x10" */
-		return KEY_RESIZE;
-	}
-	if (sscanf(p, "dump %999[^\n]", arg) == 1) {
-		if (dump_screen(arg) != 0)
-			script_error(t, "cannot write the screen dump", arg);
-		return ERR;
-	}
-	if (sscanf(p, "sleep %d", &a) == 1) {
-		if (a > 0)
-			sleep((unsigned)a);
-		return ERR;
-	}
-	if (sscanf(p, "tick %d", &a) == 1) {
-		if (a < 0 || a > 1000000) {
-			script_error(t, "bad tick count", p);
-			return ERR;
-		}
-		script_tick(t, a);
-		return ERR;
-	}
-	if (sscanf(p, "wait %d", &a) == 1) {
-		if (a < 0 || a > 86400) {
-			script_error(t, "bad wait (seconds)", p);
-			return ERR;
-		}
-		script_wait(t, a);
-		return KEY_RESIZE;   /* no key, but a frame: the step moved */
-	}
-	script_error(t, "unknown command (key, resize, dump, sleep, tick, wait)", p);
-	return ERR;
-}
-
 /* ---- waiting for a key ----------------------------------------------------- */
 
-/* getch() can only wait for the terminal. While a wizard step's child
- * writes into a pipe, the wait is a poll() on both, so its output is read
- * as it comes (wizard_poll after the ERR this returns) and the child never
- * waits on a full pipe; a key is then read without waiting. One ncurses
- * already holds (the rest of a paste) is taken before any wait. */
+/* getch() can only wait for the terminal. While a pane's work waits on a
+ * descriptor (a wizard step's child pipe), the wait is a poll() on both,
+ * so its output is read as it comes (the tick after the ERR this returns)
+ * and the child never waits on a full pipe; a key is then read without
+ * waiting. One ncurses already holds (the rest of a paste) is taken before
+ * any wait. */
 static int next_key(struct tui *t, int ms)
 {
-	int fd = wizard_wait_fd(t->m->wizard);
+	int fd = -1, pane = -1;
+	for (int i = 0; i < t->npanes && fd < 0; i++)
+		if (t->views[i].ops->wait_fd && (fd = t->views[i].ops->wait_fd(&t->views[i], &t->ctx)) >= 0)
+			pane = i;
 	if (fd < 0) {
 		timeout(ms);
 		return getch();
@@ -627,7 +440,8 @@ static int next_key(struct tui *t, int ms)
 		{ .fd = fd, .events = POLLIN },
 	};
 	/* EINTR: a resize or a quit signal, which getch() and the loop see. */
-	poll(pf, 2, ms);
+	if (poll(pf, 2, ms) > 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
+		t->woke = pane;
 	return getch();
 }
 
@@ -635,47 +449,10 @@ static int next_key(struct tui *t, int ms)
 
 static int start_curses(struct tui *t)
 {
-	const char *spec = getenv("FABTOP_SCRIPT");
-	if (spec && *spec) {
-		t->script = fopen(spec, "r");
-		if (!t->script) {
-			fprintf(stderr, "fabtop: cannot open FABTOP_SCRIPT %s: %s\n", spec,
-				strerror(errno));
-			return -1;
-		}
-		int cols = 80, rows = 24;
-		const char *size = getenv("FABTOP_SCRIPT_SIZE");
-		if (size && (sscanf(size, "%dx%d", &cols, &rows) != 2 || cols < 1 || rows < 1)) {
-			fprintf(stderr, "fabtop: FABTOP_SCRIPT_SIZE=%s: want COLSxROWS like 80x24\n",
-				size);
-			return -1;
-		}
-		/* Output goes nowhere; ncurses takes the size from LINES/COLUMNS
-		 * because /dev/null has no window size. */
-		char num[16];
-		snprintf(num, sizeof(num), "%d", rows);
-		setenv("LINES", num, 1);
-		snprintf(num, sizeof(num), "%d", cols);
-		setenv("COLUMNS", num, 1);
-		/* /dev/null rather than a terminal on stdin, whose modes newterm()
-		 * would otherwise change. */
-		FILE *out = script_out = fopen("/dev/null", "w");
-		FILE *in = isatty(STDIN_FILENO) ? (script_in = fopen("/dev/null", "r")) : stdin;
-		const char *term = getenv("TERM");
-		if (out && in && term && *term && strcmp(term, "dumb") != 0)
-			screen = newterm(NULL, out, in);
-		/* No usable TERM (CI): any common type will do, nothing is shown. */
-		if (out && in && !screen)
-			screen = newterm("xterm-256color", out, in);
-		if (out && in && !screen)
-			screen = newterm("vt100", out, in);
-		if (!screen) {
-			fprintf(stderr, "fabtop: headless mode: newterm() failed (no terminfo?)\n");
-			return -1;
-		}
-		set_term(screen);
-		resizeterm(rows, cols);
-	} else {
+	int headless = tui_script_start(t, &screen);
+	if (headless < 0)
+		return -1;
+	if (!headless) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "fabtop: the TUI needs a terminal; try `fabtop report all`\n");
 			return -1;
@@ -706,7 +483,7 @@ static int start_curses(struct tui *t)
 	else
 		colors = false;
 	fab_attr_init(colors);
-	timeout(250);
+	timeout(IDLE_WAIT_MS);
 	return 0;
 }
 
@@ -715,104 +492,120 @@ static void stop_curses(struct tui *t)
 	if (t->pane)
 		delwin(t->pane);
 	t->pane = NULL;
-	leave_curses();
+	tui_leave_curses();
 	if (screen)
 		delscreen(screen);
 	screen = NULL;
-	if (script_out)
-		fclose(script_out);
-	if (script_in)
-		fclose(script_in);
-	script_out = script_in = NULL;
-	if (t->script)
-		fclose(t->script);
-	t->script = NULL;
+	tui_script_stop(t);
 }
 
-int tui_run(struct fab_root *root, struct fab_model *m)
+/* Milliseconds until a pane's work is due, at most IDLE_WAIT_MS. */
+static int wait_ms(struct tui *t)
+{
+	double due = tui_next_due(t);
+	if (due < 0)
+		return IDLE_WAIT_MS;
+	double ms = ceil((due - view_now(&t->ctx)) * 1000.0);
+	return ms <= 0 ? 0 : ms > IDLE_WAIT_MS ? IDLE_WAIT_MS : (int)ms;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 {
 	static bool atexit_done;
 	struct tui t = {
 		.root = root,
 		.m = m,
-		.npanes = fab_npanes < MAX_PANES ? fab_npanes : MAX_PANES,
+		.npanes = fab_npanes < TUI_MAX_PANES ? fab_npanes : TUI_MAX_PANES,
 		.help = 0,
+		.woke = -1,
 	};
 	/* `fabtop wizard` brings its wizard and opens on it; otherwise the
 	 * Wizard pane gets one of its own. */
 	struct wizard *own_wizard = NULL;
-	if (!m->wizard)
-		m->wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
-	for (int i = 0; i < t.npanes; i++) {
-		t.views[i].ops = fab_panes[i];
-		if (fab_panes[i] == &help_view_ops)
-			t.help = i;
-		if (fab_panes[i] == &wizard_view_ops && m->wizard && m->wizard->focus)
-			t.cur = i;
-	}
+	if (!wizard)
+		wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
+	t.ctx = (struct view_ctx){ .m = m, .root = root, .wizard = wizard };
 	setlocale(LC_ALL, "");
 	quit_signal = 0;
 	install_signals();
 	if (!atexit_done) {
-		atexit(leave_curses);   /* an exit() anywhere still restores the terminal */
+		atexit(tui_leave_curses);   /* an exit() anywhere still restores the terminal */
 		atexit_done = true;
 	}
 	if (start_curses(&t) != 0) {
 		stop_curses(&t);
 		restore_signals();
+		wizard_free(own_wizard);
 		return 2;
 	}
-	draw(&t);
+	for (int i = 0; i < t.npanes; i++) {
+		struct view *v = &t.views[i];
+		v->ops = fab_panes[i];
+		if (v->ops->open && v->ops->open(v, &t.ctx) != 0)
+			v->priv = NULL;   /* the pane says it has no state */
+		if (fab_panes[i] == &help_view_ops)
+			t.help = i;
+		if (fab_panes[i] == &wizard_view_ops && wizard && wizard->focus)
+			t.cur = i;
+	}
+	tui_show_current(&t);
+	tui_draw(&t);
+	double drawn_at = mono_s();
+	bool pending = false;   /* a pane asked for a frame not drawn yet */
 	while (!t.quit && !quit_signal) {
 		int ch;
 		if (t.script) {
-			ch = script_next(&t);
+			ch = tui_script_next(&t);
 		} else {
-			int due = live_running(&t) ? live_due(&t.live, tui_now(&t)) : -1;
-			int most = wizard_running(&t) ? WIZ_POLL_MS : 250;
-			ch = next_key(&t, due >= 0 && due < most ? due : most);
+			int ms = wait_ms(&t);
+			int left = OUTPUT_FRAME_MS - (int)((mono_s() - drawn_at) * 1000);
+			if (pending && left < ms)
+				ms = left > 0 ? left : 0;
+			ch = next_key(&t, ms);
 		}
 		if (t.quit || quit_signal)
 			break;
 		if (ch == ERR && !t.script) {
-			/* Poll timeout or the wizard's child printed: a step of the
-			 * sampler, the wizard's running step, or the live clock. */
-			bool stepped = live_running(&t) && live_tick(&t.live, tui_now(&t));
-			bool busy = wizard_running(&t);
-			bool wiz = wizard_poll(m->wizard, 0);
-			/* A child printing fast wakes this often: its output is
-			 * read each time, drawn every WIZ_POLL_MS, its end at once. */
-			if (wiz && wizard_running(&t) && busy &&
-			    (mono_s() - t.drawn_at) * 1000 < WIZ_POLL_MS)
-				wiz = false;
-			if ((stepped && on_counters(&t)) || wiz || (m->live && time(NULL) != t.drawn_sec))
-				draw(&t);
+			/* A pane's work is due, or its child printed, or the live
+			 * clock: each pane ticks. A pane that only prints gets a
+			 * frame every OUTPUT_FRAME_MS at most, none is lost. */
+			pending = tui_tick_due(&t) || pending;
+			/* Output waits in a child's pipe: its pane reads it now. */
+			if (t.woke >= 0) {
+				struct view *wv = &t.views[t.woke];
+				if (wv->ops->tick && wv->ops->tick(wv, &t.ctx) && wv->current)
+					pending = true;
+				t.woke = -1;
+			}
+			bool frame_due = (mono_s() - drawn_at) * 1000 >= OUTPUT_FRAME_MS;
+			if ((pending && frame_due) || (m->live && time(NULL) != t.drawn_sec)) {
+				tui_draw(&t);
+				drawn_at = mono_s();
+				pending = false;
+			}
 			continue;
 		}
-		handle_key(&t, ch);
+		tui_handle_key(&t, ch);
 		if (t.quit)
 			break;
-		wizard_poll(m->wizard, 0);
-		if (on_counters(&t))
-			live_ensure(&t);
-		/* The pane may have asked for a step ('n'); on the virtual clock
-		 * it takes an interval, as a live read needs time to measure. */
-		if (t.live_opened && t.live.step_req) {
-			if (t.script && !t.live.s.playback)
-				t.vnow += t.live.interval;
-			live_tick(&t.live, tui_now(&t));
-		}
-		draw(&t);
+		/* What the key asked for (a step, a sample) is due now. */
+		tui_tick_due(&t);
+		tui_draw(&t);
+		drawn_at = mono_s();
+		pending = false;
 	}
-	if (t.live_opened)
-		live_close(&t.live);
-	m->counters_live = NULL;
-	/* A step left running would outlive the pane that shows it. */
-	wizard_cancel(m->wizard);
-	if (own_wizard) {
-		wizard_free(own_wizard);
-		m->wizard = NULL;
-	}
+	/* Each pane stops what it runs: nothing outlives the console. */
+	for (int i = 0; i < t.npanes; i++)
+		if (t.views[i].ops->close)
+			t.views[i].ops->close(&t.views[i], &t.ctx);
+	wizard_free(own_wizard);
 	stop_curses(&t);
 	restore_signals();
 	if (quit_signal)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wchar.h>
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
@@ -51,6 +52,21 @@ int fab_attr(enum fab_color c)
 	case CP_BANNER:  return COLOR_PAIR(CP_BANNER) | A_REVERSE | A_BOLD;
 	default:         return COLOR_PAIR(c);
 	}
+}
+
+double view_now(const struct view_ctx *c)
+{
+	struct timespec ts;
+	if (c && c->virtual_clock)
+		return c->vnow;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void view_clock_pass(struct view_ctx *c, double s)
+{
+	if (c && c->virtual_clock && s > 0)
+		c->vnow += s;
 }
 
 int fab_sev_attr(enum fab_severity s)
@@ -110,6 +126,32 @@ bool view_scroll_key(struct view *v, int ch, int page_h, int page_w)
 	v->top = clampi(v->top, 0, maxtop);
 	v->left = clampi(v->left, 0, maxleft);
 	return true;
+}
+
+void view_list_select(struct view *v, int g)
+{
+	if (g == v->sel)
+		return;
+	v->sel = g;
+	v->top = 0;
+	v->left = 0;
+}
+
+bool view_list_key(struct view *v, int ch, int first, int n)
+{
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		if (v->sel > first)
+			view_list_select(v, v->sel - 1);
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		if (v->sel < first + n - 1)
+			view_list_select(v, v->sel + 1);
+		return true;
+	}
+	return false;
 }
 
 bool view_detail_key(struct view *v, int ch)

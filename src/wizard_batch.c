@@ -363,10 +363,8 @@ int wizard_main(int argc, char **argv, wizard_tui_fn tui)
 	collect_all(&root, &m);
 	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (tui && !a.batch && (tty || getenv("FABTOP_SCRIPT"))) {
-		m.wizard = w;
 		w->focus = true;
-		rc = tui(&root, &m);
-		m.wizard = NULL;
+		rc = tui(&root, &m, w);
 	} else {
 		rc = wizard_batch(w, &m, mask, a.json ? OUT_JSON : OUT_TEXT, stdout, a.verbose);
 	}

@@ -6,8 +6,13 @@
  * below, the QPs by state and the counters that changed in the last step
  * (every counter with `a`), worst first.
  *
- * It reads the session's sampler through m->counters_live (live.h) and
- * never the node. State in struct view: filter 0 or a device index + 1,
+ * The pane owns its sampler (live.h, in v->priv): it opens when the pane
+ * is first shown (the first frame of the other panes pays nothing), steps
+ * on the pane's clock through due()/tick() -- a live node in the background
+ * once opened, so its history is there when the pane comes back; a
+ * playback only while the pane shows, so a recording is not over unseen --
+ * keeps its history across 'r' and closes with the pane. The port's facts
+ * (link layer, line rate) are the model's. State in struct view: filter 0 or a device index + 1,
  * mode 1 to list every counter, top/left the body's scroll offsets,
  * page_h the body's height.
  */
@@ -18,6 +23,7 @@
 #include <string.h>
 #include "fabtop/counters.h"
 #include "fabtop/live.h"
+#include "fabtop/table.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
 
@@ -31,9 +37,21 @@
 
 /* ---- what the pane shows: a device filter over the sampler's ports ------ */
 
-static const struct fab_sampler *sampler_of(const struct fab_model *m)
+/* The pane's own state: its sampler. */
+struct counters_state {
+	struct fab_live live;
+	bool opened;
+};
+
+static struct fab_live *live_of(const struct view *v)
 {
-	const struct fab_live *l = m->counters_live;
+	struct counters_state *st = v->priv;
+	return st && st->opened ? &st->live : NULL;
+}
+
+static const struct fab_sampler *sampler_of(const struct view *v)
+{
+	const struct fab_live *l = live_of(v);
 	return l && l->ok ? &l->s : NULL;
 }
 
@@ -224,9 +242,9 @@ static void title_text(const struct fab_live *l, const char *fdev, char *buf, si
 		snprintf(buf + n, len - n, "%sfilter: %s", sep(), fdev);
 }
 
-static void draw_title(WINDOW *win, const struct fab_model *m, const struct view *v, int w)
+static void draw_title(WINDOW *win, const struct view *v, int w)
 {
-	const struct fab_live *l = m->counters_live;
+	const struct fab_live *l = live_of(v);
 	const char *hint = "space:pause n:step a:all b:base f:dev";
 	char buf[256];
 	int x = 0;
@@ -406,21 +424,29 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 
 enum { P_PORT, P_LL, P_TX, P_TXH, P_RX, P_RXH, P_LINE, P_PPS, P_STATE, NPCOLS };
 
-static const char *const pcol_head[NPCOLS] = {
-	"PORT", "LL", "TX Gb/s", "", "RX Gb/s", "", "LINE", "PKT/S TX/RX", "STATE",
+/* The port table is a table (table.h): widths over every port, so a
+ * filter does not move them; the histories take what is left. */
+static const struct tbl_col pcols[NPCOLS] = {
+	[P_PORT] = { "PORT" },            [P_LL] = { "LL" },
+	[P_TX] = { "TX Gb/s", .right = true }, [P_TXH] = { "", .tight = true },
+	[P_RX] = { "RX Gb/s", .right = true }, [P_RXH] = { "", .tight = true },
+	[P_LINE] = { "LINE", .right = true }, [P_PPS] = { "PKT/S TX/RX", .right = true },
+	[P_STATE] = { "STATE", .last_free = true },
 };
 /* Dropped in this order when the table is wider than the pane; the port
  * and its state word always stay. */
 static const int pcol_drop[] = { P_PPS, P_LL, P_TXH, P_RXH, P_LINE, P_RX, P_TX };
 
-struct pcols {
-	int w[NPCOLS];
-	bool on[NPCOLS];
-	int spark;
+struct ptable {
+	const struct fab_model *m;
+	const struct fab_sampler *s;
+	int rows[512];                /* the sampler's port of each table row */
+	int nrows;
+	int spark;                    /* the histories' width */
 };
 
 static void pcell(const struct fab_model *m, const struct fab_sampler *s, const struct fab_sport *p,
-		  int col, const struct pcols *c, char *buf, size_t len)
+		  int col, int spark, char *buf, size_t len)
 {
 	const struct fab_port *mp = model_port(m, p);
 	double line = line_gbps(m, p);
@@ -447,7 +473,8 @@ static void pcell(const struct fab_model *m, const struct fab_sampler *s, const 
 		double full = line;
 		if (full <= 0)   /* line rate unknown: both directions on one scale */
 			full = fmax(ring_peak(s, p->tx_hist), ring_peak(s, p->rx_hist));
-		sparkline(s, ring, full, c ? c->spark : SPARK_MIN, buf, len);
+		if (spark > 0)
+			sparkline(s, ring, full, spark, buf, len);
 		break;
 	}
 	case P_LINE:
@@ -471,86 +498,59 @@ static void pcell(const struct fab_model *m, const struct fab_sampler *s, const 
 	}
 }
 
-static int pcols_width(const struct pcols *c)
+static void ptable_cell(const void *ctx, int row, int col, char *buf, size_t len)
 {
-	int width = 0, any = 0;
-	for (int k = 0; k < NPCOLS; k++)
-		if (c->on[k]) {
-			/* A history sits one column from its number. */
-			width += (any ? (k == P_TXH || k == P_RXH ? 1 : GAP) : 0) + c->w[k];
-			any = 1;
-		}
-	return width;
+	const struct ptable *pt = ctx;
+	pcell(pt->m, pt->s, &pt->s->ports[pt->rows[row]], col, pt->spark, buf, len);
 }
 
-/* Column widths over every port (a filter does not move them); the
- * histories take what is left, within SPARK_MIN..SPARK_MAX. */
-static void pcols_fit(const struct fab_model *m, const struct fab_sampler *s, int budget,
-		      struct pcols *c)
+static struct tbl ptable_tbl(const struct ptable *pt)
 {
-	char buf[256];
-	for (int k = 0; k < NPCOLS; k++) {
-		c->w[k] = view_strwidth(pcol_head[k]);
-		c->on[k] = true;
-	}
-	for (int pi = 0; pi < s->nports; pi++) {
-		const struct fab_sport *p = &s->ports[pi];
-		if (p->port == 0)
-			continue;
-		for (int k = 0; k < NPCOLS; k++) {
-			if (k == P_TXH || k == P_RXH)
-				continue;
-			pcell(m, s, p, k, NULL, buf, sizeof(buf));
-			int w = view_strwidth(buf);
-			if (w > c->w[k])
-				c->w[k] = w;
-		}
-	}
-	c->w[P_TXH] = c->w[P_RXH] = 0;
-	int rest = budget - pcols_width(c) - 2;
-	c->spark = rest / 2 > SPARK_MAX ? SPARK_MAX : rest / 2;
-	if (c->spark < SPARK_MIN) {
-		c->spark = SPARK_MIN;
-	}
-	c->w[P_TXH] = c->w[P_RXH] = c->spark;
-	for (size_t i = 0; i < sizeof(pcol_drop) / sizeof(pcol_drop[0]) &&
-	     pcols_width(c) > budget; i++)
-		c->on[pcol_drop[i]] = false;
+	return (struct tbl){ .cols = pcols, .ncols = NPCOLS, .nrows = pt->nrows,
+			     .cell = ptable_cell, .ctx = pt, .drop = pcol_drop,
+			     .ndrop = (int)(sizeof(pcol_drop) / sizeof(pcol_drop[0])), .gap = GAP };
+}
+
+/* Every port but the device-level series; the histories take what the
+ * other columns leave, within SPARK_MIN..SPARK_MAX, then the drop order. */
+static void ptable_fit(struct ptable *pt, int budget, struct tbl_fit *f)
+{
+	pt->nrows = 0;
+	for (int i = 0; i < pt->s->nports && pt->nrows < (int)(sizeof(pt->rows) / sizeof(pt->rows[0])); i++)
+		if (pt->s->ports[i].port > 0)
+			pt->rows[pt->nrows++] = i;
+	pt->spark = 0;
+	struct tbl t = ptable_tbl(pt);
+	tbl_fit(&t, 0, f);
+	int rest = budget - f->width - 2;
+	pt->spark = rest / 2 > SPARK_MAX ? SPARK_MAX : rest / 2 < SPARK_MIN ? SPARK_MIN : rest / 2;
+	tbl_fit(&t, budget, f);
 }
 
 static void port_table(struct view_pen *p, const struct fab_model *m, const struct fab_sampler *s,
 		       const char *fdev)
 {
-	struct pcols c;
+	struct ptable pt = { .m = m, .s = s };
+	struct tbl_fit f;
 	char buf[256];
-	pcols_fit(m, s, p->w, &c);
-	for (int k = 0, x = 0; k < NPCOLS; k++) {
-		if (!c.on[k])
-			continue;
-		if (x)
-			x += k == P_TXH || k == P_RXH ? 1 : GAP;
-		bool right = k == P_TX || k == P_RX || k == P_LINE || k == P_PPS;
-		int pad = right ? c.w[k] - view_strwidth(pcol_head[k]) : 0;
-		view_pen_fixed(p, x + pad, pcol_head[k], fab_attr(CP_TITLE));
-		x += c.w[k];
-	}
+	ptable_fit(&pt, p->w, &f);
+	struct tbl t = ptable_tbl(&pt);
+	for (int k = 0; k < NPCOLS; k++)
+		if (f.on[k])
+			view_pen_fixed(p, f.x[k], tbl_cell(&t, &f, -1, k, buf, sizeof(buf)),
+				       fab_attr(CP_TITLE));
 	view_pen_nl(p);
-	for (int pi = 0; pi < s->nports; pi++) {
-		const struct fab_sport *pt = &s->ports[pi];
-		if (pt->port == 0 || !dev_shown(fdev, pt->dev))
+	for (int r = 0; r < pt.nrows; r++) {
+		const struct fab_sport *sp = &s->ports[pt.rows[r]];
+		if (!dev_shown(fdev, sp->dev))
 			continue;
-		unsigned st = port_state(s, pt);
-		for (int k = 0, x = 0; k < NPCOLS; k++) {
-			if (!c.on[k])
+		unsigned st = port_state(s, sp);
+		for (int k = 0; k < NPCOLS; k++) {
+			if (!f.on[k])
 				continue;
-			if (x)
-				x += k == P_TXH || k == P_RXH ? 1 : GAP;
-			pcell(m, s, pt, k, &c, buf, sizeof(buf));
-			bool right = k == P_TX || k == P_RX || k == P_LINE || k == P_PPS;
-			int pad = right ? c.w[k] - view_strwidth(buf) : 0;
 			if (k == P_STATE) {
 				/* The words (vocab.h), each in its bit's colour. */
-				int sx = x;
+				int sx = f.x[k];
 				bool any = false;
 				for (size_t i = 0; i < sizeof(state_colors) / sizeof(state_colors[0]); i++) {
 					char w1[24];
@@ -562,15 +562,13 @@ static void port_table(struct view_pen *p, const struct fab_model *m, const stru
 					any = true;
 				}
 				if (!any)
-					view_pen_fixed(p, x, buf, st & (PT_IDLE | PT_WAIT) ?
-						       fab_attr(CP_DIM) : fab_attr(CP_OK));
-			} else {
-				int attr = k == P_PORT ? (int)A_BOLD :
-					   (k == P_TXH || k == P_RXH) && (st & PT_STOPPED) ?
-					   fab_attr(CP_ERROR) : 0;
-				view_pen_fixed(p, x + pad, buf, attr);
+					view_pen_fixed(p, f.x[k], tbl_cell(&t, &f, r, k, buf, sizeof(buf)),
+						       st & (PT_IDLE | PT_WAIT) ? fab_attr(CP_DIM) : fab_attr(CP_OK));
+				continue;
 			}
-			x += c.w[k];
+			int attr = k == P_PORT ? (int)A_BOLD :
+				   (k == P_TXH || k == P_RXH) && (st & PT_STOPPED) ? fab_attr(CP_ERROR) : 0;
+			view_pen_fixed(p, f.x[k], tbl_cell(&t, &f, r, k, buf, sizeof(buf)), attr);
 		}
 		view_pen_nl(p);
 	}
@@ -860,8 +858,8 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 
 static void body(struct view_pen *p, const struct fab_model *m)
 {
-	const struct fab_live *l = m->counters_live;
-	const struct fab_sampler *s = sampler_of(m);
+	const struct fab_live *l = live_of(p->v);
+	const struct fab_sampler *s = sampler_of(p->v);
 	const char *fdev = filter_dev(s, p->v->filter);
 	int nports = 0;
 	if (!l) {
@@ -898,14 +896,15 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	ctr_list(p, s, fdev, p->v->mode != 0);
 }
 
-static void counters_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+static void counters_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 {
-	const struct fab_sampler *s = sampler_of(m);
+	const struct fab_model *m = c->m;
+	const struct fab_sampler *s = sampler_of(v);
 	int h, w, y = 1;
 	getmaxyx(win, h, w);
 	if (s && v->filter > 0 && !filter_dev(s, v->filter))
 		v->filter = 0;
-	draw_title(win, m, v, w);
+	draw_title(win, v, w);
 	if (s && h > 1)
 		y += draw_banner(win, y, s, filter_dev(s, v->filter), w, h >= 12 ? 2 : 1);
 	struct view bv = *v;
@@ -922,10 +921,10 @@ static void counters_draw(struct view *v, WINDOW *win, const struct fab_model *m
 	v->content_w = bv.content_w;
 }
 
-static bool counters_key(struct view *v, int ch, const struct fab_model *m)
+static bool counters_key(struct view *v, int ch, struct view_ctx *c)
 {
-	struct fab_live *l = m->counters_live;
-	const struct fab_sampler *s = sampler_of(m);
+	struct fab_live *l = live_of(v);
+	const struct fab_sampler *s = sampler_of(v);
 	switch (ch) {
 	case ' ':
 	case 'p':
@@ -940,8 +939,13 @@ static bool counters_key(struct view *v, int ch, const struct fab_model *m)
 			live_faster(l, ch == '+' || ch == '=');
 		return true;
 	case 'n':
-		if (l)
+		if (l) {
 			live_request_step(l);
+			/* A live read measures over time: on a virtual clock, let an
+			 * interval pass (the shell ticks the step after the key). */
+			if (!l->s.playback)
+				view_clock_pass(c, l->interval);
+		}
 		return true;
 	case 'b':
 		if (l)
@@ -969,6 +973,52 @@ static bool counters_key(struct view *v, int ch, const struct fab_model *m)
 	}
 }
 
+/* ---- the pane's life and its sampler ---------------------------------------- */
+
+static int counters_open(struct view *v, struct view_ctx *c)
+{
+	(void)c;
+	v->priv = calloc(1, sizeof(struct counters_state));
+	return v->priv ? 0 : -1;
+}
+
+static void counters_close(struct view *v, struct view_ctx *c)
+{
+	struct counters_state *st = v->priv;
+	(void)c;
+	if (st && st->opened)
+		live_close(&st->live);
+	free(st);
+	v->priv = NULL;
+}
+
+/* The sampler opens the first time the pane shows; a failure is shown in it. */
+static void counters_show(struct view *v, struct view_ctx *c)
+{
+	struct counters_state *st = v->priv;
+	if (!st || st->opened)
+		return;
+	live_open(&st->live, c->root, view_now(c));
+	st->opened = true;
+}
+
+/* A live node is sampled in the background once opened; a playback moves
+ * only while its pane shows. */
+static double counters_due(struct view *v, struct view_ctx *c)
+{
+	struct fab_live *l = live_of(v);
+	(void)c;
+	if (!l || (l->s.playback && !v->current))
+		return -1;
+	return live_next(l);
+}
+
+static bool counters_tick(struct view *v, struct view_ctx *c)
+{
+	struct fab_live *l = live_of(v);
+	return l && live_tick(l, view_now(c));
+}
+
 const struct view_ops counters_view_ops = {
 	.name = "counters",
 	.title = "Counters",
@@ -990,6 +1040,11 @@ const struct view_ops counters_view_ops = {
 		"1/4x to 16x); a all counters or changed only; b new baseline; f filter by "
 		"device (again for the next), F or Esc all; Up/Down/PgUp/PgDn, Home/End and "
 		"Left/Right scroll.",
+	.open = counters_open,
+	.close = counters_close,
+	.show = counters_show,
 	.draw = counters_draw,
 	.key = counters_key,
+	.due = counters_due,
+	.tick = counters_tick,
 };

@@ -58,8 +58,9 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	view_pen_nl(p);
 }
 
-static void help_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+static void help_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 {
+	const struct fab_model *m = c->m;
 	view_draw_body(v, win, m, body);
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/layout.h"
 #include "fabtop/table.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
@@ -753,49 +754,8 @@ static void empty_body(struct view_pen *p, const struct fab_model *m)
 
 /* ---- layout and drawing -------------------------------------------------- */
 
-/* Where the parts go in an h x w pane, a pure function of the sizes. */
-struct links_layout {
-	bool side;                    /* detail beside the list */
-	int list_y, list_h, list_w;   /* the list's rows; its headings are at list_y - 1 */
-	int rule_y;                   /* the detail's title line */
-	int detail_y, detail_x, detail_h, detail_w;
-};
-
-static struct links_layout links_layout(int h, int w, int verdict_h, int nrows, int list_w)
-{
-	struct links_layout l = { .list_y = verdict_h + 1 };
-	int avail;
-	if (w >= SIDE_MIN_W) {
-		l.side = true;
-		l.list_w = list_w;
-		l.list_h = h - l.list_y;
-		l.rule_y = verdict_h;
-		l.detail_y = l.list_y;
-		l.detail_x = list_w + 3;   /* a blank, the separator, a blank */
-		l.detail_w = w - l.detail_x;
-		l.detail_h = h - l.detail_y;
-	} else {
-		l.list_w = w;
-		avail = h - l.list_y - 1;    /* the rest, less the detail's title */
-		l.list_h = nrows < avail / 2 ? nrows : avail / 2;
-		if (l.list_h < 1)
-			l.list_h = 1;
-		l.rule_y = l.list_y + l.list_h;
-		l.detail_y = l.rule_y + 1;
-		l.detail_w = w;
-		l.detail_h = h - l.detail_y;
-	}
-	if (l.list_h > nrows)
-		l.list_h = nrows;
-	if (l.list_h < 0)
-		l.list_h = 0;
-	if (l.detail_h < 0)
-		l.detail_h = 0;
-	return l;
-}
-
 /* "── mlx5_4/1 ─────── 12-21/48 PgUp/PgDn ──" across the detail. */
-static void draw_rule(WINDOW *win, const struct links_layout *l, const struct row *r,
+static void draw_rule(WINDOW *win, const struct split *l, const struct row *r,
 		      const struct view *dv, int detail_ch)
 {
 	const char *hl = fab_glyph("\u2500", "-");
@@ -815,8 +775,9 @@ static void draw_rule(WINDOW *win, const struct links_layout *l, const struct ro
 	}
 }
 
-static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+static void links_draw(struct view *v, WINDOW *win, struct view_ctx *ctx)
 {
+	const struct fab_model *m = ctx->m;
 	int h, w, first, n;
 	getmaxyx(win, h, w);
 	if (!m->nnics) {
@@ -837,7 +798,9 @@ static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 	int verdict_h = vp.row < h ? vp.row : h;
 	struct tbl_fit c;
 	cols_fit(m, w >= SIDE_MIN_W ? w - DETAIL_MIN_W - 3 : w, &c);
-	struct links_layout l = links_layout(h, w, verdict_h, n, c.width < w ? c.width : w);
+	struct split_spec sp = { .top = verdict_h, .head = 1, .nrows = n, .titled = true,
+				 .list_w = c.width < w ? c.width : w, .side_min_w = SIDE_MIN_W };
+	struct split l = layout_split(h, w, &sp);
 
 	WINDOW *sub = verdict_h > 0 ? derwin(win, verdict_h, w, 0, 0) : NULL;
 	if (sub) {
@@ -908,41 +871,24 @@ static void links_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 	v->content_w = dv.content_w + (w - l.detail_w);
 }
 
-static void select_row(struct view *v, int g)
+static bool links_key(struct view *v, int ch, struct view_ctx *ctx)
 {
-	if (g == v->sel)
-		return;
-	v->sel = g;
-	v->top = 0;
-	v->left = 0;
-}
-
-static bool links_key(struct view *v, int ch, const struct fab_model *m)
-{
+	const struct fab_model *m = ctx->m;
 	int first, n;
 	if (!m->nnics)
 		return false;   /* one scrolling page: the shell's keys */
 	shown_range(m, v->filter, &first, &n);
 	switch (ch) {
-	case KEY_UP:
-	case 'k':
-		if (v->sel > first)
-			select_row(v, v->sel - 1);
-		return true;
-	case KEY_DOWN:
-	case 'j':
-		if (v->sel < first + n - 1)
-			select_row(v, v->sel + 1);
-		return true;
 	case 'f':
 		v->filter = (v->filter + 1) % (m->nnics + 1);
 		shown_range(m, v->filter, &first, &n);
 		if (v->sel < first || v->sel >= first + n)
-			select_row(v, first);
+			view_list_select(v, first);
 		return true;
 	default:
-		/* The detail scrolls; the next draw clamps (End: the findings). */
-		return view_detail_key(v, ch);
+		/* Up/Down select; the detail scrolls, the next draw clamps (End:
+		 * the findings). */
+		return view_list_key(v, ch, first, n) || view_detail_key(v, ch);
 	}
 }
 

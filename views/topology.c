@@ -352,8 +352,9 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	topo_free(&t);
 }
 
-static void topology_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+static void topology_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 {
+	const struct fab_model *m = c->m;
 	view_draw_body(v, win, m, body);
 }
 

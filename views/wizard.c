@@ -8,35 +8,53 @@
  * "running" first, then blocks until it is done (the MTU probe waits at
  * most a second or two per peer). A long one (perftest, the A/B) starts
  * in the background: the shell polls it (tui.c) and the pane shows it
- * running with its elapsed time until it ends or 'x' cancels it. The
- * wizard's state lives in m->wizard (wizard.h), outside the snapshot; this
- * file only asks the engine to run, cancel, skip or change inputs. A step
+ * running with its elapsed time until it ends or 'x' cancels it: due()
+ * and tick() poll it, wait_fd() lets the shell wake on its child's output,
+ * close() cancels it. The wizard is the session's (view_ctx), outside the
+ * snapshot; this file only asks the engine to run, cancel, skip or change
+ * inputs. A step
  * with a draw() hook (the A/B's, views/wizard_ab.c) draws its own result;
  * no step is known here by its id.
  *
  * State in struct view: sel the selected step, top/left the detail's
- * scroll, mode bit 0 the raw output. The input editor ('e') is modal and
- * file-local: while it is open every key goes to it.
+ * scroll, mode bit 0 the raw output; in v->priv the wizard it drives and
+ * the input editor ('e'), which is modal: while it is open every key goes
+ * to it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "fabtop/layout.h"
+#include "fabtop/table.h"
 #include "fabtop/view.h"
 #include "fabtop/wizard.h"
 
 #define SIDE_MIN_W  96     /* from this width the detail goes beside the ladder */
 #define LADDER_W    30
 #define MODE_RAW    1
+#define POLL_S      0.1    /* a running step's output and elapsed time move this often */
 
 /* ---- the input editor ------------------------------------------------------ */
 
 enum edit_field { EDIT_NONE = 0, EDIT_PEERS, EDIT_IFACE, EDIT_HCA, EDIT_CMD };
 
-static struct {
+struct editor {
 	enum edit_field field;
 	char buf[2048];               /* the longest field: the A/B command */
 	size_t len;
 	char msg[320];                /* the last refusal, or what was saved */
-} ed;
+};
+
+/* The pane's own state. */
+struct wizard_state {
+	struct wizard *w;             /* the session's (view_ctx); NULL: none */
+	struct editor ed;
+	WINDOW *drawn_win;            /* where the last frame went: a quick step draws "running" there */
+	struct view_ctx *ctx;         /* of the last draw, for that frame */
+	double next_poll;             /* when a running step is looked at again; 0 at once */
+};
+
+static struct wizard_state *state(const struct view *v) { return v->priv; }
 
 #define BUSY_MSG "a step is running"   /* the refusal that goes once the step ends */
 
@@ -46,68 +64,68 @@ static const char *field_prompt(enum edit_field f)
 		: f == EDIT_HCA ? "HCAs (NCCL_IB_HCA)" : "A/B NCCL test (empty: loopback)";
 }
 
-static void edit_load(const struct wizard *w, enum edit_field f)
+static void edit_load(struct editor *ed, const struct wizard *w, enum edit_field f)
 {
-	ed.field = f;
-	ed.buf[0] = '\0';
+	ed->field = f;
+	ed->buf[0] = '\0';
 	if (f == EDIT_PEERS)
-		wizard_peers_line(w, ed.buf, sizeof(ed.buf));
+		wizard_peers_line(w, ed->buf, sizeof(ed->buf));
 	else if (f == EDIT_IFACE)
-		snprintf(ed.buf, sizeof(ed.buf), "%s", w->opt.iface);
+		snprintf(ed->buf, sizeof(ed->buf), "%s", w->opt.iface);
 	else if (f == EDIT_HCA)
-		snprintf(ed.buf, sizeof(ed.buf), "%s", w->opt.hca);
+		snprintf(ed->buf, sizeof(ed->buf), "%s", w->opt.hca);
 	else if (f == EDIT_CMD)
-		wizard_cmd_line(w, ed.buf, sizeof(ed.buf));
-	ed.len = strlen(ed.buf);
+		wizard_cmd_line(w, ed->buf, sizeof(ed->buf));
+	ed->len = strlen(ed->buf);
 }
 
 /* Enter: store the field (validated by the engine) and go to the next. */
-static void edit_commit(struct wizard *w)
+static void edit_commit(struct editor *ed, struct wizard *w)
 {
 	char err[320] = "";
-	int rc = ed.field == EDIT_PEERS ? wizard_set_peers(w, ed.buf, err, sizeof(err))
-		: ed.field == EDIT_IFACE ? wizard_set_iface(w, ed.buf, err, sizeof(err))
-		: ed.field == EDIT_HCA ? wizard_set_hca(w, ed.buf, err, sizeof(err))
-		: wizard_set_cmd(w, ed.buf, err, sizeof(err));
+	int rc = ed->field == EDIT_PEERS ? wizard_set_peers(w, ed->buf, err, sizeof(err))
+		: ed->field == EDIT_IFACE ? wizard_set_iface(w, ed->buf, err, sizeof(err))
+		: ed->field == EDIT_HCA ? wizard_set_hca(w, ed->buf, err, sizeof(err))
+		: wizard_set_cmd(w, ed->buf, err, sizeof(err));
 	if (rc != 0) {
-		snprintf(ed.msg, sizeof(ed.msg), "%s", err);
+		snprintf(ed->msg, sizeof(ed->msg), "%s", err);
 		return;   /* stay on the field */
 	}
-	ed.msg[0] = '\0';
-	if (ed.field == EDIT_CMD) {
-		ed.field = EDIT_NONE;
-		snprintf(ed.msg, sizeof(ed.msg), "inputs saved; Enter runs the next step, r re-runs this one");
+	ed->msg[0] = '\0';
+	if (ed->field == EDIT_CMD) {
+		ed->field = EDIT_NONE;
+		snprintf(ed->msg, sizeof(ed->msg), "inputs saved; Enter runs the next step, r re-runs this one");
 		return;
 	}
-	edit_load(w, ed.field + 1);
+	edit_load(ed, w, ed->field + 1);
 }
 
-static bool edit_key(struct wizard *w, int ch)
+static bool edit_key(struct editor *ed, struct wizard *w, int ch)
 {
 	switch (ch) {
 	case 27:   /* Esc: the fields already stored stay */
-		ed.field = EDIT_NONE;
-		snprintf(ed.msg, sizeof(ed.msg), "editing cancelled");
+		ed->field = EDIT_NONE;
+		snprintf(ed->msg, sizeof(ed->msg), "editing cancelled");
 		return true;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
-		edit_commit(w);
+		edit_commit(ed, w);
 		return true;
 	case KEY_BACKSPACE:
 	case 127:
 	case 8:
-		if (ed.len)
-			ed.buf[--ed.len] = '\0';
+		if (ed->len)
+			ed->buf[--ed->len] = '\0';
 		return true;
 	case 21:   /* ^U */
-		ed.len = 0;
-		ed.buf[0] = '\0';
+		ed->len = 0;
+		ed->buf[0] = '\0';
 		return true;
 	default:
-		if (ch >= ' ' && ch < 127 && ed.len + 1 < sizeof(ed.buf)) {
-			ed.buf[ed.len++] = (char)ch;
-			ed.buf[ed.len] = '\0';
+		if (ch >= ' ' && ch < 127 && ed->len + 1 < sizeof(ed->buf)) {
+			ed->buf[ed->len++] = (char)ch;
+			ed->buf[ed->len] = '\0';
 		}
 		return true;   /* nothing reaches the shell while editing */
 	}
@@ -141,23 +159,56 @@ static int status_attr(enum wiz_status s)
 	}
 }
 
+/* The ladder is a table (table.h): the status glyph, the step, its layer
+ * and its status word. */
+enum { L_GLYPH, L_ID, L_LAYER, L_STATUS, NLCOLS };
+
+static const struct tbl_col lcols[NLCOLS] = {
+	[L_GLYPH] = { "" }, [L_ID] = { "", .min = 4 }, [L_LAYER] = { "", .min = 11 },
+	[L_STATUS] = { "", .min = 7, .last_free = true },
+};
+
+static void ladder_cell(const void *ctx, int i, int col, char *buf, size_t len)
+{
+	const struct wizard *w = ctx;
+	const struct wiz_step *s = &w->steps[i];
+	switch (col) {
+	case L_GLYPH:
+		snprintf(buf, len, "%s", status_glyph(s->status));
+		break;
+	case L_ID:
+		snprintf(buf, len, "%s", s->def->id);
+		break;
+	case L_LAYER:
+		snprintf(buf, len, "%s", s->def->layer);
+		break;
+	case L_STATUS:
+		snprintf(buf, len, "%s", s->status == WIZ_PENDING && i == wizard_next_pending(w) ? "next" :
+			 wiz_status_name(s->status));
+		break;
+	}
+}
+
 static void ladder_body(struct view_pen *p, const struct fab_model *m)
 {
-	const struct wizard *w = m->wizard;
-	int next = wizard_next_pending(w);
-	char line[96];
+	const struct wizard *w = state(p->v)->w;
+	struct tbl t = { .cols = lcols, .ncols = NLCOLS, .nrows = w->nsteps, .cell = ladder_cell,
+			 .ctx = w, .gap = 1, .prefix = 2 };
+	struct tbl_fit f;
+	char line[160];
+	(void)m;
+	tbl_fit(&t, 0, &f);
 	/* The title only when every step fits under it. */
 	if (p->h > w->nsteps) {
 		view_pen_put(p, 0, "Ladder", fab_attr(CP_TITLE));
 		view_pen_nl(p);
 	}
 	for (int i = 0; i < w->nsteps; i++) {
-		const struct wiz_step *s = &w->steps[i];
 		bool sel = i == p->v->sel;
-		const char *st = s->status == WIZ_PENDING && i == next ? "next" : wiz_status_name(s->status);
-		int a = status_attr(s->status);
-		snprintf(line, sizeof(line), "%s %s %-4s %-11s %-7s", sel ? ">" : " ", status_glyph(s->status),
-			 s->def->id, s->def->layer, st);
+		int a = status_attr(w->steps[i].status);
+		tbl_line(&t, &f, i, line, sizeof(line));
+		if (sel)
+			line[0] = '>';
 		view_pen_put(p, 0, line, sel ? a | fab_attr(CP_SELECT) : a);
 		view_pen_nl(p);
 	}
@@ -208,7 +259,8 @@ void wizard_step_result(struct view_pen *p, const struct wiz_step *s)
 
 static void detail_body(struct view_pen *p, const struct fab_model *m)
 {
-	const struct wizard *w = m->wizard;
+	const struct wizard *w = state(p->v)->w;
+	(void)m;
 	const struct wiz_step *s = &w->steps[p->v->sel];
 	const struct wiz_step_def *d = s->def;
 	char buf[640];
@@ -296,55 +348,29 @@ static void none_body(struct view_pen *p, const struct fab_model *m)
 
 /* ---- layout and drawing ---------------------------------------------------------- */
 
-struct wiz_layout {
-	bool side;
-	int ladder_h, ladder_w;
-	int detail_y, detail_x, detail_h, detail_w;
-	int keys_y;                   /* the key line (or the editor) */
-};
-
-/* A pure function of the pane size and the number of steps. */
-static struct wiz_layout wiz_layout(int h, int w, int nsteps)
+/* The ladder and the step's detail (layout.h), over the key line and the
+ * editor's message line when there is one. */
+static struct split wiz_layout(int h, int w, int nsteps, bool msg_line)
 {
-	struct wiz_layout l = { .keys_y = h - 1 };
-	int body_h = h - 1 - (ed.field || ed.msg[0] ? 1 : 0);
-	if (body_h < 1)
-		body_h = 1;
-	if (w >= SIDE_MIN_W) {
-		l.side = true;
-		l.ladder_w = LADDER_W;
-		l.ladder_h = body_h;
-		l.detail_x = LADDER_W + 3;
-		l.detail_w = w - l.detail_x;
-		l.detail_h = body_h;
-	} else {
-		l.ladder_w = w;
-		l.ladder_h = nsteps + 1 < body_h / 2 ? nsteps + 1 : body_h / 2;
-		l.detail_y = l.ladder_h + 1;   /* a rule between */
-		l.detail_w = w;
-		l.detail_h = body_h - l.detail_y;
-	}
-	if (l.ladder_h < 1)
-		l.ladder_h = 1;
-	if (l.detail_h < 0)
-		l.detail_h = 0;
-	return l;
+	struct split_spec sp = { .nrows = nsteps + 1, .list_w = LADDER_W, .side_min_w = SIDE_MIN_W,
+				 .bottom = 1 + (msg_line ? 1 : 0) };
+	return layout_split(h, w, &sp);
 }
 
-static void draw_keys(WINDOW *win, const struct wiz_layout *l, int w, bool busy)
+static void draw_keys(WINDOW *win, struct editor *ed, int keys_y, int w, bool busy)
 {
 	char line[512];
-	if (ed.field) {
-		snprintf(line, sizeof(line), "%s> %s_", field_prompt(ed.field), ed.buf);
-		view_put(win, l->keys_y, 0, 0, line, A_BOLD);
-		if (ed.msg[0] && l->keys_y > 0)
-			view_put(win, l->keys_y - 1, 0, 0, ed.msg, fab_attr(CP_ERROR));
+	if (ed->field) {
+		snprintf(line, sizeof(line), "%s> %s_", field_prompt(ed->field), ed->buf);
+		view_put(win, keys_y, 0, 0, line, A_BOLD);
+		if (ed->msg[0] && keys_y > 0)
+			view_put(win, keys_y - 1, 0, 0, ed->msg, fab_attr(CP_ERROR));
 		return;
 	}
-	if (!busy && strncmp(ed.msg, BUSY_MSG, strlen(BUSY_MSG)) == 0)
-		ed.msg[0] = '\0';
-	if (ed.msg[0] && l->keys_y > 0)
-		view_put(win, l->keys_y - 1, 0, 0, ed.msg, fab_attr(CP_DIM));
+	if (!busy && strncmp(ed->msg, BUSY_MSG, strlen(BUSY_MSG)) == 0)
+		ed->msg[0] = '\0';
+	if (ed->msg[0] && keys_y > 0)
+		view_put(win, keys_y - 1, 0, 0, ed->msg, fab_attr(CP_DIM));
 	if (busy)
 		snprintf(line, sizeof(line), "%s",
 			 w >= 78 ? "x:cancel the running step  e:edit inputs  v:raw output  Up/Down:select"
@@ -353,40 +379,43 @@ static void draw_keys(WINDOW *win, const struct wiz_layout *l, int w, bool busy)
 		snprintf(line, sizeof(line), "%s",
 			 w >= 78 ? "Enter:run next  r:re-run  s:skip  e:edit inputs  v:raw output  Up/Down:select"
 			 : "Enter:run r:rerun s:skip e:edit v:raw");
-	view_put(win, l->keys_y, 0, 0, line, fab_attr(CP_DIM));
+	view_put(win, keys_y, 0, 0, line, fab_attr(CP_DIM));
 }
 
-static WINDOW *drawn_win;   /* where the last frame went: Enter draws "running" there */
-
-static void wizard_draw(struct view *v, WINDOW *win, const struct fab_model *m)
+static void wizard_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 {
+	const struct fab_model *m = c->m;
+	struct wizard_state *st = state(v);
 	int h, w;
 	getmaxyx(win, h, w);
-	drawn_win = win;
-	const struct wizard *wz = m->wizard;
+	const struct wizard *wz = st ? st->w : NULL;
 	if (!wz) {
 		view_draw_body(v, win, m, none_body);
 		return;
 	}
+	st->drawn_win = win;
+	st->ctx = c;
 	if (v->sel < 0 || v->sel >= wz->nsteps)
 		v->sel = 0;
-	struct wiz_layout l = wiz_layout(h, w, wz->nsteps);
+	struct split l = wiz_layout(h, w, wz->nsteps, st->ed.field || st->ed.msg[0]);
 
-	WINDOW *sub = derwin(win, l.ladder_h, l.ladder_w, 0, 0);
+	WINDOW *sub = derwin(win, l.list_h, l.list_w, 0, 0);
 	if (sub) {
 		/* A short ladder scrolls to keep the selected step in view. */
-		struct view lv = { .sel = v->sel, .top = v->sel >= l.ladder_h ? v->sel - l.ladder_h + 1 : 0 };
+		struct view lv = { .sel = v->sel, .top = v->sel >= l.list_h ? v->sel - l.list_h + 1 : 0,
+				   .priv = v->priv };
 		view_draw_body(&lv, sub, m, ladder_body);
 		delwin(sub);
 	}
 	if (l.side) {
-		for (int y = 0; y < l.ladder_h; y++)
+		for (int y = 0; y < l.detail_y + l.detail_h; y++)
 			view_put(win, y, LADDER_W + 1, 0, fab_glyph("\u2502", "|"), fab_attr(CP_DIM));
-	} else if (l.ladder_h < h) {
+	} else if (l.rule_y >= 0 && l.rule_y < h) {
 		for (int x = 0; x < w; x++)
-			view_put(win, l.ladder_h, x, 0, fab_glyph("\u2500", "-"), fab_attr(CP_DIM));
+			view_put(win, l.rule_y, x, 0, fab_glyph("\u2500", "-"), fab_attr(CP_DIM));
 	}
-	struct view dv = { .sel = v->sel, .top = v->top, .left = v->left, .mode = v->mode };
+	struct view dv = { .sel = v->sel, .top = v->top, .left = v->left, .mode = v->mode,
+			   .priv = v->priv };
 	sub = l.detail_h > 0 && l.detail_w > 0 ? derwin(win, l.detail_h, l.detail_w, l.detail_y, l.detail_x)
 		: NULL;
 	if (sub) {
@@ -396,7 +425,7 @@ static void wizard_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 	v->top = dv.top;
 	v->left = dv.left;
 	v->page_h = l.detail_h;
-	draw_keys(win, &l, w, wizard_busy(wz) >= 0);
+	draw_keys(win, &st->ed, h - 1, w, wizard_busy(wz) >= 0);
 	/* The status bar's position then speaks for the detail. */
 	v->content_h = dv.content_h > l.detail_h ? dv.content_h + (h - l.detail_h) : h;
 	v->content_w = dv.content_w + (w - l.detail_w);
@@ -404,61 +433,65 @@ static void wizard_draw(struct view *v, WINDOW *win, const struct fab_model *m)
 
 /* ---- keys ---------------------------------------------------------------------------- */
 
-static void run_step(struct view *v, struct wizard *w, int i, const struct fab_model *m)
+static void run_step(struct view *v, struct wizard *w, int i, struct view_ctx *c)
 {
+	struct wizard_state *st = state(v);
 	v->sel = i;
 	v->top = 0;
 	if (!w->steps[i].def->start) {
 		wizard_mark_running(w, i);
-		if (drawn_win) {
+		if (st->drawn_win) {
 			/* A quick step blocks: show "running" before the wait. */
-			touchwin(drawn_win);
-			wizard_draw(v, drawn_win, m);
-			wnoutrefresh(drawn_win);
+			touchwin(st->drawn_win);
+			wizard_draw(v, st->drawn_win, c);
+			wnoutrefresh(st->drawn_win);
 			doupdate();
 		}
 	}
-	wizard_start_step(w, i, m);
+	wizard_start_step(w, i, c->m);
+	st->next_poll = 0;   /* a step started in the background: look at it at once */
 }
 
 /* Enter, r and s wait for the running step: one step at a time. */
-static bool refuse_busy(const struct wizard *w)
+static bool refuse_busy(struct editor *ed, const struct wizard *w)
 {
 	int b = wizard_busy(w);
 	if (b < 0)
 		return false;
-	snprintf(ed.msg, sizeof(ed.msg), BUSY_MSG " (%s): x cancels", w->steps[b].def->id);
+	snprintf(ed->msg, sizeof(ed->msg), BUSY_MSG " (%s): x cancels", w->steps[b].def->id);
 	return true;
 }
 
-static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
+static bool wizard_key(struct view *v, int ch, struct view_ctx *c)
 {
-	struct wizard *w = m->wizard;
+	struct wizard_state *st = state(v);
+	struct wizard *w = st ? st->w : NULL;
 	if (!w)
 		return false;
-	if (ed.field)
-		return edit_key(w, ch);
+	struct editor *ed = &st->ed;
+	if (ed->field)
+		return edit_key(ed, w, ch);
 	switch (ch) {
 	case '\n':
 	case '\r':
 	case KEY_ENTER: {
 		int i = wizard_next_pending(w);
-		ed.msg[0] = '\0';
-		if (refuse_busy(w))
+		ed->msg[0] = '\0';
+		if (refuse_busy(ed, w))
 			return true;
 		if (i < 0)
-			snprintf(ed.msg, sizeof(ed.msg), "every step has run: r re-runs the selected one");
+			snprintf(ed->msg, sizeof(ed->msg), "every step has run: r re-runs the selected one");
 		else
-			run_step(v, w, i, m);
+			run_step(v, w, i, c);
 		return true;
 	}
 	case 'r':
-		ed.msg[0] = '\0';
-		if (!refuse_busy(w))
-			run_step(v, w, v->sel, m);
+		ed->msg[0] = '\0';
+		if (!refuse_busy(ed, w))
+			run_step(v, w, v->sel, c);
 		return true;
 	case 's':
-		if (refuse_busy(w))
+		if (refuse_busy(ed, w))
 			return true;
 		wizard_skip_step(w, v->sel);
 		if (v->sel + 1 < w->nsteps)
@@ -466,40 +499,78 @@ static bool wizard_key(struct view *v, int ch, const struct fab_model *m)
 		v->top = 0;
 		return true;
 	case 'e':
-		ed.msg[0] = '\0';
-		edit_load(w, EDIT_PEERS);
+		ed->msg[0] = '\0';
+		edit_load(ed, w, EDIT_PEERS);
 		return true;
 	case 'x': {
 		int b = wizard_busy(w);
 		if (b < 0) {
-			snprintf(ed.msg, sizeof(ed.msg), "nothing is running: x cancels a running step");
+			snprintf(ed->msg, sizeof(ed->msg), "nothing is running: x cancels a running step");
 			return true;
 		}
 		wizard_cancel(w);
-		snprintf(ed.msg, sizeof(ed.msg), "step %s cancelled", w->steps[b].def->id);
+		snprintf(ed->msg, sizeof(ed->msg), "step %s cancelled", w->steps[b].def->id);
 		v->sel = b;
 		return true;
 	}
 	case 'v':
 		v->mode ^= MODE_RAW;
 		return true;
-	case KEY_UP:
-	case 'k':
-		if (v->sel > 0) {
-			v->sel--;
-			v->top = 0;
-		}
-		return true;
-	case KEY_DOWN:
-	case 'j':
-		if (v->sel + 1 < w->nsteps) {
-			v->sel++;
-			v->top = 0;
-		}
-		return true;
 	default:
-		return view_detail_key(v, ch);   /* the detail scrolls; the next draw clamps */
+		/* Up/Down select a step; the detail scrolls, the next draw clamps. */
+		return view_list_key(v, ch, 0, w->nsteps) || view_detail_key(v, ch);
 	}
+}
+
+/* ---- the pane's life and the step it runs ------------------------------------ */
+
+static int wizard_open(struct view *v, struct view_ctx *c)
+{
+	struct wizard_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -1;
+	st->w = c->wizard;
+	v->priv = st;
+	return 0;
+}
+
+/* A step left running would outlive the pane that shows it. */
+static void wizard_close(struct view *v, struct view_ctx *c)
+{
+	struct wizard_state *st = state(v);
+	(void)c;
+	if (st && st->w)
+		wizard_cancel(st->w);
+	free(st);
+	v->priv = NULL;
+}
+
+/* A running step is looked at every POLL_S (its elapsed time moves), and
+ * at once when its child's pipe has output (the shell ticks the pane whose
+ * wait_fd woke it). */
+static double wizard_due(struct view *v, struct view_ctx *c)
+{
+	struct wizard_state *st = state(v);
+	(void)c;
+	return st && st->w && wizard_busy(st->w) >= 0 ? st->next_poll : -1;
+}
+
+/* Advances the running step without waiting; the runner reads its
+ * children's output then. True when there is something new to draw. */
+static bool wizard_tick(struct view *v, struct view_ctx *c)
+{
+	struct wizard_state *st = state(v);
+	if (!st || !st->w)
+		return false;
+	st->next_poll = view_now(c) + POLL_S;
+	return wizard_poll(st->w, 0);
+}
+
+static int wizard_wait(struct view *v, struct view_ctx *c)
+{
+	struct wizard_state *st = state(v);
+	(void)c;
+	return st && st->w ? wizard_wait_fd(st->w) : -1;
 }
 
 const struct view_ops wizard_view_ops = {
@@ -516,6 +587,11 @@ const struct view_ops wizard_view_ops = {
 		"elapsed time shown; x cancels them, killing what they started. The A/B shows the "
 		"verdict on top and both runs (transport, HCAs, GDR, bus bandwidth, errors, last "
 		"lines of output) side by side.",
+	.open = wizard_open,
+	.close = wizard_close,
 	.draw = wizard_draw,
 	.key = wizard_key,
+	.due = wizard_due,
+	.tick = wizard_tick,
+	.wait_fd = wizard_wait,
 };

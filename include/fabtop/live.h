@@ -60,8 +60,11 @@ struct fab_live {
  * (the pane shows it; nothing else fails). */
 int live_open(struct fab_live *l, const struct fab_root *r, double now);
 
-/* Milliseconds until live_tick() has something to do: 0 now, -1 never
+/* When live_tick() has something to do next, on the caller's clock: a
+ * step or the QPs' refresh; 0 at once (a step was asked for), -1 never
  * (paused, ended, not open). */
+double live_next(const struct fab_live *l);
+/* The same as milliseconds from now: 0 now, -1 never. */
 int live_due(const struct fab_live *l, double now);
 
 /* Steps when a step is due or was requested, and refreshes the QPs when

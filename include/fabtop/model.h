@@ -205,9 +205,6 @@ struct fab_note {
 	char message[256];
 };
 
-struct fab_live;
-struct wizard;
-
 struct fab_model {
 	char host[FAB_NAME_LEN];
 	char kernel[FAB_NAME_LEN];
@@ -228,14 +225,6 @@ struct fab_model {
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
-	/* The TUI's counters sampler (live.h), borrowed: tui.c owns it and
-	 * sets it again after a reload; NULL outside the TUI or before the
-	 * Counters pane first shows. Views read it and may change its pace;
-	 * only tui.c steps it (which reads the node). */
-	struct fab_live *counters_live;
-	/* The wizard's steps (wizard.h), borrowed like counters_live: they
-	 * outlive a reload; NULL outside the TUI. Views may run its steps. */
-	struct wizard *wizard;
 };
 
 void model_init(struct fab_model *m);

@@ -24,7 +24,10 @@ struct tbl_col {
 	const char *head;
 	bool right;                   /* numbers: right-aligned */
 	int max;                      /* widest it may grow (columns); 0: no cap */
+	int min;                      /* narrowest it may be, so it stays put as values change */
 	bool last_free;               /* the last column: not padded, may run past the width */
+	bool tight;                   /* one blank before it, not the table's gap (a history
+					 beside its number) */
 };
 
 struct tbl {

@@ -9,8 +9,11 @@
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 
-/* Runs until the user quits; reloads the model from root on 'r'.
- * Returns the process exit status. */
-int tui_run(struct fab_root *root, struct fab_model *m);
+struct wizard;
+
+/* Runs until the user quits; reloads the model from root on 'r'. wizard:
+ * the session's wizard (`fabtop wizard` brings one and opens on its pane),
+ * NULL to make one for the Wizard pane. Returns the process exit status. */
+int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard);
 
 #endif

@@ -1,10 +1,18 @@
 /*
- * view.h - a pane of the TUI. One file per pane under views/, each ending
- * with its `const struct view_ops` (designated initializers). Views draw
- * the model and never read files.
+ * view.h - a pane of the TUI, as tig's views are: one file per pane under
+ * views/, each ending with its `const struct view_ops` (designated
+ * initializers), and one line in the shell's table (tui.c) to add it.
  *
- * Sequence per frame: ops->draw(view, win, model); on a key the shell first
- * offers it to ops->key(), which returns true when it consumed it.
+ * A pane owns its state (v->priv, from open()) and the background work it
+ * drives (the Counters pane its sampler, the Wizard pane the steps it
+ * starts); it receives a small context: the model read-only, the root its
+ * services read, the session's wizard and the clock. It never reaches a
+ * service through the model, and views never read files themselves.
+ *
+ * Sequence: open() once -> { show() when it comes into view; draw() per
+ * frame; key() first offer of each key; due()/tick() for its background
+ * work; reload() after 'r' } -> close() once. Every hook but draw may be
+ * NULL.
  */
 #ifndef FABTOP_VIEW_H
 #define FABTOP_VIEW_H
@@ -15,17 +23,59 @@
 #include "fabtop/model.h"
 
 struct view;
+struct wizard;
+struct fab_root;
+
+/* What a pane may use besides its own state. */
+struct view_ctx {
+	const struct fab_model *m;    /* the snapshot: read only */
+	const struct fab_root *root;  /* what the panes' services read (the sampler) */
+	struct wizard *wizard;        /* the session's wizard (the Wizard pane drives it); may be NULL */
+	bool virtual_clock;           /* headless scripts: time moves only when told */
+	double vnow;                  /* the virtual clock, seconds */
+};
+/* Seconds on the panes' clock: CLOCK_MONOTONIC, or the virtual one. */
+double view_now(const struct view_ctx *c);
+/* A pane that must let time pass before it measures (a live read asked
+ * for by a key) moves the virtual clock s seconds; on the real clock the
+ * time passes by itself and this does nothing. */
+void view_clock_pass(struct view_ctx *c, double s);
 
 struct view_ops {
 	const char *name;        /* "topology" */
 	const char *title;       /* shown in the tab bar */
 	const char *help;        /* one paragraph for the help pane */
-	void (*draw)(struct view *v, WINDOW *win, const struct fab_model *m);
-	bool (*key)(struct view *v, int ch, const struct fab_model *m);
+	/* Its private state into v->priv; 0, or -1 (the pane then shows it
+	 * has none: draw must cope with a NULL priv). */
+	int (*open)(struct view *v, struct view_ctx *c);
+	/* Stops what it runs (a step left running would outlive the pane)
+	 * and frees v->priv. */
+	void (*close)(struct view *v, struct view_ctx *c);
+	/* It comes into view: a service that costs something starts here, so
+	 * the first frame of the other panes pays nothing. */
+	void (*show)(struct view *v, struct view_ctx *c);
+	void (*draw)(struct view *v, WINDOW *win, struct view_ctx *c);
+	/* True when it consumed the key. */
+	bool (*key)(struct view *v, int ch, struct view_ctx *c);
+	/* When tick() has work, on the panes' clock (view_now): now or
+	 * earlier for at once, a negative value for never (v->current says
+	 * whether it shows). A time, not a delay, so a virtual clock can be
+	 * moved to it exactly. */
+	double (*due)(struct view *v, struct view_ctx *c);
+	/* Does the background work that is due, without blocking; true when
+	 * the screen must be drawn again. */
+	bool (*tick)(struct view *v, struct view_ctx *c);
+	/* A descriptor whose input is work for tick() (a child's pipe), so the
+	 * wait for a key wakes on it; -1 none. */
+	int (*wait_fd)(struct view *v, struct view_ctx *c);
+	/* The model was collected again ('r'). */
+	void (*reload)(struct view *v, struct view_ctx *c);
 };
 
 struct view {
 	const struct view_ops *ops;
+	void *priv;              /* the pane's own state (open/close) */
+	bool current;            /* it is the pane in view (the shell sets it) */
 	int top, left;           /* scroll offsets */
 	int content_h, content_w;/* what the last draw produced, for scroll limits */
 	int sel;                 /* selected row, pane-specific */
@@ -70,6 +120,12 @@ bool view_scroll_key(struct view *v, int ch, int page_h, int page_w);
  * filter (F is taken even when none is set, Esc then goes to the shell).
  * True when the key was taken. Up/Down and 'f' stay with the pane. */
 bool view_detail_key(struct view *v, int ch);
+/* The list of a list+detail pane (Links, Wizard): row g becomes the
+ * selection and the detail goes back to its top left. */
+void view_list_select(struct view *v, int g);
+/* Up/k and Down/j move the selection within rows [first, first + n);
+ * true when the key was one of them. */
+bool view_list_key(struct view *v, int ch, int first, int n);
 /* Draw a string clipped to the window, honouring the horizontal offset. */
 void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr);
 /* view_put that draws nothing left of screen column minx, so a label column

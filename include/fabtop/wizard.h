@@ -312,7 +312,7 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 
 /* How wizard_main() opens the TUI when it is not in batch mode: main passes
  * tui_run() (tui.h), so batch mode links nothing of the TUI. */
-typedef int (*wizard_tui_fn)(struct fab_root *root, struct fab_model *m);
+typedef int (*wizard_tui_fn)(struct fab_root *root, struct fab_model *m, struct wizard *w);
 
 /* `fabtop [--root R] wizard [--batch] [--steps LIST] [--peer HOST]...
  * [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]`. argv is

@@ -96,6 +96,44 @@ static void test_degenerate(void **state)
 	assert_true(l.pane_h >= 0 && l.pane_w >= 0 && l.status_y >= 0);
 }
 
+/* The list+detail split of the Links and Wizard panes, over many sizes:
+ * inside the pane, nothing negative, the list never more than half below. */
+static void test_split(void **state)
+{
+	(void)state;
+	for (int h = 1; h <= 80; h++)
+		for (int w = 1; w <= 240; w += 7)
+			for (int rows = 0; rows <= 40; rows += 3) {
+				struct split_spec sp = { .top = 2, .head = 1, .bottom = 1, .nrows = rows,
+							 .list_w = 70, .side_min_w = 160, .titled = true };
+				struct split l = layout_split(h, w, &sp);
+				assert_true(l.list_h >= 0 && l.detail_h >= 0 && l.detail_w >= 0);
+				assert_true(l.list_h <= rows);
+				assert_true(l.detail_x + l.detail_w <= w);
+				assert_true(l.side == (w >= 160));
+				if (!l.side && h - 1 - 3 - 1 >= 2)
+					assert_true(l.list_h <= (h - 1 - 3 - 1) / 2 || l.list_h == 1);
+				if (l.side)
+					assert_int_equal(l.rule_y, 2);
+				else
+					assert_int_equal(l.detail_y, l.rule_y + 1);
+			}
+	/* Wizard-like: no title of its own, the detail from the top when beside. */
+	struct split_spec wz = { .nrows = 6, .list_w = 30, .side_min_w = 96, .bottom = 1 };
+	struct split l = layout_split(30, 120, &wz);
+	assert_true(l.side);
+	assert_int_equal(l.rule_y, -1);
+	assert_int_equal(l.detail_y, 0);
+	assert_int_equal(l.detail_x, 33);
+	assert_int_equal(l.detail_h, 29);
+	l = layout_split(24, 80, &wz);
+	assert_false(l.side);
+	assert_int_equal(l.list_h, 6);
+	assert_int_equal(l.rule_y, 6);
+	assert_int_equal(l.detail_y, 7);
+	assert_int_equal(l.detail_h, 23 - 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_just_below_minimum),
 		cmocka_unit_test(test_common_sizes),
 		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_degenerate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
