@@ -12,13 +12,15 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CC      ?= cc
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -Iinclude -DFABTOP_VERSION='"$(VERSION)"' \
+CFLAGS  += -std=gnu11 $(WARN) -Iinclude -Isrc -DFABTOP_VERSION='"$(VERSION)"' \
            -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' $(PKG_CFLAGS)
 LDFLAGS += -Wl,--as-needed
 LDLIBS  += $(PKG_LIBS) -ldl -lm -pthread
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
+# Public headers (what views and reports use) and internal ones beside their .c.
+HDRS    := $(wildcard include/fabtop/*.h src/*.h)
 SRCS    := $(sort $(wildcard src/*.c src/collectors/*.c views/*.c))
 LIBSRCS := $(filter-out src/main.c,$(SRCS))
 OBJS    := $(SRCS:%.c=build/obj/%.o)
@@ -44,7 +46,7 @@ check-deps:
 build/fabtop: $(OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-build/obj/%.o: %.c $(wildcard include/fabtop/*.h)
+build/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -52,7 +54,7 @@ build/obj/%.o: %.c $(wildcard include/fabtop/*.h)
 build/san/fabtop: $(SOBJS)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-build/san/%.o: %.c $(wildcard include/fabtop/*.h)
+build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SAN) -c -o $@ $<
 
@@ -97,22 +99,22 @@ build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
 # `make fuzz` fails when one finds a crash (the input lands in build/fuzz/).
 FUZZ_SECONDS ?= 30
 FUZZ_CC    ?= clang
-FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude \
+FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_ROOT  := src/root.c src/util.c src/archive.c
 FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
 FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c $(FUZZ_ROOT)
 FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
 
-build/fuzz/fuzz_rdma_res: fuzz/fuzz_rdma_res.c $(FUZZ_RDMA) $(wildcard include/fabtop/*.h)
+build/fuzz/fuzz_rdma_res: fuzz/fuzz_rdma_res.c $(FUZZ_RDMA) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_RDMA) $(PKG_LIBS) -lm
 
-build/fuzz/fuzz_counter_value: fuzz/fuzz_counter_value.c $(FUZZ_CTR) $(wildcard include/fabtop/*.h)
+build/fuzz/fuzz_counter_value: fuzz/fuzz_counter_value.c $(FUZZ_CTR) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_CTR) $(PKG_LIBS) -lm
 
-build/fuzz/fuzz_nccl_log: fuzz/fuzz_nccl_log.c src/nccl_log.c $(wildcard include/fabtop/*.h)
+build/fuzz/fuzz_nccl_log: fuzz/fuzz_nccl_log.c src/nccl_log.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/nccl_log.c
 
@@ -131,7 +133,7 @@ fuzz-nccl_log: build/fuzz/fuzz_nccl_log
 	@mkdir -p build/fuzz/corpus-nccl_log
 	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-nccl_log tests/fixtures/nccl-logs
 
-build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c $(wildcard include/fabtop/*.h)
+build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/perftest.c src/util.c
 

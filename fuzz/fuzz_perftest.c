@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fabtop/perftest.h"
+#include "perftest.h"
 
 static struct perftest p;
 

@@ -16,7 +16,7 @@
 #ifdef SYS_openat2
 #include <linux/openat2.h>
 #endif
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/util.h"
 
 /* True when name is relative and has no ".." component. */

@@ -20,12 +20,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
 #include "fabtop/model.h"
 #include "fabtop/root.h"
-#include "fabtop/capture_int.h"
+#include "capture_int.h"
 #include "fabtop/util.h"
 
 #ifndef FABTOP_VERSION

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fabtop/capture_int.h"
+#include "capture_int.h"
 #include "fabtop/util.h"
 
 volatile sig_atomic_t cap_signal_seen;

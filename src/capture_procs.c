@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fabtop/capture_int.h"
-#include "fabtop/procfs.h"
+#include "capture_int.h"
+#include "procfs.h"
 #include "fabtop/util.h"
 
 /* ---- NCCL processes ---- */

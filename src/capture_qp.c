@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fabtop/capture_int.h"
+#include "capture_int.h"
 #include "fabtop/rdma_res.h"
 
 #define QP_NODE_PATH "/fabtop/rdma-qp.bin"

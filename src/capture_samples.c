@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fabtop/capture_int.h"
+#include "capture_int.h"
 #include "fabtop/counters.h"
 #include "fabtop/util.h"
 #include <math.h>

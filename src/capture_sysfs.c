@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fabtop/capture_int.h"
+#include "capture_int.h"
 #include "fabtop/util.h"
 
 /* What a directory is, which decides what of it is copied. */

@@ -1,7 +1,7 @@
 /* dl.c - optional libraries opened at run time: absent means "feature off". */
 #include <dlfcn.h>
 #include <stdio.h>
-#include "fabtop/dl.h"
+#include "dl.h"
 #include "fabtop/util.h"
 
 void *fab_dlopen_first(const char *const *sonames, const char **loaded,

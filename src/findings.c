@@ -6,7 +6,7 @@
  */
 #include <string.h>
 #include "fabtop/findings.h"
-#include "fabtop/rules.h"
+#include "rules.h"
 #include "fabtop/util.h"
 
 const struct fab_rule fab_rules[] = {

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "fabtop/job.h"
-#include "fabtop/procfs.h"
+#include "job.h"
+#include "procfs.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "fabtop/job.h"
+#include "job.h"
 #include "fabtop/util.h"
 
 #define LIST_MAX 32

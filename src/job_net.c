@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include "fabtop/job.h"
+#include "job.h"
 #include "fabtop/util.h"
 
 #define NL_TIMEOUT_MS 2000

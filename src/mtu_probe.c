@@ -22,7 +22,7 @@
 #include <linux/errqueue.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include "fabtop/mtu_probe.h"
+#include "mtu_probe.h"
 #include "fabtop/util.h"
 
 /* traceroute's ports. Each probe goes to the next one so that a late answer

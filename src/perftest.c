@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "fabtop/perftest.h"
+#include "perftest.h"
 #include "fabtop/util.h"
 
 enum { F_MIN, F_MAX, F_TYPICAL, F_AVG, F_STDEV, F_P99, F_P999, F_SKIP = -1 };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fabtop/procfs.h"
+#include "procfs.h"
 #include "fabtop/util.h"
 
 ssize_t procfs_slurp(const char *path, char **out)

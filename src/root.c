@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
-#include "fabtop/rules.h"
+#include "rules.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "fabtop/rules.h"
+#include "rules.h"
 #include "fabtop/topo.h"
 #include "fabtop/util.h"
 

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fabtop/sampler_int.h"
+#include "sampler_int.h"
 #include "fabtop/util.h"
 
 #define CLASS_DIR "/sys/class/infiniband"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "fabtop/sampler_int.h"
+#include "sampler_int.h"
 #include "fabtop/util.h"
 
 #define SAMPLES_NAME "fabtop/samples.json"   /* as messages name it */

@@ -23,7 +23,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/nexthop.h>
 #include <netlink/route/route.h>
-#include "fabtop/mtu_probe.h"
+#include "mtu_probe.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 #include "fabtop/vocab.h"

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "fabtop/perftest.h"
+#include "perftest.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fabtop/job.h"
+#include "job.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"

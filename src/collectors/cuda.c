@@ -12,7 +12,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "fabtop/collect.h"
-#include "fabtop/dl.h"
+#include "dl.h"
 #include "fabtop/util.h"
 
 typedef int cudaError_t;

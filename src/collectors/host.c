@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "fabtop/collect.h"
-#include "fabtop/sysread.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 
 static void read_meta(const struct fab_root *r, struct fab_model *m)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "fabtop/collect.h"
-#include "fabtop/dl.h"
+#include "dl.h"
 #include "fabtop/util.h"
 
 /* The part of nvml.h fabtop uses; the ABI is stable for these. */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/collect.h"
-#include "fabtop/sysread.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 
 /* The PCI function behind a class device link ("/sys/class/net/eth0"),

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/collect.h"
-#include "fabtop/sysread.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 
 /* "0000:1a:00.0": four hex, colon, two hex, colon, two hex, dot, one digit. */

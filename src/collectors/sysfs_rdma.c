@@ -11,7 +11,7 @@
 #include <string.h>
 #include "fabtop/collect.h"
 #include "fabtop/counters.h"
-#include "fabtop/sysread.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
-#include "fabtop/sysread.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 
 void sys_note_errno(struct fab_model *m, const char *path, int e)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "fabtop/collect.h"
-#include "fabtop/sysread.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 
 #define DEV_DIR "/dev/infiniband"

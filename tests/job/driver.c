@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/collect.h"
-#include "fabtop/job.h"
+#include "job.h"
 #include "fabtop/vocab.h"
 
 static void print_job(const struct fab_job *j)

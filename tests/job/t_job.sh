@@ -37,7 +37,7 @@ fi
 mkdir -p build/tests
 # shellcheck disable=SC2046,SC2086
 if ! cc -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-Wno-unused-parameter -Wno-format-truncation -Iinclude \
+	-Wno-unused-parameter -Wno-format-truncation -Iinclude -Isrc \
 	$(pkg-config --cflags $PKGS libibverbs 2>/dev/null) -O1 \
 	-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
 	-o "$DRIVER" tests/job/driver.c $OBJS -Wl,--as-needed $(pkg-config --libs $PKGS) -ldl -lm \

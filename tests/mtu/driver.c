@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fabtop/mtu_probe.h"
+#include "mtu_probe.h"
 
 static int usage(void)
 {

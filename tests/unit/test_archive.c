@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/root.h"
 
 /* Each test gets a fresh scratch directory: base/{src,out,x.tar.gz}. */

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/collect.h"
-#include "fabtop/dl.h"
+#include "dl.h"
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"

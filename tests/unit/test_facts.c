@@ -13,7 +13,7 @@
 #include "fabtop/counters.h"
 #include "fabtop/findings.h"
 #include "fabtop/model.h"
-#include "fabtop/sampler_int.h"
+#include "sampler_int.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 

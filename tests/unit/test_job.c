@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fabtop/job.h"
+#include "job.h"
 #include "fabtop/util.h"
 
 static void test_if_match(void **state)

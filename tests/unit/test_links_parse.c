@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/collect.h"
 #include "fabtop/model.h"
 #include "fabtop/root.h"

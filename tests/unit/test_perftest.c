@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "fabtop/perftest.h"
+#include "perftest.h"
 
 #define FIX "tests/fixtures/perftest/"
 #define MIB_TO_GB (1048576.0 * 8.0 / 1e9)

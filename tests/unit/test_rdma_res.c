@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
-#include "fabtop/archive.h"
+#include "fab_archive.h"
 #include "fabtop/capture.h"
 #include "fabtop/rdma_res.h"
 #include "fabtop/root.h"

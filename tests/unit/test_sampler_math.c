@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "fabtop/sampler_int.h"
+#include "sampler_int.h"
 
 #define assert_dbl(a, b) assert_true((double)(a) == (double)(b))
 

@@ -31,7 +31,7 @@ done
 CFLAGS_PKG=$(pkg-config --cflags ncursesw libnl-3.0 libnl-route-3.0 hwloc libpci jansson libarchive 2>/dev/null)
 for f in $BATCH; do
 	# shellcheck disable=SC2086
-	deps=$(cc -std=gnu11 -Iinclude $CFLAGS_PKG -M "$f" 2>&1) || {
+	deps=$(cc -std=gnu11 -Iinclude -Isrc $CFLAGS_PKG -M "$f" 2>&1) || {
 		notok "$f: cc -M failed: $(printf '%s' "$deps" | head -1)"
 		continue
 	}
