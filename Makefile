@@ -20,7 +20,7 @@ LDLIBS  += $(PKG_LIBS) -ldl -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Public headers (what views and reports use) and internal ones beside their .c.
-HDRS    := $(wildcard include/fabtop/*.h src/*.h)
+HDRS    := $(wildcard include/fabtop/*.h include/fabtop/*.def src/*.h)
 SRCS    := $(sort $(wildcard src/*.c src/collectors/*.c views/*.c))
 LIBSRCS := $(filter-out src/main.c,$(SRCS))
 OBJS    := $(SRCS:%.c=build/obj/%.o)

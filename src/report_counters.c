@@ -52,7 +52,7 @@ static void on_stop(int sig)
 }
 
 /* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters (port 0). */
-static const char *port_label(const struct fab_sport *p, char *buf, size_t len)
+static const char *port_label(const struct fab_series *p, char *buf, size_t len)
 {
 	return fab_subject(p->dev, p->port, buf, len);
 }
@@ -171,7 +171,7 @@ static void json_word(void *o, const char *word)
 static void counter_line(struct run *rn, const struct fab_ctr *c)
 {
 	struct fab_out *o = rn->o;
-	const struct fab_sport *p = &rn->s.ports[c->port];
+	const struct fab_series *p = &rn->s.ports[c->port];
 	char lbl[96], path[96], rate[48], flags[64];
 	bool bad = bad_growth(c);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, c->name);
@@ -215,7 +215,7 @@ static void port_lines(struct run *rn)
 		 "TX Gb/s", "RX Gb/s", "TX pkt/s", "RX pkt/s", "TX%", "RX%", "STATE");
 	out_open_arr(o, "ports");
 	for (int i = 0; i < rn->s.nports; i++) {
-		const struct fab_sport *p = &rn->s.ports[i];
+		const struct fab_series *p = &rn->s.ports[i];
 		char lbl[96], word[64];
 		if (p->port == 0)
 			continue;       /* device-level hw_counters: no traffic of their own */
@@ -448,7 +448,7 @@ static int list_stopped(struct run *rn)
 	int nstop = 0;
 	out_open_arr(o, "stopped");
 	for (int i = 0; i < rn->s.nports; i++) {
-		const struct fab_sport *p = &rn->s.ports[i];
+		const struct fab_series *p = &rn->s.ports[i];
 		if (p->port == 0 || !(sampler_port_state(&rn->s, i) & PT_STOPPED))
 			continue;
 		if (!nstop++)

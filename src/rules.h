@@ -1,30 +1,24 @@
 /*
- * rules.h - the rules the findings engine runs (findings.c holds the
- * registry). Each appends fab_finding entries to the model and reads
- * nothing but the model.
+ * rules.h - the rule files the findings engine runs. Each rule file
+ * (rules_*.c) ends with its table: one row per finding id, its layer line
+ * and its function, which appends fab_finding entries and reads nothing but
+ * the model (its derived facts: usable, pinned, ll). Adding a finding is a
+ * function and a row in its file, and its test; findings.c lists the files.
  */
 #ifndef FABTOP_RULES_H
 #define FABTOP_RULES_H
 
-#include "fabtop/model.h"
+#include "fabtop/findings.h"
 
-/* rules_topo.c */
-void rule_nic_far(struct fab_model *m);
-void rule_nic_shared(struct fab_model *m);
-void rule_pcie_degraded(struct fab_model *m);
-void rule_pcie_acs(struct fab_model *m);
+struct fab_rule_set {
+	const struct fab_rule *rules;
+	int n;
+};
 
-/* rules_links.c: HCA ports, RoCE settings, error counters, usability here */
-void rule_port_down(struct fab_model *m);
-void rule_no_sm(struct fab_model *m);
-void rule_rate_degraded(struct fab_model *m);
-void rule_pcie_bottleneck(struct fab_model *m);
-void rule_mtu_mismatch(struct fab_model *m);
-void rule_roce_no_ipv4(struct fab_model *m);
-void rule_gid_netns(struct fab_model *m);
-void rule_link_errors(struct fab_model *m);
-void rule_pfc_off(struct fab_model *m);
-void rule_pfc_no_ecn(struct fab_model *m);
-void rule_not_usable(struct fab_model *m);
+#define FAB_RULE_SET(name, table) \
+	const struct fab_rule_set name = { table, (int)(sizeof(table) / sizeof((table)[0])) }
+
+extern const struct fab_rule_set topo_rule_set;    /* rules_topo.c: GPU/NIC placement, PCIe */
+extern const struct fab_rule_set links_rule_set;   /* rules_links.c: HCA ports, RoCE, errors, access */
 
 #endif

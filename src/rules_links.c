@@ -112,7 +112,7 @@ static const char *ph_word(const struct fab_port *p)
 /* A port that cannot carry traffic: the physical link is not up, or the
  * logical state is DOWN. An IB port in INIT/ARMED has its physical link up
  * and waits for the subnet manager: that is links.no-sm, not this rule. */
-void rule_port_down(struct fab_model *m)
+static void rule_port_down(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -178,7 +178,7 @@ void rule_port_down(struct fab_model *m)
 /* An IB port goes ACTIVE only after a subnet manager gives it a LID
  * (INIT -> ARMED -> ACTIVE). INIT/ARMED with the physical link up means no
  * SM reached it; an ACTIVE port with sm_lid 0 knows no SM for SA queries. */
-void rule_no_sm(struct fab_model *m)
+static void rule_no_sm(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -273,7 +273,7 @@ static const char *pci_bdf(const struct fab_model *m, const struct fab_nic *n)
  * gives info, because the table knows the chip, not the card (a dual-port
  * ConnectX-7 runs 200 Gb/s per port where the single-port one runs 400),
  * and a port that runs like its sibling majority meets a node-wide limit. */
-void rule_rate_degraded(struct fab_model *m)
+static void rule_rate_degraded(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -365,7 +365,7 @@ static bool same_slot(const char *a, const char *b)
 /* The NIC's PCIe link is slower than the sum of its ACTIVE ports: the port
  * can never run at line rate. pcie.degraded says whether the link is below
  * its own capability; this rule says whether the port rate fits at all. */
-void rule_pcie_bottleneck(struct fab_model *m)
+static void rule_pcie_bottleneck(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -480,7 +480,7 @@ static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
 /* A RoCE port whose RDMA MTU is cut by its netdev MTU (warning), or whose
  * netdev MTU differs from what its sibling RoCE netdevs use (info when the
  * RDMA MTU is not affected). fabtop only suggests the command. */
-void rule_mtu_mismatch(struct fab_model *m)
+static void rule_mtu_mismatch(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -538,7 +538,7 @@ static bool is_v2(const struct fab_gid *g) { return strcmp(g->type, "RoCE v2") =
 /* A RoCE port whose GID table holds no RoCE v2 GID with an IPv4 address:
  * NCCL (NCCL_IB_ADDR_FAMILY=AF_INET by default) and most RoCE applications
  * look for one; link-local GIDs do not route beyond the L2 segment. */
-void rule_roce_no_ipv4(struct fab_model *m)
+static void rule_roce_no_ipv4(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -599,7 +599,7 @@ static bool has_word(const char *list, const char *word)
  * Info: that is the normal view from a pod when RDMA runs in "shared" netns
  * mode, and raw verbs (NCCL) still work through such a GID; the message says
  * what does not (rdma_cm address resolution from here). */
-void rule_gid_netns(struct fab_model *m)
+static void rule_gid_netns(struct fab_model *m)
 {
 	if (m->nnetdevs == 0)
 		return;   /* netdevs unknown: unknown is not bad */
@@ -672,7 +672,7 @@ static const struct err_def {
 
 /* Non-zero link error counters on a port, since they were last cleared: a
  * snapshot cannot tell whether they still grow, so it says so. */
-void rule_link_errors(struct fab_model *m)
+static void rule_link_errors(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -739,7 +739,7 @@ void rule_link_errors(struct fab_model *m)
 
 /* A RoCE port whose netdev exposes QoS but has PFC on no priority: RoCE
  * expects a lossless class, and every drop costs a go-back-N retransmission. */
-void rule_pfc_off(struct fab_model *m)
+static void rule_pfc_off(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -770,7 +770,7 @@ void rule_pfc_off(struct fab_model *m)
  * then handled by pause frames alone, which spread back through the fabric
  * (head-of-line blocking, victim flows, pause storms) instead of DCQCN
  * slowing the senders. */
-void rule_pfc_no_ecn(struct fab_model *m)
+static void rule_pfc_no_ecn(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
@@ -833,7 +833,7 @@ static const char *errno_name(long long e)
  * exist in this mount namespace and open. A pod with the shared RDMA device
  * plugin sees every HCA but gets only its own: info per HCA, warning when
  * no HCA at all is usable here (nothing can do RDMA from here). */
-void rule_not_usable(struct fab_model *m)
+static void rule_not_usable(struct fab_model *m)
 {
 	char ulist[160];
 	int usable = model_usable_hcas(m, ulist, sizeof(ulist));
@@ -881,3 +881,30 @@ void rule_not_usable(struct fab_model *m)
 				 "container allow the device (cgroup) through the RDMA device plugin", node);
 	}
 }
+
+/* The findings of this file: adding one is a function above and a row here. */
+static const struct fab_rule links_rules[] = {
+	{ .id = "links.port-down", .run = rule_port_down,
+	  .layer = "link: a port that is not ACTIVE with its physical link up carries no traffic at all" },
+	{ .id = "links.no-sm", .run = rule_no_sm,
+	  .layer = "InfiniBand subnet: a port turns ACTIVE only after a subnet manager assigns its LID and routes" },
+	{ .id = "links.rate-degraded", .run = rule_rate_degraded,
+	  .layer = "link: the negotiated width x lane speed caps every transfer over this port" },
+	{ .id = "links.pcie-bottleneck", .run = rule_pcie_bottleneck,
+	  .layer = "PCIe: the NIC's host link must carry its ports' line rate, or the network never reaches it" },
+	{ .id = "links.mtu-mismatch", .run = rule_mtu_mismatch,
+	  .layer = "RoCE: the RDMA MTU follows the netdev MTU; smaller packets cost bandwidth, mismatches break paths" },
+	{ .id = "links.roce-no-ipv4", .run = rule_roce_no_ipv4,
+	  .layer = "RoCE addressing: each connection picks a GID; NCCL and most apps want a routable IPv4 RoCE v2 one" },
+	{ .id = "links.gid-netns", .run = rule_gid_netns,
+	  .layer = "namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)" },
+	{ .id = "links.errors", .run = rule_link_errors,
+	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
+	{ .id = "links.pfc-off", .run = rule_pfc_off,
+	  .layer = "RoCE QoS: RDMA over Ethernet expects a lossless traffic class (PFC) and recovers from drops slowly" },
+	{ .id = "links.pfc-no-ecn", .run = rule_pfc_no_ecn,
+	  .layer = "RoCE congestion: ECN (DCQCN) slows senders before PFC pause frames spread through the fabric" },
+	{ .id = "links.not-usable", .run = rule_not_usable,
+	  .layer = "access: verbs need /dev/infiniband/uverbsN in this mount namespace, openable by this user" },
+};
+FAB_RULE_SET(links_rule_set, links_rules);

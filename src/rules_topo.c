@@ -24,7 +24,7 @@ static const char *nic_label(const struct fab_topo *t, int nic, char *buf, size_
 
 /* A GPU whose closest usable NIC is NODE or SYS away cannot use GPUDirect
  * RDMA at NCCL's default level; traffic is staged through host memory. */
-void rule_nic_far(struct fab_model *m)
+static void rule_nic_far(struct fab_model *m)
 {
 	struct fab_topo t;
 	if (topo_build(m, &t) != 0 || t.nnics == 0) {
@@ -69,7 +69,7 @@ void rule_nic_far(struct fab_model *m)
 
 /* Two or more GPUs whose only closest NIC is the same one, while a NIC of
  * the same link layer serves no GPU: the rail is oversubscribed. */
-void rule_nic_shared(struct fab_model *m)
+static void rule_nic_shared(struct fab_model *m)
 {
 	struct fab_topo t;
 	if (topo_build(m, &t) != 0 || t.nnics < 2) {
@@ -152,7 +152,7 @@ static bool link_is_below(const struct fab_model *m, int bridge)
 
 /* Links below what both ends can do. GPUs drop their link speed when idle
  * (power saving), so a GPU-only slow speed is information, not a fault. */
-void rule_pcie_degraded(struct fab_model *m)
+static void rule_pcie_degraded(struct fab_model *m)
 {
 	for (int i = 0; i < m->npci; i++) {
 		struct fab_pci_dev *d = &m->pci[i];
@@ -213,7 +213,7 @@ void rule_pcie_degraded(struct fab_model *m)
 
 /* ACS redirect on a bridge above a GPU or NIC sends peer-to-peer traffic
  * (GPUDirect RDMA, GPU P2P) up to the root complex instead of across the switch. */
-void rule_pcie_acs(struct fab_model *m)
+static void rule_pcie_acs(struct fab_model *m)
 {
 	for (int i = 0; i < m->npci; i++) {
 		const struct fab_pci_dev *d = &m->pci[i];
@@ -235,3 +235,15 @@ void rule_pcie_acs(struct fab_model *m)
 	}
 }
 
+/* The findings of this file: adding one is a function above and a row here. */
+static const struct fab_rule topo_rules[] = {
+	{ .id = "topo.nic-far", .run = rule_nic_far,
+	  .layer = "topology: GPUDirect RDMA needs the GPU and its NIC under one PCIe switch" },
+	{ .id = "topo.nic-shared", .run = rule_nic_shared,
+	  .layer = "topology: one NIC (rail) per GPU keeps each GPU's network traffic separate" },
+	{ .id = "pcie.degraded", .run = rule_pcie_degraded,
+	  .layer = "PCIe: the link between CPU/switch and device caps every byte above it" },
+	{ .id = "pcie.acs", .run = rule_pcie_acs,
+	  .layer = "PCIe: ACS decides whether peer-to-peer traffic may stay inside a switch" },
+};
+FAB_RULE_SET(topo_rule_set, topo_rules);

@@ -122,7 +122,7 @@ int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 		return -1;
 	if (s->nports == pv->portcap) {
 		int cap = pv->portcap ? pv->portcap * 2 : 16;
-		struct fab_sport *v = realloc(s->ports, (size_t)cap * sizeof(*v));
+		struct fab_series *v = realloc(s->ports, (size_t)cap * sizeof(*v));
 		if (!v)
 			return -1;
 		s->ports = v;
@@ -132,7 +132,7 @@ int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 		pv->traffic = t;
 		pv->portcap = cap;
 	}
-	struct fab_sport *p = &s->ports[s->nports];
+	struct fab_series *p = &s->ports[s->nports];
 	memset(p, 0, sizeof(*p));
 	pv->traffic[s->nports] = 0;
 	fab_strlcpy(p->dev, dev, sizeof(p->dev));
@@ -173,7 +173,7 @@ int sampler_add_ctr(struct fab_sampler *s, const char *dir, const char *name)
 	return s->nctrs++;
 }
 
-static void port_close_fds(struct fab_sampler *s, struct fab_sport *p)
+static void port_close_fds(struct fab_sampler *s, struct fab_series *p)
 {
 	for (int k = 0; k < p->nctr; k++) {
 		struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
@@ -224,7 +224,7 @@ void sampler_step_begin(struct fab_sampler *s, double t)
 	pv->xp = counter_def("counters", "port_xmit_packets");
 	pv->rp = counter_def("counters", "port_rcv_packets");
 	for (int i = 0; i < s->nports; i++) {
-		struct fab_sport *p = &s->ports[i];
+		struct fab_series *p = &s->ports[i];
 		p->bad_grew = 0;
 		p->tx_gbps = p->rx_gbps = p->tx_pps = p->rx_pps = 0;
 		pv->traffic[i] = 0;
@@ -245,7 +245,7 @@ static void account(struct fab_sampler *s, struct fab_ctr *c)
 	const struct fab_counter_def *d = c->def;
 	if (!d)
 		return;
-	struct fab_sport *p = &s->ports[c->port];
+	struct fab_series *p = &s->ports[c->port];
 	if (c->grew && d->bad_when_grows)
 		p->bad_grew++;
 	if (d->cls > CC_PACKETS)
@@ -303,7 +303,7 @@ void sampler_step_end(struct fab_sampler *s)
 	if (!pv)
 		return;
 	for (int i = 0; i < s->nports; i++) {
-		struct fab_sport *p = &s->ports[i];
+		struct fab_series *p = &s->ports[i];
 		p->has_rates = pv->traffic[i] == 3;
 		if (p->has_rates && p->present) {
 			double cur = p->tx_gbps + p->rx_gbps;
@@ -348,7 +348,7 @@ unsigned counter_trouble(const struct fab_counter_def *d)
 	}
 }
 
-static unsigned range_trouble(const struct fab_sampler *s, const struct fab_sport *p)
+static unsigned range_trouble(const struct fab_sampler *s, const struct fab_series *p)
 {
 	unsigned bits = 0;
 	for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
@@ -358,7 +358,7 @@ static unsigned range_trouble(const struct fab_sampler *s, const struct fab_spor
 
 unsigned sampler_port_state(const struct fab_sampler *s, int i)
 {
-	const struct fab_sport *p = &s->ports[i];
+	const struct fab_series *p = &s->ports[i];
 	unsigned bits = range_trouble(s, p);
 	for (int k = 0; k < s->nports && p->port > 0; k++)
 		if (s->ports[k].port == 0 && strcmp(s->ports[k].dev, p->dev) == 0)
@@ -398,7 +398,7 @@ static int open_counter(struct fab_sampler *s, const char *real)
 	return fd;
 }
 
-static const char *ctr_real_path(const struct fab_sampler *s, const struct fab_sport *p,
+static const char *ctr_real_path(const struct fab_sampler *s, const struct fab_series *p,
 				 const struct fab_ctr *c, char *buf, size_t len)
 {
 	char node[sizeof(p->dirpath) + sizeof(c->dir) + sizeof(c->name) + 4];
@@ -411,7 +411,7 @@ static const char *ctr_real_path(const struct fab_sampler *s, const struct fab_s
  * and anything that is not a regular file. */
 static int add_dir_files(struct fab_sampler *s, const char *dir)
 {
-	struct fab_sport *p = &s->ports[s->nports - 1];
+	struct fab_series *p = &s->ports[s->nports - 1];
 	char node[sizeof(p->dirpath) + 16], base[PATH_MAX], real[PATH_MAX + 80];
 	char **names;
 	snprintf(node, sizeof(node), "%s/%s", p->dirpath, dir);
@@ -450,7 +450,7 @@ static int add_live_port(struct fab_sampler *s, const char *dev, int port)
 		return -1;
 	if ((port > 0 && add_dir_files(s, "counters") < 0) || add_dir_files(s, "hw_counters") < 0)
 		return -1;
-	struct fab_sport *p = &s->ports[s->nports - 1];
+	struct fab_series *p = &s->ports[s->nports - 1];
 	if (p->nctr == 0) {
 		s->nports--;
 		return 0;
@@ -527,7 +527,7 @@ int sampler_open(struct fab_sampler *s, const struct fab_root *r, char *err, siz
 	return 0;
 }
 
-static void port_gone(struct fab_sampler *s, struct fab_sport *p, double t)
+static void port_gone(struct fab_sampler *s, struct fab_series *p, double t)
 {
 	if (p->present)
 		snprintf(s->note, sizeof(s->note), "%s port %d vanished", p->dev, p->port);
@@ -541,7 +541,7 @@ static void port_gone(struct fab_sampler *s, struct fab_sport *p, double t)
 	((struct sampler_priv *)s->priv)->traffic[p - s->ports] = 0;
 }
 
-static void port_reopen(struct fab_sampler *s, struct fab_sport *p, ino_t ino)
+static void port_reopen(struct fab_sampler *s, struct fab_series *p, ino_t ino)
 {
 	char real[PATH_MAX];
 	snprintf(s->note, sizeof(s->note), "%s port %d came back", p->dev, p->port);
@@ -554,7 +554,7 @@ static void port_reopen(struct fab_sampler *s, struct fab_sport *p, ino_t ino)
 	p->dir_ino = ino;
 }
 
-static void read_port(struct fab_sampler *s, struct fab_sport *p, bool fresh, double t)
+static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, double t)
 {
 	char buf[32];
 	struct fab_ctr *c = &s->ctrs[p->first_ctr], *end = c + p->nctr;
@@ -617,7 +617,7 @@ int sampler_read(struct fab_sampler *s, double t_mono)
 	int known = s->nports;
 	relist(s);
 	for (int i = 0; i < s->nports; i++) {
-		struct fab_sport *p = &s->ports[i];
+		struct fab_series *p = &s->ports[i];
 		bool fresh = i >= known;
 		if (!fresh) {
 			/* One stat per port notices it vanished, or came back as a new

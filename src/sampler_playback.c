@@ -291,7 +291,7 @@ int sampler_playback_step(struct fab_sampler *s)
 	const uint64_t *val = pb->val + (size_t)k * (size_t)pb->nctrs;
 	sampler_step_begin(s, t);
 	for (int i = 0; i < s->nports; i++) {
-		struct fab_sport *p = &s->ports[i];
+		struct fab_series *p = &s->ports[i];
 		bool any = false;
 		for (int j = p->first_ctr; j < p->first_ctr + p->nctr && !any; j++)
 			any = cell[j] != CELL_MISSING;

@@ -34,13 +34,11 @@
 #include "fabtop/wizard.h"
 #include "tui_int.h"
 
-/* Adding a pane is one line here (and its file under views/). */
+/* The panes in tab order: adding one is a line in panes.def. */
 const struct view_ops *const fab_panes[] = {
-	&topology_view_ops,
-	&links_view_ops,
-	&counters_view_ops,
-	&wizard_view_ops,
-	&help_view_ops,
+#define FAB_PANE(name) &name##_view_ops,
+#include "fabtop/panes.def"
+#undef FAB_PANE
 };
 const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 

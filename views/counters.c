@@ -91,7 +91,7 @@ static bool dev_shown(const char *fdev, const char *dev)
 }
 
 /* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters. */
-static void port_label(const struct fab_sport *p, char *buf, size_t len)
+static void port_label(const struct fab_series *p, char *buf, size_t len)
 {
 	fab_subject(p->dev, p->port, buf, len);
 }
@@ -99,12 +99,12 @@ static void port_label(const struct fab_sport *p, char *buf, size_t len)
 /* The model's port behind a sampler series: its link layer and line rate
  * are facts of the model, read once; NULL for a port that appeared after
  * the snapshot (until 'r' reloads it). */
-static const struct fab_port *model_port(const struct fab_model *m, const struct fab_sport *p)
+static const struct fab_port *model_port(const struct fab_model *m, const struct fab_series *p)
 {
 	return p->port > 0 ? model_find_port(m, p->dev, p->port, NULL) : NULL;
 }
 
-static double line_gbps(const struct fab_model *m, const struct fab_sport *p)
+static double line_gbps(const struct fab_model *m, const struct fab_series *p)
 {
 	const struct fab_port *mp = model_port(m, p);
 	return mp && mp->rate_gbps.ok ? mp->rate_gbps.v : 0;
@@ -208,7 +208,7 @@ static const struct {
 	{ PT_ERRORS, CP_ERROR }, { PT_CONGESTED, CP_WARN },
 };
 
-static unsigned port_state(const struct fab_sampler *s, const struct fab_sport *p)
+static unsigned port_state(const struct fab_sampler *s, const struct fab_series *p)
 {
 	return sampler_port_state(s, (int)(p - s->ports));
 }
@@ -311,7 +311,7 @@ static void find_trouble(const struct fab_sampler *s, const char *fdev, struct t
 	t->ports[0] = t->names[0] = '\0';
 	t->nports = 0;
 	for (int pi = 0; pi < s->nports; pi++) {
-		const struct fab_sport *p = &s->ports[pi];
+		const struct fab_series *p = &s->ports[pi];
 		bool here = false;
 		if (!dev_shown(fdev, p->dev))
 			continue;
@@ -445,7 +445,7 @@ struct ptable {
 	int spark;                    /* the histories' width */
 };
 
-static void pcell(const struct fab_model *m, const struct fab_sampler *s, const struct fab_sport *p,
+static void pcell(const struct fab_model *m, const struct fab_sampler *s, const struct fab_series *p,
 		  int col, int spark, char *buf, size_t len)
 {
 	const struct fab_port *mp = model_port(m, p);
@@ -541,7 +541,7 @@ static void port_table(struct view_pen *p, const struct fab_model *m, const stru
 				       fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int r = 0; r < pt.nrows; r++) {
-		const struct fab_sport *sp = &s->ports[pt.rows[r]];
+		const struct fab_series *sp = &s->ports[pt.rows[r]];
 		if (!dev_shown(fdev, sp->dev))
 			continue;
 		unsigned st = port_state(s, sp);

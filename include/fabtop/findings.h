@@ -14,8 +14,6 @@ struct fab_rule {
 	void (*run)(struct fab_model *m);
 };
 
-extern const struct fab_rule fab_rules[];
-extern const int fab_nrules;
 
 /* Derives the model's facts (model_derive), then clears and recomputes
  * model->findings. */

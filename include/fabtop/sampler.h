@@ -51,7 +51,7 @@ struct fab_ctr {
  * hw_counters). Not a second port struct: the port's facts (state, link
  * layer, line rate) are the model's (model_find_port()); this holds only
  * what changes from sample to sample. */
-struct fab_sport {
+struct fab_series {
 	char dev[64];            /* "mlx5_0" */
 	int port;                /* port number; 0 for the device-level hw_counters */
 	bool present;            /* false while vanished */
@@ -70,7 +70,7 @@ struct fab_sport {
 
 struct fab_sampler {
 	const struct fab_root *root;
-	struct fab_sport *ports; int nports;
+	struct fab_series *ports; int nports;
 	struct fab_ctr *ctrs; int nctrs;
 	long tick;               /* steps taken */
 	int hist_len;            /* valid entries in each history ring (<= SAMPLER_HISTORY);

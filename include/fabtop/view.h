@@ -87,11 +87,10 @@ struct view {
 	int mode;                /* pane-specific display mode (counters: show all) */
 };
 
-extern const struct view_ops topology_view_ops;
-extern const struct view_ops links_view_ops;
-extern const struct view_ops counters_view_ops;
-extern const struct view_ops wizard_view_ops;
-extern const struct view_ops help_view_ops;
+/* Every pane's ops, from the one list (panes.def). */
+#define FAB_PANE(name) extern const struct view_ops name##_view_ops;
+#include "fabtop/panes.def"
+#undef FAB_PANE
 
 /* Colour pairs; all fall back to attributes when colours are off (NO_COLOR). */
 enum fab_color {

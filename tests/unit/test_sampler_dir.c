@@ -107,7 +107,7 @@ static int count_fds(void)
 static struct fab_ctr *ctr(struct fab_sampler *s, const char *dev, int port, const char *name)
 {
 	for (int i = 0; i < s->nctrs; i++) {
-		const struct fab_sport *p = &s->ports[s->ctrs[i].port];
+		const struct fab_series *p = &s->ports[s->ctrs[i].port];
 		if (strcmp(p->dev, dev) == 0 && p->port == port && strcmp(s->ctrs[i].name, name) == 0)
 			return &s->ctrs[i];
 	}
@@ -115,7 +115,7 @@ static struct fab_ctr *ctr(struct fab_sampler *s, const char *dev, int port, con
 	return NULL;
 }
 
-static struct fab_sport *port_of(struct fab_sampler *s, const char *dev, int port)
+static struct fab_series *port_of(struct fab_sampler *s, const char *dev, int port)
 {
 	for (int i = 0; i < s->nports; i++)
 		if (strcmp(s->ports[i].dev, dev) == 0 && s->ports[i].port == port)
@@ -212,7 +212,7 @@ static void test_live_dir(void **state)
 	setv("mlx5_0", 1, "hw_counters", "local_ack_timeout_err", 3);
 	setv("mlx5_0", 0, "hw_counters", "dev_ctr", 90);
 	assert_int_equal(sampler_read(&s, 101.0), 0);
-	struct fab_sport *p01 = port_of(&s, "mlx5_0", 1);
+	struct fab_series *p01 = port_of(&s, "mlx5_0", 1);
 	assert_true(p01->has_rates);
 	assert_true(p01->tx_gbps == 400.0);
 	assert_true(p01->rx_gbps == 100.0);
@@ -254,7 +254,7 @@ static void test_live_dir(void **state)
 	/* The port directory vanishes (VF reclaimed, driver unloaded). */
 	mv(IB "/mlx5_1/ports/1", IB "/mlx5_1/ports/1.away");
 	assert_int_equal(sampler_read(&s, 104.0), 0);
-	struct fab_sport *p11 = port_of(&s, "mlx5_1", 1);
+	struct fab_series *p11 = port_of(&s, "mlx5_1", 1);
 	assert_false(p11->present);
 	assert_false(p11->has_rates);
 	for (int k = 0; k < p11->nctr; k++) {
@@ -457,7 +457,7 @@ static void test_playback(void **state)
 	/* Sample 3: mlx5_1 and the device counter are missing: gone. */
 	assert_true(sampler_playback_gap(&s) == 1.0);
 	assert_int_equal(sampler_playback_step(&s), 0);
-	struct fab_sport *p11 = port_of(&s, "mlx5_1", 1);
+	struct fab_series *p11 = port_of(&s, "mlx5_1", 1);
 	assert_false(p11->present);
 	assert_int_equal(ctr(&s, "mlx5_1", 1, "port_xmit_data")->last.flags, CTR_GONE);
 	assert_int_equal(ctr(&s, "mlx5_0", 0, "dev_ctr")->last.flags, CTR_GONE);
