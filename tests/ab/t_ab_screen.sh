@@ -12,6 +12,9 @@
 # The dumps are made deterministic: as root each run gets its own UTS and
 # PID namespace (host name node1, the same pids every time); elapsed times
 # are masked ("in N s"). Without root the exact comparisons are skipped.
+# The dumps are the pane's rows (dump-pane), so a new tab leaves them alone;
+# the size checks (nothing past the edge, the status bar kept) use whole
+# screens.
 # UPDATE=1 rewrites tests/ab/expected/*.txt; read the result.
 set -u
 TOP=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -86,17 +89,17 @@ select_ab() {
 # ---- rdma-ok: both complete, IB 180 GB/s against sockets 9 ------------------
 {
 	select_ab
-	echo "dump $T/ok-pending.txt"
+	echo "dump-pane $T/ok-pending.txt"
 	echo "key r"
-	echo "dump $T/ok-running.txt"
+	echo "dump-pane $T/ok-running.txt"
 	echo "key r"
-	echo "dump $T/ok-busy-r.txt"
+	echo "dump-pane $T/ok-busy-r.txt"
 	echo "wait 30"
-	echo "dump $T/ok-done.txt"
+	echo "dump-pane $T/ok-done.txt"
 	echo "resize 80 24"
-	echo "dump $T/ok-80x24.txt"
+	echo "dump-pane $T/ok-80x24.txt"
 	echo "key PgDn"
-	echo "dump $T/ok-80x24-pgdn.txt"
+	echo "dump-pane $T/ok-80x24-pgdn.txt"
 	echo "resize 40 10"
 	echo "dump $T/ok-40x10.txt"
 	echo "key End"
@@ -131,9 +134,9 @@ done
 	select_ab
 	echo "key r"
 	echo "wait 30"
-	echo "dump $T/fail-done.txt"
+	echo "dump-pane $T/fail-done.txt"
 	echo "resize 80 24"
-	echo "dump $T/fail-80x24.txt"
+	echo "dump-pane $T/fail-80x24.txt"
 	echo "key q"
 } > "$T/fail.script"
 script fail 120x40 -- fake_nccl ib-fail "$MARK"
@@ -147,7 +150,7 @@ same "$T/fail-80x24.txt" ab-ib-fail-80x24.txt "ib-fail 80x24: stacked"
 	select_ab
 	echo "key r"
 	echo "wait 30"
-	echo "dump $T/hang-done.txt"
+	echo "dump-pane $T/hang-done.txt"
 	echo "key q"
 } > "$T/hang.script"
 script hang 120x40 --hang 2 -- fake_nccl ib-hang "$MARK"
@@ -172,6 +175,7 @@ fi
 	for s in "200 50" "117 40" "116 40" "60 20" "40 10" "20 5"; do
 		echo "resize $s"
 		echo "dump $T/sizes-done-${s% *}.txt"
+		echo "dump-pane $T/pane-done-${s% *}.txt"
 	done
 	echo "key q"
 } > "$T/sizes.script"
@@ -188,12 +192,12 @@ else
 	notok "sizes 200x50 to 20x5, running and done: every dump written, nothing past the edge ($bad)"
 fi
 # The detail is the terminal less the ladder's 33 columns: 84 from 117.
-has "$T/sizes-done-117.txt" "117 columns (detail 84): run B beside run A" 'Run A as given +Run B with NCCL_IB_DISABLE=1'
-if grep -q "Run A as given" "$T/sizes-done-116.txt" && ! grep -q "Run A as given.*Run B" "$T/sizes-done-116.txt"; then
+has "$T/pane-done-117.txt" "117 columns (detail 84): run B beside run A" 'Run A as given +Run B with NCCL_IB_DISABLE=1'
+if grep -q "Run A as given" "$T/pane-done-116.txt" && ! grep -q "Run A as given.*Run B" "$T/pane-done-116.txt"; then
 	ok "116 columns (detail 83): run B below run A"
 else
 	notok "116 columns (detail 83): run B below run A"
-	comment < "$T/sizes-done-116.txt"
+	comment < "$T/pane-done-116.txt"
 fi
 
 # ---- x cancels: the running run's process group is killed --------------------
@@ -202,9 +206,9 @@ fi
 	echo "key r"
 	echo "wait 1"
 	echo "key x"
-	echo "dump $T/cancel.txt"
+	echo "dump-pane $T/cancel.txt"
 	echo "key x"
-	echo "dump $T/cancel-again.txt"
+	echo "dump-pane $T/cancel-again.txt"
 	echo "key q"
 } > "$T/cancel.script"
 script cancel 120x40 -- fake_nccl ok --slow-lines 500 "$MARK"

@@ -9,6 +9,8 @@
 # root; then the real terminal in tmux: the timer-driven playback ends on
 # the same screen as the script, in colour, and q restores the terminal.
 # Prints "ok - name" / "not ok - name" lines.
+# The dumps are the pane's rows (dump-pane): a new tab or a change of the
+# status bar leaves them alone; the status bar is checked on whole screens.
 # UPDATE=1 rewrites tests/screen/expected/counters-*.txt; read the result.
 set -u
 TOP=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -57,9 +59,9 @@ handcheck() {
 	python3 - "$SCEN/$1" "$2" "$3" "${4:-0}" <<'EOF'
 import json, re, sys
 scen, dump, name, base = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-rows = open(dump, encoding="utf-8").read().split("\n")
+rows = open(dump, encoding="utf-8").read().split("\n")   # a dump-pane: the title first
 S = json.load(open(scen + "/fabtop/samples.json"))["samples"]
-m = re.search(r"playback (?:ended )?(\d+)/(\d+)", rows[1])
+m = re.search(r"playback (?:ended )?(\d+)/(\d+)", rows[0])
 if not m:
     print("not ok - %s: no playback position in the title" % name); sys.exit(0)
 i = int(m.group(1)) - 1
@@ -141,29 +143,29 @@ rowstate() {
 if need busy; then
 	cat > "$T/busy.script" <<EOF
 key 3
-dump $T/busy-start.txt
+dump-pane $T/busy-start.txt
 tick 5
-dump $T/busy-5.txt
+dump-pane $T/busy-5.txt
 resize 200 50
-dump $T/busy-5-wide.txt
+dump-pane $T/busy-5-wide.txt
 resize 80 24
 key a
-dump $T/busy-all.txt
+dump-pane $T/busy-all.txt
 key b
-dump $T/busy-base.txt
+dump-pane $T/busy-base.txt
 key a
 tick 1
 resize 200 50
-dump $T/busy-base1.txt
+dump-pane $T/busy-base1.txt
 resize 80 24
-dump $T/busy-prereload.txt
+dump-pane $T/busy-prereload.txt
 key r
-dump $T/busy-reload.txt
+dump-pane $T/busy-reload.txt
 key f
-dump $T/busy-filter.txt
+dump-pane $T/busy-filter.txt
 key F
 key +
-dump $T/busy-speed.txt
+dump-pane $T/busy-speed.txt
 key q
 EOF
 	script busy "$SCEN/busy" 80x24
@@ -210,18 +212,18 @@ if need hang; then
 key 3
 tick 10
 resize 200 50
-dump $T/hang-10.txt
+dump-pane $T/hang-10.txt
 resize 80 24
 tick 8
-dump $T/hang-18.txt
+dump-pane $T/hang-18.txt
 tick 4
-dump $T/hang-22.txt
+dump-pane $T/hang-22.txt
 resize 200 50
-dump $T/hang-22-wide.txt
+dump-pane $T/hang-22-wide.txt
 resize 40 10
-dump $T/hang-small.txt
+dump-pane $T/hang-small.txt
 resize 80 24
-dump $T/hang-back.txt
+dump-pane $T/hang-back.txt
 key q
 EOF
 	script hang "$SCEN/hang" 80x24
@@ -284,7 +286,7 @@ EOF
 	fi
 
 	# Without UTF-8 the histories fall back to ASCII levels.
-	printf 'key 3\ntick 22\ndump %s\nkey q\n' "$T/ascii.txt" > "$T/ascii.script"
+	printf 'key 3\ntick 22\ndump-pane %s\nkey q\n' "$T/ascii.txt" > "$T/ascii.script"
 	LANG=C FABTOP_SCRIPT=$T/ascii.script "$BIN" --root "$SCEN/hang" </dev/null >/dev/null 2>&1
 	if [ -f "$T/ascii.txt" ] && ! LC_ALL=C grep -q '[^ -~]' "$T/ascii.txt" &&
 	   grep -q '^mlx5_0/1 .*#  *  *0\.0 .*STOPPED' "$T/ascii.txt"; then
@@ -295,7 +297,8 @@ EOF
 	fi
 
 	# Every size from the minimum up: no crash under the sanitizers, nothing
-	# past the right edge, the status bar drawn, STOPPED in view.
+	# past the right edge, the status bar drawn (the whole screen), STOPPED
+	# in view (the pane's rows).
 	sizes="40x10 41x11 50x12 60x16 72x20 80x24 100x30 120x40 160x40 200x50 250x80 300x100"
 	{
 		echo "key 3"
@@ -303,6 +306,7 @@ EOF
 		for sz in $sizes; do
 			echo "resize ${sz%x*} ${sz#*x}"
 			echo "dump $T/size-$sz.txt"
+			echo "dump-pane $T/size-$sz-pane.txt"
 		done
 		echo "key q"
 	} > "$T/sizes.script"
@@ -311,7 +315,8 @@ EOF
 	for sz in $sizes; do
 		f=$T/size-$sz.txt
 		if [ ! -f "$f" ] || ! tail -1 "$f" | grep -q "q:quit" ||
-		   [ "$(LC_ALL=C.UTF-8 wc -L < "$f")" -gt "${sz%x*}" ] || ! grep -q "STOPPED" "$f"; then
+		   [ "$(LC_ALL=C.UTF-8 wc -L < "$f")" -gt "${sz%x*}" ] ||
+		   ! grep -q "STOPPED" "$T/size-$sz-pane.txt"; then
 			bad="$bad $sz"
 		fi
 	done
@@ -329,10 +334,10 @@ if need congested; then
 key 3
 tick 3
 resize 200 50
-dump $T/cong-3-wide.txt
+dump-pane $T/cong-3-wide.txt
 resize 80 24
 tick 1
-dump $T/cong-4.txt
+dump-pane $T/cong-4.txt
 key q
 EOF
 	script cong "$SCEN/congested" 80x24
@@ -359,14 +364,14 @@ if need busy; then
 key 3
 tick 2
 key p
-dump $T/pause-1.txt
+dump-pane $T/pause-1.txt
 tick 3
-dump $T/pause-2.txt
+dump-pane $T/pause-2.txt
 key n
-dump $T/pause-3.txt
+dump-pane $T/pause-3.txt
 key Space
 tick 1
-dump $T/pause-4.txt
+dump-pane $T/pause-4.txt
 key q
 EOF
 	script pause "$SCEN/busy" 80x24
@@ -387,13 +392,13 @@ fi
 
 # (e) A capture without samples, and this machine's live root.
 if [ -f "$SCEN/dgx-h100/fabtop/meta.json" ]; then
-	printf 'key 3\ntick 3\ndump %s\nkey q\n' "$T/nos.txt" > "$T/nos.script"
+	printf 'key 3\ntick 3\ndump-pane %s\nkey q\n' "$T/nos.txt" > "$T/nos.script"
 	script nos "$SCEN/dgx-h100" 80x24
 	has "$T/nos.txt" "dgx-h100: says there are no samples in this capture" "no samples in this capture"
 else
 	notok "scenario dgx-h100 is missing (make scenarios)"
 fi
-printf 'key 3\ntick 2\nkey n\ndump %s\nkey q\n' "$T/live.txt" > "$T/live.script"
+printf 'key 3\ntick 2\nkey n\ndump-pane %s\nkey q\n' "$T/live.txt" > "$T/live.script"
 script live / 80x24
 if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	ok "live root: no RDMA devices # SKIP this machine has RDMA devices"

@@ -2,7 +2,10 @@
 # Screen tests: the real TUI in tmux (first frames at 80x24 and 200x50,
 # resizes down to 40x10 and below, q / Ctrl-C / SIGTERM each leaving a sane
 # terminal, no CPU use when idle), the headless FABTOP_SCRIPT mode (its dumps
-# must equal what tmux shows), and the no-TTY report.
+# must equal what tmux shows), dump-pane (a pane's rows, the same with and
+# without the demo banner), and the no-TTY report. These tests are about the
+# shell, so their dumps are whole screens; the panes' own tests compare the
+# pane's rows only (dump-pane).
 # Prints "ok - name" / "not ok - name" lines.
 # UPDATE=1 rewrites tests/screen/expected/ from tmux; look at the result.
 set -u
@@ -219,6 +222,71 @@ if grep -q "terminal too small" "$T/s4.txt" 2>/dev/null; then
 	ok "script: resize 30 8 says terminal too small"
 else
 	notok "script: resize 30 8 says terminal too small"
+fi
+
+# (c2) dump-pane: a pane's rows do not depend on the shell around them. The
+# same scenario opened with `fabtop demo NAME` (a banner row) at 80x25 and
+# with --root at 80x24 (no banner) gives every pane the same 80x22 area:
+# each pane's dump-pane must be the same, while the whole screens differ by
+# the banner. Too small for a pane, dump-pane writes the whole message.
+# panes NAME: a script that dumps each pane (Counters after 5 steps) as
+# $T/NAME-N.txt and the whole screen as $T/NAME-N-screen.txt, then the too
+# small sizes.
+panes() {
+	for k in 1 2 3 4 5; do
+		echo "key $k"
+		[ $k = 3 ] && echo "tick 5"
+		echo "dump-pane $T/$1-$k.txt"
+		echo "dump $T/$1-$k-screen.txt"
+	done
+	for sz in "60 9" "30 8"; do
+		echo "resize $sz"
+		echo "dump-pane $T/$1-small-${sz% *}.txt"
+		echo "dump $T/$1-small-${sz% *}-screen.txt"
+	done
+	echo "key q"
+}
+for name in roce-faults hang; do
+	panes demo-$name > "$T/demo-$name.script"
+	panes root-$name > "$T/root-$name.script"
+	headless demo-$name 80x25 "$BIN" demo $name
+	headless root-$name 80x24 "$BIN" --root "$SCEN/$name"
+	if grep -q "^ DEMO: .*$name" "$T/demo-$name-1-screen.txt" 2>/dev/null &&
+	   ! grep -q "DEMO:" "$T/root-$name-1-screen.txt" 2>/dev/null; then
+		ok "$name: fabtop demo shows the banner, --root does not"
+	else
+		notok "$name: fabtop demo shows the banner, --root does not"
+		head -3 "$T/demo-$name-1-screen.txt" "$T/root-$name-1-screen.txt" 2>&1 | comment
+	fi
+	differ=""
+	for k in 1 2 3 4 5; do
+		{ [ -s "$T/demo-$name-$k.txt" ] && [ "$(wc -l < "$T/demo-$name-$k.txt")" = 22 ] &&
+		  cmp -s "$T/demo-$name-$k.txt" "$T/root-$name-$k.txt"; } || differ="$differ $k"
+	done
+	if [ -z "$differ" ]; then
+		ok "$name: each pane's dump-pane (22 rows) is the same with the banner at 80x25 as without it at 80x24"
+	else
+		notok "$name: each pane's dump-pane is the same with the banner at 80x25 as without it at 80x24 (panes:$differ)"
+		for k in $differ; do
+			diff -u "$T/root-$name-$k.txt" "$T/demo-$name-$k.txt" 2>&1 | head -20 | comment
+		done
+	fi
+done
+# At 60x9 (too few rows) the message is on one line, at 30x8 on two.
+bad=""
+for c in 60:9 30:8; do
+	f=$T/demo-hang-small-${c%:*}.txt
+	if ! cmp -s "$f" "$T/demo-hang-small-${c%:*}-screen.txt" ||
+	   [ "$(wc -l < "$f")" != "${c#*:}" ] || ! grep -q "terminal too small" "$f" ||
+	   ! grep -q "need 40x10, have ${c%:*}x${c#*:}" "$f"; then
+		bad="$bad ${c%:*}x${c#*:}"
+	fi
+done
+if [ -z "$bad" ]; then
+	ok "too small (60x9, 30x8): dump-pane writes the whole screen and its whole message"
+else
+	notok "too small: dump-pane writes the whole screen and its whole message (wrong at:$bad)"
+	for f in "$T"/demo-hang-small-*.txt; do echo "${f##*/}:"; cat "$f"; done 2>&1 | comment
 fi
 
 # (d) No terminal at all: the report instead of the TUI.
