@@ -238,25 +238,32 @@ static void draw_status(struct tui *t, int y)
 	put(y, cols - rw, right, bar);
 }
 
+/* "terminal too small: need 40x10, have CxR", broken into as many lines as
+ * the width needs (after the colon, then after the comma), each centred. */
 static void draw_too_small(int rows, int cols)
 {
-	char a[64], b[64];
-	snprintf(a, sizeof(a), "terminal too small: need %dx%d, have %dx%d",
-		 LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, cols, rows);
-	int y = rows / 2, w = view_strwidth(a);
-	if (w <= cols) {
-		put(y, (cols - w) / 2, a, A_BOLD);
-		return;
+	char all[80], need[32], have[32], both[64];
+	snprintf(need, sizeof(need), "need %dx%d,", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+	snprintf(have, sizeof(have), "have %dx%d", cols, rows);
+	snprintf(both, sizeof(both), "%s %s", need, have);
+	snprintf(all, sizeof(all), "terminal too small: %s", both);
+	const char *lines[3] = { all };
+	int n = 1;
+	if (view_strwidth(all) > cols) {
+		lines[0] = "terminal too small:";
+		lines[1] = both;
+		n = 2;
+		if (view_strwidth(both) > cols) {
+			lines[1] = need;
+			lines[2] = have;
+			n = 3;
+		}
 	}
-	/* Narrower than the sentence: break it after the colon. */
-	snprintf(a, sizeof(a), "terminal too small:");
-	snprintf(b, sizeof(b), "need %dx%d, have %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS,
-		 cols, rows);
-	y = rows > 1 ? rows / 2 - 1 : 0;
-	w = view_strwidth(a);
-	put(y, w < cols ? (cols - w) / 2 : 0, a, A_BOLD);
-	w = view_strwidth(b);
-	put(y + 1, w < cols ? (cols - w) / 2 : 0, b, A_BOLD);
+	int y = n == 1 ? rows / 2 : rows > 1 ? rows / 2 - 1 : 0;
+	for (int i = 0; i < n; i++) {
+		int w = view_strwidth(lines[i]);
+		put(y + i, w < cols ? (cols - w) / 2 : 0, lines[i], A_BOLD);
+	}
 }
 
 /* The pane is a subwindow of stdscr: it shares its cells, so a screen dump

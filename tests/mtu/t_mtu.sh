@@ -45,7 +45,7 @@ for c in ip nft setpriv sysctl; do command -v $c >/dev/null || skip_all "needs $
 
 # The driver, linked like the unit tests: every library object, sanitizers on.
 # If another module's object is broken mid-change, the probe's own two suffice.
-CFLAGS_SAN="-std=gnu11 -O1 -g -Wall -Wextra -Werror -I$FABTOP_TOP/include -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+CFLAGS_SAN="-std=gnu11 -O1 -g -Wall -Wextra -Werror -I$FABTOP_TOP/include -I$FABTOP_TOP/src -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 LIBS="$(pkg-config --libs ncursesw libnl-3.0 libnl-route-3.0 hwloc libpci jansson libarchive 2>/dev/null) -ldl -lm"
 OBJS=$(find "$SAN/src" "$SAN/views" -name '*.o' ! -path "$SAN/src/main.o" 2>/dev/null | sort)
 # shellcheck disable=SC2086
