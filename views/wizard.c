@@ -164,8 +164,8 @@ static int status_attr(enum wiz_status s)
 enum { L_GLYPH, L_ID, L_LAYER, L_STATUS, NLCOLS };
 
 static const struct tbl_col lcols[NLCOLS] = {
-	[L_GLYPH] = { "" }, [L_ID] = { "", .min = 4 }, [L_LAYER] = { "", .min = 11 },
-	[L_STATUS] = { "", .min = 7, .last_free = true },
+	[L_GLYPH] = { .head = "" }, [L_ID] = { .head = "", .min = 4 }, [L_LAYER] = { .head = "", .min = 11 },
+	[L_STATUS] = { .head = "", .min = 7, .last_free = true },
 };
 
 static void ladder_cell(const void *ctx, int i, int col, char *buf, size_t len)
