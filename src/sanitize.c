@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include "fabtop/sanitize.h"
 
 /* One UTF-8 character at s: its length and code point, or 0 when the bytes
@@ -258,7 +259,15 @@ int fab_vfprintf(FILE *fp, const char *fmt, va_list ap)
 		if (!conv)
 			break;
 		q++;
-		if (conv == 's' || conv == 'c' || conv == 'm') {
+		if ((conv == 's' || conv == 'c') && q - 1 > len_at) {
+			/* %ls, %lc: wide text, which fabtop never prints; its argument
+			 * is taken so the rest still lines up, nothing written. */
+			if (conv == 's')
+				(void)va_arg(aq, const wchar_t *);
+			else
+				(void)va_arg(aq, wint_t);
+			rc = 0;
+		} else if (conv == 's' || conv == 'c' || conv == 'm') {
 			spec[sl++] = 's';
 			spec[sl] = '\0';
 			if (conv == 's') {
