@@ -102,7 +102,7 @@ FUZZ_CC    ?= clang
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc \
               -DFABTOP_VERSION='"$(VERSION)"' -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_ROOT  := src/root.c src/util.c src/archive.c
+FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c
 FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
 FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c $(FUZZ_ROOT)
 FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
@@ -153,9 +153,9 @@ fuzz-nccl_log: build/fuzz/fuzz_nccl_log
 	@mkdir -p build/fuzz/corpus-nccl_log
 	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-nccl_log tests/fixtures/nccl-logs
 
-build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c $(HDRS)
+build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c src/sanitize.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/perftest.c src/util.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/perftest.c src/util.c src/sanitize.c
 
 fuzz-perftest: build/fuzz/fuzz_perftest
 	@mkdir -p build/fuzz/corpus-perftest

@@ -26,6 +26,7 @@
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "capture_int.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 #ifndef FABTOP_VERSION
@@ -50,7 +51,7 @@ static void carry_file(struct cap *c, const char *name)
 	ssize_t n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
 	close(fd);
 	if (n < 0 || n > (ssize_t)CAP_MAX_FILE) {
-		fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
+		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
 			n < 0 ? strerror((int)-n) : "larger than 1 MiB");
 		return;
 	}
@@ -113,14 +114,14 @@ static void write_live_extras(struct cap *c)
 {
 	char err[512] = "", p[PATH_MAX];
 	if (collect_hwloc_xml(cap_out_path(c, "/fabtop/hwloc.xml", p, sizeof(p)), err, sizeof(err)) != 0)
-		fprintf(c->log, "fabtop: no hwloc.xml: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no hwloc.xml: %s\n", err);
 	err[0] = '\0';
 	json_t *j = netlink_snapshot_json(err, sizeof(err));
 	if (j) {
 		cap_out_json(c, "/fabtop/netlink.json", j);
 		json_decref(j);
 	} else {
-		fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
 	}
 	err[0] = '\0';
 	j = uverbs_snapshot_json(err, sizeof(err));
@@ -128,7 +129,7 @@ static void write_live_extras(struct cap *c)
 		cap_out_json(c, "/fabtop/devices.json", j);
 		json_decref(j);
 	} else {
-		fprintf(c->log, "fabtop: no devices.json: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no devices.json: %s\n", err);
 	}
 	err[0] = '\0';
 	j = nvml_snapshot_json(err, sizeof(err));
@@ -136,7 +137,7 @@ static void write_live_extras(struct cap *c)
 		cap_out_json(c, "/fabtop/nvml.json", j);
 		json_decref(j);
 	} else if (err[0]) {
-		fprintf(c->log, "fabtop: no nvml.json: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no nvml.json: %s\n", err);
 	}
 }
 
@@ -213,12 +214,12 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		return 2;
 	}
 	if (root_open(&c.src, o->src_root, err, sizeof(err)) != 0) {
-		fprintf(c.log, "fabtop: capture: %s (give a directory in capture format, or none for this node)\n",
+		fab_fprintf(c.log, "fabtop: capture: %s (give a directory in capture format, or none for this node)\n",
 			err);
 		return 2;
 	}
 	if (c.src.warning[0])
-		fprintf(c.log, "fabtop: capture: source: %s\n", c.src.warning);
+		fab_fprintf(c.log, "fabtop: capture: source: %s\n", c.src.warning);
 	c.base = c.src.live ? "" : c.src.dir;
 	c.buf = malloc(CAP_MAX_FILE + 2);
 	if (!c.buf) {
@@ -280,7 +281,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		made_tmp = true;
 	}
 
-	fprintf(c.log, "fabtop: capturing %s into %s\n",
+	fab_fprintf(c.log, "fabtop: capturing %s into %s\n",
 		c.src.live ? "this node" : c.src.dir, output);
 	char tsv[PATH_MAX];
 	cap_out_path(&c, "/fabtop", tsv, sizeof(tsv));
@@ -337,14 +338,14 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		part[0] = '\0';
 	}
 	struct stat st;
-	fprintf(c.log, "fabtop: wrote %s", output);
+	fab_fprintf(c.log, "fabtop: wrote %s", output);
 	if (!to_dir && stat(output, &st) == 0)
 		fprintf(c.log, " (%lld bytes)", (long long)st.st_size);
 	fprintf(c.log, " in %.2f s\n", mono_now() - t0);
 	rc = 0;
 out:
 	if (rc != 0)
-		fprintf(c.log, "fabtop: capture failed: %s\n", err);
+		fab_fprintf(c.log, "fabtop: capture failed: %s\n", err);
 	if (c.unreadable)
 		fclose(c.unreadable);
 	if (part[0])

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 /* What a directory is, which decides what of it is copied. */
@@ -196,7 +197,7 @@ static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *
 	char res[PATH_MAX];
 	if (target[0] == '/' || resolve_lexical(node_dir, target, res, sizeof(res)) != 0) {
 		/* Not sysfs-made: a replay would refuse the whole capture for it. */
-		fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
+		fab_fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
 			node, target);
 		return;
 	}
@@ -238,7 +239,7 @@ static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *
 	if (n == -ENOENT || n == -ENODEV || n == -ENXIO)
 		return;   /* the device went away while we walked */
 	if (n > (ssize_t)CAP_MAX_FILE) {
-		fprintf(c->log, "fabtop: %s is larger than %u bytes: recorded as unreadable\n",
+		fab_fprintf(c->log, "fabtop: %s is larger than %u bytes: recorded as unreadable\n",
 			node, CAP_MAX_FILE);
 		c->toobig++;
 		n = -EFBIG;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/layout.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/table.h"
 #include "fabtop/view.h"
 #include "fabtop/wizard.h"
@@ -325,7 +326,8 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 			const char *o = s->out;
 			while (*o) {
 				size_t n = strcspn(o, "\n");
-				snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) - 1 ? n : sizeof(buf) - 1), o);
+				/* Tabs align command output: spaces here, \t in a name. */
+				fab_sanitize_line(o, n, buf, sizeof(buf));
 				view_pen_put(p, 2, buf, 0);
 				view_pen_nl(p);
 				o += n + (o[n] == '\n');
