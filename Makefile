@@ -122,9 +122,9 @@ build/fuzz/fuzz_nccl_log: fuzz/fuzz_nccl_log.c src/nccl_log.c $(HDRS)
 # Targets that drive whole modules link every library source but main.c.
 FUZZ_ALL   := $(LIBSRCS)
 
-build/fuzz/fuzz_util: fuzz/fuzz_util.c src/util.c $(HDRS)
+build/fuzz/fuzz_util: fuzz/fuzz_util.c src/util.c src/sanitize.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< src/util.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< src/util.c src/sanitize.c
 
 build/fuzz/fuzz_wizard_input: fuzz/fuzz_wizard_input.c $(FUZZ_ALL) $(HDRS)
 	@mkdir -p $(dir $@)
