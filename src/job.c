@@ -355,10 +355,8 @@ static int pid_cmp(const void *a, const void *b)
 /* The IPv4 default route's interface, from the capture's netlink.json. */
 static void capture_default_if(const struct fab_root *r, char *out, size_t len)
 {
-	char path[4200];
 	json_error_t je;
-	root_path(r, "/fabtop/netlink.json", path, sizeof(path));
-	json_t *doc = json_load_file(path, 0, &je), *rt;
+	json_t *doc = root_load_json(r, "/fabtop/netlink.json", &je), *rt;
 	size_t i;
 	json_array_foreach(json_object_get(doc, "routes"), i, rt) {
 		const char *dst = json_string_value(json_object_get(rt, "dst"));
@@ -385,11 +383,10 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 	capture_default_if(r, def, sizeof(def));
 	struct fab_job *j = malloc(sizeof(*j));
 	for (int i = 0; j && i < n; i++) {
-		char node[320], path[4200];
+		char node[320];
 		json_error_t je;
 		snprintf(node, sizeof(node), "/fabtop/procs/%s", names[i]);
-		root_path(r, node, path, sizeof(path));
-		json_t *doc = json_load_file(path, 0, &je);
+		json_t *doc = root_load_json(r, node, &je);
 		json_t *env = json_object_get(doc, "env");
 		if (!json_is_object(doc) || !json_is_integer(json_object_get(doc, "pid"))) {
 			l->unreadable++;
