@@ -244,28 +244,33 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 		rc = -1;
 	}
 	if (rc >= 0) {
-		/* Every link, once the tree is complete: links that each stay
-		 * inside can still lead out together ("b -> .." and "a -> b/.."). */
-		char bad[PATH_MAX] = "", what[PATH_MAX + 16];
-		int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		int c = rfd < 0 ? -errno : beneath_check_tree(rfd, max_entries, bad, sizeof(bad));
-		if (c != 0) {
-			snprintf(what, sizeof(what), "capture %s", tarball);
-			beneath_explain(c, rfd, bad, max_entries, what, err, errlen);
-			rc = -1;
-		}
-		if (rfd >= 0)
-			close(rfd);
-	}
-out:
-	archive_read_free(a);
-	archive_write_free(w);
-	if (rc >= 0) {
 		if (one_top && common[0])
 			snprintf(top, toplen, "%s/%s", root, common);
 		else
 			fab_strlcpy(top, root, toplen);
+		/* Every link, once the tree is complete: links that each stay
+		 * inside can still lead out together ("b -> .." and "a -> b/..").
+		 * Inside means inside the top folder: the root reads beneath it. */
+		char bad[PATH_MAX] = "", named[2 * PATH_MAX], what[PATH_MAX + 16];
+		int tfd = open(top, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int c = tfd < 0 ? -errno : beneath_check_tree(tfd, max_entries, bad, sizeof(bad));
+		if (tfd >= 0)
+			close(tfd);
+		if (c != 0) {
+			/* Named as the member is in the tarball: with its top folder. */
+			int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			snprintf(named, sizeof(named), "%s%s%s", one_top && common[0] ? common : "",
+				 one_top && common[0] && bad[0] ? "/" : "", bad);
+			snprintf(what, sizeof(what), "capture %s", tarball);
+			beneath_explain(c, rfd, named, max_entries, what, err, errlen);
+			if (rfd >= 0)
+				close(rfd);
+			rc = -1;
+		}
 	}
+out:
+	archive_read_free(a);
+	archive_write_free(w);
 	return rc;
 }
 
