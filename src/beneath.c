@@ -34,7 +34,8 @@ static int kernel_open(int dirfd, const char *path, int oflags, int flags)
 		.flags = (unsigned long long)(oflags | O_CLOEXEC |
 			 (oflags & O_PATH ? 0 : O_NOCTTY) |
 			 (flags & BENEATH_NOFOLLOW ? O_NOFOLLOW : 0)),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = (flags & BENEATH_IN_ROOT ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) |
+			   RESOLVE_NO_MAGICLINKS,
 	};
 	/* EAGAIN: a rename raced the lookup; the kernel asks to retry. */
 	for (int tries = 0; tries < 8; tries++) {
@@ -121,11 +122,11 @@ static void set_cur(struct walk *w, int fd)
 /* ".." from cur: the directory it came from, never above dirfd. The parent
  * is opened and checked against the one recorded on the way down, so a
  * directory moved away meanwhile cannot lead out. */
-static int walk_up(struct walk *w)
+static int walk_up(struct walk *w, int flags)
 {
 	struct stat st;
 	if (w->nlv <= 1)
-		return -EXDEV;
+		return flags & BENEATH_IN_ROOT ? 0 : -EXDEV;   /* "/.." is "/" in a chroot */
 	int fd = openat(w->cur, "..", WALK_DIR);
 	if (fd < 0)
 		return -errno;
@@ -180,7 +181,7 @@ static int walk(struct walk *w, const char *path, int oflags, int flags, bool wa
 		if (n == 1 && name[0] == '.')
 			continue;
 		if (n == 2 && name[0] == '.' && name[1] == '.') {
-			if ((rc = walk_up(w)) < 0)
+			if ((rc = walk_up(w, flags)) < 0)
 				goto out;
 			continue;
 		}
@@ -203,9 +204,17 @@ static int walk(struct walk *w, const char *path, int oflags, int flags, bool wa
 				rc = -ENOENT;
 				goto out;
 			}
-			if (target[0] == '/') {   /* absolute: it leaves, as RESOLVE_BENEATH says */
-				rc = -EXDEV;
-				goto out;
+			if (target[0] == '/') {
+				if (!(flags & BENEATH_IN_ROOT)) {   /* it leaves, as RESOLVE_BENEATH says */
+					rc = -EXDEV;
+					goto out;
+				}
+				/* from the top again, as the chrooted process would */
+				set_cur(w, w->dirfd);
+				w->nlv = 1;
+				w->reslen = 0;
+				if (w->res)
+					w->res[0] = '\0';
 			}
 			/* The target, then what was left after the link. */
 			size_t rl = strlen(next);

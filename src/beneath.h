@@ -4,7 +4,8 @@
  * The root (src/root.c) reads every file of a mirror or an unpacked capture
  * through these, so that no link in it can lead a read out of it. A path is
  * taken relative to a directory fd (a leading '/' means that directory).
- * Links are followed only while they stay beneath it:
+ * Links are followed only while they stay beneath it (BENEATH_IN_ROOT: as
+ * the process whose root it is would see them):
  *  - an absolute link target, or ".." above the directory, fails with EXDEV;
  *  - more than BENEATH_MAX_LINKS links in one resolution fail with ELOOP;
  *  - there is no limit on the depth of directories or the length of a path.
@@ -29,6 +30,10 @@
 #define BENEATH_FILE      0x4   /* only a regular file or a directory opens:
 				 * anything else is -EMEDIUMTYPE, and is never
 				 * opened (a device's open may act, a FIFO's waits) */
+#define BENEATH_IN_ROOT   0x8   /* dirfd is a process's root, as in a chroot:
+				 * an absolute link starts again at dirfd and
+				 * ".." stops there (RESOLVE_IN_ROOT), instead
+				 * of failing with EXDEV */
 
 /* The errno beneath_open(BENEATH_FILE) gives for a FIFO, device or socket. */
 #define BENEATH_ENOTFILE EMEDIUMTYPE

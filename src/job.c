@@ -68,12 +68,20 @@ static void sort_vars(struct fab_job *j)
 	qsort(j->nccl, (size_t)j->nnccl, sizeof(j->nccl[0]), var_cmp);
 }
 
-/* NCCL's setEnvFile(): "NAME=value" lines, '#' comments. */
-static void read_conf(struct fab_job *j, const char *path, const char *label)
+/* NCCL's setEnvFile(): "NAME=value" lines, '#' comments. The file is the
+ * job's, read as it sees it (path inside its root, links resolved there)
+ * and never a FIFO or device: a user's ~/.nccl.conf must not stop fabtop. */
+static void read_conf(struct fab_job *j, int pid, const char *path, const char *label)
 {
-	FILE *f = fopen(path, "re");
-	char line[1024];
-	while (f && fgets(line, sizeof(line), f)) {
+	char root[64], line[1024];
+	size_t seen = 0;
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	int fd = root_open_in(root, path);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	while (f && seen < ROOT_MAX_FILE && fgets(line, sizeof(line), f)) {
+		seen += strlen(line);
 		if (line[0] == '#')
 			continue;
 		char *eq = strchr(line, '=');
@@ -284,11 +292,10 @@ static int scan_pid(int pid, struct fab_job *j)
 	j->host[strcspn(j->host, ".")] = '\0';   /* NCCL's getHostName() cuts at the first '.' */
 	char conf[FAB_PATH_LEN + 64];
 	if (home) {
-		snprintf(conf, sizeof(conf), "/proc/%d/root%s/.nccl.conf", pid, home);
-		read_conf(j, conf, "~/.nccl.conf");
+		snprintf(conf, sizeof(conf), "%s/.nccl.conf", home);
+		read_conf(j, pid, conf, "~/.nccl.conf");
 	}
-	snprintf(conf, sizeof(conf), "/proc/%d/root/etc/nccl.conf", pid);
-	read_conf(j, conf, "/etc/nccl.conf");
+	read_conf(j, pid, "/etc/nccl.conf", "/etc/nccl.conf");
 	sort_vars(j);
 	free(env);
 	job_net_read(pid, !j->other_netns && j->netns[0], &j->net);

@@ -602,6 +602,16 @@ int root_open_plain(const char *path)
 	return fd;
 }
 
+int root_open_in(const char *dir, const char *path)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	int fd = beneath_open(dfd, path, O_RDONLY | O_NONBLOCK, BENEATH_FILE | BENEATH_IN_ROOT);
+	close(dfd);
+	return fd;
+}
+
 int fab_natcmp(const char *a, const char *b)
 {
 	while (*a && *b) {

@@ -142,6 +142,11 @@ const char *root_path(const struct fab_root *r, const char *node_path,
  * never opens a device. Returns the fd or -errno. */
 int root_open_plain(const char *path);
 
+/* Opens path for reading as a process whose root directory is dir
+ * ("/proc/PID/root") sees it: links resolved inside dir as in a chroot
+ * (RESOLVE_IN_ROOT), never a FIFO, device or socket. The fd, or -errno. */
+int root_open_in(const char *dir, const char *path);
+
 /* Removes the unpacked captures of this process now. Async-signal-safe:
  * for a signal handler that ends the process without root_close(). */
 void root_remove_temp(void);

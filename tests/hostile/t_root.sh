@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile roots (issue 12, holes 1, 7, 8 and the FIFO of 12): reads never
+# Hostile roots (issue 12, holes 1, 7, 8 and the FIFOs of 12): reads never
 # leave the root, captures are unpacked within caps, and no temporary tree
 # is left, whatever ends the run. The inputs are built by mkhostile.py from
 # the roce-faults scenario; each has one exact expected outcome.
@@ -191,4 +191,25 @@ if [ $rc -le 1 ] && grep -q '^mlx5_0: MT4129' "$T/out" && tmp_empty && ! asan "$
 else
 	echo "# rc $rc"
 	notok "the unchanged scenario opens, mlx5_0 is an MT4129" "$T/err" "$T/out"
+fi
+
+# ---- 7. a FIFO as a job's ~/.nccl.conf -----------------------------------
+# Step 0 reads each NCCL process's ~/.nccl.conf as that process sees it.
+# Before, fopen() waited for a writer forever; a planted process with
+# HOME pointing at a FIFO stopped every `wizard` run on the node.
+mkdir "$T/home"
+mkfifo "$T/home/.nccl.conf"
+env -i HOME="$T/home" NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=lo sleep 120 &
+JOB=$!
+i=0
+while [ "$(cat /proc/$JOB/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+timeout 30 "$FABTOP" wizard --batch --steps job > "$T/out" 2> "$T/err" < /dev/null
+rc=$?
+kill $JOB 2>/dev/null
+wait $JOB 2>/dev/null
+if [ $rc -le 1 ] && grep -q '^\[job\] 0 job: ' "$T/out" && ! asan "$T/err"; then
+	ok "a FIFO as a job's ~/.nccl.conf: step 0 ends (exit $rc), no wait"
+else
+	echo "# rc $rc (124: it hung)"
+	notok "a FIFO as a job's ~/.nccl.conf: step 0 ends, no wait" "$T/err" "$T/out"
 fi

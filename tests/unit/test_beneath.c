@@ -217,6 +217,36 @@ static void test_special_files(void **state)
 	assert_int_equal(root_open_plain(p), -BENEATH_ENOTFILE);
 }
 
+/* A process's root (/proc/PID/root), as in a chroot: an absolute link
+ * starts again at the top, ".." stops there; a FIFO is still refused. */
+static void test_in_root(void **state)
+{
+	struct scratch *s = *state;
+	char p[PATH_MAX * 2];
+	put(s->base, "outside/secret", "root:$6$not-for-you\n");
+	put(s->root, "etc/nccl.conf", "NCCL_DEBUG=INFO\n");
+	put(s->root, "home/u/real.conf", "NCCL_IB_HCA=mlx5_0\n");
+	ln(s->root, "home/u/.nccl.conf", "/home/u/real.conf");       /* absolute, in the job's view */
+	ln(s->root, "home/u/up.conf", "../../../../../etc/nccl.conf"); /* climbs past the top */
+	ln(s->root, "home/u/out", "/../outside/secret");
+	snprintf(p, sizeof(p), "%s/home/u/fifo.conf", s->root);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	int f = BENEATH_IN_ROOT | BENEATH_FILE;
+	assert_int_equal(both(s->rfd, "/home/u/.nccl.conf", O_RDONLY | O_NONBLOCK, f), 0);
+	assert_int_equal(both(s->rfd, "/home/u/up.conf", O_RDONLY | O_NONBLOCK, f), 0);
+	assert_int_equal(both(s->rfd, "/home/u/out", O_RDONLY | O_NONBLOCK, f), -ENOENT);
+	assert_int_equal(both(s->rfd, "/home/u/fifo.conf", O_RDONLY | O_NONBLOCK, f), -BENEATH_ENOTFILE);
+	/* The same links, beneath (a capture): absolute ones lead out. */
+	assert_int_equal(both(s->rfd, "/home/u/.nccl.conf", O_RDONLY, 0), -EXDEV);
+	int fd = root_open_in(s->root, "/home/u/.nccl.conf");
+	char buf[64] = "";
+	assert_true(fd >= 0);
+	assert_true(read(fd, buf, sizeof(buf) - 1) > 0);
+	close(fd);
+	assert_string_equal(buf, "NCCL_IB_HCA=mlx5_0\n");
+	assert_int_equal(root_open_in(s->root, "/home/u/fifo.conf"), -BENEATH_ENOTFILE);
+}
+
 /* Over PATH_MAX from the root: openat2 cannot take it, the walk can. */
 static void test_longer_than_path_max(void **state)
 {
@@ -392,6 +422,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kernel_and_walk_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_special_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_longer_than_path_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rmtree, setup, teardown),
