@@ -43,15 +43,15 @@ static void on_signal(int sig)
 /* Copies fabtop/<name> from a capture source, when it has one. */
 static void carry_file(struct cap *c, const char *name)
 {
-	char node[256], p[PATH_MAX];
+	char node[256];
 	snprintf(node, sizeof(node), "/fabtop/%s", name);
-	int fd = open(cap_src_path(c, node, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	int fd = root_open_fd(&c->src, node, 0);
 	if (fd < 0)
 		return;
 	ssize_t n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
 	close(fd);
 	if (n < 0 || n > (ssize_t)CAP_MAX_FILE) {
-		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
+		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", node,
 			n < 0 ? strerror((int)-n) : "larger than 1 MiB");
 		return;
 	}
@@ -94,8 +94,8 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 		json_object_set_new(m, "procs_unreadable", json_integer(procs_unreadable));
 	} else {
 		/* A capture of a capture keeps what the first one knew. */
-		char p[PATH_MAX];
-		json_t *sm = json_load_file(cap_src_path(c, "/fabtop/meta.json", p, sizeof(p)), 0, NULL);
+		json_error_t je;
+		json_t *sm = root_load_json(&c->src, "/fabtop/meta.json", &je);
 		static const char *const keep[] = { "nvml", "cuda", "nccl", NULL };
 		for (const char *const *k = keep; *k; k++) {
 			json_t *v = sm ? json_object_get(sm, *k) : NULL;
@@ -144,10 +144,14 @@ static void write_live_extras(struct cap *c)
 /* Starts unreadable.tsv with what a capture source already recorded. */
 static void carry_unreadable(struct cap *c)
 {
-	char p[PATH_MAX], line[PATH_MAX + 128];
-	FILE *fp = fopen(cap_src_path(c, "/fabtop/unreadable.tsv", p, sizeof(p)), "r");
-	if (!fp)
+	char line[PATH_MAX + 128];
+	int fd = root_open_fd(&c->src, "/fabtop/unreadable.tsv", 0);
+	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while (fgets(line, sizeof(line), fp))
 		if (line[0] == '/' && strchr(line, '\t')) {
 			fputs(line, c->unreadable);
@@ -220,21 +224,22 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	}
 	if (c.src.warning[0])
 		fab_fprintf(c.log, "fabtop: capture: source: %s\n", c.src.warning);
-	c.base = c.src.live ? "" : c.src.dir;
 	c.buf = malloc(CAP_MAX_FILE + 2);
 	if (!c.buf) {
 		fprintf(c.log, "fabtop: capture: out of memory\n");
 		root_close(&c.src);
 		return 2;
 	}
-	/* Ctrl-C during a long --samples run: remove what was written, then stop. */
+	/* Ctrl-C during a long --samples run: remove what was written, then stop.
+	 * Over the root's own handler too (a tarball source): the run ends
+	 * through root_close(), which removes the unpacked source. */
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_signal }, old_sa[3];
 	bool installed[3] = { false, false, false };
 	sigemptyset(&sa.sa_mask);
 	cap_signal_seen = 0;
 	for (int i = 0; i < 3; i++)
-		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler == SIG_DFL)
+		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler != SIG_IGN)
 			installed[i] = sigaction(sigs[i], &sa, NULL) == 0;
 	top_name(&c, now, top, sizeof(top));
 	if (!output || !*output) {

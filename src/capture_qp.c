@@ -17,15 +17,15 @@
 #include "fabtop/sanitize.h"
 
 #define QP_NODE_PATH "/fabtop/rdma-qp.bin"
-#define QP_CARRY_MAX (64 << 20)    /* as rdma_res_from_root() reads */
+#define QP_CARRY_MAX ((off_t)root_file_cap(QP_NODE_PATH))   /* as rdma_res_from_root() reads */
 
 static void carry_qp(struct cap *c)
 {
-	char p[PATH_MAX];
-	int fd = open(cap_src_path(c, QP_NODE_PATH, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	int fd = root_open_fd(&c->src, QP_NODE_PATH, 0);
 	if (fd < 0) {
-		if (errno != ENOENT)
-			fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p, strerror(errno));
+		if (fd != -ENOENT)
+			fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", QP_NODE_PATH,
+				root_strerror(-fd));
 		return;
 	}
 	struct stat st;
@@ -39,7 +39,7 @@ static void carry_qp(struct cap *c)
 		n = -ENOMEM;
 	close(fd);
 	if (n < 0 || n > st.st_size)
-		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
+		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", QP_NODE_PATH,
 			n < 0 ? strerror((int)-n) : "it grew while being read");
 	else
 		cap_out_write(c, QP_NODE_PATH, buf, (size_t)n);
