@@ -19,14 +19,7 @@ chmod 755 "$T"
 # A private TMPDIR: what fabtop leaves there is ours to find (and remove).
 mkdir -m 1777 "$T/tmp" && export TMPDIR="$T/tmp"
 
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && sed 's/^/#   /' "$f" | tail -n 15; done
-}
-# asan FILE: true when FILE shows a sanitizer report.
-asan() { grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$1"; }
+. "$FABTOP_TOP/tests/capture/lib.sh"
 
 # Reports compare equal once the fields that name the source and the time
 # are dropped: nothing else may differ.

@@ -18,13 +18,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && sed 's/^/#   /' "$f" | tail -n 10; done
-}
-asan() { grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$1"; }
+. "$FABTOP_TOP/tests/capture/lib.sh"
 # members FILE: how many members a tarball has (Python's tarfile, not our code); 0 if none.
 members() { python3 -c 'import sys, tarfile; print(len(tarfile.open(sys.argv[1]).getnames()))' "$1" 2>/dev/null || echo 0; }
 cap() { "$FABTOP" capture --source "$SCEN" "$@"; }

@@ -18,13 +18,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && sed 's/^/#   /' "$f" | tail -n 20; done
-}
-asan() { grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$1"; }
+. "$FABTOP_TOP/tests/capture/lib.sh"
 
 if [ ! -x "$FABTOP" ]; then
 	echo "not ok - fabtop binary $FABTOP is missing (make build/san/fabtop)"
