@@ -345,14 +345,16 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 	char why_sig[64] = "";
 	if (!o)
 		return 2;
-	/* No SA_RESTART: the wait for a child ends at once. Only signals
-	 * that would have killed fabtop are taken (not one a caller ignores). */
+	/* No SA_RESTART: the wait for a child ends at once. Not a signal the
+	 * caller ignores (nohup); over the root's own handler (a tarball
+	 * root), which would end fabtop with the run's children still there:
+	 * wizard_main's root_close() removes the unpacked capture after. */
 	struct sigaction sa = { .sa_handler = on_batch_signal }, old_sa[3];
 	bool installed[3] = { false, false, false };
 	sigemptyset(&sa.sa_mask);
 	batch_signal = 0;
 	for (int k = 0; k < 3; k++)
-		if (sigaction(batch_signals[k], NULL, &old_sa[k]) == 0 && old_sa[k].sa_handler == SIG_DFL)
+		if (sigaction(batch_signals[k], NULL, &old_sa[k]) == 0 && old_sa[k].sa_handler != SIG_IGN)
 			installed[k] = sigaction(batch_signals[k], &sa, NULL) == 0;
 	out_open_obj(o, NULL);
 	out_open_obj(o, "wizard");

@@ -123,6 +123,29 @@ for sn in TERM:15 HUP:1; do
 	fi
 done
 
+# ---- the same on a capture file, whose unpacked tree has a handler of its own -------
+mkdir -p "$T/tmp"
+TMPDIR=$T/tmp "$BIN" --root "$DGX.tar.gz" wizard --batch --steps ab --hang 120 -- \
+	fake_nccl both-hang --escape "$MARK-tgz" > "$T/tgz.out" 2>&1 &
+fab=$!
+if until_n tgz 3; then
+	kill -TERM "$fab"
+	wait "$fab"
+	rc=$?
+	left=$(mine tgz)
+	if [ $rc -eq 143 ] && [ -z "$left" ] && [ -z "$(ls -A "$T/tmp")" ]; then
+		ok "SIGTERM on --root FILE.tar.gz: exit 143, nothing of the stand-in left, no unpacked tree left"
+	else
+		notok "SIGTERM on --root FILE.tar.gz: exit 143, nothing left (rc $rc, left: $(echo $left), tmp: $(ls -A "$T/tmp" | tr '\n' ' '))"
+		tail -4 "$T/tgz.out" | comment
+	fi
+else
+	notok "SIGTERM on --root FILE.tar.gz: the stand-in started under wizard --batch"
+	tail -4 "$T/tgz.out" | comment
+	kill -KILL "$fab" 2>/dev/null
+	wait "$fab" 2>/dev/null
+fi
+
 # ---- SIGKILL: the direct child dies with fabtop -------------------------------------
 "$BIN" --root "$DGX" wizard --batch --steps ab --hang 120 -- fake_nccl both-hang "$MARK-kill" \
 	> "$T/kill.out" 2>&1 &
