@@ -225,6 +225,8 @@ struct fab_model {
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
+	/* private (model.c): allocated lengths, grown geometrically */
+	struct { int pci, numa, gpus, nics, netdevs, findings, notes; } cap;
 };
 
 void model_init(struct fab_model *m);

@@ -193,6 +193,43 @@ static void test_traffic_state(void **state)
 	sampler_close(&s);
 }
 
+/* The arrays grow by doubling: every element stays where it was written,
+ * zeroed when new, and the allocation is never per element. */
+static void test_growth(void **state)
+{
+	(void)state;
+	struct fab_model m;
+	model_init(&m);
+	int reallocs = 0;
+	const struct fab_netdev *prev = NULL;
+	for (int i = 0; i < 5000; i++) {
+		struct fab_netdev *d = model_add_netdev(&m);
+		assert_int_equal(d->mtu.ok, false);
+		snprintf(d->name, sizeof(d->name), "veth%d", i);
+		if (m.netdevs != prev)
+			reallocs++;
+		prev = m.netdevs;
+		model_add_finding(&m, "x", SEV_INFO, d->name);
+	}
+	assert_int_equal(m.nnetdevs, 5000);
+	assert_true(m.cap.netdevs >= 5000 && m.cap.netdevs < 2 * 5000);
+	assert_true(reallocs <= 16);   /* about log2(5000/8) + 1 moves at most */
+	for (int i = 0; i < 5000; i += 997) {
+		char want[16];
+		snprintf(want, sizeof(want), "veth%d", i);
+		assert_string_equal(m.netdevs[i].name, want);
+		assert_string_equal(m.findings[i].subject, want);
+	}
+	/* findings_run starts the list again in the same allocation. */
+	int cap = m.cap.findings;
+	m.nfindings = 0;
+	model_add_finding(&m, "y", SEV_WARN, "s");
+	assert_int_equal(m.cap.findings, cap);
+	assert_string_equal(m.findings[0].id, "y");
+	model_free(&m);
+	assert_int_equal(m.cap.netdevs, 0);
+}
+
 static void test_words(void **state)
 {
 	(void)state;
@@ -258,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_usable),
 		cmocka_unit_test(test_usable_two_ports),
 		cmocka_unit_test(test_traffic_state),
+		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_subject_once),
 	};
