@@ -72,13 +72,28 @@ struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
 	return f;
 }
 
-void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
+static void note_v(struct fab_model *m, unsigned src, const char *what, const char *fmt,
+		   va_list ap)
 {
 	struct fab_note *n = ADD(m, notes, nnotes);
-	va_list ap;
 	fab_strlcpy(n->what, what, sizeof(n->what));
-	va_start(ap, fmt);
 	vsnprintf(n->message, sizeof(n->message), fmt, ap);
+	n->src = src;
+}
+
+void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_v(m, 0, what, fmt, ap);
+	va_end(ap);
+}
+
+void model_note_src(struct fab_model *m, unsigned src, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_v(m, src, what, fmt, ap);
 	va_end(ap);
 }
 
