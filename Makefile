@@ -33,7 +33,7 @@ UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.
 SCENARIOS := build/scenarios/index
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
-        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest
+        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input
 
 all: build/fabtop $(SCENARIOS)
 
@@ -105,8 +105,9 @@ build/bench/model_grow: bench/model_grow.c build/obj/src/model.o build/obj/src/u
 FUZZ_SECONDS ?= 30
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc \
+              -DFABTOP_VERSION='"$(VERSION)"' -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_ROOT  := src/root.c src/util.c src/archive.c
+FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c
 FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
 FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c $(FUZZ_ROOT)
 FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
@@ -123,8 +124,27 @@ build/fuzz/fuzz_nccl_log: fuzz/fuzz_nccl_log.c src/nccl_log.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/nccl_log.c
 
+# Targets that drive whole modules link every library source but main.c.
+FUZZ_ALL   := $(LIBSRCS)
+
+build/fuzz/fuzz_util: fuzz/fuzz_util.c src/util.c src/sanitize.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< src/util.c src/sanitize.c
+
+build/fuzz/fuzz_wizard_input: fuzz/fuzz_wizard_input.c $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_ALL) $(PKG_LIBS) -ldl -lm -pthread
+
 # The first directory collects new inputs; the others are read-only seeds.
-fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest
+fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input
+
+fuzz-util: build/fuzz/fuzz_util
+	@mkdir -p build/fuzz/corpus-util
+	$< $(FUZZ_RUN) -max_len=256 build/fuzz/corpus-util fuzz/corpus/util
+
+fuzz-wizard_input: build/fuzz/fuzz_wizard_input
+	@mkdir -p build/fuzz/corpus-wizard_input
+	$< $(FUZZ_RUN) -max_len=1024 build/fuzz/corpus-wizard_input fuzz/corpus/wizard_input
 
 fuzz-rdma_res: build/fuzz/fuzz_rdma_res
 	@mkdir -p build/fuzz/corpus-rdma_res
@@ -138,9 +158,9 @@ fuzz-nccl_log: build/fuzz/fuzz_nccl_log
 	@mkdir -p build/fuzz/corpus-nccl_log
 	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-nccl_log tests/fixtures/nccl-logs
 
-build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c $(HDRS)
+build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c src/sanitize.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/perftest.c src/util.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< src/perftest.c src/util.c src/sanitize.c
 
 fuzz-perftest: build/fuzz/fuzz_perftest
 	@mkdir -p build/fuzz/corpus-perftest

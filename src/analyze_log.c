@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "fabtop/nccl_log.h"
 #include "fabtop/print.h"
+#include "fabtop/sanitize.h"
 
 #define CHUNK (1u << 20)
 
@@ -378,7 +379,8 @@ int analyze_log_main(int argc, char **argv)
 			free(in);
 			return 0;
 		} else if (opts && s[0] == '-' && s[1]) {
-			fprintf(stderr, "fabtop: analyze-log: unknown option \"%s\"\n%s", s, usage);
+			fab_fprintf(stderr, "fabtop: analyze-log: unknown option \"%s\"\n", s);
+			fputs(usage, stderr);
 			free(in);
 			return 2;
 		} else {
@@ -405,13 +407,13 @@ int analyze_log_main(int argc, char **argv)
 		in[i].err = read_input(a, &in[i], buf);
 		if (in[i].err) {
 			unreadable = true;
-			fprintf(stderr, "fabtop: cannot read %s: %s\n", in[i].name, strerror(in[i].err));
+			fab_fprintf(stderr, "fabtop: cannot read %s: %s\n", in[i].name, strerror(in[i].err));
 		}
 	}
 	free(buf);
 	nccl_log_finish(a);
 	if (a->verdict == NCCL_V_UNKNOWN && !unreadable)
-		fprintf(stderr, "fabtop: no NCCL lines found in %s%s (was NCCL_DEBUG=INFO set?)\n",
+		fab_fprintf(stderr, "fabtop: no NCCL lines found in %s%s (was NCCL_DEBUG=INFO set?)\n",
 			in[0].name, n > 1 ? " and the others" : "");
 
 	struct fab_out *o = out_new(json ? OUT_JSON : OUT_TEXT, stdout);

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +12,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#ifdef SYS_openat2
-#include <linux/openat2.h>
-#endif
+#include "beneath.h"
 #include "fab_archive.h"
+#include "fabtop/root.h"
 #include "fabtop/util.h"
 
 /* True when name is relative and has no ".." component. */
@@ -70,76 +68,19 @@ static int first_component(const char *name, char *out, size_t len)
 	return 0;
 }
 
-/* Resolves rel (a symlink) beneath rootfd: 0 when it stays inside the tree
- * or is dangling, -1 when some step of it leads out (or loops). */
-static int link_stays_inside(int rootfd, const char *root, const char *rel)
+/* The cap of one member: the format's limit for the file it is, taken
+ * with and without the top folder (which is not known until the end). */
+static size_t member_cap(const char *name)
 {
-#ifdef SYS_openat2
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	for (int tries = 0; tries < 3; tries++) {
-		int fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;   /* dangling: nothing can be read through it */
-		if (errno == EXDEV || errno == ELOOP)
-			return -1;
-		if (errno != EAGAIN)
-			break;   /* ENOSYS (kernel < 5.6) and the like: check below */
+	char node[PATH_MAX + 2];
+	snprintf(node, sizeof(node), "/%s", name);
+	size_t cap = root_file_cap(node);
+	const char *rest = strchr(name, '/');
+	if (rest) {
+		size_t c2 = root_file_cap(rest);
+		cap = c2 > cap ? c2 : cap;
 	}
-#else
-	(void)rootfd;
-#endif
-	char full[2 * PATH_MAX], res[PATH_MAX];
-	snprintf(full, sizeof(full), "%s/%s", root, rel);
-	if (!realpath(full, res))
-		return errno == ELOOP ? -1 : 0;
-	size_t n = strlen(root);
-	return strncmp(res, root, n) == 0 && (res[n] == '/' || res[n] == '\0') ? 0 : -1;
-}
-
-/* Every link is checked once the tree is complete: links that each stay
- * inside can still lead out together ("b -> .." and "a -> b/.."). */
-static int check_links(int rootfd, const char *root, int dfd, const char *rel,
-		       char *bad, size_t badlen, int depth)
-{
-	int lfd = dup(dfd);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!d) {
-		if (lfd >= 0)
-			close(lfd);
-		return 0;
-	}
-	struct dirent *de;
-	int rc = 0;
-	while (rc == 0 && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		char sub[PATH_MAX];
-		struct stat st;
-		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		if (S_ISLNK(st.st_mode)) {
-			if (link_stays_inside(rootfd, root, sub) != 0) {
-				fab_strlcpy(bad, sub, badlen);
-				rc = -1;
-			}
-		} else if (S_ISDIR(st.st_mode) && depth < 64) {
-			int sfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sfd >= 0) {
-				rc = check_links(rootfd, root, sfd, sub, bad, badlen, depth + 1);
-				close(sfd);
-			}
-		}
-	}
-	closedir(d);
-	return rc;
+	return cap;
 }
 
 int archive_unpack(const char *tarball, const char *dir, char *top, size_t toplen,
@@ -151,6 +92,8 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 	char common[256] = "", first[256], last[PATH_MAX] = "", root[PATH_MAX];
 	bool one_top = true;
 	int members = 0, rc = 0;
+	unsigned long long total = 0, max_bytes = root_max_bytes();
+	size_t entries = 0, max_entries = root_max_entries();
 
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
@@ -186,10 +129,30 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 			rc = members ? 1 : -1;
 			break;
 		}
-		/* A copy: set_pathname() below frees the entry's own string. */
+		/* A bomb of tiny members costs as much as one large one. */
+		if (++entries > max_entries) {
+			snprintf(err, errlen, "capture %s: refused: more than %zu members "
+				 "(FABTOP_CAPTURE_MAX_MEMBERS)", tarball, max_entries);
+			rc = -1;
+			break;
+		}
+		/* A copy: set_pathname() below frees the entry's own string. Never
+		 * cut: two long names cut alike would land on one file. */
 		char name[PATH_MAX];
 		const char *ename = archive_entry_pathname(e);
-		fab_strlcpy(name, ename ? ename : "", sizeof(name));
+		if (!ename) {
+			snprintf(err, errlen, "capture %s: refused a member whose name cannot be "
+				 "read (after member %s)", tarball, last);
+			rc = -1;
+			break;
+		}
+		if (strlen(ename) >= sizeof(name)) {
+			snprintf(err, errlen, "capture %s: refused a member name of %zu bytes "
+				 "(longer than PATH_MAX, %d)", tarball, strlen(ename), PATH_MAX);
+			rc = -1;
+			break;
+		}
+		strcpy(name, ename);
 		if (!safe_name(name)) {
 			snprintf(err, errlen, "capture %s: refused member \"%s\" (absolute or '..' path)",
 				 tarball, name);
@@ -211,6 +174,22 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 		mode_t type = archive_entry_filetype(e);
 		if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
 			continue;  /* devices and fifos are never part of a capture */
+		/* The sizes the header declares, before a byte is written. */
+		size_t cap = member_cap(name);
+		la_int64_t size = type == AE_IFREG ? archive_entry_size(e) : 0;
+		if (size < 0 || (unsigned long long)size > cap) {
+			snprintf(err, errlen, "capture %s: refused member %s: %lld bytes, over the "
+				 "format's %zu for it", tarball, name, (long long)size, cap);
+			rc = -1;
+			break;
+		}
+		if (total + (unsigned long long)size > max_bytes) {
+			snprintf(err, errlen, "capture %s: refused: it unpacks to more than %llu "
+				 "bytes (FABTOP_CAPTURE_MAX_BYTES)", tarball, max_bytes);
+			rc = -1;
+			break;
+		}
+		total += (unsigned long long)size;
 		if (first_component(name, first, sizeof(first)) != 0)
 			one_top = false;
 		else if (!common[0])
@@ -229,13 +208,27 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 			break;
 		}
 		const void *buf;
-		size_t size;
+		size_t bsize;
 		la_int64_t off;
 		int d;
-		while ((d = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK)
-			if (archive_write_data_block(w, buf, size, off) < ARCHIVE_WARN)
+		bool over = false;
+		/* The data never goes past what the header declared (a sparse
+		 * entry's blocks carry their own offsets). */
+		while ((d = archive_read_data_block(a, &buf, &bsize, &off)) == ARCHIVE_OK) {
+			if (off < 0 || (unsigned long long)off + bsize > (unsigned long long)size) {
+				over = true;
 				break;
+			}
+			if (archive_write_data_block(w, buf, bsize, off) < ARCHIVE_WARN)
+				break;
+		}
 		archive_write_finish_entry(w);
+		if (over) {
+			snprintf(err, errlen, "capture %s: refused member %s: its data runs past the "
+				 "%lld bytes its header declares", tarball, name, (long long)size);
+			rc = -1;
+			break;
+		}
 		if (d < ARCHIVE_WARN) {
 			snprintf(err, errlen, "capture %s is truncated or corrupt in member %s "
 				 "(%d member(s) before it kept): %s", tarball, name, members,
@@ -251,29 +244,33 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 		rc = -1;
 	}
 	if (rc >= 0) {
-		char bad[PATH_MAX] = "";
-		int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (rfd < 0 || check_links(rfd, root, rfd, "", bad, sizeof(bad), 0) != 0) {
-			if (bad[0])
-				snprintf(err, errlen, "capture %s: refused link %s (with the other links "
-					 "it points outside the capture)", tarball, bad);
-			else
-				snprintf(err, errlen, "cannot check the links of capture %s: %s",
-					 tarball, strerror(errno));
-			rc = -1;
-		}
-		if (rfd >= 0)
-			close(rfd);
-	}
-out:
-	archive_read_free(a);
-	archive_write_free(w);
-	if (rc >= 0) {
 		if (one_top && common[0])
 			snprintf(top, toplen, "%s/%s", root, common);
 		else
 			fab_strlcpy(top, root, toplen);
+		/* Every link, once the tree is complete: links that each stay
+		 * inside can still lead out together ("b -> .." and "a -> b/..").
+		 * Inside means inside the top folder: the root reads beneath it. */
+		char bad[PATH_MAX] = "", named[2 * PATH_MAX], what[PATH_MAX + 16];
+		int tfd = open(top, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int c = tfd < 0 ? -errno : beneath_check_tree(tfd, max_entries, bad, sizeof(bad));
+		if (tfd >= 0)
+			close(tfd);
+		if (c != 0) {
+			/* Named as the member is in the tarball: with its top folder. */
+			int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			snprintf(named, sizeof(named), "%s%s%s", one_top && common[0] ? common : "",
+				 one_top && common[0] && bad[0] ? "/" : "", bad);
+			snprintf(what, sizeof(what), "capture %s", tarball);
+			beneath_explain(c, rfd, named, max_entries, what, err, errlen);
+			if (rfd >= 0)
+				close(rfd);
+			rc = -1;
+		}
 	}
+out:
+	archive_read_free(a);
+	archive_write_free(w);
 	return rc;
 }
 
@@ -364,13 +361,104 @@ int archive_pack(const char *src, const char *top, const char *tarball,
 	return rc;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
+/* getdents64's record (the libc's struct dirent is not the kernel's). */
+struct kdirent {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
 
+/* Iterative and with two fds at most: no limit on depth or path length,
+ * and only async-signal-safe calls (no malloc, no opendir), since the
+ * root's signal handler removes an unpacked capture with it. Goes into a
+ * folder that will not go away, empties it, comes back up by "..", and
+ * removes it on the next pass over its parent. Folders it cannot empty
+ * (a mode it may not change) are remembered and left. */
 int fab_rmtree(const char *dir)
 {
-	return nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+	struct { dev_t dev; ino_t ino; } stuck[64];
+	int nstuck = 0, failed = 0;
+	struct stat top, st;
+	_Alignas(8) char buf[8192];
+	int cur = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cur < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(cur, &top) != 0) {
+		close(cur);
+		return -1;
+	}
+	for (;;) {
+		bool down = false, here_failed = false;
+		lseek(cur, 0, SEEK_SET);
+		for (;;) {
+			long n = syscall(SYS_getdents64, cur, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			for (long off = 0; off < n && !down; ) {
+				struct kdirent *d = (struct kdirent *)(buf + off);
+				const char *nm = d->d_name;
+				off += d->d_reclen;
+				if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+					continue;
+				if (d->d_type != DT_DIR && unlinkat(cur, nm, 0) == 0)
+					continue;
+				if (unlinkat(cur, nm, AT_REMOVEDIR) == 0 || errno == ENOENT)
+					continue;
+				if (errno != ENOTEMPTY && errno != EEXIST) {
+					here_failed = true;
+					continue;
+				}
+				if (nstuck > 0 && fstatat(cur, nm, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+					bool skip = false;
+					for (int i = 0; i < nstuck && !skip; i++)
+						skip = stuck[i].dev == st.st_dev && stuck[i].ino == st.st_ino;
+					if (skip) {
+						here_failed = true;
+						continue;
+					}
+				}
+				int sub = openat(cur, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub < 0 && errno == EACCES && fchmodat(cur, nm, 0700, 0) == 0)
+					sub = openat(cur, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub < 0) {
+					here_failed = true;
+					continue;
+				}
+				fchmod(sub, 0700);   /* ours: let its entries go */
+				close(cur);
+				cur = sub;
+				down = true;
+			}
+			if (down)
+				break;
+		}
+		if (down)
+			continue;
+		if (fstat(cur, &st) != 0)
+			break;
+		if (st.st_dev == top.st_dev && st.st_ino == top.st_ino) {
+			failed |= here_failed;
+			break;
+		}
+		if (here_failed) {
+			if (nstuck == (int)(sizeof(stuck) / sizeof(stuck[0]))) {
+				failed = 1;
+				break;
+			}
+			stuck[nstuck].dev = st.st_dev;
+			stuck[nstuck].ino = st.st_ino;
+			nstuck++;
+		}
+		int up = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+		if (cur < 0)
+			return -1;
+	}
+	close(cur);
+	if (rmdir(dir) != 0)
+		return -1;
+	return failed ? -1 : 0;
 }

@@ -26,6 +26,7 @@
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "capture_int.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 #ifndef FABTOP_VERSION
@@ -42,15 +43,15 @@ static void on_signal(int sig)
 /* Copies fabtop/<name> from a capture source, when it has one. */
 static void carry_file(struct cap *c, const char *name)
 {
-	char node[256], p[PATH_MAX];
+	char node[256];
 	snprintf(node, sizeof(node), "/fabtop/%s", name);
-	int fd = open(cap_src_path(c, node, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	int fd = root_open_fd(&c->src, node, 0);
 	if (fd < 0)
 		return;
 	ssize_t n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
 	close(fd);
 	if (n < 0 || n > (ssize_t)CAP_MAX_FILE) {
-		fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
+		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", node,
 			n < 0 ? strerror((int)-n) : "larger than 1 MiB");
 		return;
 	}
@@ -93,8 +94,8 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 		json_object_set_new(m, "procs_unreadable", json_integer(procs_unreadable));
 	} else {
 		/* A capture of a capture keeps what the first one knew. */
-		char p[PATH_MAX];
-		json_t *sm = json_load_file(cap_src_path(c, "/fabtop/meta.json", p, sizeof(p)), 0, NULL);
+		json_error_t je;
+		json_t *sm = root_load_json(&c->src, "/fabtop/meta.json", &je);
 		static const char *const keep[] = { "nvml", "cuda", "nccl", NULL };
 		for (const char *const *k = keep; *k; k++) {
 			json_t *v = sm ? json_object_get(sm, *k) : NULL;
@@ -113,14 +114,14 @@ static void write_live_extras(struct cap *c)
 {
 	char err[512] = "", p[PATH_MAX];
 	if (collect_hwloc_xml(cap_out_path(c, "/fabtop/hwloc.xml", p, sizeof(p)), err, sizeof(err)) != 0)
-		fprintf(c->log, "fabtop: no hwloc.xml: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no hwloc.xml: %s\n", err);
 	err[0] = '\0';
 	json_t *j = netlink_snapshot_json(err, sizeof(err));
 	if (j) {
 		cap_out_json(c, "/fabtop/netlink.json", j);
 		json_decref(j);
 	} else {
-		fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
 	}
 	err[0] = '\0';
 	j = uverbs_snapshot_json(err, sizeof(err));
@@ -128,7 +129,7 @@ static void write_live_extras(struct cap *c)
 		cap_out_json(c, "/fabtop/devices.json", j);
 		json_decref(j);
 	} else {
-		fprintf(c->log, "fabtop: no devices.json: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no devices.json: %s\n", err);
 	}
 	err[0] = '\0';
 	j = nvml_snapshot_json(err, sizeof(err));
@@ -136,17 +137,21 @@ static void write_live_extras(struct cap *c)
 		cap_out_json(c, "/fabtop/nvml.json", j);
 		json_decref(j);
 	} else if (err[0]) {
-		fprintf(c->log, "fabtop: no nvml.json: %s\n", err);
+		fab_fprintf(c->log, "fabtop: no nvml.json: %s\n", err);
 	}
 }
 
 /* Starts unreadable.tsv with what a capture source already recorded. */
 static void carry_unreadable(struct cap *c)
 {
-	char p[PATH_MAX], line[PATH_MAX + 128];
-	FILE *fp = fopen(cap_src_path(c, "/fabtop/unreadable.tsv", p, sizeof(p)), "r");
-	if (!fp)
+	char line[PATH_MAX + 128];
+	int fd = root_open_fd(&c->src, "/fabtop/unreadable.tsv", 0);
+	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while (fgets(line, sizeof(line), fp))
 		if (line[0] == '/' && strchr(line, '\t')) {
 			fputs(line, c->unreadable);
@@ -213,27 +218,28 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		return 2;
 	}
 	if (root_open(&c.src, o->src_root, err, sizeof(err)) != 0) {
-		fprintf(c.log, "fabtop: capture: %s (give a directory in capture format, or none for this node)\n",
+		fab_fprintf(c.log, "fabtop: capture: %s (give a directory in capture format, or none for this node)\n",
 			err);
 		return 2;
 	}
 	if (c.src.warning[0])
-		fprintf(c.log, "fabtop: capture: source: %s\n", c.src.warning);
-	c.base = c.src.live ? "" : c.src.dir;
+		fab_fprintf(c.log, "fabtop: capture: source: %s\n", c.src.warning);
 	c.buf = malloc(CAP_MAX_FILE + 2);
 	if (!c.buf) {
 		fprintf(c.log, "fabtop: capture: out of memory\n");
 		root_close(&c.src);
 		return 2;
 	}
-	/* Ctrl-C during a long --samples run: remove what was written, then stop. */
+	/* Ctrl-C during a long --samples run: remove what was written, then stop.
+	 * Over the root's own handler too (a tarball source): the run ends
+	 * through root_close(), which removes the unpacked source. */
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_signal }, old_sa[3];
 	bool installed[3] = { false, false, false };
 	sigemptyset(&sa.sa_mask);
 	cap_signal_seen = 0;
 	for (int i = 0; i < 3; i++)
-		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler == SIG_DFL)
+		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler != SIG_IGN)
 			installed[i] = sigaction(sigs[i], &sa, NULL) == 0;
 	top_name(&c, now, top, sizeof(top));
 	if (!output || !*output) {
@@ -280,7 +286,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		made_tmp = true;
 	}
 
-	fprintf(c.log, "fabtop: capturing %s into %s\n",
+	fab_fprintf(c.log, "fabtop: capturing %s into %s\n",
 		c.src.live ? "this node" : c.src.dir, output);
 	char tsv[PATH_MAX];
 	cap_out_path(&c, "/fabtop", tsv, sizeof(tsv));
@@ -337,14 +343,14 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		part[0] = '\0';
 	}
 	struct stat st;
-	fprintf(c.log, "fabtop: wrote %s", output);
+	fab_fprintf(c.log, "fabtop: wrote %s", output);
 	if (!to_dir && stat(output, &st) == 0)
 		fprintf(c.log, " (%lld bytes)", (long long)st.st_size);
 	fprintf(c.log, " in %.2f s\n", mono_now() - t0);
 	rc = 0;
 out:
 	if (rc != 0)
-		fprintf(c.log, "fabtop: capture failed: %s\n", err);
+		fab_fprintf(c.log, "fabtop: capture failed: %s\n", err);
 	if (c.unreadable)
 		fclose(c.unreadable);
 	if (part[0])

@@ -21,7 +21,6 @@
 struct cap {
 	FILE *log;
 	struct fab_root src;
-	const char *base;       /* "" live, else the mirror directory */
 	char out[PATH_MAX];     /* the directory being written */
 	char *buf;              /* CAP_MAX_FILE + 1 */
 	FILE *unreadable;
@@ -44,7 +43,6 @@ int cap_out_dir(struct cap *c, const char *node_dir);
 int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t len);
 int cap_out_json(struct cap *c, const char *node_path, json_t *j);
 void cap_record_unreadable(struct cap *c, const char *node_path, int e);
-const char *cap_src_path(const struct cap *c, const char *node_path, char *buf, size_t len);
 ssize_t cap_read_fd(int fd, char *buf, size_t max);
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len);
 

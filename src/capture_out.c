@@ -133,12 +133,6 @@ void cap_record_unreadable(struct cap *c, const char *node_path, int e)
 
 /* ---- reading the source ---- */
 
-const char *cap_src_path(const struct cap *c, const char *node_path, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s", c->base, node_path);
-	return buf;
-}
-
 /* Reads an open file up to max bytes into buf (NUL-terminated);
  * returns the size, max + 1 when there is more, or -errno. */
 ssize_t cap_read_fd(int fd, char *buf, size_t max)
@@ -162,13 +156,9 @@ ssize_t cap_read_fd(int fd, char *buf, size_t max)
 /* Reads a small file of the source by node path; -errno on failure. */
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len)
 {
-	char p[PATH_MAX];
-	int e = root_recorded_errno(&c->src, node_path);
-	if (e)
-		return -e;
-	int fd = open(cap_src_path(c, node_path, p, sizeof(p)), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = root_open_fd(&c->src, node_path, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ssize_t n = cap_read_fd(fd, buf, len - 1);
 	close(fd);
 	return n;

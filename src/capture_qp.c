@@ -14,17 +14,18 @@
 #include <unistd.h>
 #include "capture_int.h"
 #include "fabtop/rdma_res.h"
+#include "fabtop/sanitize.h"
 
 #define QP_NODE_PATH "/fabtop/rdma-qp.bin"
-#define QP_CARRY_MAX (64 << 20)    /* as rdma_res_from_root() reads */
+#define QP_CARRY_MAX ((off_t)root_file_cap(QP_NODE_PATH))   /* as rdma_res_from_root() reads */
 
 static void carry_qp(struct cap *c)
 {
-	char p[PATH_MAX];
-	int fd = open(cap_src_path(c, QP_NODE_PATH, p, sizeof(p)), O_RDONLY | O_CLOEXEC);
+	int fd = root_open_fd(&c->src, QP_NODE_PATH, 0);
 	if (fd < 0) {
-		if (errno != ENOENT)
-			fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p, strerror(errno));
+		if (fd != -ENOENT)
+			fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", QP_NODE_PATH,
+				root_strerror(-fd));
 		return;
 	}
 	struct stat st;
@@ -38,7 +39,7 @@ static void carry_qp(struct cap *c)
 		n = -ENOMEM;
 	close(fd);
 	if (n < 0 || n > st.st_size)
-		fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", p,
+		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", QP_NODE_PATH,
 			n < 0 ? strerror((int)-n) : "it grew while being read");
 	else
 		cap_out_write(c, QP_NODE_PATH, buf, (size_t)n);
@@ -55,11 +56,11 @@ void capture_qp(struct cap *c)
 	size_t len = 0;
 	char err[512] = "";
 	if (rdma_res_dump_bytes(&buf, &len, err, sizeof(err)) < 0) {
-		fprintf(c->log, "fabtop: no rdma-qp.bin (QP states will show as not recorded): %s\n", err);
+		fab_fprintf(c->log, "fabtop: no rdma-qp.bin (QP states will show as not recorded): %s\n", err);
 		return;
 	}
 	if (err[0])
-		fprintf(c->log, "fabtop: rdma-qp.bin is missing a device: %s\n", err);
+		fab_fprintf(c->log, "fabtop: rdma-qp.bin is missing a device: %s\n", err);
 	cap_out_write(c, QP_NODE_PATH, (const char *)buf, len);
 	free(buf);
 }

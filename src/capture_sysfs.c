@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 /* What a directory is, which decides what of it is copied. */
@@ -196,7 +197,7 @@ static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *
 	char res[PATH_MAX];
 	if (target[0] == '/' || resolve_lexical(node_dir, target, res, sizeof(res)) != 0) {
 		/* Not sysfs-made: a replay would refuse the whole capture for it. */
-		fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
+		fab_fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
 			node, target);
 		return;
 	}
@@ -238,7 +239,7 @@ static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *
 	if (n == -ENOENT || n == -ENODEV || n == -ENXIO)
 		return;   /* the device went away while we walked */
 	if (n > (ssize_t)CAP_MAX_FILE) {
-		fprintf(c->log, "fabtop: %s is larger than %u bytes: recorded as unreadable\n",
+		fab_fprintf(c->log, "fabtop: %s is larger than %u bytes: recorded as unreadable\n",
 			node, CAP_MAX_FILE);
 		c->toobig++;
 		n = -EFBIG;
@@ -351,14 +352,12 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 /* Copies a node directory as kind k, once. */
 static void copy_dir(struct cap *c, const char *node_dir, enum kind k)
 {
-	char p[PATH_MAX];
 	if (c->err[0] || visited(c, node_dir, true))
 		return;
-	int fd = open(cap_src_path(c, node_dir, p, sizeof(p)),
-		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = root_open_fd(&c->src, node_dir, O_DIRECTORY | O_NOFOLLOW);
 	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			cap_record_unreadable(c, node_dir, errno);
+		if (fd != -ENOENT && fd != -ENOTDIR)
+			cap_record_unreadable(c, node_dir, -fd);
 		return;
 	}
 	walk(c, fd, node_dir, k, 0);
@@ -409,11 +408,11 @@ static void copy_class(struct cap *c, const char *class_dir, enum kind k)
 /* Copies a plain file of the source by node path, if it exists. */
 void cap_copy_node_file(struct cap *c, const char *node_path)
 {
-	char p[PATH_MAX], dir[PATH_MAX];
+	char dir[PATH_MAX];
 	fab_strlcpy(dir, node_path, sizeof(dir));
 	char *slash = strrchr(dir, '/');
 	*slash = '\0';
-	int dfd = open(cap_src_path(c, dir, p, sizeof(p)), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = root_open_fd(&c->src, dir, O_DIRECTORY);
 	if (dfd < 0)
 		return;
 	struct stat st;

@@ -7,7 +7,11 @@
 #include <stddef.h>
 
 /* Unpacks tarball into dir (which must exist and be empty). Refuses absolute
- * member names, ".." components and links leaving the tree. On success
+ * member names, ".." components, names of PATH_MAX bytes or more (never cut),
+ * hard links, and links leaving the tree (checked at any depth once the tree
+ * is complete); refuses the whole capture past the caps of fabtop/root.h:
+ * root_file_cap() per member, root_max_bytes() and root_max_entries() in
+ * all. FIFOs and devices are skipped. On success
  * writes the path of the capture's top folder (dir/<top>, or dir itself when
  * members are not under one folder) to top. Returns 0, or -1 with err set
  * (a truncated or corrupt archive names the member where it broke). */
@@ -18,7 +22,8 @@ int archive_unpack(const char *tarball, const char *dir, char *top, size_t tople
 int archive_pack(const char *src, const char *top, const char *tarball,
 		 char *err, size_t errlen);
 
-/* Removes a directory tree (no symlink following); returns 0 or -1. */
+/* Removes a directory tree: no link followed, no limit on depth or path
+ * length, async-signal-safe. Returns 0 (also when dir does not exist) or -1. */
 int fab_rmtree(const char *dir);
 
 #endif

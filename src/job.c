@@ -68,12 +68,20 @@ static void sort_vars(struct fab_job *j)
 	qsort(j->nccl, (size_t)j->nnccl, sizeof(j->nccl[0]), var_cmp);
 }
 
-/* NCCL's setEnvFile(): "NAME=value" lines, '#' comments. */
-static void read_conf(struct fab_job *j, const char *path, const char *label)
+/* NCCL's setEnvFile(): "NAME=value" lines, '#' comments. The file is the
+ * job's, read as it sees it (path inside its root, links resolved there)
+ * and never a FIFO or device: a user's ~/.nccl.conf must not stop fabtop. */
+static void read_conf(struct fab_job *j, int pid, const char *path, const char *label)
 {
-	FILE *f = fopen(path, "re");
-	char line[1024];
-	while (f && fgets(line, sizeof(line), f)) {
+	char root[64], line[1024];
+	size_t seen = 0;
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	int fd = root_open_in(root, path);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	while (f && seen < ROOT_MAX_FILE && fgets(line, sizeof(line), f)) {
+		seen += strlen(line);
 		if (line[0] == '#')
 			continue;
 		char *eq = strchr(line, '=');
@@ -284,11 +292,10 @@ static int scan_pid(int pid, struct fab_job *j)
 	j->host[strcspn(j->host, ".")] = '\0';   /* NCCL's getHostName() cuts at the first '.' */
 	char conf[FAB_PATH_LEN + 64];
 	if (home) {
-		snprintf(conf, sizeof(conf), "/proc/%d/root%s/.nccl.conf", pid, home);
-		read_conf(j, conf, "~/.nccl.conf");
+		snprintf(conf, sizeof(conf), "%s/.nccl.conf", home);
+		read_conf(j, pid, conf, "~/.nccl.conf");
 	}
-	snprintf(conf, sizeof(conf), "/proc/%d/root/etc/nccl.conf", pid);
-	read_conf(j, conf, "/etc/nccl.conf");
+	read_conf(j, pid, "/etc/nccl.conf", "/etc/nccl.conf");
 	sort_vars(j);
 	free(env);
 	job_net_read(pid, !j->other_netns && j->netns[0], &j->net);
@@ -357,10 +364,8 @@ static int pid_cmp(const void *a, const void *b)
 /* The IPv4 default route's interface, from the capture's netlink.json. */
 static void capture_default_if(const struct fab_root *r, char *out, size_t len)
 {
-	char path[4200];
 	json_error_t je;
-	root_path(r, "/fabtop/netlink.json", path, sizeof(path));
-	json_t *doc = json_load_file(path, 0, &je), *rt;
+	json_t *doc = root_load_json(r, "/fabtop/netlink.json", &je), *rt;
 	size_t i;
 	json_array_foreach(json_object_get(doc, "routes"), i, rt) {
 		const char *dst = json_string_value(json_object_get(rt, "dst"));
@@ -417,11 +422,10 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 	int bad_files = 0;
 	struct fab_job *j = malloc(sizeof(*j));
 	for (int i = 0; j && i < n; i++) {
-		char node[320], path[4200];
+		char node[320];
 		json_error_t je;
 		snprintf(node, sizeof(node), "/fabtop/procs/%s", names[i]);
-		root_path(r, node, path, sizeof(path));
-		json_t *doc = json_load_file(path, 0, &je);
+		json_t *doc = root_load_json(r, node, &je);
 		json_t *env = json_object_get(doc, "env");
 		if (!json_is_object(doc) || !json_is_integer(json_object_get(doc, "pid"))) {
 			bad_files++;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include "job.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 #define LIST_MAX 32
@@ -402,7 +403,7 @@ static void check_mgmt(struct ctx *c, char chosen[][FAB_NAME_LEN], int n, const 
 		 "if this is not the deliberate socket run of an A/B test, re-enable IB; for sockets on "
 		 "the fast network set NCCL_SOCKET_IFNAME=%s" :
 		 "fine as it is; to keep bootstrap off the management network set NCCL_SOCKET_IFNAME=%s",
-		 rdma);
+		 FAB_SHQ(rdma));
 	c->found++;
 }
 
@@ -507,7 +508,7 @@ static void check_hca(struct ctx *c)
 				 "cannot use here", spec, m->nics[n].name);
 			snprintf(f->evidence, sizeof(f->evidence), "%s", why);
 			snprintf(f->hint, sizeof(f->hint), "fix the device (layer 1 of the wizard) or "
-				 "name a usable HCA: %s", c->usable_hcas[0] ? c->usable_hcas : "none here");
+				 "name a usable HCA: %s", c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : "none here");
 			c->found++;
 		}
 		if (hits == 0) {
@@ -630,8 +631,8 @@ static void check_debug_file(struct ctx *c)
 		 "NCCL_DEBUG=%s", t, j->host[0] ? j->host : c->m->host, j->nspid,
 		 j->debug_file_open[0] ? "; from here: " : "", j->debug_file_open, size,
 		 lvl && *lvl ? lvl : "unset");
-	snprintf(f->hint, sizeof(f->hint), "fabtop analyze-log %s", j->debug_file_open[0] ?
-		 j->debug_file_open : path);
+	snprintf(f->hint, sizeof(f->hint), "fabtop analyze-log %s", FAB_SHQ(j->debug_file_open[0] ?
+		 j->debug_file_open : path));
 	c->found++;
 }
 

@@ -18,6 +18,7 @@
 #include "fabtop/collect.h"
 #include "fabtop/report.h"
 #include "fabtop/root.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
@@ -117,9 +118,13 @@ static int scenario_index(struct scenario *sc, char *dir, size_t dirlen)
 	for (int i = 0; i < nd; i++) {
 		char path[PATH_MAX + 16], line[1024];
 		snprintf(path, sizeof(path), "%s/index", dirs[i]);
-		FILE *fp = fopen(path, "r");
-		if (!fp)
+		int fd = root_open_plain(path);   /* a FIFO there must not hang `fabtop demo` */
+		FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (!fp) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		int n = 0;
 		while (n < SCEN_MAX && fgets(line, sizeof(line), fp)) {
 			line[strcspn(line, "\r\n")] = '\0';
@@ -176,9 +181,9 @@ static int list_scenarios(void)
 			"to a directory with one)\n", n == 0 ? " entry" : " file");
 		return 2;
 	}
-	printf("Bundled scenarios (%s):\n", dir);
+	fab_fprintf(stdout, "Bundled scenarios (%s):\n", dir);
 	for (int i = 0; i < n; i++)
-		printf("  %-16s %s\n", sc[i].name, sc[i].desc);
+		fab_fprintf(stdout, "  %-16s %s\n", sc[i].name, sc[i].desc);
 	printf("Open one with: fabtop demo NAME\n");
 	return 0;
 }
@@ -204,7 +209,7 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 	struct fab_model m;
 	char err[1024];
 	if (root_open(&root, rootspec, err, sizeof(err)) != 0) {
-		fprintf(stderr, "fabtop: %s\n", err);
+		fab_fprintf(stderr, "fabtop: %s\n", err);
 		return 2;
 	}
 	model_init(&m);
@@ -239,7 +244,7 @@ static int run_counters(const struct opts *o)
 	struct fab_root root;
 	char err[1024];
 	if (root_open(&root, o->root, err, sizeof(err)) != 0) {
-		fprintf(stderr, "fabtop: %s\n", err);
+		fab_fprintf(stderr, "fabtop: %s\n", err);
 		return 2;
 	}
 	struct counters_opts co = {
@@ -288,14 +293,14 @@ int main(int argc, char **argv)
 		case 'n':
 			o.samples = (int)strtol(optarg, &end, 10);
 			if (*end || o.samples < 0 || o.samples > 100000) {
-				fprintf(stderr, "fabtop: --samples wants a count from 0 to 100000, not \"%s\"\n", optarg);
+				fab_fprintf(stderr, "fabtop: --samples wants a count from 0 to 100000, not \"%s\"\n", optarg);
 				return 2;
 			}
 			break;
 		case 'i':
 			o.interval = strtod(optarg, &end);
 			if (*end || !(o.interval > 0.0) || o.interval > 3600) {
-				fprintf(stderr, "fabtop: --interval wants seconds (0 < S <= 3600), not \"%s\"\n", optarg);
+				fab_fprintf(stderr, "fabtop: --interval wants seconds (0 < S <= 3600), not \"%s\"\n", optarg);
 				return 2;
 			}
 			o.interval_set = true;
@@ -303,7 +308,7 @@ int main(int argc, char **argv)
 		case 'c': {
 			long v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || v < 1 || v > 100000) {
-				fprintf(stderr, "fabtop: --count wants a number of samples from 1 to 100000, not \"%s\"\n",
+				fab_fprintf(stderr, "fabtop: --count wants a number of samples from 1 to 100000, not \"%s\"\n",
 					optarg);
 				return 2;
 			}
@@ -318,7 +323,8 @@ int main(int argc, char **argv)
 	const char *cmd = optind < argc ? argv[optind] : NULL;
 	const char *arg = optind + 1 < argc ? argv[optind + 1] : NULL;
 	if (optind + 2 < argc) {
-		fprintf(stderr, "fabtop: unexpected argument \"%s\"\n%s", argv[optind + 2], usage);
+		fab_fprintf(stderr, "fabtop: unexpected argument \"%s\"\n", argv[optind + 2]);
+		fputs(usage, stderr);
 		return 2;
 	}
 	if (!cmd) {
@@ -334,7 +340,7 @@ int main(int argc, char **argv)
 		if (strcmp(section, "counters") == 0)
 			return run_counters(&o);
 		if (strcmp(section, "topo") && strcmp(section, "links") && strcmp(section, "all")) {
-			fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters or all)\n", section);
+			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters or all)\n", section);
 			return 2;
 		}
 		return run_on(o.root, section, o.json, false);
@@ -355,12 +361,13 @@ int main(int argc, char **argv)
 		if (!arg)
 			return list_scenarios();
 		if (find_scenario(arg, path, sizeof(path)) != 0) {
-			fprintf(stderr, "fabtop: no scenario named \"%s\"\n", arg);
+			fab_fprintf(stderr, "fabtop: no scenario named \"%s\"\n", arg);
 			list_scenarios();
 			return 2;
 		}
 		return run_on(path, NULL, o.json, true);
 	}
-	fprintf(stderr, "fabtop: unknown command \"%s\"\n%s", cmd, usage);
+	fab_fprintf(stderr, "fabtop: unknown command \"%s\"\n", cmd);
+	fputs(usage, stderr);
 	return 2;
 }

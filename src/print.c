@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/print.h"
+#include "fabtop/sanitize.h"
 
 #define OUT_DEPTH 32
 
@@ -30,14 +31,57 @@ bool out_is_json(const struct fab_out *o)
 	return o->mode == OUT_JSON;
 }
 
+/* jansson writes C1 code points (U+0080..U+009F) as raw UTF-8, and a
+ * terminal may take U+009B for CSI: each goes out as its \u escape, which
+ * reads back as the same string. DEL too. Only strings hold such bytes. */
+struct dump_ctx {
+	FILE *fp;
+	bool c2;   /* the last chunk ended with the lead byte 0xC2 */
+};
+
+static int dump_chunk(const char *buf, size_t size, void *data)
+{
+	struct dump_ctx *d = data;
+	const unsigned char *u = (const unsigned char *)buf;
+	size_t start = 0;   /* the run of bytes not yet written */
+	for (size_t i = 0; i < size; i++) {
+		unsigned c = u[i];
+		if (d->c2) {
+			d->c2 = false;
+			if (c >= 0x80 && c <= 0x9f) {
+				if (fprintf(d->fp, "\\u%04X", c) < 0)   /* as jansson writes its escapes */
+					return -1;
+				start = i + 1;
+				continue;
+			}
+			if (fputc(0xc2, d->fp) == EOF)
+				return -1;
+		}
+		if (c != 0xc2 && c != 0x7f)
+			continue;
+		if (fwrite(u + start, 1, i - start, d->fp) != i - start)
+			return -1;
+		if (c == 0x7f && fputs("\\u007F", d->fp) == EOF)
+			return -1;
+		d->c2 = c == 0xc2;   /* held until the next byte says what it starts */
+		start = i + 1;
+	}
+	if (fwrite(u + start, 1, size - start, d->fp) != size - start)
+		return -1;
+	return 0;
+}
+
 int out_free(struct fab_out *o)
 {
 	int rc = 0;
 	if (!o)
 		return -1;
 	if (o->mode == OUT_JSON && o->doc) {
-		if (json_dumpf(o->doc, o->fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		struct dump_ctx d = { .fp = o->fp };
+		if (json_dump_callback(o->doc, dump_chunk, &d, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
 			rc = -1;
+		if (d.c2)
+			fputc(0xc2, o->fp);
 		fputc('\n', o->fp);
 	}
 	json_decref(o->doc);
@@ -47,11 +91,31 @@ int out_free(struct fab_out *o)
 	return rc;
 }
 
+/* A JSON string of s: s itself when it is valid UTF-8 (jansson escapes
+ * its controls), else s with each bad byte as "\\xff", so a name from the
+ * node is kept, never dropped or turned into null. */
+static json_t *json_text(const char *s)
+{
+	if (fab_utf8_valid(s, strlen(s)))
+		return json_string(s);
+	size_t need = fab_san_size(s, strlen(s));
+	char *buf = malloc(need);
+	if (!buf)
+		return NULL;
+	json_t *v = json_string(fab_sanitize_utf8(s, buf, need));
+	free(buf);
+	return v;
+}
+
 /* Puts v into the current container (under key when it is an object). */
 static void put(struct fab_out *o, const char *key, json_t *v)
 {
+	char kbuf[512];
 	if (!v)
 		return;
+	/* Keys may be names too (a counter file's name). */
+	if (key && !fab_utf8_valid(key, strlen(key)))
+		key = fab_sanitize_utf8(key, kbuf, sizeof(kbuf));
 	if (o->depth == 0) {
 		if (!o->doc)
 			o->doc = v;
@@ -94,7 +158,7 @@ void out_text(struct fab_out *o, const char *fmt, ...)
 	if (o->mode != OUT_TEXT)
 		return;
 	va_start(ap, fmt);
-	vfprintf(o->fp, fmt, ap);
+	fab_vfprintf(o->fp, fmt, ap);
 	va_end(ap);
 }
 
@@ -112,9 +176,9 @@ void out_str(struct fab_out *o, enum out_where w, const char *key,
 		return;
 	bool known = val && *val;
 	if (o->mode == OUT_JSON)
-		put(o, key, known ? json_string(val) : json_null());
+		put(o, key, known ? json_text(val) : json_null());
 	else if (fmt)
-		fprintf(o->fp, fmt, known ? val : "N/A");
+		fab_fprintf(o->fp, fmt, known ? val : "N/A");
 }
 
 /* Prints fmt with its one conversion replaced by "N/A", keeping the text

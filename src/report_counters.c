@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include "fabtop/rdma_res.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/report.h"
 #include "fabtop/sampler.h"
 #include "fabtop/vocab.h"
@@ -645,16 +646,16 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	char err[512] = "";
 	bool playback = root_exists(r, "/fabtop/samples.json");
 	if (!playback && r->is_capture) {
-		fprintf(log, "fabtop: %s has no counter samples (fabtop/samples.json); record some with "
+		fab_fprintf(log, "fabtop: %s has no counter samples (fabtop/samples.json); record some with "
 			"fabtop capture --samples N --interval S\n", r->name);
 		return 2;
 	}
 	if (sampler_open(&rn.s, r, err, sizeof(err)) != 0) {
-		fprintf(log, "fabtop: cannot read the counters of %s: %s\n", r->name, err);
+		fab_fprintf(log, "fabtop: cannot read the counters of %s: %s\n", r->name, err);
 		return 2;
 	}
 	if (playback && sampler_playback_open(&rn.s, r, err, sizeof(err)) != 0) {
-		fprintf(log, "fabtop: cannot play back %s/fabtop/samples.json: %s\n", r->name, err);
+		fab_fprintf(log, "fabtop: cannot play back %s/fabtop/samples.json: %s\n", r->name, err);
 		sampler_close(&rn.s);
 		return 2;
 	}
@@ -698,7 +699,7 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc != 0) {
-		fprintf(log, "fabtop: reading the counters of %s failed\n", r->name);
+		fab_fprintf(log, "fabtop: reading the counters of %s failed\n", r->name);
 		rc = 2;
 	} else {
 		rc = summary(&rn, r);

@@ -40,9 +40,9 @@ static void out_judged(struct fab_out *o, const char *key, const char *fmt,
 enum { T_PORT, T_STATE, T_PHYS, T_RATE, T_LAYER, T_NETDEV, T_MTU, T_USABLE, NTCOLS };
 
 static const struct tbl_col tcols[NTCOLS] = {
-	[T_PORT] = { "DEV/PORT" }, [T_STATE] = { "STATE" }, [T_PHYS] = { "PHYS" },
-	[T_RATE] = { "RATE" },     [T_LAYER] = { "LAYER" }, [T_NETDEV] = { "NETDEV" },
-	[T_MTU] = { "MTU" },       [T_USABLE] = { "USABLE" },
+	[T_PORT] = { .head = "DEV/PORT" }, [T_STATE] = { .head = "STATE" }, [T_PHYS] = { .head = "PHYS" },
+	[T_RATE] = { .head = "RATE" },     [T_LAYER] = { .head = "LAYER" }, [T_NETDEV] = { .head = "NETDEV" },
+	[T_MTU] = { .head = "MTU" },       [T_USABLE] = { .head = "USABLE" },
 };
 
 /* Row r: the r-th port over every HCA. */

@@ -1,13 +1,17 @@
 /* root.c - the node root: live "/", a mirror directory, or a capture tarball. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "beneath.h"
 #include "fab_archive.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"
@@ -17,21 +21,163 @@ struct fab_unreadable {
 	int err;
 };
 
-static bool ends_with(const char *s, const char *suffix)
+/* ---- caps (docs/capture-format.md, "Limits") ---- */
+
+/* The fabtop/ files that grow with the node; every other file is a sysfs
+ * or /proc copy, at most ROOT_MAX_FILE. */
+static const struct {
+	const char *path;
+	size_t max;
+} file_caps[] = {
+	{ "/fabtop/hwloc.xml",      32u << 20 },   /* lstopo --whole-io of a large node */
+	{ "/fabtop/samples.json",  128u << 20 },   /* --samples N of every counter */
+	{ "/fabtop/rdma-qp.bin",    64u << 20 },   /* 64 B per QP: a million QPs */
+	{ "/fabtop/netlink.json",   32u << 20 },   /* every link, address and route */
+	{ "/fabtop/unreadable.tsv", 16u << 20 },   /* a line per unreadable file */
+};
+
+#define ROOT_MAX_BYTES_DEFAULT   (512ull << 20)
+#define ROOT_MAX_ENTRIES_DEFAULT 500000u
+
+size_t root_file_cap(const char *node_path)
 {
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
+	for (size_t i = 0; i < sizeof(file_caps) / sizeof(file_caps[0]); i++)
+		if (strcmp(node_path, file_caps[i].path) == 0)
+			return file_caps[i].max;
+	return ROOT_MAX_FILE;
+}
+
+static unsigned long long env_cap(const char *name, unsigned long long def)
+{
+	const char *s = getenv(name);
+	long long v;
+	return s && fab_parse_ll(s, &v) && v > 0 ? (unsigned long long)v : def;
+}
+
+unsigned long long root_max_bytes(void)
+{
+	return env_cap("FABTOP_CAPTURE_MAX_BYTES", ROOT_MAX_BYTES_DEFAULT);
+}
+
+size_t root_max_entries(void)
+{
+	return (size_t)env_cap("FABTOP_CAPTURE_MAX_MEMBERS", ROOT_MAX_ENTRIES_DEFAULT);
+}
+
+/* ---- unpacked captures: removed on close, at exit and on signals ---- */
+
+/* Fixed slots, no allocation: the signal handler walks them. */
+#define TEMP_SLOTS 16
+static struct {
+	volatile sig_atomic_t used;
+	pid_t pid;             /* a forked child never removes its parent's tree */
+	char path[4096];
+} temps[TEMP_SLOTS];
+
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+#define NSIG_CLEANUP (sizeof(cleanup_signals) / sizeof(cleanup_signals[0]))
+static struct sigaction old_actions[NSIG_CLEANUP];
+static bool installed[NSIG_CLEANUP];
+
+void root_remove_temp(void)
+{
+	pid_t me = getpid();
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (temps[i].used && temps[i].pid == me) {
+			fab_rmtree(temps[i].path);
+			temps[i].used = 0;
+		}
+}
+
+/* Removes the trees, then ends the process the way the signal would have. */
+static void on_cleanup_signal(int sig)
+{
+	sigset_t set;
+	root_remove_temp();
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+static void install_cleanup(void)
+{
+	static bool atexit_done;
+	if (!atexit_done)
+		atexit_done = atexit(root_remove_temp) == 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cleanup_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSIG_CLEANUP; i++) {
+		if (installed[i])
+			continue;
+		/* An ignored signal, or one the program handles itself, is left
+		 * alone: such a program ends through root_close(). */
+		if (sigaction(cleanup_signals[i], NULL, &old_actions[i]) == 0 &&
+		    old_actions[i].sa_handler == SIG_DFL && !(old_actions[i].sa_flags & SA_SIGINFO))
+			installed[i] = sigaction(cleanup_signals[i], &sa, NULL) == 0;
+	}
+}
+
+static void uninstall_cleanup(void)
+{
+	for (size_t i = 0; i < NSIG_CLEANUP; i++) {
+		struct sigaction cur;
+		if (!installed[i])
+			continue;
+		installed[i] = false;
+		/* Someone who installed over ours restores ours later: leave it. */
+		if (sigaction(cleanup_signals[i], NULL, &cur) == 0 &&
+		    cur.sa_handler == on_cleanup_signal)
+			sigaction(cleanup_signals[i], &old_actions[i], NULL);
+	}
+}
+
+static int temp_register(const char *path)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (!temps[i].used) {
+			fab_strlcpy(temps[i].path, path, sizeof(temps[i].path));
+			temps[i].pid = getpid();
+			temps[i].used = 1;
+			install_cleanup();
+			return 0;
+		}
+	return -1;
+}
+
+static void temp_unregister(const char *path)
+{
+	bool any = false;
+	for (int i = 0; i < TEMP_SLOTS; i++) {
+		if (temps[i].used && strcmp(temps[i].path, path) == 0)
+			temps[i].used = 0;
+		any |= temps[i].used != 0;
+	}
+	if (!any)
+		uninstall_cleanup();
+}
+
+/* ---- opening ---- */
+
+static int cmp_unreadable(const void *a, const void *b)
+{
+	return strcmp(((const struct fab_unreadable *)a)->path,
+		      ((const struct fab_unreadable *)b)->path);
 }
 
 static void load_unreadable(struct fab_root *r)
 {
-	char path[4096 + 64];
-	snprintf(path, sizeof(path), "%s/fabtop/unreadable.tsv", r->dir);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
+	char *buf;
+	size_t len, cap = 0;
+	if (root_read_alloc(r, "/fabtop/unreadable.tsv", &buf, &len) != 0)
 		return;
-	char line[4096 + 128];
-	while (fgets(line, sizeof(line), fp)) {
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		char *tab = strchr(line, '\t');
 		if (!tab || line[0] != '/')
 			continue;
@@ -39,17 +185,29 @@ static void load_unreadable(struct fab_root *r)
 		int e = atoi(tab + 1);
 		if (e <= 0)
 			continue;
-		struct fab_unreadable *u = realloc(r->unreadable,
-			(r->nunreadable + 1) * sizeof(*u));
-		if (!u)
-			break;
-		r->unreadable = u;
-		u[r->nunreadable].path = strdup(line);
-		u[r->nunreadable].err = e;
-		if (u[r->nunreadable].path)
+		if (r->nunreadable == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct fab_unreadable *u = realloc(r->unreadable, cap * sizeof(*u));
+			if (!u)
+				break;
+			r->unreadable = u;
+		}
+		struct fab_unreadable *u = &r->unreadable[r->nunreadable];
+		if ((u->path = strdup(line))) {
+			u->err = e;
 			r->nunreadable++;
+		}
 	}
-	fclose(fp);
+	free(buf);
+	/* Sorted, for a binary search per read. */
+	if (r->nunreadable)
+		qsort(r->unreadable, r->nunreadable, sizeof(*r->unreadable), cmp_unreadable);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
 static const char *base_name(const char *p)
@@ -62,6 +220,7 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 {
 	struct stat st;
 	memset(r, 0, sizeof(*r));
+	r->dfd = -1;
 	if (!spec || strcmp(spec, "/") == 0) {
 		r->live = true;
 		fab_strlcpy(r->name, "live", sizeof(r->name));
@@ -71,7 +230,8 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot open root %s: %s", spec, strerror(errno));
 		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	bool dir = S_ISDIR(st.st_mode);
+	if (dir) {
 		if (!realpath(spec, r->dir)) {
 			snprintf(err, errlen, "cannot resolve root %s: %s", spec, strerror(errno));
 			return -1;
@@ -86,6 +246,8 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 			r->tmpdir[0] = '\0';
 			return -1;
 		}
+		/* Before the first member: a signal mid-unpack removes it too. */
+		temp_register(r->tmpdir);
 		int rc = archive_unpack(spec, r->tmpdir, r->dir, sizeof(r->dir), err, errlen);
 		if (rc < 0) {
 			root_close(r);
@@ -97,6 +259,26 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "root %s is neither a directory nor a capture file", spec);
 		return -1;
 	}
+	r->dfd = open(r->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->dfd < 0) {
+		snprintf(err, errlen, "cannot open root %s: %s", spec, strerror(errno));
+		root_close(r);
+		return -1;
+	}
+	/* archive_unpack() checked an unpacked tree; a directory is checked here,
+	 * before hwloc and libpci read it by path. */
+	if (dir) {
+		char bad[PATH_MAX];
+		size_t max = root_max_entries();
+		int rc = beneath_check_tree(r->dfd, max, bad, sizeof(bad));
+		if (rc != 0) {
+			char what[PATH_MAX + 16];
+			snprintf(what, sizeof(what), "root %s", spec);
+			beneath_explain(rc, r->dfd, bad, max, what, err, errlen);
+			root_close(r);
+			return -1;
+		}
+	}
 	/* Name it after what the user gave, without the tarball suffix. */
 	fab_strlcpy(r->name, base_name(spec), sizeof(r->name));
 	for (const char *const *sfx = (const char *const[]){ ".tar.gz", ".tgz", "/", NULL }; *sfx; sfx++)
@@ -104,9 +286,7 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 			r->name[strlen(r->name) - strlen(*sfx)] = '\0';
 			break;
 		}
-	char meta[4096 + 32];
-	snprintf(meta, sizeof(meta), "%s/fabtop/meta.json", r->dir);
-	r->is_capture = access(meta, F_OK) == 0;
+	r->is_capture = root_exists(r, "/fabtop/meta.json");
 	/* Not a node (--root /tmp): every source would read as absent, and an
 	 * empty node as healthy. */
 	if (!r->is_capture && !root_exists(r, "/sys") && !root_exists(r, "/fabtop")) {
@@ -127,10 +307,17 @@ void root_close(struct fab_root *r)
 	free(r->unreadable);
 	r->unreadable = NULL;
 	r->nunreadable = 0;
-	if (r->tmpdir[0])
+	if (!r->live && r->dfd >= 0)
+		close(r->dfd);
+	r->dfd = -1;
+	if (r->tmpdir[0]) {
 		fab_rmtree(r->tmpdir);
+		temp_unregister(r->tmpdir);
+	}
 	r->tmpdir[0] = '\0';
 }
+
+/* ---- reading ---- */
 
 const char *root_path(const struct fab_root *r, const char *node_path,
 		      char *buf, size_t len)
@@ -144,51 +331,156 @@ const char *root_path(const struct fab_root *r, const char *node_path,
 
 int root_recorded_errno(const struct fab_root *r, const char *node_path)
 {
-	for (size_t i = 0; i < r->nunreadable; i++)
-		if (strcmp(r->unreadable[i].path, node_path) == 0)
-			return r->unreadable[i].err;
-	return 0;
+	if (!r->nunreadable)
+		return 0;
+	struct fab_unreadable key = { .path = (char *)node_path };
+	const struct fab_unreadable *u = bsearch(&key, r->unreadable, r->nunreadable,
+						 sizeof(*u), cmp_unreadable);
+	return u ? u->err : 0;
 }
 
-ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, size_t len)
+const char *root_strerror(int e)
 {
-	char p[PATH_MAX];
+	if (e == EXDEV)
+		return "a link in the path leads outside the root";
+	if (e == BENEATH_ENOTFILE)
+		return "not a regular file (a FIFO, device or socket)";
+	return strerror(e);
+}
+
+int root_open_fd(const struct fab_root *r, const char *node_path, int oflags)
+{
 	int e = root_recorded_errno(r, node_path);
 	if (e)
 		return -e;
-	if (len == 0)
-		return -EINVAL;
-	int fd = open(root_path(r, node_path, p, sizeof(p)), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (r->live) {
+		/* The kernel's own files: no FIFO to wait on, no look first. */
+		int fd = open(node_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | oflags);
+		return fd < 0 ? -errno : fd;
+	}
+	return beneath_open(r->dfd, node_path, O_RDONLY | O_NONBLOCK | oflags, BENEATH_FILE);
+}
+
+int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)
+{
+	if (r->live)
+		return stat(node_path, st) == 0 ? 0 : -errno;
+	int fd = beneath_open(r->dfd, node_path, O_PATH, 0);
 	if (fd < 0)
-		return -errno;
-	/* No fstat: read() on a directory fails with EISDIR, and sysfs and
-	 * unpacked captures hold no FIFOs or devices (O_NONBLOCK covers a FIFO
-	 * in a hand-made mirror); a snapshot reads hundreds of attributes. */
-	size_t cap = len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, got = 0;
+		return fd;
+	int rc = fstat(fd, st) == 0 ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* Reads fd into buf up to cap bytes; returns the count or -errno. */
+static ssize_t read_upto(int fd, char *buf, size_t cap)
+{
+	size_t got = 0;
 	while (got < cap) {
 		ssize_t n = read(fd, buf + got, cap - got);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			int saved = errno;
-			close(fd);
-			return -saved;
+			return -errno;
 		}
 		if (n == 0)
 			break;
 		got += (size_t)n;
 	}
+	return (ssize_t)got;
+}
+
+ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, size_t len)
+{
+	if (len == 0)
+		return -EINVAL;
+	int fd = root_open_fd(r, node_path, 0);
+	if (fd < 0)
+		return fd;
+	/* read() of a directory fails with EISDIR. */
+	ssize_t got = read_upto(fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE);
 	close(fd);
+	if (got < 0)
+		return got;
 	buf[got] = '\0';
 	/* A capture lists unreadable files by their real path and leaves an
 	 * empty placeholder; collectors often read through class links. */
 	if (got == 0 && r->nunreadable) {
 		char real[PATH_MAX];
+		int e;
 		if (root_realpath(r, node_path, real, sizeof(real)) == 0 &&
 		    (e = root_recorded_errno(r, real)) != 0)
 			return -e;
 	}
-	return (ssize_t)got;
+	return got;
+}
+
+int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf, size_t *len)
+{
+	size_t cap = root_file_cap(node_path), size = 0, have = 65536;
+	char *b = NULL;
+	*buf = NULL;
+	*len = 0;
+	int fd = root_open_fd(r, node_path, 0);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		if (size + 1 >= have || !b) {
+			if (b)
+				have *= 2;
+			char *nb = realloc(b, have + 1);
+			if (!nb) {
+				free(b);
+				close(fd);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		/* One byte past the cap tells "larger" from "exactly the cap". */
+		size_t want = have - size;
+		if (want > cap + 1 - size)
+			want = cap + 1 - size;
+		ssize_t n = read_upto(fd, b + size, want);
+		if (n < 0) {
+			free(b);
+			close(fd);
+			return (int)n;
+		}
+		size += (size_t)n;
+		if (size > cap) {
+			free(b);
+			close(fd);
+			return -EFBIG;
+		}
+		if ((size_t)n < want)
+			break;
+	}
+	close(fd);
+	b[size] = '\0';
+	*buf = b;
+	*len = size;
+	return 0;
+}
+
+json_t *root_load_json(const struct fab_root *r, const char *node_path, json_error_t *je)
+{
+	char *buf;
+	size_t len;
+	int rc = root_read_alloc(r, node_path, &buf, &len);
+	if (rc < 0) {
+		memset(je, 0, sizeof(*je));
+		fab_strlcpy(je->source, node_path, sizeof(je->source));
+		if (rc == -EFBIG)
+			snprintf(je->text, sizeof(je->text), "larger than %zu bytes",
+				 root_file_cap(node_path));
+		else
+			fab_strlcpy(je->text, root_strerror(-rc), sizeof(je->text));
+		return NULL;
+	}
+	json_t *doc = json_loadb(buf, len, 0, je);
+	free(buf);
+	return doc;
 }
 
 int root_read_line(const struct fab_root *r, const char *node_path, char *buf, size_t len)
@@ -207,30 +499,42 @@ int root_read_line(const struct fab_root *r, const char *node_path, char *buf, s
 
 ssize_t root_readlink(const struct fab_root *r, const char *node_path, char *buf, size_t len)
 {
-	char p[PATH_MAX];
 	if (len == 0)
 		return -EINVAL;
-	ssize_t n = readlink(root_path(r, node_path, p, sizeof(p)), buf, len - 1);
-	if (n < 0)
-		return -errno;
+	ssize_t n;
+	if (r->live) {
+		n = readlink(node_path, buf, len - 1);
+		if (n < 0)
+			return -errno;
+	} else {
+		/* The link itself (its folders resolved inside the root), read
+		 * through an O_PATH fd: readlinkat() with an empty name. */
+		int fd = beneath_open(r->dfd, node_path, O_PATH, BENEATH_NOFOLLOW);
+		struct stat st;
+		if (fd < 0)
+			return fd;
+		if (fstat(fd, &st) != 0 || !S_ISLNK(st.st_mode)) {
+			close(fd);
+			return -EINVAL;   /* readlink() of what is not a link */
+		}
+		n = readlinkat(fd, "", buf, len - 1);
+		int e = errno;
+		close(fd);
+		if (n < 0)
+			return -e;
+	}
 	buf[n] = '\0';
 	return n;
 }
 
 int root_realpath(const struct fab_root *r, const char *node_path, char *buf, size_t len)
 {
-	char p[PATH_MAX], res[PATH_MAX];
-	if (!realpath(root_path(r, node_path, p, sizeof(p)), res))
+	if (!r->live)
+		return beneath_resolve(r->dfd, node_path, 0, buf, len);
+	char res[PATH_MAX];
+	if (!realpath(node_path, res))
 		return -errno;
-	if (r->live) {
-		fab_strlcpy(buf, res, len);
-		return 0;
-	}
-	size_t dl = strlen(r->dir);
-	/* A link that resolves outside the mirror is not part of the node. */
-	if (strncmp(res, r->dir, dl) != 0 || (res[dl] != '/' && res[dl] != '\0'))
-		return -EXDEV;
-	fab_strlcpy(buf, res[dl] ? res + dl : "/", len);
+	fab_strlcpy(buf, res, len);
 	return 0;
 }
 
@@ -278,11 +582,43 @@ int root_resolve_link(const struct fab_root *r, const char *node_path, char *buf
 
 bool root_exists(const struct fab_root *r, const char *node_path)
 {
-	char p[PATH_MAX];
 	struct stat st;
 	if (root_recorded_errno(r, node_path))
 		return true;
-	return lstat(root_path(r, node_path, p, sizeof(p)), &st) == 0;
+	if (r->live)
+		return lstat(node_path, &st) == 0;
+	int fd = beneath_open(r->dfd, node_path, O_PATH, BENEATH_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int root_open_plain(const char *path)
+{
+	struct stat st, ost;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -BENEATH_ENOTFILE;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &ost) != 0 || !S_ISREG(ost.st_mode)) {
+		close(fd);
+		return -BENEATH_ENOTFILE;
+	}
+	return fd;
+}
+
+int root_open_in(const char *dir, const char *path)
+{
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	int fd = beneath_open(dfd, path, O_RDONLY | O_NONBLOCK, BENEATH_FILE | BENEATH_IN_ROOT);
+	close(dfd);
+	return fd;
 }
 
 int fab_natcmp(const char *a, const char *b)
@@ -319,14 +655,16 @@ static int natcmp_ptr(const void *a, const void *b)
 
 int root_list(const struct fab_root *r, const char *node_path, char ***names)
 {
-	char p[PATH_MAX];
-	int e = root_recorded_errno(r, node_path);
 	*names = NULL;
-	if (e)
+	int fd = root_open_fd(r, node_path, O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
 		return -e;
-	DIR *d = opendir(root_path(r, node_path, p, sizeof(p)));
-	if (!d)
-		return -errno;
+	}
 	int n = 0, cap = 0;
 	char **v = NULL;
 	struct dirent *de;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "fabtop/counters.h"
 #include "rules.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 
@@ -158,17 +159,18 @@ static void rule_port_down(struct fab_model *m)
 			    why == ROCE_ADMIN_DOWN)
 				snprintf(f->hint, sizeof(f->hint),
 					 "ibstat %s %d; ip link show %s (state DOWN?); suggestion: ip link set dev %s up",
-					 n->name, p->num, p->netdev, p->netdev);
+					 FAB_SHQ(n->name), p->num, FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
 			else if (roce && p->netdev[0])
 				snprintf(f->hint, sizeof(f->hint),
 					 "ibstat %s %d; %sip link show %s; ethtool %s | grep 'Link detected'; "
 					 "check the cable, the transceiver and the switch port",
-					 n->name, p->num, d ? "" : "on the host (the netdev is not in this namespace): ",
-					 p->netdev, p->netdev);
+					 FAB_SHQ(n->name), p->num,
+					 d ? "" : "on the host (the netdev is not in this namespace): ",
+					 FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
 			else
 				snprintf(f->hint, sizeof(f->hint),
 					 "ibstat %s %d; check the cable and transceiver seating and the switch "
-					 "port (its LEDs and its state on the switch or in UFM)", n->name, p->num);
+					 "port (its LEDs and its state on the switch or in UFM)", FAB_SHQ(n->name), p->num);
 		}
 	}
 }
@@ -217,7 +219,7 @@ static void rule_no_sm(struct fab_model *m)
 			snprintf(f->hint, sizeof(f->hint),
 				 "sminfo -C %s -P %d; ibstat %s %d (SM lid); check that opensm runs "
 				 "(systemctl status opensm on the SM node) or that UFM manages this subnet",
-				 n->name, p->num, n->name, p->num);
+				 FAB_SHQ(n->name), p->num, FAB_SHQ(n->name), p->num);
 		}
 	}
 }
@@ -334,12 +336,12 @@ static void rule_rate_degraded(struct fab_model *m)
 				snprintf(f->hint, sizeof(f->hint),
 					 "ethtool %s (Speed, Lanes); mlxlink -d %s -m (cable, lanes, BER); "
 					 "reseat or replace the cable/transceiver, check the switch port's speed",
-					 p->netdev, bdf[0] ? bdf : n->name);
+					 FAB_SHQ(p->netdev), FAB_SHQ(bdf[0] ? bdf : n->name));
 			else
 				snprintf(f->hint, sizeof(f->hint),
 					 "ibstat %s %d; mlxlink -d %s -m (cable, lanes, BER); reseat or replace "
 					 "the cable/transceiver, check the switch port",
-					 n->name, p->num, bdf[0] ? bdf : n->name);
+					 FAB_SHQ(n->name), p->num, FAB_SHQ(bdf[0] ? bdf : n->name));
 		}
 	}
 }
@@ -419,12 +421,12 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 			snprintf(f->hint, sizeof(f->hint),
 				 "the link trained below the card's capability (see pcie.degraded): lspci -s %s -vv "
 				 "| grep -E 'LnkCap|LnkSta'; reseat the card, check the slot/riser and bifurcation",
-				 d->bdf);
+				 FAB_SHQ(d->bdf));
 		else
 			snprintf(f->hint, sizeof(f->hint),
 				 "the slot itself is too slow for this NIC: lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; "
 				 "move the NIC to a slot that trains wider/faster, or expect \u2248%.0f Gb/s",
-				 d->bdf, bw);
+				 FAB_SHQ(d->bdf), bw);
 	}
 }
 
@@ -526,7 +528,7 @@ static void rule_mtu_mismatch(struct fab_model *m)
 			snprintf(f->hint, sizeof(f->hint),
 				 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld, with the switch "
 				 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu",
-				 d->name, want, n->name);
+				 FAB_SHQ(d->name), want, FAB_SHQ(n->name));
 		}
 	}
 }
@@ -573,7 +575,7 @@ static void rule_roce_no_ipv4(struct fab_model *m)
 			snprintf(f->hint, sizeof(f->hint),
 				 "cat %s/gid_attrs/types/* (or show_gids); suggestion: ip addr add <IPv4>/<len> "
 				 "dev %s adds the IPv4 GID; NCCL_IB_GID_INDEX selects a GID by hand",
-				 dir, p->netdev[0] ? p->netdev : "<netdev>");
+				 FAB_SHQ(dir), p->netdev[0] ? FAB_SHQ(p->netdev) : "<netdev>");
 		}
 	}
 }
@@ -608,6 +610,7 @@ static void rule_gid_netns(struct fab_model *m)
 		for (int k = 0; k < n->nports; k++) {
 			const struct fab_port *p = &n->ports[k];
 			char names[160] = "", idx[96] = "";
+			const char *first = NULL;   /* the first foreign netdev, for the hint */
 			int nforeign = 0, nlocal = 0;
 			for (int g = 0; g < p->ngids; g++) {
 				const struct fab_gid *gd = &p->gids[g];
@@ -619,6 +622,8 @@ static void rule_gid_netns(struct fab_model *m)
 				if (here != FAB_NO)
 					continue;   /* unknown is not elsewhere */
 				cat(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
+				if (!nforeign)
+					first = gd->netdev;
 				nforeign++;
 				if (!has_word(names, gd->netdev))
 					cat(names, sizeof(names), "%s%s", names[0] ? " " : "", gd->netdev);
@@ -643,8 +648,8 @@ static void rule_gid_netns(struct fab_model *m)
 				cat(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
 			snprintf(f->hint, sizeof(f->hint),
 				 "rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
-				 "host: ip -br link show %.*s; in a pod, use the HCA whose netdev the pod owns",
-				 (int)strcspn(names, " "), names);
+				 "host: ip -br link show %s; in a pod, use the HCA whose netdev the pod owns",
+				 FAB_SHQ(first));
 		}
 	}
 }
@@ -726,12 +731,12 @@ static void rule_link_errors(struct fab_model *m)
 				snprintf(f->hint, sizeof(f->hint),
 					 "watch them grow in fabtop's live counters pane; ethtool -S %s | grep -iE "
 					 "'fec|symbol|err'; mlxlink -d %s -c; growing errors: reseat/replace the cable",
-					 p->netdev, pci_bdf(m, n)[0] ? pci_bdf(m, n) : n->name);
+					 FAB_SHQ(p->netdev), FAB_SHQ(pci_bdf(m, n)[0] ? pci_bdf(m, n) : n->name));
 			else
 				snprintf(f->hint, sizeof(f->hint),
 					 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
 					 "twice a minute apart (perfquery -R clears them); growing errors: "
-					 "reseat/replace the cable", n->name, p->num);
+					 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
 		}
 	}
 }
@@ -805,7 +810,7 @@ static void rule_pfc_off(struct fab_model *m)
 				cat(f->evidence, sizeof(f->evidence), "; qos/trust=%s", d->qos_trust);
 			snprintf(f->hint, sizeof(f->hint),
 				 "mlnx_qos -i %s (PFC row); suggestion: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 "
-				 "(the RoCE priority, matching the switch)", d->name, d->name);
+				 "(the RoCE priority, matching the switch)", FAB_SHQ(d->name), FAB_SHQ(d->name));
 		}
 	}
 }
@@ -851,7 +856,7 @@ static void rule_pfc_no_ecn(struct fab_model *m)
 				 d->name, pl, d->name, np, rp);
 			snprintf(f->hint, sizeof(f->hint),
 				 "mlnx_qos -i %s; cat /sys/class/net/%s/ecn/roce_{np,rp}/enable/%d; suggestion: "
-				 "echo 1 into both files for priority %d", d->name, d->name, b0, b0);
+				 "echo 1 into both files for priority %d", FAB_SHQ(d->name), FAB_SHQ(d->name), b0, b0);
 		}
 	}
 }
@@ -914,7 +919,7 @@ static void rule_not_usable(struct fab_model *m)
 		if (usable)
 			snprintf(f->hint, sizeof(f->hint),
 				 "ls -l /dev/infiniband; ibv_devices lists what is visible, not what is usable: "
-				 "give NCCL the usable ports, NCCL_IB_HCA=%s", ulist);
+				 "give NCCL the usable ports, NCCL_IB_HCA=%s", FAB_SHQ(ulist));
 		else if (!n->uverbs.present)
 			snprintf(f->hint, sizeof(f->hint),
 				 "ls -l /dev/infiniband; in Kubernetes, request the HCA through the RDMA device "
@@ -922,7 +927,7 @@ static void rule_not_usable(struct fab_model *m)
 		else
 			snprintf(f->hint, sizeof(f->hint),
 				 "ls -l %s (owner, group, mode); add the user to its group (often rdma), or in a "
-				 "container allow the device (cgroup) through the RDMA device plugin", node);
+				 "container allow the device (cgroup) through the RDMA device plugin", FAB_SHQ(node));
 	}
 }
 

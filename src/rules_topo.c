@@ -6,6 +6,7 @@
 #include <string.h>
 #include "rules.h"
 #include "fabtop/topo.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 #define ACS_RR 0x04   /* P2P Request Redirect */
@@ -207,7 +208,7 @@ static void rule_pcie_degraded(struct fab_model *m)
 			 d->link.max_width.v);
 		snprintf(f->hint, sizeof(f->hint),
 			 "lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; reseat the card or check the slot/riser "
-			 "and BIOS bifurcation", d->bdf);
+			 "and BIOS bifurcation", FAB_SHQ(d->bdf));
 	}
 }
 
@@ -231,7 +232,7 @@ static void rule_pcie_acs(struct fab_model *m)
 			 d->acs_ctrl.v, !!(d->acs_ctrl.v & ACS_RR), !!(d->acs_ctrl.v & ACS_CR));
 		snprintf(f->hint, sizeof(f->hint),
 			 "lspci -s %s -vvv | grep ACSCtl; disable ACS in the BIOS (or leave it on only where "
-			 "a VM needs isolation)", d->bdf);
+			 "a VM needs isolation)", FAB_SHQ(d->bdf));
 	}
 }
 

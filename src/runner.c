@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fabtop/runner.h"
+#include "fabtop/sanitize.h"
 
 extern char **environ;
 
@@ -657,16 +658,6 @@ void run_result_free(struct run_result *r)
 
 /* ---- display ---- */
 
-static bool shell_safe(const char *w)
-{
-	if (!*w)
-		return false;
-	for (const char *p = w; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("_@%+=:,./-", *p))
-			return false;
-	return true;
-}
-
 void run_format_argv(const char *const argv[], char *buf, size_t len)
 {
 	if (!len)
@@ -676,25 +667,7 @@ void run_format_argv(const char *const argv[], char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; argv && argv[i] && !full; i++) {
 		char w[1024];
-		size_t k = 0;
-		const char *a = argv[i];
-		if (shell_safe(a)) {
-			k = (size_t)snprintf(w, sizeof(w), "%s", a);
-		} else {
-			w[k++] = '\'';
-			for (const char *p = a; *p && k < sizeof(w) - 6; p++) {
-				if (*p == '\'') {
-					memcpy(w + k, "'\\''", 4);
-					k += 4;
-				} else {
-					w[k++] = *p;
-				}
-			}
-			w[k++] = '\'';
-			w[k] = '\0';
-		}
-		if (k >= sizeof(w))
-			k = sizeof(w) - 1;
+		size_t k = strlen(fab_shq(argv[i], w, sizeof(w)));
 		size_t need = (i ? 1 : 0) + k;
 		if (o + need + 1 > len) {
 			full = true;

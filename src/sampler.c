@@ -411,31 +411,34 @@ unsigned sampler_port_state(const struct fab_sampler *s, int i)
 
 /* Hundreds of VFs hold thousands of counter files open: past the soft limit,
  * take the hard one once rather than lose counters. */
-static int open_counter(struct fab_sampler *s, const char *real)
+static int open_counter(struct fab_sampler *s, const char *node)
 {
-	int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = root_open_fd(s->root, node, 0);
 	struct sampler_priv *pv = s->priv;
-	if (fd < 0 && errno == EMFILE && pv && !pv->nofile_raised) {
+	if (fd == -EMFILE && pv && !pv->nofile_raised) {
 		struct rlimit rl;
 		pv->nofile_raised = true;
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 			rl.rlim_cur = rl.rlim_max;
 			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-				fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+				fd = root_open_fd(s->root, node, 0);
 		}
 		if (fd < 0)
 			snprintf(s->note, sizeof(s->note),
 				 "too many counter files for the open-file limit: raise `ulimit -n`");
 	}
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
 	return fd;
 }
 
-static const char *ctr_real_path(const struct fab_sampler *s, const struct fab_series *p,
-				 const struct fab_ctr *c, char *buf, size_t len)
+static const char *ctr_node_path(const struct fab_series *p, const struct fab_ctr *c,
+				 char *buf, size_t len)
 {
-	char node[sizeof(p->dirpath) + sizeof(c->dir) + sizeof(c->name) + 4];
-	snprintf(node, sizeof(node), "%s/%s/%s", p->dirpath, c->dir, c->name);
-	return root_path(s->root, node, buf, len);
+	snprintf(buf, len, "%s/%s/%s", p->dirpath, c->dir, c->name);
+	return buf;
 }
 
 /* Adds the counter files of one directory to the last port, skipping what
@@ -444,16 +447,15 @@ static const char *ctr_real_path(const struct fab_sampler *s, const struct fab_s
 static int add_dir_files(struct fab_sampler *s, const char *dir)
 {
 	struct fab_series *p = &s->ports[s->nports - 1];
-	char node[sizeof(p->dirpath) + 16], base[PATH_MAX], real[PATH_MAX + 80];
+	char node[sizeof(p->dirpath) + 16], file[sizeof(node) + 80];
 	char **names;
 	snprintf(node, sizeof(node), "%s/%s", p->dirpath, dir);
-	root_path(s->root, node, base, sizeof(base));
 	int n = root_list(s->root, node, &names);
 	for (int i = 0; i < n; i++) {
 		if (strcmp(names[i], "lifespan") == 0 || strlen(names[i]) >= sizeof(s->ctrs->name))
 			continue;
-		snprintf(real, sizeof(real), "%s/%s", base, names[i]);
-		int fd = open_counter(s, real);
+		snprintf(file, sizeof(file), "%s/%s", node, names[i]);
+		int fd = open_counter(s, file);
 		struct stat st;
 		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 			continue;
@@ -487,9 +489,8 @@ static int add_live_port(struct fab_sampler *s, const char *dev, int port)
 		s->nports--;
 		return 0;
 	}
-	char real[PATH_MAX];
 	struct stat st;
-	if (stat(root_path(s->root, p->dirpath, real, sizeof(real)), &st) == 0)
+	if (root_stat(s->root, p->dirpath, &st) == 0)
 		p->dir_ino = st.st_ino;
 	return 0;
 }
@@ -575,12 +576,12 @@ static void port_gone(struct fab_sampler *s, struct fab_series *p, double t)
 
 static void port_reopen(struct fab_sampler *s, struct fab_series *p, ino_t ino)
 {
-	char real[PATH_MAX];
+	char node[sizeof(p->dirpath) + sizeof(s->ctrs->dir) + sizeof(s->ctrs->name) + 4];
 	snprintf(s->note, sizeof(s->note), "%s port %d came back", p->dev, p->port);
 	port_close_fds(s, p);
 	for (int k = 0; k < p->nctr; k++) {
 		struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
-		c->fd = open_counter(s, ctr_real_path(s, p, c, real, sizeof(real)));
+		c->fd = open_counter(s, ctr_node_path(p, c, node, sizeof(node)));
 	}
 	p->present = true;
 	p->dir_ino = ino;
@@ -606,43 +607,21 @@ static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, d
 /* Devices that appeared since the last read; their files open fresh. */
 static void relist(struct fab_sampler *s)
 {
-	char real[PATH_MAX];
-	DIR *d = opendir(root_path(s->root, CLASS_DIR, real, sizeof(real)));
-	if (!d)
-		return;
-	char **fresh = NULL;
-	int nf = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || dev_known(s, de->d_name))
+	char **names;
+	int n = root_list(s->root, CLASS_DIR, &names);   /* in natural order */
+	for (int i = 0; i < n; i++) {
+		if (names[i][0] == '.' || dev_known(s, names[i]))
 			continue;
-		char **v = realloc(fresh, (size_t)(nf + 1) * sizeof(*v));
-		if (!v)
-			break;
-		fresh = v;
-		if (!(fresh[nf] = strdup(de->d_name)))
-			break;
-		nf++;
-	}
-	closedir(d);
-	for (int i = 0; i < nf; i++)
-		for (int j = i + 1; j < nf; j++)
-			if (fab_natcmp(fresh[j], fresh[i]) < 0) {
-				char *x = fresh[i];
-				fresh[i] = fresh[j];
-				fresh[j] = x;
-			}
-	for (int i = 0; i < nf; i++) {
 		int before = s->nports;
-		if (add_live_device(s, fresh[i]) == 0 && s->nports > before)
-			snprintf(s->note, sizeof(s->note), "%s appeared", fresh[i]);
+		if (add_live_device(s, names[i]) == 0 && s->nports > before)
+			snprintf(s->note, sizeof(s->note), "%s appeared", names[i]);
 	}
-	root_free_list(fresh, nf);
+	if (n > 0)
+		root_free_list(names, n);
 }
 
 int sampler_read(struct fab_sampler *s, double t_mono)
 {
-	char real[PATH_MAX];
 	if (!s->root || s->playback)
 		return -1;
 	sampler_step_begin(s, t_mono);
@@ -655,8 +634,8 @@ int sampler_read(struct fab_sampler *s, double t_mono)
 			/* One stat per port notices it vanished, or came back as a new
 			 * kobject (driver reload, VF re-created): new files to open. */
 			struct stat st;
-			int e = fstatat(AT_FDCWD, root_path(s->root, p->dirpath, real, sizeof(real)),
-					&st, 0) == 0 ? (S_ISDIR(st.st_mode) ? 0 : ENOTDIR) : errno;
+			int e = root_stat(s->root, p->dirpath, &st);
+			e = e == 0 ? (S_ISDIR(st.st_mode) ? 0 : ENOTDIR) : -e;
 			if (e == ENOENT || e == ENOTDIR || e == ENODEV) {
 				port_gone(s, p, t_mono);
 				continue;

@@ -251,7 +251,6 @@ out:
 
 int sampler_playback_open(struct fab_sampler *s, const struct fab_root *r, char *err, size_t len)
 {
-	char real[PATH_MAX];
 	json_error_t je;
 	sampler_close(s);
 	s->root = r;
@@ -265,10 +264,13 @@ int sampler_playback_open(struct fab_sampler *s, const struct fab_root *r, char 
 		err_at(err, len, strerror(e));
 		return -1;
 	}
-	json_t *doc = json_load_file(root_path(r, SAMPLES_PATH, real, sizeof(real)), 0, &je);
+	json_t *doc = root_load_json(r, SAMPLES_PATH, &je);
 	if (!doc) {
-		snprintf(err, len, "cannot load %s: %s (line %d, column %d)", SAMPLES_NAME,
-			 je.text, je.line, je.column);
+		if (je.line > 0)
+			snprintf(err, len, "cannot load %s: %s (line %d, column %d)", SAMPLES_NAME,
+				 je.text, je.line, je.column);
+		else   /* not read at all (root_load_json): why */
+			snprintf(err, len, "cannot load %s: %s", SAMPLES_NAME, je.text);
 		return -1;
 	}
 	int rc = build(s, doc, err, len);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
+#include "fabtop/sanitize.h"
 #include "fabtop/table.h"
 
 int tbl_width(const char *s)
@@ -58,8 +59,13 @@ static void head_or_cell(const struct tbl *t, int row, int col, char *buf, size_
 	buf[0] = '\0';
 	if (row < 0)
 		snprintf(buf, len, "%s", t->cols[col].head ? t->cols[col].head : "");
-	else if (t->cell)
-		t->cell(t->ctx, row, col, buf, len);
+	else if (t->cell) {
+		/* Cells hold names: measured and printed in their shown form. */
+		char raw[TBL_CELL];
+		raw[0] = '\0';
+		t->cell(t->ctx, row, col, raw, sizeof(raw));
+		fab_sanitize(raw, buf, len);
+	}
 }
 
 static int gap_before(const struct tbl *t, int k)

@@ -32,6 +32,7 @@
 #include <wchar.h>
 #include "fabtop/collect.h"
 #include "fabtop/wizard.h"
+#include "fabtop/sanitize.h"
 #include "tui_int.h"
 
 /* The panes in tab order: adding one is a line in panes.def. */
@@ -475,7 +476,7 @@ static int start_curses(struct tui *t)
 		screen = newterm(NULL, stdout, stdin);
 		if (!screen) {
 			const char *term = getenv("TERM");
-			fprintf(stderr, "fabtop: cannot start the TUI on TERM=%s (no terminfo entry?); "
+			fab_fprintf(stderr, "fabtop: cannot start the TUI on TERM=%s (no terminfo entry?); "
 				"try TERM=xterm-256color or `fabtop report all`\n", term ? term : "(unset)");
 			return -1;
 		}

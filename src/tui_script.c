@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wchar.h>
+#include "fabtop/sanitize.h"
 #include "tui_int.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -81,7 +82,7 @@ static int dump_rows(const char *path, int y0, int y1)
 static void script_error(struct tui *t, const char *what, const char *arg)
 {
 	tui_leave_curses();
-	fprintf(stderr, "fabtop: FABTOP_SCRIPT line %d: %s: %s\n", t->script_line, what, arg);
+	fab_fprintf(stderr, "fabtop: FABTOP_SCRIPT line %d: %s: %s\n", t->script_line, what, arg);
 	t->status = 2;
 	t->quit = true;
 }
@@ -202,13 +203,13 @@ int tui_script_start(struct tui *t, SCREEN **screen)
 		return 0;
 	t->script = fopen(spec, "r");
 	if (!t->script) {
-		fprintf(stderr, "fabtop: cannot open FABTOP_SCRIPT %s: %s\n", spec, strerror(errno));
+		fab_fprintf(stderr, "fabtop: cannot open FABTOP_SCRIPT %s: %s\n", spec, strerror(errno));
 		return -1;
 	}
 	int cols = 80, rows = 24;
 	const char *size = getenv("FABTOP_SCRIPT_SIZE");
 	if (size && (sscanf(size, "%dx%d", &cols, &rows) != 2 || cols < 1 || rows < 1)) {
-		fprintf(stderr, "fabtop: FABTOP_SCRIPT_SIZE=%s: want COLSxROWS like 80x24\n", size);
+		fab_fprintf(stderr, "fabtop: FABTOP_SCRIPT_SIZE=%s: want COLSxROWS like 80x24\n", size);
 		return -1;
 	}
 	/* Output goes nowhere; ncurses takes the size from LINES/COLUMNS

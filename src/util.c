@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
 void fab_strlcpy(char *dst, const char *src, size_t len)
@@ -143,12 +144,17 @@ int fab_cpulist_count(const char *s)
 
 bool fab_is_text(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+	/* What the sanitiser would escape is not text, line ends aside: a C1
+	 * byte (0x9b is CSI) or broken UTF-8 as much as a C0 control. */
+	char out[FAB_SAN_MAX];
+	size_t ol;
+	bool esc;
+	while (len) {
+		size_t n = fab_san_next(s, len, out, &ol, &esc);
+		if (esc && *s != '\n' && *s != '\t' && *s != '\r')
 			return false;
-		if (c == 0x7f)
-			return false;
+		s += n;
+		len -= n;
 	}
 	return true;
 }

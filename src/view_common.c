@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <wchar.h>
+#include "fabtop/sanitize.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
 
@@ -188,38 +189,42 @@ bool view_detail_key(struct view *v, int ch)
 	}
 }
 
-/* Decodes one character: its byte length and display width. Invalid bytes
- * and control characters become one column, drawn as '?' or ' '. */
-static size_t next_char(const char *p, size_t rem, mbstate_t *st, int *width, char *subst)
+/* One character of s as the screen shows it: its byte length in s, its
+ * columns, and in shown[] what to draw. Controls, C1 and invalid UTF-8
+ * are drawn as their escapes (the one sanitiser, sanitize.h), so a name
+ * cannot move the cursor or start a line. A valid character the locale
+ * cannot show is drawn as '?', one without a width as ' '. */
+static size_t next_char(const char *p, size_t rem, int *width, char shown[FAB_SAN_MAX],
+			size_t *slen)
 {
+	bool esc;
+	size_t n = fab_san_next(p, rem, shown, slen, &esc);
+	if (esc) {
+		*width = (int)*slen;
+		return n;
+	}
 	wchar_t wc;
-	size_t n = mbrtowc(&wc, p, rem, st);
-	*subst = 0;
-	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-		memset(st, 0, sizeof(*st));
-		*width = 1;
-		*subst = '?';
-		return 1;
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	size_t k = mbrtowc(&wc, p, n, &st);
+	int w = k == n ? wcwidth(wc) : 1;
+	if (k != n || w < 0) {
+		shown[0] = k != n ? '?' : ' ';
+		shown[1] = '\0';
+		*slen = 1;
+		w = 1;
 	}
-	int w = wcwidth(wc);
-	if (w < 0) {
-		*width = 1;
-		*subst = ' ';
-	} else {
-		*width = w;
-	}
+	*width = w;
 	return n;
 }
 
 int view_strwidth(const char *s)
 {
-	mbstate_t st;
 	int cols = 0, w;
-	char subst;
-	size_t rem = s ? strlen(s) : 0;
-	memset(&st, 0, sizeof(st));
+	char shown[FAB_SAN_MAX];
+	size_t rem = s ? strlen(s) : 0, sl;
 	while (rem) {
-		size_t n = next_char(s, rem, &st, &w, &subst);
+		size_t n = next_char(s, rem, &w, shown, &sl);
 		cols += w;
 		s += n;
 		rem -= n;
@@ -236,27 +241,20 @@ void view_put_clip(WINDOW *win, int y, int x, int left, int minx,
 		return;
 	if (minx < 0)
 		minx = 0;
-	/* Copy the visible part, with bad bytes replaced, then draw it once. */
-	char buf[1024];
-	size_t blen = 0;
+	/* Copy the visible part, in its shown form, then draw it once. */
+	char buf[1024], shown[FAB_SAN_MAX];
+	size_t blen = 0, sl;
 	int col = x - left, startcol = -1, w;
-	char subst;
 	size_t rem = strlen(s);
-	mbstate_t st;
-	memset(&st, 0, sizeof(st));
-	while (rem && blen + 8 < sizeof(buf)) {
-		size_t n = next_char(s, rem, &st, &w, &subst);
+	while (rem && blen + FAB_SAN_MAX < sizeof(buf)) {
+		size_t n = next_char(s, rem, &w, shown, &sl);
 		if (col + w > maxx)
 			break;
 		if (col >= minx) {
 			if (startcol < 0)
 				startcol = col;
-			if (subst) {
-				buf[blen++] = subst;
-			} else {
-				memcpy(buf + blen, s, n);
-				blen += n;
-			}
+			memcpy(buf + blen, shown, sl);
+			blen += sl;
 		}
 		col += w;
 		s += n;
@@ -279,20 +277,15 @@ void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr)
 
 const char *view_wrap_next(const char *s, int width, int *len)
 {
-	mbstate_t st;
 	int col = 0, w;
-	char subst;
+	char shown[FAB_SAN_MAX];
+	size_t sl;
 	const char *p = s, *brk = NULL;
 	size_t rem = strlen(s);
-	memset(&st, 0, sizeof(st));
 	if (width < 1)
 		width = 1;
 	while (rem) {
-		if (*p == '\n') {
-			*len = (int)(p - s);
-			return p + 1;
-		}
-		size_t n = next_char(p, rem, &st, &w, &subst);
+		size_t n = next_char(p, rem, &w, shown, &sl);
 		if (col + w > width && p > s) {
 			/* Break at the last space if there was one, else mid-word. */
 			const char *end = brk ? brk : p;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "fabtop/collect.h"
 #include "fabtop/report.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 #include "fabtop/wizard.h"
@@ -131,7 +132,12 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 		const char *p = s->out ? s->out : "";
 		while (*p && !out_is_json(o)) {
 			size_t n = strcspn(p, "\n");
-			out_text(o, "    %.*s\n", (int)n, p);
+			/* Tabs align command output: spaces here, \t in a name. A tab
+			 * takes at most 8 bytes shown, any other byte 4. */
+			char *line = malloc(8 * n + 1);
+			if (line)
+				out_text(o, "    %s\n", fab_sanitize_line(p, n, line, 8 * n + 1));
+			free(line);
 			p += n + (p[n] == '\n');
 		}
 		out_str(o, PR_JSON, "output", NULL, s->out ? s->out : "");
@@ -183,7 +189,7 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 				seen_cmd = true;
 				break;
 			}
-			fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", optarg);
+			fab_fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", optarg);
 			return 2;
 		case 'R': a->root = optarg; break;
 		case 'b': a->batch = true; break;
@@ -200,7 +206,7 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 		case 'P': {
 			long v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || v < 1 || v > 4194304) {
-				fprintf(stderr, "fabtop wizard: --pid wants a process id, not \"%s\"\n", optarg);
+				fab_fprintf(stderr, "fabtop wizard: --pid wants a process id, not \"%s\"\n", optarg);
 				return 2;
 			}
 			a->wo.pid = (int)v;
@@ -209,7 +215,7 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 		case 't':
 			a->wo.probe_timeout_s = strtod(optarg, &end);
 			if (!*optarg || *end || !(a->wo.probe_timeout_s > 0) || a->wo.probe_timeout_s > 60) {
-				fprintf(stderr, "fabtop wizard: --probe-timeout wants seconds (0 < S <= 60), not \"%s\"\n",
+				fab_fprintf(stderr, "fabtop wizard: --probe-timeout wants seconds (0 < S <= 60), not \"%s\"\n",
 					optarg);
 				return 2;
 			}
@@ -218,7 +224,7 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 		case 'g': {
 			long v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || v < 0 || v > 255) {
-				fprintf(stderr, "fabtop wizard: --gid-index wants 0..255, not \"%s\"\n", optarg);
+				fab_fprintf(stderr, "fabtop wizard: --gid-index wants 0..255, not \"%s\"\n", optarg);
 				return 2;
 			}
 			a->wo.gid_index = (int)v;
@@ -229,7 +235,7 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 		case 'W': {
 			double v = strtod(optarg, &end);
 			if (!*optarg || *end || !(v > 0) || v > 86400) {
-				fprintf(stderr, "fabtop wizard: --%s wants seconds (0 < S <= 86400), not \"%s\"\n",
+				fab_fprintf(stderr, "fabtop wizard: --%s wants seconds (0 < S <= 86400), not \"%s\"\n",
 					c == 'T' ? "hang" : "run-timeout", optarg);
 				return 2;
 			}
@@ -248,7 +254,7 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 		return -1;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", argv[optind]);
+		fab_fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", argv[optind]);
 		return 2;
 	}
 	return -1;
@@ -279,7 +285,7 @@ static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int i = wizard_find_step(w, tok);
 		if (i < 0) {
-			fprintf(stderr, "fabtop wizard: unknown step \"%s\" (steps:", tok);
+			fab_fprintf(stderr, "fabtop wizard: unknown step \"%s\" (steps:", tok);
 			for (int k = 0; k < w->nsteps; k++)
 				fprintf(stderr, " %s", w->steps[k].def->id);
 			fprintf(stderr, ")\n");
@@ -346,7 +352,7 @@ int wizard_main(int argc, char **argv, wizard_tui_fn tui)
 	/* Inputs are checked before anything is read or run. */
 	struct wizard *w = wizard_new(NULL, &a.wo, err, sizeof(err));
 	if (!w) {
-		fprintf(stderr, "fabtop wizard: %s\n", err);
+		fab_fprintf(stderr, "fabtop wizard: %s\n", err);
 		return 2;
 	}
 	if (steps_mask(w, a.steps, &mask) != 0) {
@@ -354,7 +360,7 @@ int wizard_main(int argc, char **argv, wizard_tui_fn tui)
 		return 2;
 	}
 	if (root_open(&root, a.root, err, sizeof(err)) != 0) {
-		fprintf(stderr, "fabtop wizard: %s\n", err);
+		fab_fprintf(stderr, "fabtop wizard: %s\n", err);
 		wizard_free(w);
 		return 2;
 	}

@@ -24,6 +24,7 @@
 #include <netlink/route/nexthop.h>
 #include <netlink/route/route.h>
 #include "mtu_probe.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 #include "fabtop/vocab.h"
@@ -180,7 +181,7 @@ static void check_port_mtu(struct wiz_step *s, const struct fab_model *m, const 
 			 dev, mtu, FAB_ROCE_MTU_OVERHEAD, subj, p->max_mtu.v);
 		snprintf(f->hint, sizeof(f->hint),
 			 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld or more, with the "
-			 "switch ports to match", dev, p->max_mtu.v + FAB_ROCE_MTU_OVERHEAD);
+			 "switch ports to match", FAB_SHQ(dev), p->max_mtu.v + FAB_ROCE_MTU_OVERHEAD);
 		fab_strlcpy(f->layer, "layer 2: the RDMA MTU follows the netdev MTU on RoCE", sizeof(f->layer));
 	}
 }
@@ -222,7 +223,8 @@ static void check_pf_mtu(struct wizard *w, struct wiz_step *s, const char *dev, 
 			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%d; /sys/class/net/%s/mtu=%lld",
 				 dev, mtu, names[i], pmtu);
 			snprintf(f->hint, sizeof(f->hint),
-				 "suggestion (fabtop changes nothing): on the host, ip link set dev %s mtu %d", names[i], mtu);
+				 "suggestion (fabtop changes nothing): on the host, ip link set dev %s mtu %d",
+				 FAB_SHQ(names[i]), mtu);
 			fab_strlcpy(f->layer, "layer 2: an SR-IOV VF cannot send more than its PF carries", sizeof(f->layer));
 		}
 	}
@@ -302,7 +304,7 @@ static void probe_apply(struct wiz_step *s, struct wiz_peer *p, const char *dev,
 		snprintf(f->hint, sizeof(f->hint),
 			 "a hop drops big frames silently (or filters ICMP frag-needed): find the link with the "
 			 "smaller MTU (tracepath -n %s from here), fix it or lower %s's MTU to %s",
-			 p->addr[0] ? p->addr : p->peer, dev, pm);
+			 FAB_SHQ(p->addr[0] ? p->addr : p->peer), dev, pm);
 	} else {
 		if (!(f = wiz_finding(s, "l2.unreachable", SEV_ERROR, p->peer)))
 			return;
@@ -491,7 +493,7 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 			snprintf(f->message, sizeof(f->message), "%s",
 				 !ii.up ? "administratively down" : "up but has no carrier (link down)");
 			snprintf(f->hint, sizeof(f->hint), "bring it up (ip link set dev %s up) or check the cable "
-				 "and switch port; NCCL cannot use it as it is", dev);
+				 "and switch port; NCCL cannot use it as it is", FAB_SHQ(dev));
 		}
 	}
 	if (ii.naddrs == 0) {

@@ -435,11 +435,11 @@ enum { P_PORT, P_LL, P_TX, P_TXH, P_RX, P_RXH, P_LINE, P_PPS, P_STATE, NPCOLS };
 /* The port table is a table (table.h): widths over every port, so a
  * filter does not move them; the histories take what is left. */
 static const struct tbl_col pcols[NPCOLS] = {
-	[P_PORT] = { "PORT" },            [P_LL] = { "LL" },
-	[P_TX] = { "TX Gb/s", .right = true }, [P_TXH] = { "", .tight = true },
-	[P_RX] = { "RX Gb/s", .right = true }, [P_RXH] = { "", .tight = true },
-	[P_LINE] = { "LINE", .right = true }, [P_PPS] = { "PKT/S TX/RX", .right = true },
-	[P_STATE] = { "STATE", .last_free = true },
+	[P_PORT] = { .head = "PORT" },            [P_LL] = { .head = "LL" },
+	[P_TX] = { .head = "TX Gb/s", .right = true }, [P_TXH] = { .head = "", .tight = true },
+	[P_RX] = { .head = "RX Gb/s", .right = true }, [P_RXH] = { .head = "", .tight = true },
+	[P_LINE] = { .head = "LINE", .right = true }, [P_PPS] = { .head = "PKT/S TX/RX", .right = true },
+	[P_STATE] = { .head = "STATE", .last_free = true },
 };
 /* Dropped in this order when the table is wider than the pane; the port
  * and its state word always stay. */

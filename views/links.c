@@ -168,10 +168,10 @@ enum { C_PORT, C_STATE, C_PHYS, C_RATE, C_LAYER, C_NETDEV, C_ADDR, C_MTU, C_USAB
        C_FINDING, NCOLS };
 
 static const struct tbl_col port_cols[NCOLS] = {
-	[C_PORT] = { "PORT" },     [C_STATE] = { "STATE" },   [C_PHYS] = { "PHYS" },
-	[C_RATE] = { "RATE" },     [C_LAYER] = { "LAYER" },   [C_NETDEV] = { "NETDEV" },
-	[C_ADDR] = { "LID/IPv4" }, [C_MTU] = { "MTU" },       [C_USABLE] = { "USABLE" },
-	[C_FINDING] = { "FINDING", .last_free = true },
+	[C_PORT] = { .head = "PORT" },     [C_STATE] = { .head = "STATE" },   [C_PHYS] = { .head = "PHYS" },
+	[C_RATE] = { .head = "RATE" },     [C_LAYER] = { .head = "LAYER" },   [C_NETDEV] = { .head = "NETDEV" },
+	[C_ADDR] = { .head = "LID/IPv4" }, [C_MTU] = { .head = "MTU" },       [C_USABLE] = { .head = "USABLE" },
+	[C_FINDING] = { .head = "FINDING", .last_free = true },
 };
 /* Left out in this order when the list is wider than its window: each is
  * in the detail, and the row's colour and finding say what is wrong. */

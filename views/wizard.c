@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/layout.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/table.h"
 #include "fabtop/view.h"
 #include "fabtop/wizard.h"
@@ -164,8 +165,8 @@ static int status_attr(enum wiz_status s)
 enum { L_GLYPH, L_ID, L_LAYER, L_STATUS, NLCOLS };
 
 static const struct tbl_col lcols[NLCOLS] = {
-	[L_GLYPH] = { "" }, [L_ID] = { "", .min = 4 }, [L_LAYER] = { "", .min = 11 },
-	[L_STATUS] = { "", .min = 7, .last_free = true },
+	[L_GLYPH] = { .head = "" }, [L_ID] = { .head = "", .min = 4 }, [L_LAYER] = { .head = "", .min = 11 },
+	[L_STATUS] = { .head = "", .min = 7, .last_free = true },
 };
 
 static void ladder_cell(const void *ctx, int i, int col, char *buf, size_t len)
@@ -325,7 +326,8 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 			const char *o = s->out;
 			while (*o) {
 				size_t n = strcspn(o, "\n");
-				snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) - 1 ? n : sizeof(buf) - 1), o);
+				/* Tabs align command output: spaces here, \t in a name. */
+				fab_sanitize_line(o, n, buf, sizeof(buf));
 				view_pen_put(p, 2, buf, 0);
 				view_pen_nl(p);
 				o += n + (o[n] == '\n');

@@ -5,6 +5,15 @@
  *
  * Sequence: out_new() -> out_open_obj(NULL) ... out_close_obj() -> out_free()
  * (which writes the JSON document).
+ *
+ * Strings are untrusted (names from the node, a capture, a log): in text,
+ * every string value (out_str's val, each %s and %c of out_text) is shown
+ * through the sanitiser (sanitize.h), so an ESC, a C1 byte or a newline in
+ * a name can neither drive the terminal nor forge a line; only the
+ * format's own text is written as it is. In JSON a string keeps its value
+ * (jansson escapes controls; C1 code points and DEL go out as \u escapes)
+ * and one that is not valid UTF-8 is kept with each bad byte as "\\xff"
+ * (fab_sanitize_utf8), never dropped or null. Keys likewise.
  */
 #ifndef FABTOP_PRINT_H
 #define FABTOP_PRINT_H
@@ -37,7 +46,7 @@ void out_num(struct fab_out *o, enum out_where w, const char *key,
 	     const char *fmt, fab_num v);
 void out_bool(struct fab_out *o, enum out_where w, const char *key,
 	      const char *fmt, bool v);
-/* Text only. */
+/* Text only; every %s and %c argument is sanitised. */
 void out_text(struct fab_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -6,20 +6,41 @@
  * private temporary directory. Collectors pass absolute node paths
  * ("/sys/class/infiniband") and never know which kind they read.
  *
+ * Reads never leave the root. Every read of a mirror or a capture resolves
+ * beneath the root's directory fd (src/beneath.h: openat2 RESOLVE_BENEATH,
+ * or a walk that follows links itself with the same rules): a link that
+ * leads out of it reads as EXDEV, whatever the depth. Only regular files
+ * and directories are opened: a FIFO, device or socket is refused without
+ * being opened. root_open() also checks the whole tree once (every link
+ * stays inside, no FIFO, device or socket, at most root_max_entries()
+ * entries) and refuses the root otherwise, because hwloc and libpci read
+ * the paths of root_path() themselves. The live root reads the real files,
+ * sysfs links followed: they are the kernel's.
+ *
+ * A capture tarball is unpacked with caps (root_file_cap() per member,
+ * root_max_bytes() and root_max_entries() in all; see docs/capture-format.md)
+ * into $TMPDIR, and the tree is removed by root_close(), at exit, and on
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE (the handler is installed when the
+ * signal's action is the default, and ends the process as the default would).
+ *
  * A capture may record that a file was unreadable on the captured node
  * (fabtop/unreadable.tsv); reading it through the root then fails with the
  * recorded errno, exactly as it did live.
  *
- * Sequence: root_open() -> root_read()/root_path()/... -> root_close().
+ * Sequence: root_open() -> root_read()/root_open_fd()/root_list()/... ->
+ * root_close().
  */
 #ifndef FABTOP_ROOT_H
 #define FABTOP_ROOT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct fab_unreadable;
+struct json_t;
+struct json_error_t;
 
 struct fab_root {
 	char dir[4096];        /* "" for live, else the directory that mirrors "/" */
@@ -28,12 +49,23 @@ struct fab_root {
 	bool is_capture;       /* has fabtop/meta.json */
 	char tmpdir[4096];     /* unpacked tarball, removed by root_close() */
 	char warning[512];     /* a partly readable capture: what was lost */
+	int dfd;               /* dir, opened by root_open(): reads resolve beneath it */
 	struct fab_unreadable *unreadable;
 	size_t nunreadable;
 };
 
-/* Largest file the root will read; sysfs files are a page, config 4 KiB. */
+/* Largest file the root will read unless root_file_cap() names it: the
+ * format's promise (sysfs files are a page, config space 4 KiB). */
 #define ROOT_MAX_FILE (1u << 20)
+
+/* Largest size of the file at node_path: ROOT_MAX_FILE, or more for the
+ * fabtop/ files that grow with the node (hwloc.xml, samples.json, ...). */
+size_t root_file_cap(const char *node_path);
+/* Most bytes a capture may unpack to, and most entries a root may hold:
+ * the defaults, or FABTOP_CAPTURE_MAX_BYTES / FABTOP_CAPTURE_MAX_MEMBERS
+ * when set to a positive number. */
+unsigned long long root_max_bytes(void);
+size_t root_max_entries(void);
 
 /* Opens spec ("/" or NULL for live, a directory, or a .tar.gz/.tgz file).
  * A directory or tarball with neither sys/ nor fabtop/ is not a node and
@@ -42,24 +74,44 @@ struct fab_root {
 int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen);
 void root_close(struct fab_root *r);
 
-/* Maps a node path to the path to open on this machine. */
-const char *root_path(const struct fab_root *r, const char *node_path,
-		      char *buf, size_t len);
+/* Opens node_path for reading: O_RDONLY | O_NONBLOCK | O_CLOEXEC, plus
+ * O_DIRECTORY when asked. Returns the fd or -errno: the recorded errno of an
+ * unreadable file, -EXDEV for a link leading out of the root, and, in a
+ * mirror, an errno root_strerror() words for a FIFO, device or socket. */
+int root_open_fd(const struct fab_root *r, const char *node_path, int oflags);
+
+/* stat() of node_path, links followed inside the root; 0 or -errno. */
+int root_stat(const struct fab_root *r, const char *node_path, struct stat *st);
 
 /* Reads a whole file (at most ROOT_MAX_FILE bytes, NUL-terminated).
  * Returns bytes read, or -errno (recorded unreadable files included). */
 ssize_t root_read(const struct fab_root *r, const char *node_path,
 		  char *buf, size_t len);
 
+/* Reads a whole file of at most root_file_cap(node_path) bytes into a
+ * malloc'd, NUL-terminated *buf; 0, or -errno (-EFBIG when it is larger). */
+int root_read_alloc(const struct fab_root *r, const char *node_path,
+		    char **buf, size_t *len);
+
+/* Loads a JSON file through root_read_alloc(). NULL on failure, with je
+ * saying why: jansson's line and text, or line 0 and why it was not read. */
+struct json_t *root_load_json(const struct fab_root *r, const char *node_path,
+			      struct json_error_t *je);
+
 /* Reads a one-line file with its trailing newline and spaces stripped. */
 int root_read_line(const struct fab_root *r, const char *node_path,
 		   char *buf, size_t len);
+
+/* strerror(), with the root's own meanings: EXDEV is a link that leads out
+ * of the root, and a FIFO, device or socket is not a file to read. */
+const char *root_strerror(int e);
 
 /* readlink() relative to the node; the result is a node path or as stored. */
 ssize_t root_readlink(const struct fab_root *r, const char *node_path,
 		      char *buf, size_t len);
 
-/* realpath() inside the root: the result is a node path ("/sys/devices/..."). */
+/* realpath() inside the root: the result is a node path ("/sys/devices/...");
+ * -EXDEV when it would leave the root. */
 int root_realpath(const struct fab_root *r, const char *node_path,
 		  char *buf, size_t len);
 
@@ -70,6 +122,7 @@ int root_realpath(const struct fab_root *r, const char *node_path,
 int root_resolve_link(const struct fab_root *r, const char *node_path,
 		      char *buf, size_t len);
 
+/* lstat() succeeds (or the capture recorded the file as unreadable). */
 bool root_exists(const struct fab_root *r, const char *node_path);
 
 /* Lists the names in a directory (no "." or ".."), sorted in natural order
@@ -79,6 +132,26 @@ void root_free_list(char **names, int n);
 
 /* The recorded errno for a path a capture marked unreadable, or 0. */
 int root_recorded_errno(const struct fab_root *r, const char *node_path);
+
+/* The host path of a node path. Only for libraries that open paths
+ * themselves (hwloc's HWLOC_FSROOT, libpci's sysfs directory); root_open()
+ * checked the tree they read. fabtop's own reads use the functions above. */
+const char *root_path(const struct fab_root *r, const char *node_path,
+		      char *buf, size_t len);
+
+/* Opens a data file of this machine that is not part of a root (the
+ * scenario index) as root_open_fd() opens one: never blocks on a FIFO,
+ * never opens a device. Returns the fd or -errno. */
+int root_open_plain(const char *path);
+
+/* Opens path for reading as a process whose root directory is dir
+ * ("/proc/PID/root") sees it: links resolved inside dir as in a chroot
+ * (RESOLVE_IN_ROOT), never a FIFO, device or socket. The fd, or -errno. */
+int root_open_in(const char *dir, const char *path);
+
+/* Removes the unpacked captures of this process now. Async-signal-safe:
+ * for a signal handler that ends the process without root_close(). */
+void root_remove_temp(void);
 
 /* Natural order of names with numbers ("mlx5_2" < "mlx5_10"). */
 int fab_natcmp(const char *a, const char *b);

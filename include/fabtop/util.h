@@ -23,7 +23,9 @@ int fab_cpulist_count(const char *s);
 const char *fab_int_str(fab_int v, char *buf, size_t len);
 /* snprintf that always terminates and never warns about truncation. */
 void fab_strlcpy(char *dst, const char *src, size_t len);
-/* True when every byte is printable ASCII or whitespace (not binary junk). */
+/* True when s is text a kernel attribute could hold: valid UTF-8 with
+ * nothing the output sanitiser would escape (no C0 control but line ends
+ * and tabs, no DEL, no C1 byte or code point), so not binary junk. */
 bool fab_is_text(const char *s, size_t len);
 
 /* The link width and speed in a port's rate: "400 Gb/sec (4X NDR)" -> 4 and

@@ -125,13 +125,16 @@ void view_list_select(struct view *v, int g);
 /* Up/k and Down/j move the selection within rows [first, first + n);
  * true when the key was one of them. */
 bool view_list_key(struct view *v, int ch, int first, int n);
-/* Draw a string clipped to the window, honouring the horizontal offset. */
+/* Draw a string clipped to the window, honouring the horizontal offset.
+ * Every string may come from the node: controls, C1 and invalid UTF-8 are
+ * drawn escaped (\x1b, \n: sanitize.h), here and in every function below
+ * that measures or wraps, so a name never moves the cursor or adds a line. */
 void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr);
 /* view_put that draws nothing left of screen column minx, so a label column
  * drawn there with left 0 stays in place while the rest scrolls sideways. */
 void view_put_clip(WINDOW *win, int y, int x, int left, int minx,
 		   const char *s, int attr);
-/* Columns a UTF-8 string takes on screen (invalid bytes count as one). */
+/* Columns a UTF-8 string takes on screen, escapes included. */
 int view_strwidth(const char *s);
 /* Called by the shell once curses is up: colours on (init the pairs) or off. */
 void fab_attr_init(bool colors);
@@ -141,8 +144,9 @@ bool fab_utf8(void);
 const char *fab_glyph(const char *utf8, const char *ascii);
 
 /* The next line of s word-wrapped to width columns: its byte length goes to
- * *len; returns where the following line starts ("" at the end). '\n' in s
- * breaks a line. */
+ * *len; returns where the following line starts ("" at the end). s is one
+ * paragraph: a '\n' in it is shown as \n, never a break (a name could
+ * carry one); a pane that wants a new line starts one. */
 const char *view_wrap_next(const char *s, int width, int *len);
 
 /* A pen writes a pane's content row by row. Rows outside the window (after

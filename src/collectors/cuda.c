@@ -137,8 +137,8 @@ static void live_nccl(struct fab_model *m)
 /* A capture replays what `fabtop capture` saw on the node. */
 static void from_meta(const struct fab_root *r, struct fab_model *m)
 {
-	char path[PATH_MAX];
-	json_t *meta = json_load_file(root_path(r, "/fabtop/meta.json", path, sizeof(path)), 0, NULL);
+	json_error_t je;
+	json_t *meta = root_load_json(r, "/fabtop/meta.json", &je);
 	const char *c = json_string_value(json_object_get(meta, "cuda"));
 	const char *n = json_string_value(json_object_get(meta, "nccl"));
 	fab_strlcpy(m->cuda_status, c ? c : "not recorded in this capture", sizeof(m->cuda_status));

@@ -9,10 +9,8 @@
 
 static void read_meta(const struct fab_root *r, struct fab_model *m)
 {
-	char path[4200];
 	json_error_t je;
-	root_path(r, "/fabtop/meta.json", path, sizeof(path));
-	json_t *meta = json_load_file(path, 0, &je);
+	json_t *meta = root_load_json(r, "/fabtop/meta.json", &je);
 	if (!meta) {
 		model_note(m, "/fabtop/meta.json", "cannot read the capture's meta.json: %s (line %d)",
 			   je.text, je.line);

@@ -86,7 +86,7 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 			 char *err, size_t errlen)
 {
 	hwloc_topology_t t;
-	char xml[PATH_MAX];
+	const char *xml = "/fabtop/hwloc.xml";
 
 	/* hwloc prints its complaints about odd sysfs trees to stderr, which
 	 * would scribble over the TUI; failures reach the user as notes. */
@@ -117,18 +117,32 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 		return 0;
 	}
 
-	root_path(r, "/fabtop/hwloc.xml", xml, sizeof(xml));
-	if (access(xml, F_OK) == 0) {
-		/* set_xml fails at once on garbage; carrying on would load the
-		 * live machine and show it as the capture. */
-		if (hwloc_topology_set_xml(t, xml) != 0) {
+	if (root_exists(r, xml)) {
+		/* Read through the root (never a FIFO, never a link out of it),
+		 * then handed to hwloc as a buffer. */
+		char *buf;
+		size_t len;
+		int rc = root_read_alloc(r, xml, &buf, &len);
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot read %s: %s", xml, rc == -EFBIG ?
+				 "larger than the format allows" : root_strerror(-rc));
+			goto fail;
+		}
+		/* set_xmlbuffer fails at once on garbage; carrying on would load
+		 * the live machine and show it as the capture. */
+		if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0) {
 			snprintf(err, errlen, "cannot use %s as an hwloc topology: %s "
 				 "(not hwloc XML? re-create it with `lstopo-no-graphics "
 				 "--whole-io --of xml`)", xml, strerror(errno));
+			free(buf);
 			goto fail;
 		}
-		if (hwloc_topology_load(t) != 0) {
-			snprintf(err, errlen, "hwloc could not load %s: %s", xml, strerror(errno));
+		/* The buffer lives until the load: hwloc may parse it there. */
+		rc = hwloc_topology_load(t);
+		int e = errno;
+		free(buf);
+		if (rc != 0) {
+			snprintf(err, errlen, "hwloc could not load %s: %s", xml, strerror(e));
 			goto fail;
 		}
 		*out = t;

@@ -321,15 +321,14 @@ int collect_netlink(const struct fab_root *r, struct fab_model *m)
 		return rc;
 	}
 
-	char path[PATH_MAX];
-	root_path(r, "/fabtop/netlink.json", path, sizeof(path));
-	if (!root_exists(r, "/fabtop/netlink.json")) {
+	const char *path = "/fabtop/netlink.json";
+	if (!root_exists(r, path)) {
 		model_note(m, "netlink", "no netlink snapshot in this capture: addresses "
 			   "and virtual links are unknown");
 		return 0;
 	}
 	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
+	json_t *doc = root_load_json(r, path, &je);
 	if (!doc) {
 		model_note(m, "netlink", "cannot parse %s: line %d: %s (re-capture it with "
 			   "`fabtop capture`)", path, je.line, je.text);

@@ -349,8 +349,8 @@ static void status_ok(struct fab_model *m, const struct nvml_table *t, const cha
 /* The "nvml" line fabtop/meta.json recorded on the node, or NULL. */
 static const char *meta_nvml(const struct fab_root *r, char *buf, size_t len)
 {
-	char path[PATH_MAX];
-	json_t *meta = json_load_file(root_path(r, "/fabtop/meta.json", path, sizeof(path)), 0, NULL);
+	json_error_t je;
+	json_t *meta = root_load_json(r, "/fabtop/meta.json", &je);
 	const char *s = json_string_value(json_object_get(meta, "nvml"));
 	if (s)
 		fab_strlcpy(buf, s, len);
@@ -372,9 +372,9 @@ int collect_nvml(const struct fab_root *r, struct fab_model *m)
 		return 0;
 	}
 
-	char path[PATH_MAX], meta[sizeof(m->nvml_status)];
-	root_path(r, "/fabtop/nvml.json", path, sizeof(path));
-	if (!root_exists(r, "/fabtop/nvml.json")) {
+	const char *path = "/fabtop/nvml.json";
+	char meta[sizeof(m->nvml_status)];
+	if (!root_exists(r, path)) {
 		/* The node's own words, so a replay reads exactly as the live run did. */
 		if (meta_nvml(r, meta, sizeof(meta)))
 			fab_strlcpy(m->nvml_status, meta, sizeof(m->nvml_status));
@@ -384,7 +384,7 @@ int collect_nvml(const struct fab_root *r, struct fab_model *m)
 		return 0;
 	}
 	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
+	json_t *doc = root_load_json(r, path, &je);
 	if (!doc) {
 		model_note(m, "nvml", "cannot parse %s: line %d: %s (NVLink unknown)",
 			   path, je.line, je.text);

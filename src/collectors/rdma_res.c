@@ -43,9 +43,6 @@
 #define QP_MSG_TYPE  RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET)
 #define DEV_MSG_TYPE RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
 
-/* A recorded dump larger than this is not a dump (64 B per QP: a million QPs). */
-#define QP_FILE_MAX (64u << 20)
-
 /* ---- parsing ---- */
 
 struct dev_ref {
@@ -575,52 +572,29 @@ int rdma_res_query_qp(struct fab_qp_list *out, char *err, size_t errlen)
 
 /* ---- captures ---- */
 
-static int read_whole(const char *path, unsigned char **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct bytes b = { 0 };
-	unsigned char chunk[65536];
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (n > 0 && (b.n + (size_t)n > QP_FILE_MAX || bytes_add(&b, chunk, (size_t)n) < 0))) {
-			int e = n < 0 ? errno : EFBIG;
-			close(fd);
-			free(b.v);
-			return -e;
-		}
-		if (n == 0)
-			break;
-	}
-	close(fd);
-	*buf = b.v;
-	*len = b.n;
-	return 0;
-}
-
 int rdma_res_from_root(const struct fab_root *r, struct fab_qp_list *out,
 		       char *err, size_t errlen)
 {
 	if (r->live)
 		return rdma_res_query_qp(out, err, errlen);
-	char path[PATH_MAX], perr[256] = "";
-	unsigned char *buf = NULL;
+	const char *path = "/fabtop/rdma-qp.bin";
+	char perr[256] = "", *buf = NULL;
 	size_t len = 0;
 	/* root_read() stops at 1 MiB; a busy node's dump can be larger */
-	int rc = read_whole(root_path(r, "/fabtop/rdma-qp.bin", path, sizeof(path)), &buf, &len);
+	int rc = root_read_alloc(r, path, &buf, &len);
 	if (rc == -ENOENT) {
 		snprintf(err, errlen, "not recorded in this capture");
 		return rc;
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-			 rc == -EFBIG ? "larger than 64 MiB" : strerror(-rc));
+		if (rc == -EFBIG)
+			snprintf(err, errlen, "cannot read %s: larger than %zu MiB", path,
+				 root_file_cap(path) >> 20);
+		else
+			snprintf(err, errlen, "cannot read %s: %s", path, root_strerror(-rc));
 		return rc;
 	}
-	rc = parse_qp_bytes(buf, len, out, NULL, perr, sizeof(perr));
+	rc = parse_qp_bytes((unsigned char *)buf, len, out, NULL, perr, sizeof(perr));
 	free(buf);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: %s", path, perr);

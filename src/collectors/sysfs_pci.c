@@ -130,7 +130,7 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 		int e = root_resolve_link(r, link, real, sizeof(real));
 		if (e == -ENOENT) {
 			model_note(m, link, "cannot resolve %s: %s (the device vanished or the link is broken)",
-				   link, strerror(-e));
+				   link, root_strerror(-e));
 			continue;
 		}
 		if (e != 0) {

@@ -103,7 +103,7 @@ static void tab_err_note(struct fab_model *m, const struct tab_err *t, const cha
 		return;
 	}
 	model_note(m, t->first, "cannot read %s: %s%s (and %d more %s)", t->first,
-		   t->err == EILSEQ ? "not a text attribute" : strerror(t->err),
+		   t->err == EILSEQ ? "not a text attribute" : root_strerror(t->err),
 		   t->err == EACCES || t->err == EPERM ?
 		   " (run as root, or inside the pod that owns the device)" : "",
 		   t->count - 1, what);

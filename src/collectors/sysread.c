@@ -13,8 +13,9 @@ void sys_note_errno_src(struct fab_model *m, unsigned src, const char *path, int
 		hint = " (run as root, or inside the pod that owns the device)";
 	else if (e == EILSEQ)
 		hint = " (binary content where text was expected)";
+	/* root_strerror(): a link out of a capture or mirror, a FIFO in it */
 	model_note_src(m, src, path, "cannot read %s: %s%s", path,
-		       e == EILSEQ ? "not a text attribute" : strerror(e), hint);
+		       e == EILSEQ ? "not a text attribute" : root_strerror(e), hint);
 }
 
 void sys_note_errno(struct fab_model *m, const char *path, int e)

@@ -136,10 +136,9 @@ int collect_uverbs(const struct fab_root *r, struct fab_model *m)
 			   "older fabtop): usability unknown");
 		return 0;
 	}
-	char path[PATH_MAX];
+	const char *path = "/fabtop/devices.json";
 	json_error_t je;
-	root_path(r, "/fabtop/devices.json", path, sizeof(path));
-	json_t *doc = json_load_file(path, 0, &je);
+	json_t *doc = root_load_json(r, path, &je);
 	if (!doc) {
 		model_note(m, "uverbs", "cannot parse %s: line %d: %s (re-capture it with "
 			   "`fabtop capture`): usability unknown", path, je.line, je.text);

@@ -150,7 +150,9 @@ for pn, want in sorted(ports.items()):
             got_u = w  # a narrow pane drops the column; the width here keeps it
         ok(got_t == w and got_u == w, "%s %s: JSON %r, text %r, pane %r" % (pn, key, w, got_t, got_u),
            "JSON %r text %r pane %r" % (w, got_t, got_u))
-    ok(tsat.get(pn, []) == want["sat"] and usat.get(pn, []) == want["sat"],
+    # Both media must have shown the port's counters: a missing section is
+    # a failure, not an empty list.
+    ok(tsat.get(pn) == want["sat"] and usat.get(pn) == want["sat"],
        "%s saturated counters: JSON %s, text %s, pane %s" % (pn, want["sat"], tsat.get(pn), usat.get(pn)))
 for g, want in sorted(closest.items()):
     ok(tclose.get(g) == want and uclose.get(g) == want,

@@ -36,7 +36,9 @@ compare() {  # NAME ROOT
 		echo "dump $out/topo.txt"
 		echo "key q"
 	} > "$out/script"
-	FABTOP_SCRIPT="$out/script" FABTOP_SCRIPT_SIZE=240x300 "$bin" --root "$root" 2>> "$out/err"
+	# UTF-8 as a user's terminal has it: the detail is read right of its "│".
+	LANG=C.UTF-8 LC_ALL= FABTOP_SCRIPT="$out/script" FABTOP_SCRIPT_SIZE=240x300 \
+		"$bin" --root "$root" 2>> "$out/err"
 	python3 "$top/tests/consistency/check.py" "$name" "$out" || cat "$out/err" | sed 's/^/#   /'
 }
 

@@ -358,8 +358,8 @@ static void test_symlink_outside(void **state)
 	expect_refused(s, absl, 1, "/etc/passwd", NULL);
 	/* Each link stays inside on its own; together they lead out. */
 	const struct member chain[] = {
-		{ "cap/b", 'l', ".." },
-		{ "cap/a", 'l', "b/.." },
+		{ "cap/x/b", 'l', ".." },
+		{ "cap/a", 'l', "x/b/../.." },
 	};
 	fab_rmtree(s->out);
 	mkdir(s->out, 0755);
@@ -395,6 +395,117 @@ static void test_symlink_inside(void **state)
 	root_close(&r);
 }
 
+/* Nothing of a refused capture stays in $TMPDIR. */
+static void expect_refused_whole(struct scratch *s, const char *want)
+{
+	char err[8192] = "", tmp[PATH_MAX * 2];
+	struct fab_root r;
+	snprintf(tmp, sizeof(tmp), "%s/tmp", s->base);
+	mkdir(tmp, 0700);
+	setenv("TMPDIR", tmp, 1);
+	int rc = root_open(&r, s->tar, err, sizeof(err));
+	unsetenv("TMPDIR");
+	print_message("# %s\n", err);
+	assert_int_equal(rc, -1);
+	char full[8192];
+	snprintf(full, sizeof(full), "capture %s: %s", s->tar, want);
+	assert_string_equal(err, full);
+	assert_int_equal(rmdir(tmp), 0);   /* empty: the unpacked part is gone */
+}
+
+static char *filled(size_t n, char c)
+{
+	char *b = malloc(n + 1);
+	memset(b, c, n);
+	b[n] = '\0';
+	return b;
+}
+
+/* Each member at most the format's limit for its kind, to the byte. */
+static void test_member_cap(void **state)
+{
+	struct scratch *s = *state;
+	char err[1024], top[PATH_MAX];
+	char *mib = filled(1 << 20, 'x'), *over = filled((1 << 20) + 1, 'x');
+	char *samples = filled(3 << 20, ' ');
+	const struct member ok[] = {
+		{ "cap/fabtop/meta.json", 'f', "{}" },
+		{ "cap/sys/mib", 'f', mib },
+		{ "cap/fabtop/samples.json", 'f', samples },   /* grows with --samples */
+	};
+	write_tar(s->tar, ok, 3);
+	assert_int_equal(archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
+	const struct member bad[] = {
+		{ "cap/fabtop/meta.json", 'f', "{}" },
+		{ "cap/sys/over", 'f', over },
+	};
+	write_tar(s->tar, bad, 2);
+	expect_refused_whole(s, "refused member cap/sys/over: 1048577 bytes, over the "
+			     "format's 1048576 for it");
+	free(mib);
+	free(over);
+	free(samples);
+}
+
+/* A bomb: each member within its cap, too many bytes or members in all. */
+static void test_total_caps(void **state)
+{
+	struct scratch *s = *state;
+	char *mib = filled(1 << 20, '\0' + '0');
+	const struct member m[] = {
+		{ "cap/fabtop/meta.json", 'f', "{}" },
+		{ "cap/sys/z1", 'f', mib }, { "cap/sys/z2", 'f', mib },
+		{ "cap/sys/z3", 'f', mib }, { "cap/sys/z4", 'f', mib },
+	};
+	write_tar(s->tar, m, 5);
+	setenv("FABTOP_CAPTURE_MAX_BYTES", "3000000", 1);
+	expect_refused_whole(s, "refused: it unpacks to more than 3000000 bytes "
+			     "(FABTOP_CAPTURE_MAX_BYTES)");
+	unsetenv("FABTOP_CAPTURE_MAX_BYTES");
+	setenv("FABTOP_CAPTURE_MAX_MEMBERS", "4", 1);
+	expect_refused_whole(s, "refused: more than 4 members (FABTOP_CAPTURE_MAX_MEMBERS)");
+	unsetenv("FABTOP_CAPTURE_MAX_MEMBERS");
+	free(mib);
+}
+
+/* A name over PATH_MAX is refused, never cut (cut alike, two long names
+ * would be one file); nothing is left behind. */
+static void test_long_name(void **state)
+{
+	struct scratch *s = *state;
+	char *name = filled(5000, 'n');
+	memcpy(name, "cap/", 4);
+	for (size_t i = 200; i < 5000; i += 200)
+		name[i] = '/';
+	const struct member m[] = {
+		{ "cap/fabtop/meta.json", 'f', "{}" },
+		{ name, 'f', "x" },
+	};
+	write_tar(s->tar, m, 2);
+	expect_refused_whole(s, "refused a member name of 5000 bytes (longer than PATH_MAX, 4096)");
+	free(name);
+}
+
+/* A link below 64 folders is checked like any other (the old check stopped). */
+static void test_deep_link(void **state)
+{
+	struct scratch *s = *state;
+	char dir[1024] = "cap", link[1200], target[1024] = "";
+	for (int i = 0; i < 80; i++)
+		snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/d%d", i);
+	snprintf(link, sizeof(link), "%s/up", dir);
+	for (int i = 0; i < 81; i++)
+		strcat(target, "../");   /* to the unpack folder, above cap/ */
+	const struct member m[] = {
+		{ "cap/fabtop/meta.json", 'f', "{}" },
+		{ link, 'l', target },
+	};
+	write_tar(s->tar, m, 2);
+	char want[4096];
+	snprintf(want, sizeof(want), "refused: the link %s -> %s leads outside it", link, target);
+	expect_refused_whole(s, want);
+}
+
 static void test_pack_errors(void **state)
 {
 	struct scratch *s = *state;
@@ -418,6 +529,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_absolute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_outside, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_inside, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_member_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_total_caps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pack_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
