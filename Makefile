@@ -96,7 +96,7 @@ build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-build/bench/model_grow: bench/model_grow.c build/obj/src/model.o build/obj/src/util.o
+build/bench/model_grow: bench/model_grow.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
