@@ -341,13 +341,18 @@ static int add_tree(struct archive *w, const char *src, const char *rel, const c
 	return 0;
 }
 
-int archive_pack(const char *src, const char *top, const char *tarball,
-		 char *err, size_t errlen)
+/* fd >= 0: written there (name only names it in messages); else tarball
+ * is created. */
+static int pack(const char *src, const char *top, const char *tarball, int fd,
+		char *err, size_t errlen)
 {
 	struct archive *w = archive_write_new();
 	archive_write_add_filter_gzip(w);
 	archive_write_set_format_pax_restricted(w);
-	if (archive_write_open_filename(w, tarball) != ARCHIVE_OK) {
+	/* No padding after the gzip stream, whatever fd is (a FIFO, a device). */
+	archive_write_set_bytes_in_last_block(w, 1);
+	int orc = fd >= 0 ? archive_write_open_fd(w, fd) : archive_write_open_filename(w, tarball);
+	if (orc != ARCHIVE_OK) {
 		snprintf(err, errlen, "cannot create %s: %s", tarball, archive_error_string(w));
 		archive_write_free(w);
 		return -1;
@@ -359,6 +364,18 @@ int archive_pack(const char *src, const char *top, const char *tarball,
 	}
 	archive_write_free(w);
 	return rc;
+}
+
+int archive_pack(const char *src, const char *top, const char *tarball,
+		 char *err, size_t errlen)
+{
+	return pack(src, top, tarball, -1, err, errlen);
+}
+
+int archive_pack_fd(const char *src, const char *top, int fd, const char *name,
+		    char *err, size_t errlen)
+{
+	return pack(src, top, name, fd, err, errlen);
 }
 
 /* getdents64's record (the libc's struct dirent is not the kernel's). */

@@ -1,6 +1,7 @@
 /*
  * capture.c - `fabtop capture`: copies the part of a node that fabtop reads
- * into the capture format (docs/capture-format.md), then packs it. This file
+ * into the capture format (docs/capture-format.md), then packs it into the
+ * output, which only capture_file.c opens and puts in place. This file
  * runs the parts in order (sysfs walk, fabtop/ snapshots, NCCL processes,
  * counter samples) and writes meta.json; see capture_int.h for the parts.
  */
@@ -203,9 +204,10 @@ static double mono_now(void)
 int capture_run(const struct capture_opts *o, FILE *log)
 {
 	struct cap c = { .log = log ? log : stderr };
-	char err[2 * PATH_MAX] = "", top[256], part[PATH_MAX] = "", defout[512];
+	char err[2 * PATH_MAX] = "", top[256], defout[512];
 	const char *output = o->output;
-	bool to_dir, made_dir = false, made_tmp = false;
+	bool to_dir, made_dir = false, made_tmp = false, dest_open = false;
+	struct cap_dest dest;
 	int rc = 2;
 	double t0 = mono_now();
 	time_t now = time(NULL);
@@ -230,17 +232,20 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		root_close(&c.src);
 		return 2;
 	}
-	/* Ctrl-C during a long --samples run: remove what was written, then stop.
-	 * Over the root's own handler too (a tarball source): the run ends
-	 * through root_close(), which removes the unpacked source. */
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_signal }, old_sa[3];
-	bool installed[3] = { false, false, false };
+	/* Ctrl-C during a long --samples run: remove what was written, then
+	 * stop. Over the root's own handler too (a tarball source): the run
+	 * ends through root_close(), which removes the unpacked source. A
+	 * stream's reader that goes away (SIGPIPE) is a write error, cleaned
+	 * up the same way, not a death that leaves the staging tree. */
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN }, old_sa[4];
+	bool installed[4] = { false, false, false, false };
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ign.sa_mask);
 	cap_signal_seen = 0;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (sigaction(sigs[i], NULL, &old_sa[i]) == 0 && old_sa[i].sa_handler != SIG_IGN)
-			installed[i] = sigaction(sigs[i], &sa, NULL) == 0;
+			installed[i] = sigaction(sigs[i], sigs[i] == SIGPIPE ? &ign : &sa, NULL) == 0;
 	top_name(&c, now, top, sizeof(top));
 	if (!output || !*output) {
 		snprintf(defout, sizeof(defout), "%s.tar.gz", top);
@@ -254,7 +259,17 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		while (l > 1 && c.out[l - 1] == '/')
 			c.out[--l] = '\0';
 		struct stat st;
-		made_dir = stat(c.out, &st) != 0;
+		made_dir = lstat(c.out, &st) != 0;
+		/* Files are written inside it by name: a folder that is a link,
+		 * or that someone else may write to, could send them elsewhere. */
+		if (!made_dir && (S_ISLNK(st.st_mode) || (S_ISDIR(st.st_mode) &&
+		    (st.st_uid != geteuid() || (st.st_mode & 022))))) {
+			snprintf(err, sizeof(err), "%s is %s: refused (choose a new directory; fabtop "
+				 "creates it)", output, S_ISLNK(st.st_mode) ? "a symbolic link" :
+				 st.st_uid != geteuid() ? "another user's directory" :
+				 "a directory others may write to");
+			goto out;
+		}
 		if (cap_mkdir_p(c.out, 0755) != 0) {
 			snprintf(err, sizeof(err), "cannot create %s: %s (choose a writable -o path)",
 				 output, strerror(errno));
@@ -267,15 +282,9 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		}
 	} else {
 		/* Fail now, not after the walk, when the output cannot be written. */
-		snprintf(part, sizeof(part), "%s.part", output);
-		int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			snprintf(err, sizeof(err), "cannot create %s: %s (choose a writable -o path)",
-				 output, strerror(errno));
-			part[0] = '\0';
+		if (cap_dest_open(&dest, output, o->force, err, sizeof(err)) != 0)
 			goto out;
-		}
-		close(fd);
+		dest_open = true;
 		const char *tmp = getenv("TMPDIR");
 		snprintf(c.out, sizeof(c.out), "%s/fabtop-capture.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(c.out)) {
@@ -287,7 +296,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	}
 
 	fab_fprintf(c.log, "fabtop: capturing %s into %s\n",
-		c.src.live ? "this node" : c.src.dir, output);
+		c.src.live ? "this node" : c.src.dir, strcmp(output, "-") ? output : "standard output");
 	char tsv[PATH_MAX];
 	cap_out_path(&c, "/fabtop", tsv, sizeof(tsv));
 	if (cap_mkdir_p(tsv, 0755) != 0) {
@@ -333,19 +342,21 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	}
 
 	if (!to_dir) {
-		if (archive_pack(c.out, top, part, err, sizeof(err)) != 0)
-			goto out;
-		if (rename(part, output) != 0) {
-			snprintf(err, sizeof(err), "cannot create %s: %s (choose a writable -o path)",
-				 output, strerror(errno));
+		if (archive_pack_fd(c.out, top, dest.fd, output, err, sizeof(err)) != 0) {
+			size_t l = strlen(err);
+			if (dest.how == CAP_DEST_STREAM)
+				snprintf(err + l, sizeof(err) - l, " (what was streamed so far is cut short)");
 			goto out;
 		}
-		part[0] = '\0';
+		if (cap_dest_commit(&dest, err, sizeof(err)) != 0)
+			goto out;
+		dest_open = false;
 	}
-	struct stat st;
-	fab_fprintf(c.log, "fabtop: wrote %s", output);
-	if (!to_dir && stat(output, &st) == 0)
-		fprintf(c.log, " (%lld bytes)", (long long)st.st_size);
+	fab_fprintf(c.log, "fabtop: wrote %s", strcmp(output, "-") ? output : "the capture to standard output");
+	if (!to_dir && dest.how != CAP_DEST_STREAM)
+		fprintf(c.log, " (%lld bytes)", dest.size);
+	else if (!to_dir)
+		fprintf(c.log, " (streamed in place)");
 	fprintf(c.log, " in %.2f s\n", mono_now() - t0);
 	rc = 0;
 out:
@@ -353,8 +364,8 @@ out:
 		fab_fprintf(c.log, "fabtop: capture failed: %s\n", err);
 	if (c.unreadable)
 		fclose(c.unreadable);
-	if (part[0])
-		unlink(part);
+	if (dest_open)
+		cap_dest_abort(&dest);
 	if (made_tmp || (rc != 0 && made_dir))
 		fab_rmtree(c.out);
 	for (size_t i = 0; i < c.nvisited; i++)
@@ -362,7 +373,7 @@ out:
 	free(c.visited);
 	free(c.buf);
 	root_close(&c.src);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (installed[i])
 			sigaction(sigs[i], &old_sa[i], NULL);
 	return rc;

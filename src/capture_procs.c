@@ -1,7 +1,8 @@
 /* capture_procs.c - NCCL processes and their filtered environment
- * (fabtop/procs/<pid>.json): secrets never leave the node. A process is
- * an NCCL job when it has libnccl mapped or sets an NCCL_ variable of its
- * own. */
+ * (fabtop/procs/<pid>.json): only the variables in procfs.c's table are
+ * written, never one whose name looks secret, so secrets never leave the
+ * node. A process is an NCCL job when it has libnccl mapped or sets an
+ * NCCL_ variable of its own (procfs_nccl_var()). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,16 +18,6 @@
 #include "fabtop/util.h"
 
 /* ---- NCCL processes ---- */
-
-static bool env_kept(const char *kv)
-{
-	static const char *const prefixes[] = { "NCCL_", "UCX_", "CUDA_", "NVIDIA_", "OMPI_",
-						"PMI", NULL };
-	for (const char *const *p = prefixes; *p; p++)
-		if (strncmp(kv, *p, strlen(*p)) == 0)
-			return true;
-	return strncmp(kv, "HOSTNAME=", 9) == 0;
-}
 
 static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *found)
 {
@@ -51,6 +42,8 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	char p[320], buf[256];
 	json_object_set_new(j, "pid", json_integer(atoll(pid)));
 	json_object_set_new(j, "nccl_lib", mapped ? json_string(lib) : json_null());
+	/* The job rule's other half, since that variable may not be kept. */
+	json_object_set_new(j, "nccl_var", json_boolean(nccl));
 	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	ssize_t l = fd >= 0 ? cap_read_fd(fd, buf, sizeof(buf) - 1) : -1;
@@ -69,7 +62,7 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	json_object_set_new(j, "netns", l > 0 ? json_string(buf) : json_null());
 	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1) {
 		char *eq = strchr(kv, '=');
-		if (!eq || !env_kept(kv))
+		if (!eq || procfs_env_kind(kv) == PROCFS_ENV_NONE)
 			continue;
 		*eq = '\0';
 		json_t *v = json_string(eq + 1);   /* NULL for invalid UTF-8 */

@@ -16,15 +16,6 @@
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 
-/* Launchers' rank and placement variables: torchrun, Open MPI, Slurm,
- * PMI/PMIx (MPICH, Intel MPI), and the rendezvous they point at. */
-static const char *const rank_vars[] = {
-	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "NODE_RANK",
-	"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-	"SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
-	"MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES", NULL
-};
-
 const char *job_var(const struct fab_job *j, const char *name)
 {
 	for (int i = 0; i < j->nnccl; i++)
@@ -36,20 +27,26 @@ const char *job_var(const struct fab_job *j, const char *name)
 	return NULL;
 }
 
-/* Files NCCL also reads settings from; the environment wins over them. */
+/* Files NCCL also reads settings from; the environment wins over them.
+ * Only the variables in procfs.c's table are kept (never a secret's):
+ * what is kept here is what the job step prints, live or from a capture. */
 static void add_var(struct fab_job *j, const char *name, const char *value, const char *source)
 {
 	struct fab_job_var *v = NULL;
-	if (strncmp(name, "NCCL_", 5) == 0) {
+	switch (procfs_env_kind(name)) {
+	case PROCFS_ENV_NCCL:
 		for (int i = 0; i < j->nnccl; i++)
 			if (strcmp(j->nccl[i].name, name) == 0)
 				return;   /* set already, by a source NCCL prefers */
 		if (j->nnccl < JOB_MAX_VARS)
 			v = &j->nccl[j->nnccl++];
-	} else {
-		for (int i = 0; rank_vars[i]; i++)
-			if (strcmp(rank_vars[i], name) == 0 && j->nrank < JOB_MAX_RANK)
-				v = &j->rank[j->nrank++];
+		break;
+	case PROCFS_ENV_RANK:
+		if (j->nrank < JOB_MAX_RANK)
+			v = &j->rank[j->nrank++];
+		break;
+	default:
+		break;
 	}
 	if (!v)
 		return;
@@ -161,12 +158,17 @@ static void read_comm_cmdline(struct fab_job *j)
 	snprintf(p, sizeof(p), "/proc/%d/cmdline", j->pid);
 	n = procfs_slurp(p, &b);
 	if (n > 0) {
-		const char *argv[65];
+		const char *argv[65], *shown[65];
+		char hidden[64][FAB_NAME_LEN];
 		int argc = 0;
 		for (char *s = b; s < b + n && argc < 64; s += strlen(s) + 1)
 			argv[argc++] = s;
 		argv[argc] = NULL;
-		run_format_argv(argv, j->cmdline, sizeof(j->cmdline));
+		/* A secret on the command line (--api-key X) is not shown either. */
+		for (int i = 0; i < argc; i++)
+			shown[i] = procfs_shown_arg(argv, i, hidden[i], sizeof(hidden[i]));
+		shown[argc] = NULL;
+		run_format_argv(shown, j->cmdline, sizeof(j->cmdline));
 	}
 	free(b);
 }
@@ -442,7 +444,8 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 			fab_strlcpy(j->netns, s, sizeof(j->netns));
 		if ((s = json_string_value(json_object_get(doc, "nccl_lib"))))
 			fab_strlcpy(j->nccl_lib, s, sizeof(j->nccl_lib));
-		bool own_nccl = false;
+		/* "nccl_var": it set an NCCL_ variable the capture did not keep. */
+		bool own_nccl = json_is_true(json_object_get(doc, "nccl_var"));
 		const char *key;
 		json_t *v;
 		json_object_foreach(env, key, v) {

@@ -5,7 +5,13 @@
  * A process is an NCCL job when it has libnccl mapped or sets an NCCL_
  * variable other than NCCL_VERSION (NVIDIA's images set that one in every
  * process); the same rule as `fabtop capture` (capture_procs.c), applied to
- * a capture's fabtop/procs/<pid>.json too.
+ * a capture's fabtop/procs/<pid>.json too (its "nccl_var" says the
+ * process set such a variable when the capture did not keep it).
+ *
+ * Of the environment and nccl.conf only the variables in procfs.c's table
+ * are kept (nccl[], rank[]), never one whose name looks secret
+ * (procfs_env_kind()); the command line is shown with secret-looking
+ * option values hidden. Whatever prints a job prints only these.
  *
  * job_scan() does the reading (I/O); job_check() is a pure function of a
  * scanned job and the model, and appends findings (ids "job.*").

@@ -31,8 +31,11 @@ static const char usage[] =
 "                                                    counter rates, sample by sample (like top -b;\n"
 "                                                    default 5 samples 1 s apart; a capture with\n"
 "                                                    samples plays them all back)\n"
-"       fabtop capture -o FILE.tar.gz [--samples N --interval S]\n"
+"       fabtop capture -o FILE.tar.gz|DIR/|- [--force] [--samples N --interval S]\n"
 "                                                    record this node for replay with --root\n"
+"                                                    (an existing file is replaced only with\n"
+"                                                    --force; a FIFO or /dev/null is written\n"
+"                                                    in place; - is standard output)\n"
 "       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
 "              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
 "                                                    (`fabtop wizard --help` for the rest)\n"
@@ -50,6 +53,7 @@ struct opts {
 	double interval;
 	bool interval_set;
 	int count;
+	bool force;
 };
 
 /*
@@ -270,6 +274,7 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "source", required_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -290,6 +295,7 @@ int main(int argc, char **argv)
 		case 'j': o.json = true; break;
 		case 'o': o.output = optarg; break;
 		case 's': o.source = optarg; break;
+		case 'f': o.force = true; break;
 		case 'n':
 			o.samples = (int)strtol(optarg, &end, 10);
 			if (*end || o.samples < 0 || o.samples > 100000) {
@@ -351,7 +357,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		struct capture_opts co = {
-			.output = o.output, .samples = o.samples, .interval = o.interval,
+			.output = o.output, .force = o.force, .samples = o.samples, .interval = o.interval,
 			.src_root = o.source ? o.source : o.root,
 		};
 		return capture_run(&co, stderr);

@@ -1,4 +1,5 @@
 /* procfs.c - reading another process's /proc files (see procfs.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -104,4 +105,112 @@ int procfs_unreadable_text(int n, unsigned uid, int err, char *buf, size_t len)
 	return snprintf(buf, len, "%d process%s not readable as uid %u%s%s%s: run as root, or with "
 			"CAP_SYS_PTRACE", n, n == 1 ? "" : "es", uid, err ? " (" : "",
 			err ? strerror(err) : "", err ? ")" : "");
+}
+
+/* ---- the environment fabtop keeps and shows ---- */
+
+/* Every variable fabtop reads from a process, by exact name, and why; a
+ * capture keeps these and nothing else, the job step prints these and
+ * nothing else. Add a row when code starts reading one (job_var(), the
+ * A/B's settings, a hint that names it). */
+static const struct {
+	const char *name;
+	enum procfs_env kind;
+} env_table[] = {
+	/* The job step's checks (job_check.c) and the wizard's inputs. */
+	{ "NCCL_SOCKET_IFNAME", PROCFS_ENV_NCCL },
+	{ "NCCL_COMM_ID", PROCFS_ENV_NCCL },          /* its subnet picks the interface */
+	{ "NCCL_IB_HCA", PROCFS_ENV_NCCL },
+	{ "NCCL_IB_GID_INDEX", PROCFS_ENV_NCCL },     /* layer 3 takes it too */
+	{ "NCCL_IB_ROCE_VERSION_NUM", PROCFS_ENV_NCCL }, /* the GID NCCL picks without an index */
+	{ "NCCL_IB_ADDR_FAMILY", PROCFS_ENV_NCCL },
+	{ "NCCL_IB_DISABLE", PROCFS_ENV_NCCL },
+	{ "NCCL_NET", PROCFS_ENV_NCCL },
+	{ "NCCL_DEBUG", PROCFS_ENV_NCCL },
+	{ "NCCL_DEBUG_FILE", PROCFS_ENV_NCCL },
+	{ "NCCL_VERSION", PROCFS_ENV_NCCL },          /* the job rule sets it apart */
+	/* What the A/B sets and its hints name (ab.c, ab_decide.c). */
+	{ "NCCL_DEBUG_SUBSYS", PROCFS_ENV_NCCL },
+	{ "NCCL_P2P_DISABLE", PROCFS_ENV_NCCL },
+	{ "NCCL_SHM_DISABLE", PROCFS_ENV_NCCL },
+	{ "NCCL_NET_PLUGIN", PROCFS_ENV_NCCL },
+	{ "NCCL_NET_GDR_LEVEL", PROCFS_ENV_NCCL },
+	/* Launchers' rank and placement variables: torchrun, Open MPI, Slurm,
+	 * PMI/PMIx (MPICH, Intel MPI), the rendezvous they point at. */
+	{ "RANK", PROCFS_ENV_RANK },
+	{ "LOCAL_RANK", PROCFS_ENV_RANK },
+	{ "WORLD_SIZE", PROCFS_ENV_RANK },
+	{ "LOCAL_WORLD_SIZE", PROCFS_ENV_RANK },
+	{ "GROUP_RANK", PROCFS_ENV_RANK },
+	{ "NODE_RANK", PROCFS_ENV_RANK },
+	{ "OMPI_COMM_WORLD_RANK", PROCFS_ENV_RANK },
+	{ "OMPI_COMM_WORLD_SIZE", PROCFS_ENV_RANK },
+	{ "OMPI_COMM_WORLD_LOCAL_RANK", PROCFS_ENV_RANK },
+	{ "SLURM_PROCID", PROCFS_ENV_RANK },
+	{ "SLURM_LOCALID", PROCFS_ENV_RANK },
+	{ "SLURM_NTASKS", PROCFS_ENV_RANK },
+	{ "PMI_RANK", PROCFS_ENV_RANK },
+	{ "PMI_SIZE", PROCFS_ENV_RANK },
+	{ "PMIX_RANK", PROCFS_ENV_RANK },
+	{ "MASTER_ADDR", PROCFS_ENV_RANK },
+	{ "MASTER_PORT", PROCFS_ENV_RANK },
+	{ "CUDA_VISIBLE_DEVICES", PROCFS_ENV_RANK },
+	/* NCCL's %h (NCCL_DEBUG_FILE) for a process in another UTS namespace. */
+	{ "HOSTNAME", PROCFS_ENV_HOST },
+};
+
+/* Case-insensitive: does the name part of kv (up to '=') hold word? */
+static bool name_has(const char *kv, size_t nl, const char *word)
+{
+	size_t wl = strlen(word);
+	for (size_t i = 0; i + wl <= nl; i++) {
+		size_t k = 0;
+		while (k < wl && toupper((unsigned char)kv[i + k]) == word[k])
+			k++;
+		if (k == wl)
+			return true;
+	}
+	return false;
+}
+
+bool procfs_secret_name(const char *kv)
+{
+	static const char *const deny[] = { "KEY", "TOKEN", "SECRET", "PASS", "CRED", "AUTH" };
+	size_t nl = strcspn(kv, "=");
+	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
+		if (name_has(kv, nl, deny[i]))
+			return true;
+	return false;
+}
+
+enum procfs_env procfs_env_kind(const char *kv)
+{
+	size_t nl = strcspn(kv, "=");
+	if (procfs_secret_name(kv))
+		return PROCFS_ENV_NONE;   /* the deny pattern wins over the table */
+	for (size_t i = 0; i < sizeof(env_table) / sizeof(env_table[0]); i++)
+		if (strlen(env_table[i].name) == nl && strncmp(env_table[i].name, kv, nl) == 0)
+			return env_table[i].kind;
+	return PROCFS_ENV_NONE;
+}
+
+const char *procfs_env_name(int i)
+{
+	return i >= 0 && (size_t)i < sizeof(env_table) / sizeof(env_table[0]) ? env_table[i].name : NULL;
+}
+
+const char *procfs_shown_arg(const char *const argv[], int i, char *buf, size_t len)
+{
+	const char *w = argv[i], *eq = strchr(w, '=');
+	if (eq && procfs_secret_name(w)) {
+		snprintf(buf, len, "%.*s=<hidden>", (int)(eq - w), w);
+		return buf;
+	}
+	/* "--token X", "-password X": the option's value is the next word. */
+	const char *prev = i > 0 ? argv[i - 1] : NULL;
+	if (prev && prev[0] == '-' && !strchr(prev, '=') && procfs_secret_name(prev)) {
+		snprintf(buf, len, "<hidden>");
+		return buf;
+	}
+	return w;
 }

@@ -1,7 +1,15 @@
 /*
  * procfs.h - what /proc says about another process, for the capture
- * (fabtop/procs) and the wizard's job step: one reading of its files and
- * one rule for "this process is an NCCL job", so the two cannot disagree.
+ * (fabtop/procs) and the wizard's job step: one reading of its files, one
+ * rule for "this process is an NCCL job", and one table of the environment
+ * variables fabtop keeps and prints, so the two cannot disagree.
+ *
+ * Secrets: a process's environment is kept (in a capture) and printed (the
+ * job step, in batch mode and in the TUI) only for the variables in that
+ * table, named exactly; a name that looks like it holds a secret (KEY,
+ * TOKEN, SECRET, PASS, CRED or AUTH in it, any case) is never kept, even
+ * when the table names it. Everything else of the environment stays in
+ * /proc.
  */
 #ifndef FABTOP_PROCFS_H
 #define FABTOP_PROCFS_H
@@ -35,5 +43,27 @@ bool procfs_is_kthread(int pid);
  * root, or with CAP_SYS_PTRACE". err: the first failure's errno; 0 when
  * unknown (a capture records only the count). */
 int procfs_unreadable_text(int n, unsigned uid, int err, char *buf, size_t len);
+
+/* What a variable is to fabtop: the table's kind for its exact name. */
+enum procfs_env {
+	PROCFS_ENV_NONE = 0,   /* not fabtop's, or a secret's name: never kept or shown */
+	PROCFS_ENV_NCCL,       /* an NCCL setting the job step checks, prints or advises on */
+	PROCFS_ENV_RANK,       /* a launcher's rank or placement variable (torchrun, MPI, Slurm) */
+	PROCFS_ENV_HOST,       /* HOSTNAME: NCCL's %h in NCCL_DEBUG_FILE, for a capture */
+};
+/* The kind of "NAME" or "NAME=value": PROCFS_ENV_NONE unless NAME is in
+ * the table and procfs_secret_name() is false for it. */
+enum procfs_env procfs_env_kind(const char *kv);
+/* True when "NAME" or "NAME=value" has KEY, TOKEN, SECRET, PASS, CRED or
+ * AUTH in its name, in any case. */
+bool procfs_secret_name(const char *kv);
+/* The table itself, for tests and docs: the i-th name, NULL past the end. */
+const char *procfs_env_name(int i);
+
+/* Word i of a command line as it may be shown: "NAME=<hidden>" for a
+ * NAME=value word whose NAME looks secret ("--password=x" too), "<hidden>"
+ * for the word after an option that does ("--api-key X"), else the word.
+ * Returns argv[i] or buf. */
+const char *procfs_shown_arg(const char *const argv[], int i, char *buf, size_t len);
 
 #endif

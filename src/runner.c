@@ -6,7 +6,13 @@
  * short poll interval), and the clock. The child's exit is observed with
  * waitid(WNOWAIT): the zombie keeps its pid, and so its process group id,
  * from being reused while fabtop kills what the child left in its group;
- * only then is it reaped. */
+ * only then is it reaped.
+ *
+ * Nothing the runner started outlives fabtop where the kernel lets it see
+ * to that: each child gets PR_SET_PDEATHSIG(SIGKILL) (dies with fabtop,
+ * even a SIGKILLed one), and fabtop is a child subreaper while it runs
+ * children, so what leaves the group (setsid) and is orphaned comes back
+ * to fabtop as its child, where the sweep below finds and kills it. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,6 +52,10 @@ extern char **environ;
  * Best effort: the kernel's default of 64 KiB is kept when refused
  * (/proc/sys/fs/pipe-max-size, the user's pipe quota). */
 #define PIPE_SIZE (1 << 20)
+
+/* Jobs started and not yet finished (done): orphans are swept only when
+ * the last one ends, so a job still running keeps what it started. */
+static int live_jobs;
 
 struct run_job {
 	pid_t pid;
@@ -158,13 +169,18 @@ enum { STAGE_EXEC = 0, STAGE_CHDIR, STAGE_SETUP };
 
 /* Only async-signal-safe calls from here to execve. */
 static void child(const char *path, char *const argv[], char *const envp[], const char *cwd,
-		  int devnull, int outw, int errw, int maxfd)
+		  int devnull, int outw, int errw, int maxfd, pid_t parent)
 {
 	struct exec_fail f = { STAGE_SETUP, 0 };
 	sigset_t none;
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
+	/* Dies with fabtop. A fabtop gone before this line would never send
+	 * it: the parent is then another process, and the child must not run. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	setpgid(0, 0);
 	/* Ignored signals and the mask survive exec: give the child defaults. */
 	for (int s = 1; s < NSIG; s++)
@@ -252,14 +268,20 @@ int run_start(const char *const argv[], const struct run_opts *o,
 	struct rlimit rl;
 	int maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 		    rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+	/* Orphans of what it starts (setsid escapees) come back to fabtop,
+	 * not to init: the sweep can then find and kill them. Set each time
+	 * (a forked copy of fabtop is no subreaper); it stays set, and fabtop
+	 * forks nothing it does not wait for. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot run %s: fork: %s", prog, strerror(errno));
 		goto fail_fds;
 	}
 	if (pid == 0)
-		child(path, (char *const *)argv, envp, o->cwd, devnull, outp[1], errp[1], maxfd);
+		child(path, (char *const *)argv, envp, o->cwd, devnull, outp[1], errp[1], maxfd, parent);
 	/* Also from this side, so a kill of the group cannot precede it. */
 	setpgid(pid, pid);
 	close(outp[1]);
@@ -306,6 +328,7 @@ int run_start(const char *const argv[], const struct run_opts *o,
 	j->cap = cap;
 	j->t0 = j->last_out = now_s();
 	snprintf(j->argv0, sizeof(j->argv0), "%s", prog);
+	live_jobs++;
 	*job = j;
 	return 0;
 
@@ -327,20 +350,26 @@ fail_mem:
 
 /* ---- watching ---- */
 
-/* Members of process group pgid still running (zombies are done), the
- * leader excluded; -1 when /proc cannot be read. */
-static int group_running(pid_t pgid, pid_t leader)
+/* What is left of a job once its child exited: the members of its process
+ * group still running (the leader, a zombie kept by WNOWAIT, excluded),
+ * and, when sweep, fabtop's own children that it did not start: orphans
+ * reparented to it as a subreaper, i.e. descendants that left the group
+ * (setsid) and whose parent died. Those get sig (0: none); the ones
+ * already dead are reaped here. Returns how many are still running, -1
+ * when /proc cannot be read. */
+static int strays(pid_t pgid, bool sweep, int sig)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
 		return -1;
 	int n = 0;
+	pid_t self = getpid();
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		long pid = strtol(de->d_name, NULL, 10);
-		if (pid == leader)
+		if (pid == pgid)
 			continue;
 		char p[64], st[512];
 		snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
@@ -355,17 +384,36 @@ static int group_running(pid_t pgid, pid_t leader)
 		/* After "(comm)", which may hold spaces and parentheses. */
 		char *s = strrchr(st, ')'), state = 0;
 		int ppid, pgrp;
-		if (s && sscanf(s + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
-		    pgrp == pgid && state != 'Z' && state != 'X')
-			n++;
+		if (!s || sscanf(s + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+			continue;
+		bool dead = state == 'Z' || state == 'X';
+		if (pgrp == pgid) {
+			n += !dead;
+		} else if (sweep && ppid == self) {
+			/* Fabtop's child, so its pid cannot be reused before
+			 * fabtop reaps it: the kill reaches this process. */
+			if (dead)
+				waitpid((pid_t)pid, NULL, WNOHANG);
+			else if (++n && sig)
+				kill((pid_t)pid, sig);
+		}
 	}
 	closedir(d);
 	return n;
 }
 
+/* Orphans are fabtop's to sweep only when no other job runs: one that
+ * still runs may own them. */
+static bool may_sweep(const struct run_job *j)
+{
+	return live_jobs == 1 && j->exited;
+}
+
 static void signal_group(struct run_job *j, int sig)
 {
 	kill(-j->pid, sig);
+	if (may_sweep(j))
+		strays(j->pid, true, sig);
 }
 
 /* Starts the kill sequence (SIGTERM now, SIGKILL after GRACE_S). */
@@ -476,7 +524,9 @@ static bool step(struct run_job *j, double now)
 		changed = true;
 	}
 	if (j->exited && !j->done) {
-		int left = group_running(j->pid, j->pid);
+		/* Once SIGKILL went out, whatever shows up later (an orphan of
+		 * a process just killed) gets it at once. */
+		int left = strays(j->pid, may_sweep(j), j->kill_sent ? SIGKILL : 0);
 		if (left < 0 && !j->kill_sent) {
 			/* No /proc to look in: make sure, the hard way. */
 			signal_group(j, SIGKILL);
@@ -489,14 +539,16 @@ static bool step(struct run_job *j, double now)
 			changed = true;
 		} else if (left > 0 && j->kill_sent && now - j->term_at > GRACE_S + STUCK_S) {
 			/* Uninterruptible sleep, or not ours to kill: say so, stop waiting. */
-			snprintf(j->err, sizeof(j->err), "%d process(es) of its group survived "
-				 "SIGKILL for %g s (stuck in the kernel, or not fabtop's to kill)",
+			snprintf(j->err, sizeof(j->err), "%d process(es) it left (in its group, or "
+				 "escaped from it) survived SIGKILL for %g s (stuck in the kernel, or "
+				 "not fabtop's to kill)",
 				 left, STUCK_S);
 			left = 0;
 		}
 		if (left <= 0) {
 			reap(j);
 			j->done = true;
+			live_jobs--;
 			j->t_done = now;
 			/* Every writer is gone: read to the end (or to EAGAIN,
 			 * when one escaped the group and keeps it open). */

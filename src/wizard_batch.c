@@ -13,10 +13,17 @@
  *
  * Exit status: 0 every step passed or was skipped, 1 a step warned, failed
  * or was blocked, 2 the wizard could not run (bad arguments, unknown step,
- * unreadable root, or a step that says so, as the A/B that could not run).
+ * unreadable root, or a step that says so, as the A/B that could not run),
+ * 128+N when signal N (INT, TERM, HUP) interrupted it.
+ *
+ * Interrupted, batch mode does what the console does: the running step is
+ * cancelled (its process groups killed, waited for), it is printed as
+ * cancelled, no further step runs, and the exit line says why.
  */
+#define _GNU_SOURCE   /* sigabbrev_np */
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +60,8 @@ static const char wizard_usage[] =
 "                   or the job's mpirun/srun/torchrun line (default: a single-node\n"
 "                   NIC loopback run when all_reduce_perf is on PATH)\n"
 "  --verbose        print each step's raw output too\n"
-"Exit status: 0 all passed or skipped, 1 a step warned, failed or was blocked, 2 could not run.\n";
+"Exit status: 0 all passed or skipped, 1 a step warned, failed or was blocked, 2 could not run,\n"
+"128+N interrupted by signal N (the running step's processes are killed first).\n";
 
 /* ---- printing one step ---------------------------------------------------------- */
 
@@ -300,24 +308,62 @@ static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
 	return 0;
 }
 
+/* ---- running ----------------------------------------------------------------------- */
+
+static volatile sig_atomic_t batch_signal;
+
+static void on_batch_signal(int sig)
+{
+	batch_signal = sig;
+}
+
+static const int batch_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Runs step i, polling a long one so that a signal cancels it (its
+ * children killed) instead of killing fabtop and orphaning them. */
+static void run_step(struct wizard *w, int i, const struct fab_model *m)
+{
+	wizard_start_step(w, i, m);
+	while (wizard_busy(w) >= 0) {
+		if (batch_signal) {
+			wizard_cancel(w);
+			snprintf(w->steps[i].verdict, sizeof(w->steps[i].verdict),
+				 "interrupted by SIG%s: cancelled, its processes killed",
+				 sigabbrev_np(batch_signal));
+			break;
+		}
+		wizard_poll(w, 100);
+	}
+}
+
 int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 		 enum out_mode mode, FILE *fp, bool verbose)
 {
 	struct fab_out *o = out_new(mode, fp);
 	const char *why2 = NULL;   /* the words of the first step that could not run */
 	int rc = 0;
+	char why_sig[64] = "";
 	if (!o)
 		return 2;
+	/* No SA_RESTART: the wait for a child ends at once. Only signals
+	 * that would have killed fabtop are taken (not one a caller ignores). */
+	struct sigaction sa = { .sa_handler = on_batch_signal }, old_sa[3];
+	bool installed[3] = { false, false, false };
+	sigemptyset(&sa.sa_mask);
+	batch_signal = 0;
+	for (int k = 0; k < 3; k++)
+		if (sigaction(batch_signals[k], NULL, &old_sa[k]) == 0 && old_sa[k].sa_handler == SIG_DFL)
+			installed[k] = sigaction(batch_signals[k], &sa, NULL) == 0;
 	out_open_obj(o, NULL);
 	out_open_obj(o, "wizard");
 	out_str(o, PR_ANY, "host", "fabtop wizard on %s", m->host);
 	out_str(o, PR_ANY, "source", " (%s)\n\n", m->live ? "live" : m->source);
 	out_open_arr(o, "steps");
-	for (int i = 0; i < w->nsteps; i++) {
+	for (int i = 0; i < w->nsteps && !batch_signal; i++) {
 		if (!(mask >> i & 1))
 			continue;
 		const char *why = NULL;
-		wizard_run_step(w, i, m);
+		run_step(w, i, m);
 		int e = wizard_step_exit(&w->steps[i], &why);
 		if (e == 2 && !why2)
 			why2 = why ? why : "a step could not run";
@@ -327,13 +373,22 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 		if (!out_is_json(o))
 			fflush(fp);
 	}
+	int sig = batch_signal;
+	for (int k = 0; k < 3; k++)
+		if (installed[k])
+			sigaction(batch_signals[k], &old_sa[k], NULL);
+	if (sig) {
+		rc = 128 + sig;
+		snprintf(why_sig, sizeof(why_sig), "interrupted by SIG%s; no further step ran",
+			 sigabbrev_np(sig));
+	}
 	out_close_arr(o);
 	out_int(o, PR_ANY, "exit", "exit status %lld", fab_int_of(rc));
-	out_text(o, " (%s)\n", rc == 2 ? why2 : rc ? "a step warned, failed or was blocked"
+	out_text(o, " (%s)\n", sig ? why_sig : rc == 2 ? why2 : rc ? "a step warned, failed or was blocked"
 		 : "every step passed or was skipped");
 	out_close_obj(o);
 	out_close_obj(o);
-	if (out_free(o) != 0)
+	if (out_free(o) != 0 && !sig)
 		return 2;
 	return rc;
 }

@@ -5,10 +5,17 @@
 #ifndef FABTOP_CAPTURE_H
 #define FABTOP_CAPTURE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct capture_opts {
-	const char *output;    /* FILE.tar.gz, or a directory when it ends in '/' */
+	/* FILE.tar.gz, a FIFO or character device (streamed into), "-" for
+	 * standard output, or a directory when it ends in '/'. An existing
+	 * file is replaced only with force; a symbolic link is never written
+	 * through nor replaced (but to a FIFO or a character device); a
+	 * non-empty, foreign or linked directory is refused. */
+	const char *output;
+	bool force;            /* --force: replace an existing regular file */
 	int samples;           /* counter samples, 0 for none */
 	double interval;       /* seconds between samples */
 	const char *src_root;  /* "/" normally; another root for tests */

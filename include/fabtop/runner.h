@@ -11,9 +11,24 @@
  *     group gets SIGTERM, then SIGKILL one second later.
  *   - When the child exits, whatever it left running in its group
  *     (grandchildren, daemons it started) gets the same SIGTERM then
- *     SIGKILL: a finished job leaves nothing behind. A process that moved
- *     itself to another group or session (setsid) is beyond reach.
- *   - Every started child is waited for: no zombies from fabtop.
+ *     SIGKILL: a finished job leaves nothing behind.
+ *   - fabtop makes itself a child subreaper (PR_SET_CHILD_SUBREAPER) on the
+ *     first run_start(), so a descendant that left the group (setsid,
+ *     double fork) comes back to fabtop as its child once its parent
+ *     dies. When a job ends and no other job is running, every such
+ *     orphan is killed too (SIGTERM, SIGKILL), over and over until none
+ *     is left, and reaped; it counts in leftovers_killed. What stays out
+ *     of reach: an escapee whose parent is still alive outside the group,
+ *     and anything below another subreaper (a container's init).
+ *   - The child gets PR_SET_PDEATHSIG(SIGKILL): when fabtop dies, even by
+ *     SIGKILL, the kernel kills the child. Only the child: its own
+ *     children (in its group or not) are then orphaned to init, beyond
+ *     fabtop's reach. PDEATHSIG follows the thread that forked, so call
+ *     run_start() from the main thread; the kernel drops it on exec of a
+ *     set-user-ID or file-capability program.
+ *   - Every started child is waited for: no zombies from fabtop. fabtop
+ *     forks nothing else that outlives the call that forked it, so any
+ *     other child of fabtop is an orphan from a job.
  *   - An exec failure comes back through a close-on-exec pipe with its
  *     errno, so the message is precise ("cannot run ping: No such file or
  *     directory") and nothing is left half-started.
@@ -59,8 +74,8 @@ struct run_result {
 	 * such file or directory", "timed out after 5 s (killed)", "no output
 	 * for 3 s: hung (killed)", "cancelled (killed)", "killed by SIGSEGV". */
 	char err[256];
-	/* Processes still in the group after the child exited, that had to be
-	 * killed (grandchildren); 0 normally. */
+	/* Processes still in the group after the child exited, or escaped
+	 * from it and orphaned to fabtop, that had to be killed; 0 normally. */
 	int leftovers_killed;
 };
 

@@ -306,7 +306,9 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 
 /* Runs the steps in mask (bit i: step i) in ladder order, printing each as
  * it finishes, then the exit line. Returns the exit status: the highest of
- * the steps' (wizard_step_exit()), 2 also when the output cannot be written. */
+ * the steps' (wizard_step_exit()), 2 also when the output cannot be written;
+ * 128+N when signal N (INT, TERM, HUP) came: the running step is cancelled
+ * (its processes killed and waited for) and printed, and no other runs. */
 int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 		 enum out_mode mode, FILE *fp, bool verbose);
 

@@ -2,7 +2,7 @@
  * fake_nccl - stands in for an nccl-tests run (all_reduce_perf -g 2: one
  * process, two GPUs) so the A/B is tested against real child processes.
  *
- *   fake_nccl MODE [--slow-lines MS] [--stream KIB SECONDS] [ANY WORD...]
+ *   fake_nccl MODE [--slow-lines MS] [--stream KIB SECONDS] [--escape] [ANY WORD...]
  *   all_reduce_perf ARGS...       (a symlink: the mode is $FAKE_NCCL_MODE, else ok)
  *
  * Like NCCL, it prints its log lines only when NCCL_DEBUG=INFO is in its
@@ -29,6 +29,12 @@
  * channels are set up, KIB KiB of NCCL INFO lines more, written steadily
  * (a burst every 50 ms) over SECONDS, as NCCL_DEBUG=INFO does on a big
  * job; a run that streams longer than the A/B's --hang is not hung.
+ * --escape: first of all, a grandchild that leaves the process group and
+ * the session (setsid), as a daemonizing launcher does, and sleeps
+ * forever with the output pipe open; the process goes on only once it
+ * has left, so the runner never finds it in the group by luck. With
+ * $FAKE_NCCL_ESCAPED set, it appends its pid to that file (a test then
+ * knows it ran, and which process to look for).
  * Other words are ignored (a test passes a unique marker to find its
  * processes with pgrep -f). Exit 2 on an unknown mode.
  */
@@ -47,6 +53,7 @@ static int pid;
 static long slow_ms;
 static long stream_kib;
 static double stream_s;
+static bool escape_;
 
 static void pause_line(void)
 {
@@ -101,6 +108,38 @@ static void sleep_forever(void)
 {
 	for (;;)
 		pause();
+}
+
+/* --escape: a grandchild in a session of its own; returns once it is there. */
+static void escape(void)
+{
+	int fds[2];
+	char c = 0;
+	if (pipe(fds) != 0)
+		return;
+	fflush(NULL);
+	pid_t g = fork();
+	if (g == 0) {
+		close(fds[0]);
+		setsid();
+		const char *note = getenv("FAKE_NCCL_ESCAPED");
+		FILE *f = note && *note ? fopen(note, "a") : NULL;
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+		}
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		close(fds[1]);
+		logf_ = NULL;
+		sleep_forever();
+	}
+	close(fds[1]);
+	while (g > 0 && read(fds[0], &c, 1) < 0)
+		;
+	close(fds[0]);
+	fprintf(stderr, "fake_nccl: escaped grandchild pid %d (setsid)\n", (int)g);
+	fflush(stderr);
 }
 
 /* NCCL_DEBUG_FILE's template: %h the host, %p the pid. */
@@ -377,6 +416,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--stream") == 0 && i + 2 < argc) {
 			stream_kib = atol(argv[++i]);
 			stream_s = atof(argv[++i]);
+		} else if (strcmp(argv[i], "--escape") == 0) {
+			escape_ = true;
 		}
 
 	pid = (int)getpid();
@@ -394,6 +435,8 @@ int main(int argc, char **argv)
 	if (ib_off && sub && (strstr(sub, "ENV") || strstr(sub, "ALL")))
 		nccl(0, 0, "NCCL_IB_DISABLE set by environment to 1.");
 
+	if (escape_)
+		escape();
 	if (strcmp(mode, "not-nccl") == 0) {
 		out("fake_nccl: not an NCCL program; nothing to see\n");
 		return 0;

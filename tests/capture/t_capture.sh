@@ -19,14 +19,7 @@ chmod 755 "$T"
 # A private TMPDIR: what fabtop leaves there is ours to find (and remove).
 mkdir -m 1777 "$T/tmp" && export TMPDIR="$T/tmp"
 
-ok() { echo "ok - $1"; }
-notok() {
-	echo "not ok - $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && sed 's/^/#   /' "$f" | tail -n 15; done
-}
-# asan FILE: true when FILE shows a sanitizer report.
-asan() { grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$1"; }
+. "$FABTOP_TOP/tests/capture/lib.sh"
 
 # Reports compare equal once the fields that name the source and the time
 # are dropped: nothing else may differ.
@@ -386,7 +379,7 @@ elif python3 - "$T/procs/fabtop/procs/$LIB_PID.json" "$NCCL_SO" > "$T/lib.out" 2
 import json, os, sys
 p = json.load(open(sys.argv[1]))
 assert os.path.realpath(p["nccl_lib"]) == os.path.realpath(sys.argv[2]), p
-assert p["env"] == {}, p["env"]
+assert p["env"] == {} and p["nccl_var"] is False, p
 EOF
 then ok "a process with libnccl mapped is recorded, with the library it runs"
 else notok "a process with libnccl mapped is recorded, with the library it runs" "$T/lib.out"
@@ -398,11 +391,13 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 assert p["pid"] == int(sys.argv[2]) and p["comm"] == "sleep", p
 assert p["netns"].startswith("net:["), p
-assert p["env"] == {"NCCL_DEBUG": "INFO", "NCCL_SOCKET_IFNAME": "eth0", "UCX_TLS": "rc",
+# UCX_TLS: not a variable fabtop reads (procfs.c's table), so not kept.
+assert p["env"] == {"NCCL_DEBUG": "INFO", "NCCL_SOCKET_IFNAME": "eth0",
                     "HOSTNAME": "node17", "OMPI_COMM_WORLD_RANK": "3"}, p["env"]
+assert p["nccl_var"] is True, p
 EOF
-then ok "an NCCL process is recorded with comm, netns and only the allowed variables"
-else notok "an NCCL process is recorded with comm, netns and only the allowed variables" "$T/procs.out" "$T/procs.err"
+then ok "an NCCL process is recorded with comm, netns and only the variables fabtop reads"
+else notok "an NCCL process is recorded with comm, netns and only the variables fabtop reads" "$T/procs.out" "$T/procs.err"
 fi
 if grep -rq hunter2 "$T/procs" "$T/live" 2>/dev/null; then
 	echo "not ok - secrets from the environment never reach the capture"

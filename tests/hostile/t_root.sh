@@ -154,8 +154,12 @@ fabtop, cap, sig = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3])
 r, w = os.pipe()
 fcntl.fcntl(w, 1031, 4096)   # F_SETPIPE_SZ: a small pipe fills at once
 err = open(sys.argv[4], "w")
+# A job started in the background inherits SIGINT ignored, and fabtop
+# rightly leaves an ignored signal alone: give the child the default, as a
+# terminal's foreground job has it.
 p = subprocess.Popen([fabtop, "--root", cap, "report", "all", "--json"],
-                     stdout=w, stderr=err, stdin=subprocess.DEVNULL)
+                     stdout=w, stderr=err, stdin=subprocess.DEVNULL,
+                     preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
 os.close(w)
 first = os.read(r, 1)
 trees = os.listdir(os.environ["TMPDIR"])

@@ -272,6 +272,115 @@ static void test_leftover_grandchild_killed(void **state)
 	run_result_free(&r);
 }
 
+/* A grandchild that leaves the group (setsid) and prints its pid once it
+ * has, then sleeps; its parent exits at once. */
+#define ESCAPE "{ setsid sh -c 'echo $$; exec sleep 100' & } | head -n 1"
+
+/* In a process that is not a subreaper of its own (fork does not pass it
+ * on): a grandchild that setsid()s and outlives its parent is out of the
+ * group, yet the runner finds it (orphaned to fabtop, which made itself a
+ * subreaper), kills it and reaps it. */
+static void test_setsid_escapee_killed(void **state)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		close(fds[0]);
+		int bad = 0, reaper = -1;
+		struct run_result r;
+		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
+		bad |= reaper != 0;
+		run_argv(ARGV("sh", "-c", ESCAPE), NULL, &r);
+		pid_t esc = first_line_pid(r.out);
+		prctl(PR_GET_CHILD_SUBREAPER, &reaper);
+		bad |= (reaper != 1) << 1;
+		bad |= (esc <= 0) << 2;
+		bad |= (r.leftovers_killed != 1) << 3;
+		bad |= (esc > 0 && !gone(esc)) << 4;
+		bad |= !nothing_to_wait_for() << 5;
+		if (write(fds[1], &esc, sizeof(esc)) != (ssize_t)sizeof(esc))
+			bad |= 1 << 6;
+		run_result_free(&r);
+		_exit(bad);
+	}
+	close(fds[1]);
+	pid_t esc = 0;
+	assert_int_equal(read(fds[0], &esc, sizeof(esc)), (ssize_t)sizeof(esc));
+	close(fds[0]);
+	int st;
+	assert_int_equal(waitpid(p, &st, 0), p);
+	if (esc > 0 && !gone(esc))
+		kill(esc, SIGKILL);   /* the test's own cleanup, after the verdict */
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);   /* bits: see above */
+}
+
+/* An orphan is swept only when the last running job ends: a job still
+ * running may own it. */
+static void test_escapee_kept_while_another_job_runs(void **state)
+{
+	struct run_job *a;
+	struct run_result r, ra;
+	char err[256];
+	assert_int_equal(run_start(ARGV("sleep", "100"), NULL, &a, err, sizeof(err)), 0);
+	assert_int_equal(run_argv(ARGV("sh", "-c", ESCAPE), NULL, &r), 0);
+	pid_t esc = first_line_pid(r.out);
+	assert_true(esc > 0);
+	assert_int_equal(r.leftovers_killed, 0);
+	assert_false(gone(esc));
+	run_result_free(&r);
+	run_cancel(a);
+	assert_int_equal(run_finish(a, &ra), 0);
+	assert_true(ra.cancelled);
+	assert_true(gone(esc));
+	assert_true(nothing_to_wait_for());
+	run_result_free(&ra);
+}
+
+/* fabtop killed with SIGKILL: the kernel kills its child
+ * (PR_SET_PDEATHSIG). The "fabtop" is a forked process here; the child
+ * it started is orphaned to this test (a subreaper), which sees it die
+ * of SIGKILL. Bounded: a child that lives on fails the test. */
+static void test_child_dies_with_parent(void **state)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		struct run_job *j;
+		char err[256];
+		close(fds[0]);
+		pid_t c = run_start(ARGV("sleep", "100"), NULL, &j, err, sizeof(err)) == 0 ? run_pid(j) : 0;
+		if (write(fds[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	pid_t c = 0;
+	assert_int_equal(read(fds[0], &c, sizeof(c)), (ssize_t)sizeof(c));
+	close(fds[0]);
+	assert_true(c > 0);
+	assert_int_equal(kill(p, SIGKILL), 0);
+	int st;
+	assert_int_equal(waitpid(p, &st, 0), p);
+	pid_t got = 0;
+	for (int i = 0; i < 1000 && got == 0; i++) {
+		got = waitpid(c, &st, WNOHANG);
+		if (got == 0)
+			usleep(10000);
+	}
+	if (got != c)
+		kill(c, SIGKILL);
+	assert_int_equal(got, c);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGKILL);
+	assert_true(nothing_to_wait_for());
+}
+
 static void test_idle_timeout(void **state)
 {
 	struct run_opts o = { .idle_timeout_s = 0.5, .timeout_s = 30 };
@@ -559,6 +668,9 @@ int main(void)
 		cmocka_unit_test(test_on_output_sees_everything),
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_leftover_grandchild_killed),
+		cmocka_unit_test(test_setsid_escapee_killed),
+		cmocka_unit_test(test_escapee_kept_while_another_job_runs),
+		cmocka_unit_test(test_child_dies_with_parent),
 		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_poll_and_cancel),
 		cmocka_unit_test(test_poll0_drains_big_output),
