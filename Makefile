@@ -84,14 +84,19 @@ scenarios: $(SCENARIOS)
 $(SCENARIOS): tests/scenarios/mkscenarios.py tests/scenarios/nldev.py
 	python3 tests/scenarios/mkscenarios.py build/scenarios
 
-bench: build/fabtop build/bench/sampler $(SCENARIOS)
+bench: build/fabtop build/bench/sampler build/bench/model_grow $(SCENARIOS)
 	@bench/startup build/fabtop
 	@bench/demo-open
 	@bench/sampler build/bench/sampler
 	@BIN=build/fabtop bench/analyze-log
+	@build/bench/model_grow
 
 # Timed like the shipped binary: the optimised objects, not the sanitized ones.
 build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+build/bench/model_grow: bench/model_grow.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 

@@ -512,6 +512,13 @@ int beneath_check_tree(int dirfd, size_t max_entries, char *bad, size_t badlen)
 		struct pending *top = &stk[nstk - 1];
 		if (top->next < top->n) {
 			const char *nm = top->names[top->next++];
+			/* A folder this user cannot search: nothing beneath it can be
+			 * read (each read resolves beneath anyway), and ".." would not
+			 * lead back out of it. Its readers say "cannot read". */
+			if (faccessat(cur, nm, X_OK, AT_EACCESS) != 0) {
+				enter = false;
+				continue;
+			}
 			int fd = openat(cur, nm, WALK_DIR);
 			enter = fd >= 0;
 			if (!enter)

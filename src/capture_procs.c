@@ -19,32 +19,12 @@
 
 /* ---- NCCL processes ---- */
 
-/* Kernel threads have no environment: PF_KTHREAD in /proc/<pid>/stat. */
-static bool is_kthread(const char *pid)
-{
-	char p[320], buf[1024];
-	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = cap_read_fd(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	/* The fields after "(comm)": state ppid pgrp session tty tpgid flags. */
-	char *s = strrchr(buf, ')');
-	unsigned long flags = 0;
-	if (!s || sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-		return false;
-	return flags & 0x00200000UL;
-}
-
 static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *found)
 {
 	char *env = NULL;
 	ssize_t n = procfs_environ(atoi(pid), &env);
 	if (n < 0) {
-		if (n != -ENOENT && n != -ESRCH && !is_kthread(pid))
+		if (n != -ENOENT && n != -ESRCH && !procfs_is_kthread(atoi(pid)))
 			(*unreadable)++;
 		return;
 	}

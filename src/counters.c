@@ -160,6 +160,32 @@ struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool satura
 	return st;
 }
 
+int counter_value_judge(const struct fab_counter_def *d, const char *buf, size_t len,
+			uint64_t *out)
+{
+	size_t i = 0;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\0'))
+		i++;
+	if (i == len)
+		return -1;
+	if (counter_parse_value(buf, len, out) != 0)
+		return 1;
+	return d && *out > counter_max(d->width) ? 1 : 0;
+}
+
+bool counter_step_implausible(const struct fab_counter_def *d, const struct ctr_step *st,
+			      double line_gbps)
+{
+	if (!d || !st->has_rate || !(line_gbps > 0))
+		return false;
+	double bytes_s = line_gbps * 1e9 / 8 * CTR_IMPLAUSIBLE_LINE;
+	if (d->cls == CC_DATA)
+		return st->rate > bytes_s;
+	if (d->cls == CC_PACKETS)
+		return st->rate > bytes_s / CTR_MIN_PACKET_BYTES;
+	return false;
+}
+
 double counter_scale(const struct fab_counter_def *d)
 {
 	return d && d->unit && strcmp(d->unit, UNIT_WORDS) == 0 ? 4.0 : 1.0;

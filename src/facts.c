@@ -156,3 +156,55 @@ void model_derive(struct fab_model *m)
 		n->usable = nic_usable(n);
 	}
 }
+
+/* ---- could not read: unknown, never absent ---- */
+
+const struct fab_note *model_unknown(const struct fab_model *m, unsigned need, int *count)
+{
+	const struct fab_note *first = NULL;
+	int n = 0;
+	for (int i = 0; i < m->nnotes; i++)
+		if (m->notes[i].src & need) {
+			if (!first)
+				first = &m->notes[i];
+			n++;
+		}
+	if (count)
+		*count = n;
+	return first;
+}
+
+enum fab_verdict model_verdict(const struct fab_model *m, unsigned need, int worst)
+{
+	if (model_unknown(m, need, NULL))
+		return FAB_VERDICT_UNKNOWN;
+	return worst >= SEV_WARN ? FAB_VERDICT_FINDINGS : FAB_VERDICT_OK;
+}
+
+enum fab_tri model_netdev_here(const struct fab_model *m, const char *name,
+			       const struct fab_netdev **d, char *why, size_t len)
+{
+	const struct fab_netdev *nd = model_netdev(m, name);
+	const struct fab_note *net = model_unknown(m, FAB_SRC_NET, NULL);
+	if (d)
+		*d = NULL;
+	if (why && len)
+		why[0] = '\0';
+	if (nd && nd->read_errno) {
+		if (why)
+			snprintf(why, len, "cannot read /sys/class/net/%s: %s", nd->name,
+				 strerror(nd->read_errno));
+		return FAB_UNKNOWN;
+	}
+	if (nd) {
+		if (d)
+			*d = nd;
+		return FAB_YES;
+	}
+	if (net) {
+		if (why)
+			snprintf(why, len, "%s", net->message);
+		return FAB_UNKNOWN;
+	}
+	return FAB_NO;
+}

@@ -251,14 +251,14 @@ static void locate_debug_file(struct fab_job *j)
 		j->debug_file_size = fab_int_of((long long)st.st_size);
 }
 
-/* Returns 1 for a job (kept in *j), 0 for another process, -errno when
- * its environment cannot be read. */
+/* Returns 1 for a job (kept in *j), 0 for another process (a kernel
+ * thread, one that exited), -errno when its environment cannot be read. */
 static int scan_pid(int pid, struct fab_job *j)
 {
 	char *env = NULL;
 	ssize_t n = procfs_environ(pid, &env);
 	if (n < 0)
-		return n == -ENOENT || n == -ESRCH ? 0 : (int)n;
+		return n == -ENOENT || n == -ESRCH || procfs_is_kthread(pid) ? 0 : (int)n;
 	memset(j, 0, sizeof(*j));
 	j->pid = pid;
 	bool own_nccl = false;
@@ -347,10 +347,12 @@ static int scan_live(struct fab_job_list *l, char *err, size_t len)
 	}
 	closedir(d);
 	free(j);
-	if (l->unreadable)
-		snprintf(l->note, sizeof(l->note), "%d process(es) not readable (pid %s%s: %s)%s",
-			 l->unreadable, which, l->unreadable > 4 ? " ..." : "", strerror(err1),
-			 geteuid() ? "; run as root to see every user's processes" : "");
+	if (l->unreadable) {
+		char t[200];
+		procfs_unreadable_text(l->unreadable, (unsigned)geteuid(), err1, t, sizeof(t));
+		snprintf(l->note, sizeof(l->note), "%s; pid %s%s", t, which,
+			 l->unreadable > 4 ? " ..." : "");
+	}
 	return 0;
 }
 
@@ -379,17 +381,47 @@ static void capture_default_if(const struct fab_root *r, char *out, size_t len)
 	json_decref(doc);
 }
 
+/* What the capture could not read on its node (meta.json procs_unreadable,
+ * as which uid) and the process files here that are not one: the jobs
+ * among them are unknown, so "none" cannot be said. */
+static void capture_unreadable(const struct fab_root *r, struct fab_job_list *l, int bad_files)
+{
+	char path[4200], t[200];
+	json_t *meta = json_load_file(root_path(r, "/fabtop/meta.json", path, sizeof(path)), 0, NULL);
+	json_t *n = json_object_get(meta, "procs_unreadable"), *uid = json_object_get(meta, "uid");
+	int missed = json_is_integer(n) && json_integer_value(n) > 0 && json_integer_value(n) < 1 << 24 ?
+		     (int)json_integer_value(n) : 0;
+	l->unreadable = missed + bad_files;
+	if (missed && json_is_integer(uid)) {
+		procfs_unreadable_text(missed, (unsigned)json_integer_value(uid), 0, t, sizeof(t));
+		snprintf(l->note, sizeof(l->note), "when the capture was taken, %s", t);
+	} else if (missed) {
+		snprintf(l->note, sizeof(l->note), "when the capture was taken, %d process%s could not "
+			 "be read: take it as root, or with CAP_SYS_PTRACE", missed, missed == 1 ? "" : "es");
+	}
+	if (bad_files) {
+		size_t o = strlen(l->note);
+		snprintf(l->note + o, sizeof(l->note) - o, "%s%d file%s in fabtop/procs %s not a "
+			 "process record", o ? "; " : "", bad_files, bad_files == 1 ? "" : "s",
+			 bad_files == 1 ? "is" : "are");
+	}
+	json_decref(meta);
+}
+
 static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *err, size_t len)
 {
 	char **names = NULL;
 	int n = root_list(r, "/fabtop/procs", &names);
 	fab_strlcpy(l->source, "capture fabtop/procs", sizeof(l->source));
 	if (n < 0) {
-		snprintf(l->note, sizeof(l->note), "the capture records no processes (no fabtop/procs)");
+		capture_unreadable(r, l, 0);
+		if (!l->note[0])
+			snprintf(l->note, sizeof(l->note), "the capture records no processes (no fabtop/procs)");
 		return 0;
 	}
 	char def[FAB_NAME_LEN] = "";
 	capture_default_if(r, def, sizeof(def));
+	int bad_files = 0;
 	struct fab_job *j = malloc(sizeof(*j));
 	for (int i = 0; j && i < n; i++) {
 		char node[320];
@@ -398,7 +430,7 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 		json_t *doc = root_load_json(r, node, &je);
 		json_t *env = json_object_get(doc, "env");
 		if (!json_is_object(doc) || !json_is_integer(json_object_get(doc, "pid"))) {
-			l->unreadable++;
+			bad_files++;
 			json_decref(doc);
 			continue;
 		}
@@ -444,6 +476,7 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 	root_free_list(names, n);
 	if (l->njobs > 1)
 		qsort(l->jobs, (size_t)l->njobs, sizeof(l->jobs[0]), pid_cmp);
+	capture_unreadable(r, l, bad_files);
 	(void)err;
 	(void)len;
 	return 0;

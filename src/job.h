@@ -109,7 +109,8 @@ struct fab_job {
 struct fab_job_list {
 	struct fab_job *jobs;
 	int njobs;
-	int unreadable;               /* processes whose environment could not be read */
+	int unreadable;               /* processes whose environment could not be read (kernel
+				       * threads not counted; a capture: as recorded, and bad files) */
 	char source[64];              /* "/proc", "capture fabtop/procs" */
 	char note[256];               /* "" or what limited the scan */
 };
@@ -134,8 +135,13 @@ const char *job_var(const struct fab_job *j, const char *name);
 /* Appends the findings for one job to out (model_add_finding); returns how
  * many. m is the node (NICs, ports, GIDs, netdevs); out may be m. */
 int job_check(const struct fab_job *j, const struct fab_model *m, struct fab_model *out);
-/* Every job, or job.none when there is none. */
+/* Every job, and job.unreadable when processes could not be read (a
+ * warning when no job was found: then whether one runs is unknown), or
+ * job.none when there is none and every process was read. */
 int job_check_all(const struct fab_job_list *l, const struct fab_model *m, struct fab_model *out);
+/* job.unreadable alone (the wizard's step 0 checks the jobs one by one);
+ * returns 1 when it added it. */
+int job_check_unreadable(const struct fab_job_list *l, struct fab_model *out);
 
 /* NCCL's interface list matching (ncclFindInterfaces, src/misc/socket.cc):
  * "^" excludes, "=" matches whole names, else prefixes; ":port" ignored. */

@@ -664,12 +664,32 @@ int job_check(const struct fab_job *j, const struct fab_model *m, struct fab_mod
 	return c.found;
 }
 
+int job_check_unreadable(const struct fab_job_list *l, struct fab_model *out)
+{
+	if (!l->unreadable)
+		return 0;
+	/* With no job found, the unread ones may be the job: that is unknown,
+	 * and worth a warning; beside found jobs, they may be other ranks. */
+	struct fab_finding *f = model_add_finding(out, "job.unreadable",
+						  l->njobs ? SEV_INFO : SEV_WARN, "node");
+	snprintf(f->message, sizeof(f->message), "%s%s", l->njobs ? "" :
+		 "whether an NCCL process runs here is unknown: ", l->note[0] ? l->note :
+		 "processes could not be read");
+	snprintf(f->evidence, sizeof(f->evidence), "looked in %s; %d process%s not readable",
+		 l->source[0] ? l->source : "?", l->unreadable, l->unreadable == 1 ? "" : "es");
+	snprintf(f->hint, sizeof(f->hint), "run fabtop as root (sudo -E fabtop wizard), with "
+		 "CAP_SYS_PTRACE, or as the job's user, in the job's pod or on its node");
+	fab_strlcpy(f->layer, "step 0 (the job): the NCCL processes on this node", sizeof(f->layer));
+	return 1;
+}
+
 int job_check_all(const struct fab_job_list *l, const struct fab_model *m, struct fab_model *out)
 {
 	int n = 0;
 	for (int i = 0; i < l->njobs; i++)
 		n += job_check(&l->jobs[i], m, out);
-	if (l->njobs == 0) {
+	n += job_check_unreadable(l, out);
+	if (l->njobs == 0 && !l->unreadable) {
 		struct fab_finding *f = model_add_finding(out, "job.none", SEV_INFO, "node");
 		if (f) {
 			snprintf(f->message, sizeof(f->message), "no NCCL process on this node: the wizard "

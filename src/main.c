@@ -221,10 +221,17 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 	if (demo)
 		m.demo = true;
 	int rc;
+	char why[256];
+	bool script = getenv("FABTOP_SCRIPT") != NULL;
 	if (section) {
 		rc = report_run(section, json, stdout, &m);
-	} else if (!getenv("FABTOP_SCRIPT") && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
+	} else if (!script && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
 		/* No terminal: print what the TUI would have shown. */
+		rc = report_run("all", json, stdout, &m);
+	} else if (!script && !tui_term_usable(why, sizeof(why))) {
+		/* A terminal the console cannot draw on: the same, said once. */
+		fprintf(stderr, "fabtop: %s: printing `fabtop report all` instead of the console "
+			"(set TERM, e.g. TERM=xterm-256color, for the console)\n", why);
 		rc = report_run("all", json, stdout, &m);
 	} else {
 		rc = tui_run(&root, &m, NULL);

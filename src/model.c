@@ -1,4 +1,5 @@
 /* model.c - allocation and lookup for the snapshot; no I/O. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +24,22 @@ void model_free(struct fab_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Grows an array by one zeroed element; aborts on out-of-memory, as a
- * snapshot without memory cannot say anything useful. */
-static void *grow(void *base, int *n, size_t elem)
+/* Appends one zeroed element, doubling the allocation when it is full
+ * (a node with thousands of VFs or GIDs must not copy its arrays once per
+ * element); aborts on out-of-memory, as a snapshot without memory cannot
+ * say anything useful. */
+static void *grow(void *base, int *n, int *cap, size_t elem)
 {
-	char *p = realloc(base, (size_t)(*n + 1) * elem);
-	if (!p) {
-		fputs("fabtop: out of memory\n", stderr);
-		abort();
+	char *p = base;
+	if (*n >= *cap || !p) {
+		size_t want = *cap > 0 ? (size_t)*cap * 2 : 8;
+		if (want < (size_t)*n + 1)
+			want = (size_t)*n + 1;
+		if (want > (size_t)INT_MAX || !(p = realloc(base, want * elem))) {
+			fputs("fabtop: out of memory\n", stderr);
+			abort();
+		}
+		*cap = (int)want;
 	}
 	memset(p + (size_t)*n * elem, 0, elem);
 	(*n)++;
@@ -38,7 +47,8 @@ static void *grow(void *base, int *n, size_t elem)
 }
 
 #define ADD(m, arr, n) \
-	((m)->arr = grow((m)->arr, &(m)->n, sizeof(*(m)->arr)), &(m)->arr[(m)->n - 1])
+	((m)->arr = grow((m)->arr, &(m)->n, &(m)->cap.arr, sizeof(*(m)->arr)), \
+	 &(m)->arr[(m)->n - 1])
 
 struct fab_pci_dev *model_add_pci(struct fab_model *m) { return ADD(m, pci, npci); }
 struct fab_numa_node *model_add_numa(struct fab_model *m) { return ADD(m, numa, nnuma); }
@@ -62,13 +72,28 @@ struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
 	return f;
 }
 
-void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
+static void note_v(struct fab_model *m, unsigned src, const char *what, const char *fmt,
+		   va_list ap)
 {
 	struct fab_note *n = ADD(m, notes, nnotes);
-	va_list ap;
 	fab_strlcpy(n->what, what, sizeof(n->what));
-	va_start(ap, fmt);
 	vsnprintf(n->message, sizeof(n->message), fmt, ap);
+	n->src = src;
+}
+
+void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_v(m, 0, what, fmt, ap);
+	va_end(ap);
+}
+
+void model_note_src(struct fab_model *m, unsigned src, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_v(m, src, what, fmt, ap);
 	va_end(ap);
 }
 

@@ -85,6 +85,28 @@ bool procfs_nccl_var(const char *kv)
 	return !(strncmp(kv, "NCCL_VERSION", 12) == 0 && (kv[12] == '\0' || kv[12] == '='));
 }
 
+bool procfs_is_kthread(int pid)
+{
+	char p[64], *b = NULL;
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	if (procfs_slurp(p, &b) <= 0)
+		return false;
+	/* The fields after "(comm)": state ppid pgrp session tty tpgid flags. */
+	char *s = strrchr(b, ')');
+	unsigned long flags = 0;
+	bool k = s && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+		 (flags & 0x00200000UL);   /* PF_KTHREAD */
+	free(b);
+	return k;
+}
+
+int procfs_unreadable_text(int n, unsigned uid, int err, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%d process%s not readable as uid %u%s%s%s: run as root, or with "
+			"CAP_SYS_PTRACE", n, n == 1 ? "" : "es", uid, err ? " (" : "",
+			err ? strerror(err) : "", err ? ")" : "");
+}
+
 /* ---- the environment fabtop keeps and shows ---- */
 
 /* Every variable fabtop reads from a process, by exact name, and why; a

@@ -34,6 +34,16 @@ bool procfs_mapped_nccl(int pid, char *lib, size_t len);
  * so on its own it does not make a process an NCCL job. */
 bool procfs_nccl_var(const char *kv);
 
+/* A kernel thread (PF_KTHREAD in /proc/<pid>/stat): it has no environment,
+ * so one that cannot be read is not a process fabtop missed. */
+bool procfs_is_kthread(int pid);
+
+/* What the capture and the job step say of the processes they could not
+ * read: "12 processes not readable as uid 1000 (Permission denied): run as
+ * root, or with CAP_SYS_PTRACE". err: the first failure's errno; 0 when
+ * unknown (a capture records only the count). */
+int procfs_unreadable_text(int n, unsigned uid, int err, char *buf, size_t len);
+
 /* What a variable is to fabtop: the table's kind for its exact name. */
 enum procfs_env {
 	PROCFS_ENV_NONE = 0,   /* not fabtop's, or a secret's name: never kept or shown */

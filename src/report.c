@@ -184,7 +184,10 @@ int report_topo(struct fab_out *o, const struct fab_model *m)
 	out_str(o, PR_JSON, "source", NULL, src);
 	out_bool(o, PR_JSON, "nvlink_known", NULL, t.nvlink_known);
 	out_str(o, PR_JSON, "nvml", NULL, m->nvml_status);
-	if (t.n == 0) {
+	const struct fab_note *pci = model_unknown(m, FAB_SRC_PCI, NULL);
+	if (t.n == 0 && pci) {
+		out_text(o, "Topology unknown: the PCI tree could not be read (%s).\n", pci->message);
+	} else if (t.n == 0) {
 		out_text(o, "No GPUs and no RDMA NICs on this node: there is no topology matrix to show.\n"
 			    "(%d PCI functions, %d NUMA node%s seen; NVML: %s)\n", m->npci, m->nnuma,
 			 m->nnuma == 1 ? "" : "s", m->nvml_status[0] ? m->nvml_status : "N/A");
@@ -283,7 +286,7 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 	char when[64] = "N/A";
 	time_t tt = (time_t)m->time;
 	struct tm tm;
-	if (gmtime_r(&tt, &tm))
+	if (m->time > 0 && gmtime_r(&tt, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	out_str(o, PR_JSON, "fabtop", NULL, FABTOP_VERSION);
 	out_str(o, PR_ANY, "host", "fabtop " FABTOP_VERSION " on %s", m->host);
@@ -291,7 +294,7 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 	out_str(o, PR_ANY, "source", ", source: %s", m->source);
 	out_bool(o, PR_JSON, "live", NULL, m->live);
 	out_bool(o, PR_JSON, "demo", NULL, m->demo);
-	out_int(o, PR_JSON, "time", NULL, fab_int_of(m->time));
+	out_int(o, PR_JSON, "time", NULL, (fab_int){ m->time, m->time > 0 });
 	out_text(o, ", %s\n", when);
 	out_str(o, PR_ANY, "cuda", "CUDA: %s\n", m->cuda_status);
 	out_str(o, PR_ANY, "nccl", "NCCL: %s\n", m->nccl_status);
@@ -361,10 +364,26 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 	return 0;
 }
 
+int report_verdict(struct fab_out *o, const struct fab_model *m, unsigned need, int worst)
+{
+	enum fab_verdict v = model_verdict(m, need, worst);
+	out_str(o, PR_JSON, "verdict", NULL, verdict_name(v));
+	out_open_arr(o, "unknown_because");
+	if (v == FAB_VERDICT_UNKNOWN)
+		out_text(o, "\nVerdict: unknown: what this report stands on could not be read, so it "
+			    "cannot call the node healthy:\n");
+	for (int i = 0; i < m->nnotes && v == FAB_VERDICT_UNKNOWN; i++)
+		if (m->notes[i].src & need)
+			out_str(o, PR_ANY, NULL, "  %s\n", m->notes[i].message);
+	out_close_arr(o);
+	return (int)v;
+}
+
 int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m)
 {
 	bool all = strcmp(section, "all") == 0;
 	bool links = strcmp(section, "links") == 0;
+	unsigned need = all ? FAB_NEED_ALL : links ? FAB_NEED_LINKS : FAB_NEED_TOPO;
 	if (!all && !links && strcmp(section, "topo") != 0)
 		return 2;
 	struct fab_out *o = out_new(json ? OUT_JSON : OUT_TEXT, fp);
@@ -389,6 +408,8 @@ int report_run(const char *section, bool json, FILE *fp, const struct fab_model 
 	r = report_findings(o, m, all ? NULL : links ? "links." : "topo.,pcie.");
 	rc = r > rc ? r : rc;
 	report_notes(o, m);
+	if (rc < 2)
+		rc = report_verdict(o, m, need, rc ? SEV_WARN : -1);
 	out_close_obj(o);
 	if (out_free(o) != 0)
 		return 2;

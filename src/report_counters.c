@@ -26,7 +26,8 @@
 #include "fabtop/vocab.h"
 
 /* Flags worth a line even when the counter did not grow. */
-#define EVENT_FLAGS (CTR_RESET | CTR_WRAPPED | CTR_SATURATED | CTR_FIRST | CTR_UNREADABLE | CTR_GONE)
+#define EVENT_FLAGS (CTR_RESET | CTR_WRAPPED | CTR_SATURATED | CTR_FIRST | CTR_UNREADABLE | CTR_GONE | \
+		     CTR_IMPLAUSIBLE)
 
 struct run {
 	struct fab_sampler s;
@@ -39,6 +40,7 @@ struct run {
 	double t_prev, t_now;    /* wall clock of the previous and the last reading */
 	int nsamples;            /* samples taken after the baseline */
 	uint64_t *bad_total;     /* per counter: bad growth over the run */
+	int *implausible;        /* per counter: steps it was implausible in */
 	unsigned *prev_flags;    /* per counter: the flags of the step before */
 	int ncap;                /* entries in bad_total, prev_flags */
 	int pw;                  /* the port column: the longest label, so long names keep rows in line */
@@ -106,8 +108,13 @@ static int track_grow(struct run *rn)
 		if (!pf)
 			return -1;
 		rn->prev_flags = pf;
+		int *im = realloc(rn->implausible, (size_t)n * sizeof(*im));
+		if (!im)
+			return -1;
+		rn->implausible = im;
 		memset(bt + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*bt));
 		memset(pf + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*pf));
+		memset(im + rn->ncap, 0, (size_t)(n - rn->ncap) * sizeof(*im));
 		rn->ncap = n;
 	}
 	return 0;
@@ -294,6 +301,8 @@ static int print_sample(struct run *rn)
 		const struct fab_ctr *c = &rn->s.ctrs[i];
 		if (bad_growth(c))
 			rn->bad_total[i] += c->last.delta;
+		if (c->last.flags & CTR_IMPLAUSIBLE)
+			rn->implausible[i]++;
 		if (changed(rn, i))
 			idx[n++] = i;
 	}
@@ -442,6 +451,38 @@ static void list_saturated(struct run *rn)
 	out_close_arr(o);
 }
 
+/* Counters that read or stepped to what they cannot be (counters.h):
+ * their values are not believed, and the run is not healthy. */
+static int list_implausible(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	char lbl[96];
+	int n = 0;
+	out_open_arr(o, "implausible");
+	for (int i = 0; i < rn->s.nctrs && i < rn->ncap; i++) {
+		const struct fab_ctr *c = &rn->s.ctrs[i];
+		const struct fab_series *p = &rn->s.ports[c->port];
+		if (!rn->implausible[i])
+			continue;
+		if (!n++)
+			out_text(o, "  implausible (a value or a step the counter or port cannot have: "
+				    "no rate taken from it):\n");
+		out_open_obj(o, NULL);
+		out_text(o, "    %-*s", rn->pw, port_label(p, lbl, sizeof(lbl)));
+		out_str(o, PR_JSON, "dev", NULL, p->dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
+		out_str(o, PR_JSON, "dir", NULL, c->dir);
+		out_text(o, " %s/", c->dir);
+		out_str(o, PR_ANY, "name", "%s", c->name);
+		out_int(o, PR_ANY, "steps", " in %lld step(s)", fab_int_of(rn->implausible[i]));
+		out_num(o, PR_ANY, "line_gbps", " (line rate %.0f Gb/s)\n",
+			(fab_num){ p->line_gbps, p->line_gbps > 0 });
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	return n;
+}
+
 static int list_stopped(struct run *rn)
 {
 	struct fab_out *o = rn->o;
@@ -468,7 +509,8 @@ static int list_stopped(struct run *rn)
 }
 
 /* "verdict: loss/retry counters grew on 6 port(s); traffic stopped on 6 port(s) (exit 1)" */
-static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps, int rc)
+static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps, int implausible,
+		    int rc)
 {
 	int parts = 0;
 	out_text(o, "verdict: ");
@@ -478,8 +520,12 @@ static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps
 				 ports_with[k]);
 	if (bad_qps)
 		out_text(o, "%s%d QP(s) broken", parts++ ? "; " : "", bad_qps);
+	if (implausible)
+		out_text(o, "%s%d counter(s) implausible", parts++ ? "; " : "", implausible);
 	if (!rc)
 		out_text(o, "%sno bad counter grew", parts ? ", but " : "healthy: ");
+	else if (rc == FAB_VERDICT_UNKNOWN)
+		out_text(o, "%sunknown: not every RDMA device could be read", parts ? "; " : "");
 	out_text(o, " (exit %d)\n", rc);
 }
 
@@ -495,9 +541,11 @@ static int summary(struct run *rn, const struct fab_root *r)
 	int grew = list_bad_grew(rn, ports_with);
 	list_saturated(rn);
 	ports_with[NKINDS - 1] = list_stopped(rn);
+	int implausible = list_implausible(rn);
 	qp_summary(rn, r, &bad_qps);
-	int rc = grew || bad_qps ? 1 : 0;
-	verdict(o, ports_with, bad_qps, rc);
+	/* What could not be read leaves the run unknown (model_verdict()). */
+	int rc = model_verdict(rn->m, FAB_NEED_LINKS, grew || bad_qps || implausible ? SEV_WARN : -1);
+	verdict(o, ports_with, bad_qps, implausible, rc);
 	out_int(o, PR_JSON, "exit", NULL, fab_int_of(rc));
 	out_close_obj(o);
 	return rc;
@@ -611,6 +659,8 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 		sampler_close(&rn.s);
 		return 2;
 	}
+	/* Each port's line rate bounds what a step can be. */
+	sampler_use_model(&rn.s, m);
 	int count = co->count > 0 ? co->count : playback ? -1 : COUNTERS_DEFAULT_COUNT;
 	rn.o = out_new(co->json ? OUT_JSON : OUT_TEXT, fp);
 	if (!rn.o) {
@@ -619,17 +669,21 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	}
 	out_open_obj(rn.o, NULL);
 	if (rn.s.nports == 0) {
-		/* Nothing to sample is not a fault of the node: say so, exit 0. */
+		/* Nothing to sample is not a fault of the node: say so, exit 0;
+		 * nothing readable is not nothing there: unknown, exit 2. */
+		const struct fab_note *why = model_unknown(m, FAB_NEED_LINKS, NULL);
 		out_str(rn.o, PR_JSON, "source", NULL, r->live ? "live" : r->name);
 		out_bool(rn.o, PR_JSON, "live", NULL, r->live);
 		out_open_arr(rn.o, "notes");
-		out_str(rn.o, PR_ANY, NULL, "%s\n", "no RDMA devices: no counters to sample");
+		out_str(rn.o, PR_ANY, NULL, "%s\n", why ? "no RDMA device could be read: no counters "
+			"to sample" : "no RDMA devices: no counters to sample");
 		out_close_arr(rn.o);
 		out_open_arr(rn.o, "samples");
 		out_close_arr(rn.o);
+		int v = report_verdict(rn.o, m, FAB_NEED_LINKS, -1);
 		out_close_obj(rn.o);
 		sampler_close(&rn.s);
-		return out_free(rn.o) == 0 ? 0 : 2;
+		return out_free(rn.o) == 0 ? v : 2;
 	}
 	header(&rn, r, playback, count);
 	fflush(fp);
@@ -649,6 +703,7 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 		rc = 2;
 	} else {
 		rc = summary(&rn, r);
+		report_verdict(rn.o, m, FAB_NEED_LINKS, rc == FAB_VERDICT_FINDINGS ? SEV_WARN : -1);
 	}
 	out_close_obj(rn.o);
 	if (out_free(rn.o) != 0 && rc != 2) {
@@ -658,5 +713,6 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	sampler_close(&rn.s);
 	free(rn.bad_total);
 	free(rn.prev_flags);
+	free(rn.implausible);
 	return rc;
 }

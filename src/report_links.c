@@ -95,10 +95,12 @@ static void port_table(struct fab_out *o, const struct fab_model *m)
 
 static void port_netdev(struct fab_out *o, const struct fab_model *m, const struct fab_port *pt)
 {
-	const struct fab_netdev *d = model_netdev(m, pt->netdev);
-	char b[32];
+	const struct fab_netdev *d;
+	char b[32], why[FAB_PATH_LEN];
+	enum fab_tri here = model_netdev_here(m, pt->netdev, &d, why, sizeof(why));
 	out_open_obj(o, "netdev");
 	out_str(o, PR_ANY, "name", "    netdev %s:", pt->netdev);
+	out_str(o, PR_JSON, "here", NULL, tri_name(here));
 	if (d) {
 		out_int(o, PR_ANY, "mtu", " mtu %lld", d->mtu);
 		out_str(o, PR_ANY, "operstate", ", %s", d->operstate);
@@ -113,6 +115,8 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 		out_text(o, " rp %s", fab_na(fab_prio_list(d->ecn_rp_mask, b, sizeof(b))));
 		out_prio_arr(o, "ecn_rp", d->ecn_rp_mask);
 		out_close_obj(o);
+	} else if (here == FAB_UNKNOWN) {
+		out_text(o, " unknown here (%s)", why);
 	} else if (pt->netdev[0]) {
 		out_text(o, " not in this network namespace");
 	}
@@ -167,6 +171,8 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 		out_int(o, PR_ANY, pt->errors[e].name, "%lld", pt->errors[e].value);
 		if (pt->errors[e].pinned)
 			out_text(o, " (saturated)");
+		if (pt->errors[e].implausible)
+			out_str(o, PR_TEXT, NULL, " (implausible: \"%s\")", pt->errors[e].raw);
 	}
 	out_close_obj(o);
 	if (pt->nerrors)
@@ -175,6 +181,12 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	out_open_arr(o, "saturated");
 	for (int e = 0; e < pt->nerrors; e++)
 		if (pt->errors[e].pinned)
+			out_str(o, PR_JSON, NULL, NULL, pt->errors[e].name);
+	out_close_arr(o);
+	/* Values no counter of its width can hold (links.counter-implausible). */
+	out_open_arr(o, "implausible");
+	for (int e = 0; e < pt->nerrors; e++)
+		if (pt->errors[e].implausible)
 			out_str(o, PR_JSON, NULL, NULL, pt->errors[e].name);
 	out_close_arr(o);
 	out_close_obj(o);
@@ -224,7 +236,10 @@ int report_links(struct fab_out *o, const struct fab_model *m)
 	int count[3], nports = model_usable_counts(m, count);
 	out_open_obj(o, "links");
 	out_str(o, PR_ANY, "netns_mode", "RDMA netns mode: %s", m->rdma_netns_mode);
-	out_int(o, PR_ANY, "devices", ", RDMA devices: %lld", fab_int_of(m->nnics));
+	/* None read from a class that could not be read is not "none". */
+	const struct fab_note *rdma = model_unknown(m, FAB_SRC_RDMA, NULL);
+	out_int(o, PR_ANY, "devices", ", RDMA devices: %lld",
+		(fab_int){ m->nnics, m->nnics > 0 || !rdma });
 	out_int(o, PR_ANY, "ports", ", ports: %lld", fab_int_of(nports));
 	/* Counts by judgement, never a bare number that hides "unknown". */
 	out_open_obj(o, "usable");
@@ -232,7 +247,9 @@ int report_links(struct fab_out *o, const struct fab_model *m)
 	out_int(o, PR_ANY, "no", ", not usable %lld", fab_int_of(count[FAB_NO]));
 	out_int(o, PR_ANY, "unknown", ", unknown %lld\n\n", fab_int_of(count[FAB_UNKNOWN]));
 	out_close_obj(o);
-	if (m->nnics == 0) {
+	if (m->nnics == 0 && rdma) {
+		out_text(o, "RDMA devices unknown: %s\n", rdma->message);
+	} else if (m->nnics == 0) {
 		out_text(o, "No RDMA devices on this node.\n");
 	} else {
 		port_table(o, m);

@@ -287,6 +287,15 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 			break;
 		}
 	r->is_capture = root_exists(r, "/fabtop/meta.json");
+	/* Not a node (--root /tmp): every source would read as absent, and an
+	 * empty node as healthy. */
+	if (!r->is_capture && !root_exists(r, "/sys") && !root_exists(r, "/fabtop")) {
+		snprintf(err, errlen, "%s is not a node root: it has neither sys/ nor fabtop/ "
+			 "(give a capture made by `fabtop capture`, or a directory that mirrors a "
+			 "node's /sys)%s%s", spec, r->warning[0] ? "; " : "", r->warning);
+		root_close(r);
+		return -1;
+	}
 	load_unreadable(r);
 	return 0;
 }

@@ -616,10 +616,11 @@ static void rule_gid_netns(struct fab_model *m)
 				const struct fab_gid *gd = &p->gids[g];
 				if (!gd->netdev[0])
 					continue;
-				if (model_netdev(m, gd->netdev)) {
+				enum fab_tri here = model_netdev_here(m, gd->netdev, NULL, NULL, 0);
+				if (here == FAB_YES)
 					nlocal++;
-					continue;
-				}
+				if (here != FAB_NO)
+					continue;   /* unknown is not elsewhere */
 				cat(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
 				if (!nforeign)
 					first = gd->netdev;
@@ -736,6 +737,49 @@ static void rule_link_errors(struct fab_model *m)
 					 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
 					 "twice a minute apart (perfquery -R clears them); growing errors: "
 					 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
+		}
+	}
+}
+
+/* ---- links.counter-implausible ---------------------------------------- */
+
+/* A counter file that held what the counter cannot (counter_value_judge():
+ * a sign, not a number, above its width): the port's counts are not to be
+ * believed, and a healthy reading would be a lie. */
+static void rule_counter_implausible(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			char list[160] = "", ev[FAB_PATH_LEN] = "";
+			int hits = 0;
+			for (int c = 0; c < p->nerrors; c++) {
+				const struct fab_counter *ct = &p->errors[c];
+				if (!ct->implausible)
+					continue;
+				int w = ct->def ? ct->def->width : 64;
+				cat(list, sizeof(list), "%s%s=\"%s\"", hits ? ", " : "", ct->name, ct->raw);
+				cat(ev, sizeof(ev), " %s=\"%s\" (%d-bit, 0..%llu)", ct->name, ct->raw, w,
+				    (unsigned long long)counter_max(w));
+				hits++;
+			}
+			if (!hits)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			struct fab_finding *f = model_add_finding(m, "links.counter-implausible", SEV_WARN,
+								  subj);
+			snprintf(f->message, sizeof(f->message),
+				 "%s: not a value an unsigned counter of its width can hold, so this port's "
+				 "counts cannot be believed (a driver or firmware fault, or an altered capture)",
+				 list);
+			snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
+			snprintf(f->hint, sizeof(f->hint),
+				 "cat %s/counters/* twice a few seconds apart; perfquery -x -C %s -P %d reads the "
+				 "same counters through the MAD interface; a capture: take it again", dir,
+				 n->name, p->num);
 		}
 	}
 }
@@ -905,6 +949,8 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)" },
 	{ .id = "links.errors", .run = rule_link_errors,
 	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
+	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
+	  .layer = "counters: every verdict on errors and traffic rests on counter values that can be true" },
 	{ .id = "links.pfc-off", .run = rule_pfc_off,
 	  .layer = "RoCE QoS: RDMA over Ethernet expects a lossless traffic class (PFC) and recovers from drops slowly" },
 	{ .id = "links.pfc-no-ecn", .run = rule_pfc_no_ecn,

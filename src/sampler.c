@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sampler_int.h"
+#include "fabtop/model.h"
 #include "fabtop/util.h"
 
 #define CLASS_DIR "/sys/class/infiniband"
@@ -115,6 +116,14 @@ static int dev_remember(struct fab_sampler *s, const char *dev)
 	return 0;
 }
 
+/* The model's line rate of a port, 0 when unknown (no model, no such
+ * port, rate unread, or the device-level hw_counters). */
+static double line_of(const struct fab_model *m, const char *dev, int port)
+{
+	const struct fab_port *p = m && port > 0 ? model_find_port(m, dev, port, NULL) : NULL;
+	return p && p->rate_gbps.ok ? p->rate_gbps.v : 0;
+}
+
 int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 {
 	struct sampler_priv *pv = priv(s);
@@ -145,7 +154,15 @@ int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 	} else {
 		snprintf(p->dirpath, sizeof(p->dirpath), CLASS_DIR "/%s", dev);
 	}
+	p->line_gbps = line_of(s->model, dev, port);
 	return s->nports++;
+}
+
+void sampler_use_model(struct fab_sampler *s, const struct fab_model *m)
+{
+	s->model = m;
+	for (int i = 0; i < s->nports; i++)
+		s->ports[i].line_gbps = line_of(m, s->ports[i].dev, s->ports[i].port);
 }
 
 int sampler_add_ctr(struct fab_sampler *s, const char *dir, const char *name)
@@ -267,9 +284,16 @@ void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
 		  uint64_t v, bool fresh, double t)
 {
 	c->grew = false;
+	const struct fab_counter_def *d = c->def;
+	/* A value above the counter's width cannot be, however it was read. */
+	if (r == READ_OK && d && v > counter_max(d->width))
+		r = READ_IMPLAUSIBLE;
 	if (r != READ_OK) {
-		c->last = (struct ctr_step){ .flags = r == READ_GONE ? CTR_GONE : CTR_UNREADABLE };
-		/* NAN: whatever comes next starts a new series, not a rate across the gap. */
+		c->last = (struct ctr_step){ .flags = r == READ_GONE ? CTR_GONE :
+					     r == READ_IMPLAUSIBLE ? CTR_IMPLAUSIBLE : CTR_UNREADABLE };
+		/* NAN: whatever comes next starts a new series, not a rate across the
+		 * gap. An unreadable or implausible reading keeps the last good value,
+		 * and the next good one makes a rate from it. */
 		if (r == READ_GONE || fresh)
 			c->t_value = NAN;
 	} else if (fresh || !c->valid || isnan(c->t_value)) {
@@ -280,16 +304,23 @@ void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
 		c->t_value = t;
 		c->last = (struct ctr_step){ .flags = CTR_FIRST };
 	} else {
-		const struct fab_counter_def *d = c->def;
 		/* Unknown counters: 64-bit, so a fall is a reset and never a fake wrap. */
 		struct ctr_step st = counter_step(c->value, v, d ? d->width : 64,
 						  d && d->saturates, counter_scale(d),
 						  t - c->t_value);
 		c->value = v;
 		c->t_value = t;
+		if (counter_step_implausible(d, &st, s->ports[c->port].line_gbps)) {
+			/* More than the port can carry: a jump, not traffic. The new
+			 * value is the base of the next step; this one counts for nothing. */
+			st.flags |= CTR_IMPLAUSIBLE;
+			st.has_rate = false;
+			st.rate = 0;
+		}
 		c->last = st;
-		c->since_baseline += st.delta;
-		if (st.delta > 0) {
+		if (!(st.flags & CTR_IMPLAUSIBLE))
+			c->since_baseline += st.delta;
+		if (st.delta > 0 && !(st.flags & CTR_IMPLAUSIBLE)) {
 			c->grew = true;
 			c->last_grew = s->tick;
 		}
@@ -352,7 +383,8 @@ static unsigned range_trouble(const struct fab_sampler *s, const struct fab_seri
 {
 	unsigned bits = 0;
 	for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
-		bits |= ctr_trouble(&s->ctrs[i]);
+		bits |= ctr_trouble(&s->ctrs[i]) |
+			(s->ctrs[i].last.flags & CTR_IMPLAUSIBLE ? PT_IMPLAUSIBLE : 0);
 	return bits;
 }
 
@@ -566,9 +598,9 @@ static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, d
 			port_gone(s, p, t);
 			return;
 		}
-		bool ok = n >= 0 && n < (ssize_t)sizeof(buf) &&
-			  counter_parse_value(buf, (size_t)n, &v) == 0;
-		sampler_take(s, c, ok ? READ_OK : READ_BAD, v, fresh, t);
+		int j = n >= 0 && n < (ssize_t)sizeof(buf) ?
+			counter_value_judge(c->def, buf, (size_t)n, &v) : n >= 0 ? 1 : -1;
+		sampler_take(s, c, j == 0 ? READ_OK : j > 0 ? READ_IMPLAUSIBLE : READ_BAD, v, fresh, t);
 	}
 }
 

@@ -11,7 +11,9 @@
 
 #include "fabtop/sampler.h"
 
-enum reading { READ_OK, READ_BAD, READ_GONE };
+/* READ_IMPLAUSIBLE: the file was read but held what the counter cannot
+ * (counter_value_judge()). */
+enum reading { READ_OK, READ_BAD, READ_GONE, READ_IMPLAUSIBLE };
 
 /* Appends a port (port 0: the device-level hw_counters) with its link
  * layer and line rate read from the root. Its counters must be appended

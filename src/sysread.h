@@ -15,14 +15,18 @@
 /* One-line attribute into buf; returns 0, or -errno (noted unless ENOENT). */
 int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
 	     char *buf, size_t len);
+/* sys_line for a source a report stands on (enum fab_source bits in src):
+ * a failure other than ENOENT makes that report's verdict unknown. */
+int sys_line_src(const struct fab_root *r, struct fab_model *m, unsigned src, const char *path,
+		 char *buf, size_t len);
+/* Whether path exists: 0, -ENOENT when it does not, -errno when that could
+ * not be told (a parent not searchable). */
+int sys_presence(const struct fab_root *r, const char *path);
 /* printf-style path variant of sys_line. */
 int sys_linef(const struct fab_root *r, struct fab_model *m, char *buf, size_t len,
 	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Integer attribute ("0x15b3", "16"); garbage is noted and unknown. */
 fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path);
-/* A counter file, parsed as every counter reader parses it
- * (counter_parse_value); unknown with a note when it is not one. */
-fab_int sys_counter(const struct fab_root *r, struct fab_model *m, const char *path);
 /* printf-style path variant of sys_int. */
 fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -31,5 +35,8 @@ fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt,
 int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *classdir);
 /* Notes a read failure of path with errno e, with a hint for EACCES. */
 void sys_note_errno(struct fab_model *m, const char *path, int e);
+/* The same for a source a report stands on (enum fab_source bits in src):
+ * the report's verdict becomes unknown. */
+void sys_note_errno_src(struct fab_model *m, unsigned src, const char *path, int e);
 
 #endif

@@ -459,8 +459,17 @@ static int start_curses(struct tui *t)
 	if (headless < 0)
 		return -1;
 	if (!headless) {
+		char why[256];
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "fabtop: the TUI needs a terminal; try `fabtop report all`\n");
+			return -1;
+		}
+		/* `fabtop` prints the report instead (main.c); `fabtop wizard`
+		 * must not start probes nobody asked for: it says how instead. */
+		if (!tui_term_usable(why, sizeof(why))) {
+			fprintf(stderr, "fabtop: %s: the console needs one that can; set TERM (e.g. "
+				"TERM=xterm-256color), or use `fabtop report all` or `fabtop wizard --batch "
+				"--steps job,l1`\n", why);
 			return -1;
 		}
 		/* initscr() exits on a bad TERM; newterm() lets us say why instead. */

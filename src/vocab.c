@@ -149,6 +149,7 @@ const char *traffic_words(unsigned bits, char *buf, size_t len)
 	static const struct { unsigned bit; const char *word; } words[] = {
 		{ PT_GONE, "GONE" }, { PT_STOPPED, "STOPPED" }, { PT_RETRIES, "RETRIES" },
 		{ PT_ERRORS, "ERRORS" }, { PT_CONGESTED, "CONGESTED" },
+		{ PT_IMPLAUSIBLE, "IMPLAUSIBLE" },
 	};
 	size_t n = 0;
 	buf[0] = '\0';
@@ -166,6 +167,7 @@ const char *ctr_flag_words(unsigned flags, char *buf, size_t len,
 	static const struct { unsigned bit; const char *word; } words[] = {
 		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "SAT" },
 		{ CTR_GONE, "GONE" }, { CTR_FIRST, "NEW" }, { CTR_UNREADABLE, "UNREADABLE" },
+		{ CTR_IMPLAUSIBLE, "IMPLAUSIBLE" },
 	};
 	size_t n = 0;
 	buf[0] = '\0';
@@ -176,4 +178,13 @@ const char *ctr_flag_words(unsigned flags, char *buf, size_t len,
 				each(ctx, words[i].word);
 		}
 	return buf;
+}
+
+const char *verdict_name(enum fab_verdict v)
+{
+	switch (v) {
+	case FAB_VERDICT_OK:       return "ok";
+	case FAB_VERDICT_FINDINGS: return "findings";
+	default:                   return "unknown";
+	}
 }

@@ -145,9 +145,6 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 		"/etc/nccl.conf and ~/.nccl.conf", l.source[0] ? l.source : "/proc");
 	if (l.note[0])
 		wiz_out(s, "%s\n", l.note);
-	if (l.unreadable)
-		wiz_out(s, "%d processes could not be read (other users' environments need root)\n",
-			l.unreadable);
 	model_init(&out);
 	int kept = 0;
 	for (int i = 0; i < l.njobs; i++) {
@@ -163,6 +160,7 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 		job_print(s, j);
 		job_check(j, m, &out);
 	}
+	job_check_unreadable(&l, &out);
 	w->job_ran = true;
 	w->job_nprocs = kept;
 	for (int i = 0; i < out.nfindings; i++) {
@@ -172,7 +170,18 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 			*f = out.findings[i];
 	}
 	model_free(&out);
+	int unreadable = l.unreadable;
+	char note[sizeof(l.note)];
+	fab_strlcpy(note, l.note, sizeof(note));
 	job_list_free(&l);
+	if (!kept && unreadable && !w->opt.pid) {
+		/* Not "no NCCL process": the ones not read may be it (job.unreadable). */
+		snprintf(s->verdict, sizeof(s->verdict), "no NCCL process among those readable; %s",
+			 note);
+		snprintf(s->hint, sizeof(s->hint), "run the wizard as root (or with CAP_SYS_PTRACE, or as "
+			 "the job's user) to see the job; meanwhile it uses --iface/--hca/--peer");
+		return 0;
+	}
 	if (!kept) {
 		s->status = WIZ_SKIPPED;
 		if (w->opt.pid)

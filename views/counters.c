@@ -205,7 +205,7 @@ static const struct {
 	enum fab_color color;
 } state_colors[] = {
 	{ PT_GONE, CP_ERROR }, { PT_STOPPED, CP_ERROR }, { PT_RETRIES, CP_ERROR },
-	{ PT_ERRORS, CP_ERROR }, { PT_CONGESTED, CP_WARN },
+	{ PT_ERRORS, CP_ERROR }, { PT_CONGESTED, CP_WARN }, { PT_IMPLAUSIBLE, CP_ERROR },
 };
 
 static unsigned port_state(const struct fab_sampler *s, const struct fab_series *p)
@@ -317,6 +317,12 @@ static void find_trouble(const struct fab_sampler *s, const char *fdev, struct t
 			continue;
 		if (t->kind == PT_STOPPED) {
 			here = p->port > 0 && (port_state(s, p) & PT_STOPPED);
+		} else if (t->kind == PT_IMPLAUSIBLE) {
+			for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
+				if (s->ctrs[i].last.flags & CTR_IMPLAUSIBLE) {
+					here = true;
+					add_name(names, &nn, &more, s->ctrs[i].name);
+				}
 		} else {
 			for (int i = p->first_ctr; i < p->first_ctr + p->nctr && i < s->nctrs; i++)
 				if (ctr_trouble(&s->ctrs[i]) == t->kind) {
@@ -363,6 +369,8 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 		{ .kind = PT_RETRIES, .head = "RETRIES GROWING", .word = "RETRIES" },
 		{ .kind = PT_ERRORS, .head = "ERRORS GROWING", .word = "ERRORS" },
 		{ .kind = PT_CONGESTED, .head = "CONGESTION", .word = "CONGESTED" },
+		{ .kind = PT_IMPLAUSIBLE, .head = "IMPLAUSIBLE COUNTERS (no rate taken)",
+		  .word = "IMPLAUSIBLE" },
 	};
 	int nt = (int)(sizeof(t) / sizeof(t[0])), shown = 0;
 	char full[4096] = "!! ", brief[256] = "!! ", buf[96];
@@ -777,6 +785,8 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 static int ctr_attr(const struct fab_sampler *s, const struct fab_ctr *c)
 {
 	unsigned bits = ctr_trouble(c);
+	if (c->last.flags & CTR_IMPLAUSIBLE)
+		return fab_attr(CP_ERROR) | A_BOLD;
 	if (bits & PT_CONGESTED)
 		return fab_attr(CP_WARN) | A_BOLD;
 	if (bits)
@@ -999,7 +1009,17 @@ static void counters_show(struct view *v, struct view_ctx *c)
 	if (!st || st->opened)
 		return;
 	live_open(&st->live, c->root, view_now(c));
+	/* The ports' line rates bound what a step can be (counters.h). */
+	sampler_use_model(&st->live.s, c->m);
 	st->opened = true;
+}
+
+/* The model was collected anew ('r'): the ports' line rates with it. */
+static void counters_reload(struct view *v, struct view_ctx *c)
+{
+	struct counters_state *st = v->priv;
+	if (st && st->opened)
+		sampler_use_model(&st->live.s, c->m);
 }
 
 /* A live node is sampled in the background once opened; a playback moves
@@ -1043,6 +1063,7 @@ const struct view_ops counters_view_ops = {
 	.open = counters_open,
 	.close = counters_close,
 	.show = counters_show,
+	.reload = counters_reload,
 	.draw = counters_draw,
 	.key = counters_key,
 	.due = counters_due,

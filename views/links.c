@@ -485,7 +485,9 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	view_pen_nl(p);
 
 	x = label(p, "netdev");
-	const struct fab_netdev *d = model_netdev(m, pt->netdev);
+	const struct fab_netdev *d;
+	char why[FAB_PATH_LEN];
+	enum fab_tri here = model_netdev_here(m, pt->netdev, &d, why, sizeof(why));
 	x = add(p, x, LABEL_W, fab_na(pt->netdev), A_BOLD);
 	if (d) {
 		x = kv(p, x, "MTU", int_str(d->mtu, "%lld", a, sizeof(a)), 0);
@@ -497,6 +499,9 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 		x = kv(p, x, "carrier", d->carrier.ok ? (d->carrier.v ? "on" : "off") : "N/A",
 		       d->carrier.ok && !d->carrier.v ? fab_attr(CP_ERROR) : 0);
 		kv(p, x, "speed", int_str(d->speed_mbps, "%lld Mb/s", a, sizeof(a)), 0);
+	} else if (here == FAB_UNKNOWN) {
+		snprintf(buf, sizeof(buf), "  unknown here (%s)", why);
+		add(p, x, LABEL_W, buf, fab_attr(CP_WARN));
 	} else if (pt->netdev[0]) {
 		add(p, x, LABEL_W, "  not in this network namespace", fab_attr(CP_WARN));
 	}
@@ -555,12 +560,15 @@ static void counter_value(const struct fab_counter *c, char *buf, size_t len)
 {
 	char v[32];
 	int_str(c->value, "%lld", v, sizeof(v));
-	snprintf(buf, len, "%s%s", v, c->pinned ? " saturated" : "");
+	snprintf(buf, len, "%s%s%s", v, c->pinned ? " saturated" : "",
+		 c->implausible ? " implausible" : "");
 }
 
 static int counter_attr(const struct fab_counter *c)
 {
 	const struct fab_counter_def *d = c->def;
+	if (c->implausible)
+		return fab_attr(CP_ERROR);
 	if (!c->value.ok || c->value.v == 0)
 		return 0;
 	if (c->pinned)
@@ -732,11 +740,16 @@ static void verdict_body(struct view_pen *p, const struct fab_model *m)
 static void empty_body(struct view_pen *p, const struct fab_model *m)
 {
 	char buf[FAB_NAME_LEN + 300];
-	view_pen_fixed(p, 0, "No RDMA devices on this node.", A_BOLD);
+	const struct fab_note *rdma = model_unknown(m, FAB_SRC_RDMA, NULL);
+	/* Could not read is not "none": model_verdict() says unknown. */
+	view_pen_fixed(p, 0, rdma ? "RDMA devices unknown." : "No RDMA devices on this node.", A_BOLD);
 	view_pen_nl(p);
 	view_pen_nl(p);
-	view_pen_wrap(p, 0, "Nothing in /sys/class/infiniband: no HCA is installed, its driver "
-		      "(mlx5_ib, ...) is not loaded, or this container does not see it.", 0);
+	if (rdma)
+		view_pen_wrap(p, 0, rdma->message, fab_attr(CP_WARN));
+	else
+		view_pen_wrap(p, 0, "Nothing in /sys/class/infiniband: no HCA is installed, its driver "
+			      "(mlx5_ib, ...) is not loaded, or this container does not see it.", 0);
 	snprintf(buf, sizeof(buf), "RDMA netns mode: %s", fab_na(m->rdma_netns_mode));
 	view_pen_wrap(p, 0, buf, 0);
 	view_pen_nl(p);

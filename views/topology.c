@@ -332,7 +332,14 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	view_pen_fixed(p, x, buf, fab_attr(warn ? CP_WARN : CP_OK));
 	view_pen_nl(p);
 	view_pen_nl(p);
-	if (!t.n) {
+	const struct fab_note *pci = model_unknown(m, FAB_SRC_PCI, NULL);
+	if (!t.n && pci) {
+		/* Could not read is not "none" (model_verdict()). */
+		view_pen_fixed(p, 0, "Topology unknown: the PCI tree could not be read.", A_BOLD);
+		view_pen_nl(p);
+		view_pen_wrap(p, 0, pci->message, fab_attr(CP_WARN));
+		draw_nic_legend(p, m, &t);
+	} else if (!t.n) {
 		view_pen_fixed(p, 0, m->nnics ? "No GPUs and no PCI RDMA NICs on this node."
 					    : "No GPUs and no RDMA NICs on this node.",
 			     A_BOLD);

@@ -48,6 +48,7 @@ enum ctr_flag {
 	CTR_FIRST      = 1 << 3, /* first reading (start, or the port came back): no rate */
 	CTR_UNREADABLE = 1 << 4, /* this read failed or was not a number: value kept */
 	CTR_GONE       = 1 << 5, /* its port or device vanished */
+	CTR_IMPLAUSIBLE = 1 << 6, /* a value or a step it cannot have (below): no rate, no growth */
 };
 
 struct ctr_step {
@@ -89,6 +90,33 @@ double counter_scale(const struct fab_counter_def *d);
  * 4-octet words, else the table's unit ("packets", "events", "ticks");
  * NULL for a counter the table does not know. */
 const char *counter_rate_unit(const struct fab_counter_def *d);
+
+/* ---- implausible values: the one judgement ----
+ * A counter file holding what an unsigned counter cannot (a sign, not a
+ * number, a value above 2^width-1), or a step implying more than the port
+ * can carry, is implausible: it gets no rate, it is not growth, the port
+ * is not "ok", and it is a finding (links.counter-implausible; the
+ * Counters pane and `report counters` say IMPLAUSIBLE). */
+
+/* Above this many times the port's line rate a step cannot be real. */
+#define CTR_IMPLAUSIBLE_LINE 1.5
+/* Smaller than any InfiniBand or RoCE packet on the wire: the packet
+ * counters' bound is the line rate in packets of this size. */
+#define CTR_MIN_PACKET_BYTES 16
+
+/* A counter file's text (as counter_parse_value takes it): 0 and *out for
+ * a value the counter can hold; 1 when it holds something it cannot (a
+ * sign, not a number, above its width's maximum; d NULL: 64 bits); -1 for
+ * an empty file (nothing read: unreadable, not implausible). */
+int counter_value_judge(const struct fab_counter_def *d, const char *buf, size_t len,
+			uint64_t *out);
+
+/* Whether a step with a rate implies more than a port of line_gbps can
+ * carry: a data counter above CTR_IMPLAUSIBLE_LINE x its line rate in
+ * bytes, a packet counter above that many packets of CTR_MIN_PACKET_BYTES.
+ * Other counters, and an unknown line rate (<= 0), never. */
+bool counter_step_implausible(const struct fab_counter_def *d, const struct ctr_step *st,
+			      double line_gbps);
 
 /* "data", "packets", "error", "retry", "congestion"; NULL when d is NULL. */
 const char *counter_class_name(const struct fab_counter_def *d);

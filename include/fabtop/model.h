@@ -116,6 +116,11 @@ struct fab_counter {
 	const struct fab_counter_def *def;
 	fab_int value;
 	bool pinned;
+	/* The file held what this counter cannot hold (counter_value_judge():
+	 * a sign, not a number, above its width): value stays unknown, raw
+	 * keeps the text, and links.counter-implausible says so. */
+	bool implausible;
+	char raw[24];
 };
 
 #define FAB_MAX_GIDS     32
@@ -185,6 +190,7 @@ struct fab_netdev {
 	char qos_trust[8];            /* "pcp", "dscp"; "" when not exposed */
 	fab_int pfc_mask;             /* bit p: PFC enabled on priority p */
 	fab_int ecn_np_mask, ecn_rp_mask;   /* bit p: ECN notification/reaction point enabled */
+	int read_errno;               /* 0, or why its directory could not be read: its values are unknown */
 };
 
 enum fab_severity { SEV_INFO = 0, SEV_WARN, SEV_ERROR };
@@ -199,10 +205,33 @@ struct fab_finding {
 	char layer[160];              /* one line: which layer this concerns and why it matters */
 };
 
+/* The sources a report stands on. When one of them exists but could not
+ * be read, the report cannot call the node healthy: its verdict is
+ * unknown (model_verdict()). docs/report-json.md lists them per report. */
+enum fab_source {
+	FAB_SRC_RDMA    = 1 << 0,     /* /sys/class/infiniband, each HCA's ports/, each port's state */
+	FAB_SRC_PCI     = 1 << 1,     /* /sys/bus/pci/devices: the PCI tree */
+	FAB_SRC_NET     = 1 << 2,     /* /sys/class/net: which netdevs are here (not a main source) */
+	FAB_SRC_CAPTURE = 1 << 3,     /* the capture itself, cut short: anything may be missing */
+};
+/* What each report needs: links and all the RDMA class, topo the PCI tree;
+ * a capture cut short leaves every report unknown. */
+#define FAB_NEED_LINKS (FAB_SRC_RDMA | FAB_SRC_CAPTURE)
+#define FAB_NEED_TOPO  (FAB_SRC_PCI | FAB_SRC_CAPTURE)
+#define FAB_NEED_ALL   (FAB_SRC_RDMA | FAB_SRC_PCI | FAB_SRC_CAPTURE)
+
 /* Something a collector could not read; the rest is still shown. */
 struct fab_note {
 	char what[64];                /* "hwloc", "/sys/bus/pci/devices/.../config" */
 	char message[256];
+	unsigned src;                 /* enum fab_source bits it leaves unknown; 0: a detail */
+};
+
+/* A report's verdict; its value is the batch exit status. */
+enum fab_verdict {
+	FAB_VERDICT_OK = 0,           /* no finding of warning severity or worse */
+	FAB_VERDICT_FINDINGS = 1,     /* one at least */
+	FAB_VERDICT_UNKNOWN = 2,      /* a source it stands on could not be read */
 };
 
 struct fab_model {
@@ -225,6 +254,8 @@ struct fab_model {
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
+	/* private (model.c): allocated lengths, grown geometrically */
+	struct { int pci, numa, gpus, nics, netdevs, findings, notes; } cap;
 };
 
 void model_init(struct fab_model *m);
@@ -238,6 +269,10 @@ struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
 				      enum fab_severity sev, const char *subject);
 void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A note about a source that exists and could not be read: src (enum
+ * fab_source) says which reports it leaves unknown. */
+void model_note_src(struct fab_model *m, unsigned src, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 int model_find_pci(const struct fab_model *m, const char *bdf);
 int model_find_nic(const struct fab_model *m, const char *name);
 int model_find_netdev(const struct fab_model *m, const char *name);
@@ -277,6 +312,20 @@ double pcie_gbps(double gts, long long width);
 /* Computes the derived facts above into the model (usable, pinned
  * counters); collect_all and findings_run call it, and it may run again. */
 void model_derive(struct fab_model *m);
+
+/* Whether netdev `name` is in this network namespace: yes (*d set), no
+ * (/sys/class/net was read and has no such name), or unknown (it or its
+ * directory could not be read; why says so). */
+enum fab_tri model_netdev_here(const struct fab_model *m, const char *name,
+			       const struct fab_netdev **d, char *why, size_t len);
+/* The first note that leaves one of the sources in need (enum fab_source
+ * bits) unknown, or NULL; *count (may be NULL) gets how many there are. */
+const struct fab_note *model_unknown(const struct fab_model *m, unsigned need, int *count);
+/* The verdict of a report that stands on the sources in need and whose
+ * worst finding has severity worst (-1: none): unknown when one of those
+ * sources could not be read, findings when worst is a warning or worse,
+ * else ok. Every report prints this one result; it is the exit status. */
+enum fab_verdict model_verdict(const struct fab_model *m, unsigned need, int worst);
 
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * report.h - batch output (`fabtop report ...`): text or JSON through the
  * print layer. Each section returns the exit status it implies:
- * 0 healthy, 1 findings of warning severity or worse.
+ * 0 healthy, 1 findings of warning severity or worse; report_run() ends
+ * with the verdict, 2 (unknown) when a source it stands on could not be
+ * read.
  */
 #ifndef FABTOP_REPORT_H
 #define FABTOP_REPORT_H
@@ -20,7 +22,14 @@ void finding_print(struct fab_out *o, const struct fab_finding *f, int indent);
 int report_findings(struct fab_out *o, const struct fab_model *m, const char *prefixes);
 int report_notes(struct fab_out *o, const struct fab_model *m);
 int report_node(struct fab_out *o, const struct fab_model *m);
-/* section: "topo", "links" or "all"; returns the exit status, 2 for an unknown section. */
+/* The verdict (model_verdict()) of a report standing on the sources in
+ * need (enum fab_source bits) whose worst finding is worst (-1: none):
+ * JSON "verdict" and "unknown_because" (the notes that make it unknown,
+ * [] otherwise); text "Verdict: unknown: ..." with those notes, nothing
+ * when known. Returns it: the exit status. */
+int report_verdict(struct fab_out *o, const struct fab_model *m, unsigned need, int worst);
+/* section: "topo", "links" or "all"; returns the exit status (the verdict:
+ * 0 ok, 1 findings, 2 unknown), 2 for an unknown section. */
 int report_run(const char *section, bool json, FILE *fp, const struct fab_model *m);
 
 /* `report counters`: samples the root's counters; the ports' facts (link

@@ -68,7 +68,9 @@ unsigned long long root_max_bytes(void);
 size_t root_max_entries(void);
 
 /* Opens spec ("/" or NULL for live, a directory, or a .tar.gz/.tgz file).
- * On failure returns -1 and writes a message naming what failed to err. */
+ * A directory or tarball with neither sys/ nor fabtop/ is not a node and
+ * is refused. On failure returns -1 and writes a message naming
+ * what failed to err. */
 int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen);
 void root_close(struct fab_root *r);
 

@@ -66,10 +66,15 @@ struct fab_series {
 	/* private */
 	char dirpath[256];       /* node path of the port (or device) directory */
 	ino_t dir_ino;
+	double line_gbps;        /* the model's rate of the port (sampler_use_model());
+				  * 0: unknown, so no step is bounded by it */
 };
+
+struct fab_model;
 
 struct fab_sampler {
 	const struct fab_root *root;
+	const struct fab_model *model; /* the ports' facts (sampler_use_model()); may be NULL */
 	struct fab_series *ports; int nports;
 	struct fab_ctr *ctrs; int nctrs;
 	long tick;               /* steps taken */
@@ -90,6 +95,11 @@ struct fab_sampler {
 /* Lists and opens every counter under root (live or a directory). 0 on
  * success, even with no devices (note says so); -1 with err on failure. */
 int sampler_open(struct fab_sampler *s, const struct fab_root *r, char *err, size_t len);
+/* The model of the same root gives each port its line rate, which bounds
+ * what a step can be (counter_step_implausible()); call it after
+ * sampler_open()/sampler_playback_open() and again after the model was
+ * collected anew. m must live as long as the sampler uses it. */
+void sampler_use_model(struct fab_sampler *s, const struct fab_model *m);
 /* Reads every counter now (t_mono: CLOCK_MONOTONIC seconds) and steps. */
 int sampler_read(struct fab_sampler *s, double t_mono);
 /* The current values become the new baseline (since_baseline = 0). */
@@ -125,6 +135,7 @@ enum port_traffic {
 	PT_CONGESTED = 1 << 4, /* a congestion counter grew */
 	PT_IDLE      = 1 << 5, /* never moved traffic since the baseline */
 	PT_WAIT      = 1 << 6, /* no rates yet (first reading) */
+	PT_IMPLAUSIBLE = 1 << 7, /* a counter read or stepped to what it cannot be: never "ok" */
 };
 
 /* The state of port i: its own counters and its device's device-level

@@ -6,6 +6,8 @@
 #ifndef FABTOP_TUI_H
 #define FABTOP_TUI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 
@@ -15,5 +17,10 @@ struct wizard;
  * the session's wizard (`fabtop wizard` brings one and opens on its pane),
  * NULL to make one for the Wizard pane. Returns the process exit status. */
 int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard);
+
+/* Whether the terminal can hold the console: TERM set, in terminfo, with
+ * cursor addressing ("cup"). When not, why says so in one line, and the
+ * callers print the batch output instead (with that line on stderr). */
+bool tui_term_usable(char *why, size_t len);
 
 #endif

@@ -55,14 +55,17 @@ const char *sev_name(enum fab_severity s);
 const char *sev_label(enum fab_severity s);
 
 /* A port's traffic state (sampler_port_state(), enum port_traffic) as one
- * word list: "GONE,STOPPED", "RETRIES,CONGESTED"; without a bad bit,
+ * word list: "GONE,STOPPED", "RETRIES,CONGESTED", "IMPLAUSIBLE"; without a bad bit,
  * "idle" (never moved traffic), "ok", or "-" (no rates yet). */
 const char *traffic_words(unsigned bits, char *buf, size_t len);
 
 /* The flags of a counter's last step (enum ctr_flag) as one word list:
- * "RESET", "WRAP", "SAT", "GONE", "NEW", "UNREADABLE"; "" when none.
+ * "RESET", "WRAP", "SAT", "GONE", "NEW", "UNREADABLE", "IMPLAUSIBLE"; "" when none.
  * each() (may be NULL) is also called with every word, for JSON arrays. */
 const char *ctr_flag_words(unsigned flags, char *buf, size_t len,
 			   void (*each)(void *ctx, const char *word), void *ctx);
+
+/* A report's verdict (model_verdict()): "ok", "findings", "unknown". */
+const char *verdict_name(enum fab_verdict v);
 
 #endif

@@ -32,10 +32,12 @@ int collect_host(const struct fab_root *r, struct fab_model *m)
 	fab_strlcpy(m->source, r->name, sizeof(m->source));
 	sys_line(r, m, "/proc/sys/kernel/hostname", m->host, sizeof(m->host));
 	sys_line(r, m, "/proc/sys/kernel/osrelease", m->kernel, sizeof(m->kernel));
-	m->time = (long long)time(NULL);
+	/* A capture's time is the one it recorded (unknown without it), never this clock's. */
+	m->time = r->is_capture ? 0 : (long long)time(NULL);
 	if (r->is_capture)
 		read_meta(r, m);
+	/* A capture cut short may lack anything: no report on it is "healthy". */
 	if (r->warning[0])
-		model_note(m, "capture", "%s", r->warning);
+		model_note_src(m, FAB_SRC_CAPTURE, "capture", "%s", r->warning);
 	return 0;
 }

@@ -4,8 +4,10 @@
  *
  * Where hwloc reads from: live "/" as usual; a capture's fabtop/hwloc.xml;
  * otherwise the mirror directory itself through HWLOC_FSROOT (hwloc 2.9 has
- * no set_fsroot API). When hwloc fails, the sysfs node directories are read
- * through the root instead, so the NUMA pane still has data.
+ * no set_fsroot API), only when the mirror has its CPU directories and
+ * hwloc's CPUs are exactly those (else hwloc fills in this machine's).
+ * When hwloc fails, the sysfs node directories are read through the root
+ * instead, so the NUMA pane still has data; without them NUMA is unknown.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 #include <hwloc.h>
 #include "fabtop/collect.h"
+#include "sysread.h"
 #include "fabtop/util.h"
 
 #define MAX_NODES 256
@@ -54,6 +57,27 @@ static void sysfs_distances(const struct fab_root *r, struct fab_numa_node *n)
 	snprintf(path, sizeof(path), NODE_DIR "/node%d/distance", n->id);
 	if (root_read_line(r, path, line, sizeof(line)) == 0)
 		n->ndist = parse_distances(line, n->dist, 16);
+}
+
+/* The CPUs a mirror has: its /sys/devices/system/cpu/cpuN directories.
+ * Returns how many. */
+static int mirror_cpus(const struct fab_root *r, hwloc_bitmap_t set)
+{
+	char **names;
+	int n = root_list(r, "/sys/devices/system/cpu", &names), found = 0;
+	for (int i = 0; i < n; i++) {
+		char *end;
+		if (strncmp(names[i], "cpu", 3) != 0 || names[i][3] < '0' || names[i][3] > '9')
+			continue;
+		long id = strtol(names[i] + 3, &end, 10);
+		if (*end || id < 0 || id > 65535)
+			continue;
+		hwloc_bitmap_set(set, (unsigned)id);
+		found++;
+	}
+	if (n > 0)
+		root_free_list(names, n);
+	return found;
 }
 
 /* Loads a topology the way the root asks for; -1 with err naming the source,
@@ -125,11 +149,13 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 		return 0;
 	}
 
-	/* Without the CPU tree hwloc's Linux backend gives up and hwloc
-	 * invents a node from THIS machine's processor count. */
-	if (!root_exists(r, "/sys/devices/system/cpu")) {
-		snprintf(err, errlen, "no fabtop/hwloc.xml and no /sys/devices/system/cpu "
-			 "under %s", r->dir);
+	/* Without the CPU tree (cpu/cpuN) hwloc's Linux backend falls back to
+	 * THIS machine's processor count and shows it as the mirror's. */
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+	if (!cpus || mirror_cpus(r, cpus) == 0) {
+		snprintf(err, errlen, "no fabtop/hwloc.xml and no CPU directories (cpuN) in "
+			 "/sys/devices/system/cpu of %s", r->name);
+		hwloc_bitmap_free(cpus);
 		hwloc_topology_destroy(t);
 		return -2;
 	}
@@ -152,6 +178,15 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 	if (rc != 0) {
 		snprintf(err, errlen, "hwloc could not read the topology under %s "
 			 "(HWLOC_FSROOT): %s", r->dir, strerror(e));
+		hwloc_bitmap_free(cpus);
+		goto fail;
+	}
+	/* Anything hwloc filled in from elsewhere (this machine) is not the mirror's. */
+	bool same = hwloc_bitmap_isequal(hwloc_topology_get_complete_cpuset(t), cpus);
+	hwloc_bitmap_free(cpus);
+	if (!same) {
+		snprintf(err, errlen, "hwloc's CPUs under %s (HWLOC_FSROOT) are not the "
+			 "cpuN directories the mirror has", r->dir);
 		goto fail;
 	}
 	*out = t;
@@ -212,6 +247,8 @@ static int sysfs_numa(const struct fab_root *r, struct fab_model *m)
 {
 	char **names;
 	int n = root_list(r, NODE_DIR, &names), found = 0;
+	if (n < 0 && n != -ENOENT)
+		sys_note_errno(m, NODE_DIR, -n);   /* there, but unreadable: not "no NUMA" */
 	for (int i = 0; i < n; i++) {
 		char *end, path[FAB_PATH_LEN], line[FAB_LIST_LEN];
 		if (strncmp(names[i], "node", 4) != 0)
@@ -220,7 +257,7 @@ static int sysfs_numa(const struct fab_root *r, struct fab_model *m)
 		if (end == names[i] + 4 || *end)
 			continue;
 		snprintf(path, sizeof(path), NODE_DIR "/%s/cpulist", names[i]);
-		if (root_read_line(r, path, line, sizeof(line)) != 0)
+		if (sys_line(r, m, path, line, sizeof(line)) != 0)
 			line[0] = '\0';
 		struct fab_numa_node *mn = model_add_numa(m);
 		mn->id = (int)id;

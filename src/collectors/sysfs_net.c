@@ -99,17 +99,31 @@ int collect_net(const struct fab_root *r, struct fab_model *m)
 	char **names;
 	int n = root_list(r, "/sys/class/net", &names);
 	if (n < 0) {
+		/* Unreadable is not "no netdev here": a port's netdev is then
+		 * unknown, never "not in this network namespace". */
 		if (n != -ENOENT)
-			sys_note_errno(m, "/sys/class/net", -n);
+			sys_note_errno_src(m, FAB_SRC_NET, "/sys/class/net", -n);
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
 		char dir[512], p[600], buf[64];
+		char **attrs;
 		snprintf(dir, sizeof(dir), "/sys/class/net/%s", names[i]);
-		if (!root_exists(r, dir))
+		int e = sys_presence(r, dir);
+		if (e == -ENOENT)
 			continue;
 		struct fab_netdev *d = model_add_netdev(m);
 		fab_strlcpy(d->name, names[i], sizeof(d->name));
+		d->pci = FAB_NO_INDEX;
+		int na = e ? e : root_list(r, dir, &attrs);
+		if (na < 0 && na != -ENOENT) {
+			/* It is here, but what it is cannot be read: one note, not one per attribute. */
+			d->read_errno = -na;
+			sys_note_errno(m, dir, -na);
+			continue;
+		}
+		if (na > 0)
+			root_free_list(attrs, na);
 		d->pci = sys_pci_of(r, m, dir);
 		d->mtu = sys_intf(r, m, "%s/mtu", dir);
 		d->ifindex = sys_intf(r, m, "%s/ifindex", dir);

@@ -115,8 +115,9 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 	char **names;
 	int n = root_list(r, "/sys/bus/pci/devices", &names);
 	if (n < 0) {
+		/* The PCI tree is what the topology stands on: unreadable, it is unknown. */
 		if (n != -ENOENT)
-			sys_note_errno(m, "/sys/bus/pci/devices", -n);
+			sys_note_errno_src(m, FAB_SRC_PCI, "/sys/bus/pci/devices", -n);
 		else
 			model_note(m, "pci", "no /sys/bus/pci/devices on this node: no PCI data");
 		return -1;
@@ -127,9 +128,14 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 			continue;
 		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", names[i]);
 		int e = root_resolve_link(r, link, real, sizeof(real));
-		if (e != 0) {
+		if (e == -ENOENT) {
 			model_note(m, link, "cannot resolve %s: %s (the device vanished or the link is broken)",
 				   link, root_strerror(-e));
+			continue;
+		}
+		if (e != 0) {
+			/* Not absent: a part of the tree that could not be read. */
+			model_note_src(m, FAB_SRC_PCI, link, "cannot resolve %s: %s", link, strerror(-e));
 			continue;
 		}
 		struct fab_pci_dev d = { 0 };

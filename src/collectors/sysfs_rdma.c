@@ -6,6 +6,7 @@
  * mapping).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,28 @@ static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_
 			   bad_path, bad_val, bad > 1 ? "; other entries too" : "");
 }
 
+/* One counter file: a value, unknown (noted) when unreadable, or
+ * implausible (counter_value_judge()) when it holds what the counter
+ * cannot: the rule links.counter-implausible reports that. */
+static void read_counter(const struct fab_root *r, struct fab_model *m, struct fab_counter *c,
+			 const char *path)
+{
+	char buf[64];
+	uint64_t v;
+	c->value = (fab_int){ 0, false };
+	if (sys_line(r, m, path, buf, sizeof(buf)) != 0)
+		return;
+	int j = counter_value_judge(c->def, buf, strlen(buf), &v);
+	if (j > 0 || (j == 0 && v > (uint64_t)LLONG_MAX)) {
+		c->implausible = true;
+		fab_strlcpy(c->raw, buf, sizeof(c->raw));
+		model_note(m, path, "unexpected content in %s: \"%.40s\" (not a value this counter "
+			   "can hold: implausible)", path, buf);
+	} else if (j == 0) {
+		c->value = fab_int_of((long long)v);
+	}
+}
+
 /* The error and congestion-loss counters of the table that this port has. */
 static void read_errors(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
 			const char *pdir)
@@ -206,7 +229,7 @@ static void read_errors(const struct fab_root *r, struct fab_model *m, struct fa
 		fab_strlcpy(c->name, d->name, sizeof(c->name));
 		c->def = d;
 		snprintf(p, sizeof(p), "%s/%s", dir, d->name);
-		c->value = sys_counter(r, m, p);
+		read_counter(r, m, c, p);
 	}
 	root_free_list(names, n);
 }
@@ -241,7 +264,10 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 	struct fab_port *pt = &nic->ports[nic->nports++];
 	pt->num = num;
 	snprintf(pdir, sizeof(pdir), "%s/ports/%d", devdir, num);
-	if (sys_linef(r, m, buf, sizeof(buf), "%s/state", pdir) == 0) {
+	char sp[600];
+	snprintf(sp, sizeof(sp), "%s/state", pdir);
+	/* The state is what the links report stands on: unreadable, it is unknown. */
+	if (sys_line_src(r, m, FAB_SRC_RDMA, sp, buf, sizeof(buf)) == 0) {
 		if (fab_parse_enum_line(buf, &v, pt->state_str, sizeof(pt->state_str)))
 			pt->state = fab_int_of(v);
 		else
@@ -281,8 +307,13 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 {
 	char dir[512], pdir[600];
 	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", name);
-	if (!root_exists(r, dir))
+	int e = sys_presence(r, dir);
+	if (e == -ENOENT)
+		return;   /* went away since the listing */
+	if (e) {
+		sys_note_errno_src(m, FAB_SRC_RDMA, dir, -e);
 		return;
+	}
 	struct fab_nic *nic = model_add_nic(m);
 	fab_strlcpy(nic->name, name, sizeof(nic->name));
 	nic->pci = sys_pci_of(r, m, dir);
@@ -302,7 +333,7 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 		if (np == -ENOENT)
 			model_note(m, dir, "%s has no ports/ directory (the device is going away?)", dir);
 		else
-			sys_note_errno(m, pdir, -np);
+			sys_note_errno_src(m, FAB_SRC_RDMA, pdir, -np);
 		return;
 	}
 	for (int i = 0; i < np && nic->nports < FAB_MAX_PORTS; i++) {
@@ -343,9 +374,11 @@ int collect_rdma(const struct fab_root *r, struct fab_model *m)
 	char **names;
 	int n = root_list(r, "/sys/class/infiniband", &names);
 	if (n < 0) {
+		/* No RDMA subsystem (ENOENT) is a legitimate state; one that cannot
+		 * be read is not "no RDMA device": the links verdict is unknown. */
 		if (n != -ENOENT)
-			sys_note_errno(m, "/sys/class/infiniband", -n);
-		return 0;   /* no RDMA subsystem is a legitimate state, not a failure */
+			sys_note_errno_src(m, FAB_SRC_RDMA, "/sys/class/infiniband", -n);
+		return n == -ENOENT ? 0 : -1;
 	}
 	for (int i = 0; i < n; i++)
 		read_nic(r, m, names[i]);

@@ -1,14 +1,12 @@
 /* sysread.c - sysfs attribute reads that turn failures into notes. */
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "fabtop/counters.h"
 #include "sysread.h"
 #include "fabtop/util.h"
 
-void sys_note_errno(struct fab_model *m, const char *path, int e)
+void sys_note_errno_src(struct fab_model *m, unsigned src, const char *path, int e)
 {
 	const char *hint = "";
 	if (e == EACCES || e == EPERM)
@@ -16,24 +14,45 @@ void sys_note_errno(struct fab_model *m, const char *path, int e)
 	else if (e == EILSEQ)
 		hint = " (binary content where text was expected)";
 	/* root_strerror(): a link out of a capture or mirror, a FIFO in it */
-	model_note(m, path, "cannot read %s: %s%s", path,
-		   e == EILSEQ ? "not a text attribute" : root_strerror(e), hint);
+	model_note_src(m, src, path, "cannot read %s: %s%s", path,
+		       e == EILSEQ ? "not a text attribute" : root_strerror(e), hint);
+}
+
+void sys_note_errno(struct fab_model *m, const char *path, int e)
+{
+	sys_note_errno_src(m, 0, path, e);
+}
+
+int sys_presence(const struct fab_root *r, const char *path)
+{
+	char buf[8];
+	if (root_exists(r, path))
+		return 0;
+	/* lstat() said no: ENOENT is absence, EACCES on a parent is not. */
+	ssize_t n = root_readlink(r, path, buf, sizeof(buf));
+	return n >= 0 || n == -EINVAL ? 0 : (int)n;
 }
 
 int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
 	     char *buf, size_t len)
+{
+	return sys_line_src(r, m, 0, path, buf, len);
+}
+
+int sys_line_src(const struct fab_root *r, struct fab_model *m, unsigned src, const char *path,
+		 char *buf, size_t len)
 {
 	char big[4096];
 	/* Read into a page-sized buffer so an oversized file is detected, not cut. */
 	ssize_t n = root_read(r, path, big, sizeof(big));
 	if (n < 0) {
 		if (n != -ENOENT && n != -ENOTDIR)
-			sys_note_errno(m, path, (int)-n);
+			sys_note_errno_src(m, src, path, (int)-n);
 		buf[0] = '\0';
 		return (int)n;
 	}
 	if (!fab_is_text(big, (size_t)n)) {
-		sys_note_errno(m, path, EILSEQ);
+		sys_note_errno_src(m, src, path, EILSEQ);
 		buf[0] = '\0';
 		return -EILSEQ;
 	}
@@ -41,8 +60,8 @@ int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
 	while (l && (big[l - 1] == ' ' || big[l - 1] == '\t' || big[l - 1] == '\r'))
 		l--;
 	if ((size_t)n >= sizeof(big) - 1 || l >= len) {
-		model_note(m, path, "cannot read %s: value too long (%zd bytes) for a sysfs attribute",
-			   path, n);
+		model_note_src(m, src, path, "cannot read %s: value too long (%zd bytes) for a "
+			       "sysfs attribute", path, n);
 		buf[0] = '\0';
 		return -EFBIG;
 	}
@@ -74,20 +93,6 @@ fab_int sys_int(const struct fab_root *r, struct fab_model *m, const char *path)
 		return (fab_int){ 0, false };
 	}
 	return fab_int_of(v);
-}
-
-fab_int sys_counter(const struct fab_root *r, struct fab_model *m, const char *path)
-{
-	char buf[64];
-	uint64_t v;
-	if (sys_line(r, m, path, buf, sizeof(buf)) != 0)
-		return (fab_int){ 0, false };
-	if (counter_parse_value(buf, strlen(buf), &v) != 0 || v > (uint64_t)LLONG_MAX) {
-		model_note(m, path, "unexpected content in %s: \"%.40s\" (expected a counter value)",
-			   path, buf);
-		return (fab_int){ 0, false };
-	}
-	return fab_int_of((long long)v);
 }
 
 fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt, ...)

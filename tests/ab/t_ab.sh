@@ -193,7 +193,7 @@ fi
 PATH=$T/bin:/usr/bin:/bin FAKE_NCCL_MODE=ib-fail "$BIN" --root "$T/node" wizard --batch --steps ab --hang 5 >"$T/lb2.txt" 2>&1
 check "the loopback run reaches other verdicts too (ib-fail: rdma-path-problem)" \
 	grep -q "^  verdict: rdma-path-problem: " "$T/lb2.txt"
-mkdir -p "$T/nogpu"   # an empty root: a node with no GPU
+mkdir -p "$T/nogpu/sys"   # an empty node root: a node with no GPU
 PATH=$T/bin:/usr/bin:/bin "$BIN" --root "$T/nogpu" wizard --batch --steps ab >"$T/nogpu.txt" 2>&1
 rc=$?
 check "all_reduce_perf on PATH but no GPU: blocked, exit 1" \

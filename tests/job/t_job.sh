@@ -264,8 +264,8 @@ expect "the same with IB carrying the data: only info" \
 
 # ---- a capture root ----
 OUT=$("$DRIVER" --root tests/fixtures/h200-vm.tar.gz 2>&1)
-expect "capture: the python3 job and the timeout wrapper that sets NCCL_DEBUG; NCCL_VERSION-only shells are not jobs" \
-	"scan source=capture fabtop/procs jobs=2 unreadable=0 note=-" \
+expect "capture: the python3 job and the timeout wrapper that sets NCCL_DEBUG; NCCL_VERSION-only shells are not jobs; the one process the capture could not read is counted" \
+	"scan source=capture fabtop/procs jobs=2 unreadable=1 note=when the capture was taken, 1 process not readable as uid 0: run as root, or with CAP_SYS_PTRACE" \
 	"job 700 python3 nspid=700 netns=net:[4026531833] other_netns=0 host=vm lib=- net=model default_if=eth0" \
 	"job 738 timeout nspid=738 netns=net:[4026531833] other_netns=0 host=vm lib=- net=model default_if=eth0"
 expect "capture: debug file expanded with the captured host and pid, NCCL's choice from the captured interfaces" \

@@ -211,7 +211,7 @@ EOF
 fi
 
 # (d) A node without HCAs says so plainly and points to the demo.
-mkdir -p "$T/empty"
+mkdir -p "$T/empty/sys"   # a node root (sys/) with no HCA
 printf 'key 2\ndump-pane %s\nkey q\n' "$T/empty.txt" > "$T/empty.script"
 script empty "$T/empty" 80x24
 if grep -q "No RDMA devices on this node" "$T/empty.txt" 2>/dev/null &&

@@ -193,6 +193,84 @@ static void test_traffic_state(void **state)
 	sampler_close(&s);
 }
 
+/* Could not read is unknown, never healthy: the verdict of each report
+ * from the sources it stands on (model_verdict), and the words. */
+static void test_verdict(void **state)
+{
+	(void)state;
+	struct fab_model m;
+	char w[32];
+	model_init(&m);
+	assert_int_equal(model_verdict(&m, FAB_NEED_LINKS, -1), FAB_VERDICT_OK);
+	assert_int_equal(model_verdict(&m, FAB_NEED_LINKS, SEV_INFO), FAB_VERDICT_OK);
+	assert_int_equal(model_verdict(&m, FAB_NEED_LINKS, SEV_WARN), FAB_VERDICT_FINDINGS);
+	/* A detail that could not be read changes nothing. */
+	model_note(&m, "hwloc", "NUMA unknown");
+	assert_int_equal(model_verdict(&m, FAB_NEED_ALL, -1), FAB_VERDICT_OK);
+	/* The RDMA class: links and all are unknown, topo is not. */
+	model_note_src(&m, FAB_SRC_RDMA, "/sys/class/infiniband", "cannot read it");
+	assert_int_equal(model_verdict(&m, FAB_NEED_LINKS, SEV_ERROR), FAB_VERDICT_UNKNOWN);
+	assert_int_equal(model_verdict(&m, FAB_NEED_ALL, -1), FAB_VERDICT_UNKNOWN);
+	assert_int_equal(model_verdict(&m, FAB_NEED_TOPO, -1), FAB_VERDICT_OK);
+	int n = 0;
+	const struct fab_note *why = model_unknown(&m, FAB_NEED_LINKS, &n);
+	assert_non_null(why);
+	assert_string_equal(why->message, "cannot read it");
+	assert_int_equal(n, 1);
+	/* A capture cut short leaves every report unknown. */
+	model_free(&m);
+	model_init(&m);
+	model_note_src(&m, FAB_SRC_CAPTURE, "capture", "truncated");
+	assert_int_equal(model_verdict(&m, FAB_NEED_TOPO, -1), FAB_VERDICT_UNKNOWN);
+	assert_int_equal(model_verdict(&m, FAB_NEED_LINKS, -1), FAB_VERDICT_UNKNOWN);
+	/* An unreadable /sys/class/net is no main source. */
+	model_free(&m);
+	model_init(&m);
+	model_note_src(&m, FAB_SRC_NET, "/sys/class/net", "cannot read it");
+	assert_int_equal(model_verdict(&m, FAB_NEED_ALL, -1), FAB_VERDICT_OK);
+	model_free(&m);
+	snprintf(w, sizeof(w), "%s/%s/%s", verdict_name(FAB_VERDICT_OK),
+		 verdict_name(FAB_VERDICT_FINDINGS), verdict_name(FAB_VERDICT_UNKNOWN));
+	assert_string_equal(w, "ok/findings/unknown");
+}
+
+/* The arrays grow by doubling: every element stays where it was written,
+ * zeroed when new, and the allocation is never per element. */
+static void test_growth(void **state)
+{
+	(void)state;
+	struct fab_model m;
+	model_init(&m);
+	int reallocs = 0;
+	const struct fab_netdev *prev = NULL;
+	for (int i = 0; i < 5000; i++) {
+		struct fab_netdev *d = model_add_netdev(&m);
+		assert_int_equal(d->mtu.ok, false);
+		snprintf(d->name, sizeof(d->name), "veth%d", i);
+		if (m.netdevs != prev)
+			reallocs++;
+		prev = m.netdevs;
+		model_add_finding(&m, "x", SEV_INFO, d->name);
+	}
+	assert_int_equal(m.nnetdevs, 5000);
+	assert_true(m.cap.netdevs >= 5000 && m.cap.netdevs < 2 * 5000);
+	assert_true(reallocs <= 16);   /* about log2(5000/8) + 1 moves at most */
+	for (int i = 0; i < 5000; i += 997) {
+		char want[16];
+		snprintf(want, sizeof(want), "veth%d", i);
+		assert_string_equal(m.netdevs[i].name, want);
+		assert_string_equal(m.findings[i].subject, want);
+	}
+	/* findings_run starts the list again in the same allocation. */
+	int cap = m.cap.findings;
+	m.nfindings = 0;
+	model_add_finding(&m, "y", SEV_WARN, "s");
+	assert_int_equal(m.cap.findings, cap);
+	assert_string_equal(m.findings[0].id, "y");
+	model_free(&m);
+	assert_int_equal(m.cap.netdevs, 0);
+}
+
 static void test_words(void **state)
 {
 	(void)state;
@@ -258,6 +336,8 @@ int main(void)
 		cmocka_unit_test(test_usable),
 		cmocka_unit_test(test_usable_two_ports),
 		cmocka_unit_test(test_traffic_state),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_subject_once),
 	};

@@ -7,12 +7,14 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "job.h"
+#include "procfs.h"
 #include "fabtop/util.h"
 
 static void test_if_match(void **state)
@@ -260,6 +262,7 @@ static void test_scan_capture_dir(void **state)
 	assert_int_equal(job_scan(&r, &l, err, sizeof(err)), 0);
 	assert_string_equal(l.source, "capture fabtop/procs");
 	assert_int_equal(l.unreadable, 2);          /* 30 and 40; 50 is readable, not a job */
+	assert_non_null(strstr(l.note, "2 files in fabtop/procs are not a process record"));
 	assert_int_equal(l.njobs, 2);
 	assert_int_equal(l.jobs[0].pid, 5);
 	assert_string_equal(job_var(&l.jobs[0], "NCCL_IB_HCA"), "mlx5_0");
@@ -301,6 +304,36 @@ static void test_scan_capture_dir(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Processes that could not be read: not "no NCCL process" (job.none), but
+ * job.unreadable, a warning while no job was found, info beside one. */
+static void test_unreadable(void **state)
+{
+	(void)state;
+	struct fab_job_list l;
+	struct fab_model m, out;
+	memset(&l, 0, sizeof(l));
+	l.unreadable = 12;
+	fab_strlcpy(l.source, "/proc", sizeof(l.source));
+	procfs_unreadable_text(12, 1000, EACCES, l.note, sizeof(l.note));
+	assert_string_equal(l.note, "12 processes not readable as uid 1000 (Permission denied): "
+			    "run as root, or with CAP_SYS_PTRACE");
+	model_init(&m);
+	model_init(&out);
+	assert_int_equal(job_check_all(&l, &m, &out), 1);
+	assert_string_equal(out.findings[0].id, "job.unreadable");
+	assert_int_equal(out.findings[0].sev, SEV_WARN);
+	assert_non_null(strstr(out.findings[0].message, "whether an NCCL process runs here is unknown"));
+	assert_non_null(strstr(out.findings[0].message, "12 processes not readable as uid 1000"));
+	model_free(&out);
+	/* Every process read: job.none as before. */
+	l.unreadable = 0;
+	model_init(&out);
+	assert_int_equal(job_check_all(&l, &m, &out), 1);
+	assert_string_equal(out.findings[0].id, "job.none");
+	model_free(&out);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_choice),
 		cmocka_unit_test(test_gid_and_hca),
 		cmocka_unit_test(test_scan_capture_dir),
+		cmocka_unit_test(test_unreadable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

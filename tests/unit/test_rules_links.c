@@ -507,6 +507,32 @@ static void test_gid_netns(void **state)
 	findings_run(&m);
 	assert_int_equal(nlinks(&m, "links.gid-netns"), 0);
 	model_free(&m);
+
+	/* /sys/class/net could not be read (a netlink snapshot still named
+	 * some): a netdev missing from it is unknown, not elsewhere. */
+	build(&m, true);
+	fab_strlcpy(m.netdevs[2].name, "net1", sizeof(m.netdevs[2].name));
+	model_note_src(&m, FAB_SRC_NET, "/sys/class/net", "cannot read /sys/class/net: Permission denied");
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.gid-netns"), 0);
+	char why[256];
+	assert_int_equal(model_netdev_here(&m, "eth2", NULL, why, sizeof(why)), FAB_UNKNOWN);
+	HAS(why, "Permission denied");
+	model_free(&m);
+
+	/* A netdev whose folder could not be read is here, its values unknown. */
+	build(&m, true);
+	m.netdevs[4].read_errno = EACCES;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.gid-netns"), 0);
+	const struct fab_netdev *d;
+	assert_int_equal(model_netdev_here(&m, "eth4", &d, why, sizeof(why)), FAB_UNKNOWN);
+	assert_null(d);
+	HAS(why, "cannot read /sys/class/net/eth4: Permission denied");
+	assert_int_equal(model_netdev_here(&m, "eth5", &d, why, sizeof(why)), FAB_YES);
+	assert_non_null(d);
+	assert_int_equal(model_netdev_here(&m, "eth99", &d, why, sizeof(why)), FAB_NO);
+	model_free(&m);
 }
 
 static void test_errors(void **state)
@@ -557,6 +583,26 @@ static void test_errors(void **state)
 	set_err(port(&m, 1), "port_xmit_discards", 12);
 	findings_run(&m);
 	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+/* A counter file that held what the counter cannot: a warning, and no
+ * links.errors from a value nobody read. */
+static void test_counter_implausible(void **state)
+{
+	struct fab_model m;
+	build(&m, false);
+	struct fab_counter *c = &port(&m, 3)->errors[0];   /* symbol_error: 16 bits */
+	c->value = (fab_int){ 0, false };
+	c->implausible = true;
+	fab_strlcpy(c->raw, "-1", sizeof(c->raw));
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.counter-implausible", "mlx5_3/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "symbol_error=\"-1\"");
+	HAS(f->message, "cannot be believed");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_3/ports/1/counters/: symbol_error=\"-1\" (16-bit, 0..65535)");
+	HAS(f->hint, "perfquery -x -C mlx5_3 -P 1");
 	model_free(&m);
 }
 
@@ -665,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_roce_ipv4),
 		cmocka_unit_test(test_gid_netns),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_counter_implausible),
 		cmocka_unit_test(test_pfc),
 		cmocka_unit_test(test_not_usable),
 	};

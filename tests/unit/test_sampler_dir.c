@@ -232,15 +232,17 @@ static void test_live_dir(void **state)
 	assert_int_equal(s.hist_len, 1);
 	assert_true(sampler_hist(&s, p01->tx_hist, 0) == 400.0f);
 
-	/* t=102.25 (late): same words again read as 320 Gb/s. Garbage and a
-	 * failing read are unreadable and keep their values. */
+	/* t=102.25 (late): same words again read as 320 Gb/s. Garbage is
+	 * implausible (no counter holds "N/A"), a failing read unreadable;
+	 * both keep their values. */
 	setv("mlx5_0", 1, "counters", "port_xmit_data", 1000 + 25000000000ull);
 	put(IB "/mlx5_0/ports/1/counters/port_rcv_data", "N/A\n");
 	assert_int_equal(sampler_read(&s, 102.25), 0);
 	assert_true(s.dt == 1.25);
 	assert_true(xd->last.rate == 4e10);
 	struct fab_ctr *rd = ctr(&s, "mlx5_0", 1, "port_rcv_data");
-	assert_int_equal(rd->last.flags, CTR_UNREADABLE);
+	assert_int_equal(rd->last.flags, CTR_IMPLAUSIBLE);
+	assert_true(sampler_port_state(&s, (int)(p01 - s.ports)) & PT_IMPLAUSIBLE);
 	assert_true(rd->value == 2000 + 3125000000ull);
 	assert_false(p01->has_rates);
 	assert_true(p01->tx_gbps == 320.0);
@@ -361,7 +363,9 @@ static void test_no_devices(void **state)
 	(void)state;
 	struct fab_root r;
 	struct fab_sampler s;
-	char err[512];
+	char err[512], p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/sys", top);   /* a node, with no RDMA device */
+	mkdirs(p);
 	assert_int_equal(root_open(&r, top, err, sizeof(err)), 0);
 	assert_int_equal(sampler_open(&s, &r, err, sizeof(err)), 0);
 	assert_int_equal(s.nports, 0);
@@ -406,6 +410,9 @@ static const char samples_json[] =
 static void write_samples(const char *text, size_t len)
 {
 	char p[PATH_MAX];
+	/* A node mirror (root_open refuses a directory without sys/ or meta.json). */
+	snprintf(p, sizeof(p), "%s/sys", top);
+	mkdirs(p);
 	snprintf(p, sizeof(p), "%s/fabtop", top);
 	mkdirs(p);
 	strcat(p, "/samples.json");

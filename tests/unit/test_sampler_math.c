@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 #include "sampler_int.h"
+#include "fabtop/vocab.h"
 
 #define assert_dbl(a, b) assert_true((double)(a) == (double)(b))
 
@@ -248,6 +249,85 @@ static void test_step_core(void **state)
 	sampler_close(&s);
 }
 
+/* The one implausibility judgement (counters.h), and the sampler applying it. */
+static void test_implausible(void **state)
+{
+	(void)state;
+	const struct fab_counter_def *se = counter_def("counters", "symbol_error"),
+		*xd_def = counter_def("counters", "port_xmit_data"),
+		*xp_def = counter_def("counters", "port_xmit_packets");
+	uint64_t v = 7;
+	assert_int_equal(counter_value_judge(se, "12\n", 3, &v), 0);
+	assert_true(v == 12);
+	assert_int_equal(counter_value_judge(se, "-1\n", 3, &v), 1);
+	assert_int_equal(counter_value_judge(se, "abc", 3, &v), 1);
+	assert_int_equal(counter_value_judge(se, "65535\n", 6, &v), 0);   /* saturated, not implausible */
+	assert_int_equal(counter_value_judge(se, "65536\n", 6, &v), 1);   /* past 16 bits */
+	assert_int_equal(counter_value_judge(NULL, "18446744073709551615", 20, &v), 0);
+	assert_int_equal(counter_value_judge(se, "", 0, &v), -1);
+	assert_int_equal(counter_value_judge(se, "\n", 1, &v), -1);
+
+	/* 400 Gb/s: 75 GB/s is the most a step may show (1.5x), in bytes. */
+	struct ctr_step st = { .has_rate = true, .rate = 75e9 };
+	assert_false(counter_step_implausible(xd_def, &st, 400));
+	st.rate = 75.1e9;
+	assert_true(counter_step_implausible(xd_def, &st, 400));
+	assert_false(counter_step_implausible(xd_def, &st, 0));   /* line rate unknown */
+	assert_false(counter_step_implausible(se, &st, 400));      /* not traffic */
+	st.rate = 75e9 / CTR_MIN_PACKET_BYTES + 1;
+	assert_true(counter_step_implausible(xp_def, &st, 400));
+	st.has_rate = false;
+	assert_false(counter_step_implausible(xd_def, &st, 400));
+
+	/* The sampler: a 64-bit jump on a 400 Gb/s port is no rate, no growth. */
+	struct fab_sampler s = { 0 };
+	assert_int_equal(sampler_add_port(&s, "mlx5_0", 1), 0);
+	assert_int_equal(sampler_add_ctr(&s, "counters", "port_xmit_data"), 0);
+	assert_int_equal(sampler_add_ctr(&s, "counters", "port_rcv_data"), 1);
+	assert_int_equal(sampler_add_ctr(&s, "counters", "symbol_error"), 2);
+	s.ports[0].line_gbps = 400;
+	uint64_t x = 1000, r = 1000;
+	for (int k = 0; k < 3; k++) {
+		sampler_step_begin(&s, k);
+		x += k == 2 ? (1ull << 62) : 1250000000ull;   /* 40 Gb/s, then a jump */
+		r += 1250000000ull;
+		sampler_take(&s, &s.ctrs[0], READ_OK, x, false, k);
+		sampler_take(&s, &s.ctrs[1], READ_OK, r, false, k);
+		sampler_take(&s, &s.ctrs[2], READ_OK, 0, false, k);
+		sampler_step_end(&s);
+	}
+	assert_true(s.ctrs[0].last.flags & CTR_IMPLAUSIBLE);
+	assert_false(s.ctrs[0].last.has_rate);
+	assert_false(s.ctrs[0].grew);
+	assert_true(s.ctrs[0].since_baseline == 1250000000ull);   /* the jump not counted */
+	assert_false(s.ports[0].has_rates);
+	unsigned st3 = sampler_port_state(&s, 0);
+	assert_true(st3 & PT_IMPLAUSIBLE);
+	char w[64];
+	assert_string_equal(traffic_words(st3, w, sizeof(w)), "IMPLAUSIBLE");
+	/* The next step counts from the new value: plausible again. */
+	sampler_step_begin(&s, 3);
+	sampler_take(&s, &s.ctrs[0], READ_OK, x + 1250000000ull, false, 3);
+	sampler_take(&s, &s.ctrs[1], READ_OK, r + 1250000000ull, false, 3);
+	sampler_take(&s, &s.ctrs[2], READ_OK, 0, false, 3);
+	sampler_step_end(&s);
+	assert_true(s.ctrs[0].last.has_rate);
+	assert_dbl(s.ports[0].tx_gbps, 40.0);
+	assert_false(sampler_port_state(&s, 0) & PT_IMPLAUSIBLE);
+	/* A value past the counter's width, and a file that is no number. */
+	sampler_step_begin(&s, 4);
+	sampler_take(&s, &s.ctrs[2], READ_OK, 70000, false, 4);
+	sampler_step_end(&s);
+	assert_int_equal(s.ctrs[2].last.flags, CTR_IMPLAUSIBLE);
+	assert_true(s.ctrs[2].value == 0);
+	sampler_step_begin(&s, 5);
+	sampler_take(&s, &s.ctrs[2], READ_IMPLAUSIBLE, 0, false, 5);
+	sampler_step_end(&s);
+	assert_int_equal(s.ctrs[2].last.flags, CTR_IMPLAUSIBLE);
+	assert_string_equal(ctr_flag_words(CTR_IMPLAUSIBLE, w, sizeof(w), NULL, NULL), "IMPLAUSIBLE");
+	sampler_close(&s);
+}
+
 static void test_history_ring(void **state)
 {
 	(void)state;
@@ -304,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_step_core),
+		cmocka_unit_test(test_implausible),
 		cmocka_unit_test(test_history_ring),
 		cmocka_unit_test(test_badness),
 	};
