@@ -386,8 +386,9 @@ static void capture_default_if(const struct fab_root *r, char *out, size_t len)
  * among them are unknown, so "none" cannot be said. */
 static void capture_unreadable(const struct fab_root *r, struct fab_job_list *l, int bad_files)
 {
-	char path[4200], t[200];
-	json_t *meta = json_load_file(root_path(r, "/fabtop/meta.json", path, sizeof(path)), 0, NULL);
+	char t[200];
+	json_error_t je;
+	json_t *meta = root_load_json(r, "/fabtop/meta.json", &je);
 	json_t *n = json_object_get(meta, "procs_unreadable"), *uid = json_object_get(meta, "uid");
 	int missed = json_is_integer(n) && json_integer_value(n) > 0 && json_integer_value(n) < 1 << 24 ?
 		     (int)json_integer_value(n) : 0;
