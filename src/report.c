@@ -367,7 +367,7 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 int report_verdict(struct fab_out *o, const struct fab_model *m, unsigned need, int worst)
 {
 	enum fab_verdict v = model_verdict(m, need, worst);
-	out_str(o, PR_JSON, "verdict", NULL, verdict_name(v));
+	out_str(o, PR_JSON, "verdict", NULL, fab_verdict_name(v));
 	out_open_arr(o, "unknown_because");
 	if (v == FAB_VERDICT_UNKNOWN)
 		out_text(o, "\nVerdict: unknown: what this report stands on could not be read, so it "

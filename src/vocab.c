@@ -180,7 +180,7 @@ const char *ctr_flag_words(unsigned flags, char *buf, size_t len,
 	return buf;
 }
 
-const char *verdict_name(enum fab_verdict v)
+const char *fab_verdict_name(enum fab_verdict v)
 {
 	switch (v) {
 	case FAB_VERDICT_OK:       return "ok";

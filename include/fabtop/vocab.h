@@ -66,6 +66,6 @@ const char *ctr_flag_words(unsigned flags, char *buf, size_t len,
 			   void (*each)(void *ctx, const char *word), void *ctx);
 
 /* A report's verdict (model_verdict()): "ok", "findings", "unknown". */
-const char *verdict_name(enum fab_verdict v);
+const char *fab_verdict_name(enum fab_verdict v);
 
 #endif

@@ -229,8 +229,8 @@ static void test_verdict(void **state)
 	model_note_src(&m, FAB_SRC_NET, "/sys/class/net", "cannot read it");
 	assert_int_equal(model_verdict(&m, FAB_NEED_ALL, -1), FAB_VERDICT_OK);
 	model_free(&m);
-	snprintf(w, sizeof(w), "%s/%s/%s", verdict_name(FAB_VERDICT_OK),
-		 verdict_name(FAB_VERDICT_FINDINGS), verdict_name(FAB_VERDICT_UNKNOWN));
+	snprintf(w, sizeof(w), "%s/%s/%s", fab_verdict_name(FAB_VERDICT_OK),
+		 fab_verdict_name(FAB_VERDICT_FINDINGS), fab_verdict_name(FAB_VERDICT_UNKNOWN));
 	assert_string_equal(w, "ok/findings/unknown");
 }
 
