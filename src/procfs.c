@@ -141,7 +141,10 @@ void procfs_parse_comm(const char *b, size_t n, char *comm, size_t len)
 bool procfs_parse_environ(char *env, size_t n, procfs_var_fn fn, void *arg)
 {
 	bool own = false;
-	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1) {
+	for (char *kv = env, *next; kv < env + n; kv = next) {
+		/* The next entry is found before the split: past it, a value
+		 * holding '=' would read as a variable of its own. */
+		next = kv + strlen(kv) + 1;
 		char *eq = strchr(kv, '=');
 		if (!eq)
 			continue;   /* not a variable: getenv() would not find it either */
