@@ -57,13 +57,16 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 		case 'o': out->output = optarg; break;
 		case 's': out->source = optarg; break;
 		case 'f': out->force = true; break;
-		case 'n':
-			out->samples = (int)strtol(optarg, &end, 10);
-			if (*end || out->samples < 0 || out->samples > 100000) {
+		case 'n': {
+			/* Checked as a long: cast first, 2^32 + 1 became 1. */
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > 100000) {
 				fab_fprintf(stderr, "fabtop: --samples wants a count from 0 to 100000, not \"%s\"\n", optarg);
 				return 2;
 			}
+			out->samples = (int)v;
 			break;
+		}
 		case 'i':
 			out->interval = strtod(optarg, &end);
 			if (*end || !(out->interval > 0.0) || out->interval > 3600) {
