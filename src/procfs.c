@@ -260,7 +260,12 @@ const char *procfs_shown_arg(const char *const argv[], int i, char *buf, size_t 
 {
 	const char *w = argv[i], *eq = strchr(w, '=');
 	if (eq && procfs_secret_name(w)) {
-		snprintf(buf, len, "%.*s=<hidden>", (int)(eq - w), w);
+		/* A long name is cut, never the marker that says what was hidden. */
+		static const char mark[] = "=<hidden>";
+		size_t keep = (size_t)(eq - w);
+		if (len >= sizeof(mark) && keep > len - sizeof(mark))
+			keep = len - sizeof(mark);
+		snprintf(buf, len, "%.*s%s", (int)keep, w, mark);
 		return buf;
 	}
 	/* "--token X", "-password X": the option's value is the next word. */

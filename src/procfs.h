@@ -85,7 +85,8 @@ const char *procfs_env_name(int i);
 /* Word i of a command line as it may be shown: "NAME=<hidden>" for a
  * NAME=value word whose NAME looks secret ("--password=x" too), "<hidden>"
  * for the word after an option that does ("--api-key X"), else the word.
- * Returns argv[i] or buf. */
+ * A name too long for buf is cut; "=<hidden>" always ends the word (for
+ * len >= 10). Returns argv[i] or buf. */
 const char *procfs_shown_arg(const char *const argv[], int i, char *buf, size_t len);
 
 #endif

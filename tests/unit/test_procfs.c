@@ -113,6 +113,24 @@ static void test_cmdline(void **state)
 	assert_string_equal(shown(a, 9), "NCCL_IB_HCA=mlx5_0");
 }
 
+/* A secret NAME=value word whose name is longer than the buffer: the name
+ * is cut, never the "=<hidden>" that says the value was hidden (the job
+ * step's cmdline buffer is 64 bytes a word). Found by fuzz/fuzz_proc.c. */
+static void test_long_secret_name(void **state)
+{
+	(void)state;
+	char word[200], buf[64];
+	memset(word, 'x', 150);
+	memcpy(word, "--wandb", 7);
+	snprintf(word + 150, sizeof(word) - 150, "_token=xyz");
+	const char *argv[] = { "python3", word, NULL };
+	const char *w = procfs_shown_arg(argv, 1, buf, sizeof(buf));
+	assert_ptr_equal(w, buf);
+	assert_true(strlen(w) < sizeof(buf));
+	assert_string_equal(w + strlen(w) - 9, "=<hidden>");
+	assert_memory_equal(w, "--wandbxxx", 10);
+}
+
 struct seen {
 	int n;
 	char names[8][64], values[8][64];
@@ -161,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_docs_list_the_table),
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_environ_value_with_equals),
+		cmocka_unit_test(test_long_secret_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
