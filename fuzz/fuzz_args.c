@@ -9,9 +9,8 @@
  * 0..100000, --interval (0, 3600], --count 1..100000; the wizard's pid,
  * probe timeout, GID index, hang and run timeout, peers); every string
  * it kept points into the argv; getopt's state from the previous input
- * is never used (ASan sees a stale pointer into a freed argv). */
-#include <assert.h>
-#include <fcntl.h>
+ * is never used (ASan sees a stale pointer into a freed argv).
+ * Messages go to /dev/null; libFuzzer's own output does not. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,14 +26,26 @@
 static int argc_;
 static char **argv_;
 
+/* A failed check says so on fd 2, which libFuzzer and the sanitizers
+ * still write to: CHECK() would write to the stderr muted below. */
+#define CHECK(c) do { \
+	if (!(c)) { \
+		char m_[256]; \
+		int l_ = snprintf(m_, sizeof(m_), "fuzz_args.c:%d: check failed: %s\n", __LINE__, #c); \
+		(void)!write(STDERR_FILENO, m_, (size_t)l_); \
+		abort(); \
+	} \
+} while (0)
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* Usage and errors go nowhere: only the parsers' answers matter. */
-	int fd = open("/dev/null", O_WRONLY);
-	if (fd >= 0) {
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		close(fd);
+	/* Usage and errors go nowhere: only the parsers' answers matter. The
+	 * FILE pointers are replaced, not fds 1 and 2: libFuzzer keeps its own
+	 * pointer to the old stderr for its statistics and crash reports. */
+	FILE *nul = fopen("/dev/null", "w");
+	if (nul) {
+		stdout = nul;
+		stderr = nul;
 	}
 	return 0;
 }
@@ -53,35 +64,35 @@ static bool in_argv(const char *s)
 
 static void check_cli(int rc, const struct fab_cli *o)
 {
-	assert(rc == -1 || rc == 0 || rc == 2);
+	CHECK(rc == -1 || rc == 0 || rc == 2);
 	if (rc != -1)
 		return;
-	assert(o->samples >= 0 && o->samples <= 100000);
-	assert(o->interval > 0 && o->interval <= 3600);
-	assert(o->count == 0 || (o->count >= 1 && o->count <= 100000));
-	assert(in_argv(o->root) && in_argv(o->output) && in_argv(o->source));
-	assert(in_argv(o->cmd) && in_argv(o->arg));
+	CHECK(o->samples >= 0 && o->samples <= 100000);
+	CHECK(o->interval > 0 && o->interval <= 3600);
+	CHECK(o->count == 0 || (o->count >= 1 && o->count <= 100000));
+	CHECK(in_argv(o->root) && in_argv(o->output) && in_argv(o->source));
+	CHECK(in_argv(o->cmd) && in_argv(o->arg));
 }
 
 static void check_wizard(int rc, const struct wiz_args *a)
 {
-	assert(rc == -1 || rc == 0 || rc == 2);
+	CHECK(rc == -1 || rc == 0 || rc == 2);
 	if (rc != -1)
 		return;
 	const struct wizard_opts *w = &a->wo;
-	assert(w->pid == 0 || (w->pid >= 1 && w->pid <= 4194304));
-	assert(w->probe_timeout_s == 0 || (w->probe_timeout_s > 0 && w->probe_timeout_s <= 60));
-	assert(!w->gid_index_set || (w->gid_index >= 0 && w->gid_index <= 255));
-	assert(w->hang_s == 0 || (w->hang_s > 0 && w->hang_s <= 86400));
-	assert(w->run_timeout_s == 0 || (w->run_timeout_s > 0 && w->run_timeout_s <= 86400));
-	assert(w->npeers >= 0 && w->npeers <= WIZ_MAX_PEERS);
+	CHECK(w->pid == 0 || (w->pid >= 1 && w->pid <= 4194304));
+	CHECK(w->probe_timeout_s == 0 || (w->probe_timeout_s > 0 && w->probe_timeout_s <= 60));
+	CHECK(!w->gid_index_set || (w->gid_index >= 0 && w->gid_index <= 255));
+	CHECK(w->hang_s == 0 || (w->hang_s > 0 && w->hang_s <= 86400));
+	CHECK(w->run_timeout_s == 0 || (w->run_timeout_s > 0 && w->run_timeout_s <= 86400));
+	CHECK(w->npeers >= 0 && w->npeers <= WIZ_MAX_PEERS);
 	for (int i = 0; i < w->npeers; i++)
-		assert(w->peers[i] && in_argv(w->peers[i]));
-	assert(in_argv(a->root) && in_argv(a->steps) && in_argv(w->iface) && in_argv(w->hca) &&
+		CHECK(w->peers[i] && in_argv(w->peers[i]));
+	CHECK(in_argv(a->root) && in_argv(a->steps) && in_argv(w->iface) && in_argv(w->hca) &&
 	       in_argv(w->side));
 	if (w->cmd)
 		for (const char *const *c = w->cmd; *c; c++)
-			assert(in_argv(*c));
+			CHECK(in_argv(*c));
 }
 
 /* The argv: "fabtop", then pre (if any), then the input's words. Fresh
@@ -155,12 +166,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool json;
 		if (names && n > 1) {
 			int rc = analyze_log_parse_args(n - 1, v + 1, names, &nn, &json);
-			assert(rc == -1 || rc == 0 || rc == 2);
-			assert(nn >= 0 && nn <= n - 2);
+			CHECK(rc == -1 || rc == 0 || rc == 2);
+			CHECK(nn >= 0 && nn <= n - 2);
 			if (rc == -1)
-				assert(nn >= 1);
+				CHECK(nn >= 1);
 			for (int i = 0; i < nn; i++)
-				assert(in_argv(names[i]));
+				CHECK(in_argv(names[i]));
 		}
 		free(names);
 		free_argv(words, n);

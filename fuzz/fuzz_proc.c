@@ -79,14 +79,21 @@ static void fuzz_net(char *b, size_t n)
 	job_net_free(&net);
 }
 
-/* Is "name=value" one of env's NUL-separated entries, word for word? */
-static bool is_entry(const char *env, size_t n, const char *name, const char *value)
+/* Is "name=value" one of env's NUL-separated entries, word for word? A
+ * value is kept cut to its field (cap bytes with the NUL): then its head. */
+static bool is_entry(const char *env, size_t n, const char *name, const char *value, size_t cap)
 {
 	size_t nl = strlen(name), vl = strlen(value);
-	for (const char *kv = env; kv < env + n; kv += strlen(kv) + 1)
-		if (strlen(kv) == nl + 1 + vl && !memcmp(kv, name, nl) && kv[nl] == '=' &&
-		    !memcmp(kv + nl + 1, value, vl))
+	for (const char *kv = env; kv < env + n; kv += strlen(kv) + 1) {
+		size_t el = strlen(kv);
+		if (el < nl + 1 || memcmp(kv, name, nl) || kv[nl] != '=')
+			continue;
+		size_t want = el - nl - 1;
+		if (want >= cap)
+			want = cap - 1;
+		if (vl == want && !memcmp(kv + nl + 1, value, vl))
 			return true;
+	}
 	return false;
 }
 
@@ -117,13 +124,13 @@ static void fuzz_environ(const char *orig, char *b, size_t n)
 	bool own = job_parse_environ(&e, b, n);
 	check_job(&j);
 	for (int i = 0; i < j.nnccl; i++)
-		assert(is_entry(orig, n, j.nccl[i].name, j.nccl[i].value));
+		assert(is_entry(orig, n, j.nccl[i].name, j.nccl[i].value, sizeof(j.nccl[i].value)));
 	for (int i = 0; i < j.nrank; i++)
-		assert(is_entry(orig, n, j.rank[i].name, j.rank[i].value));
+		assert(is_entry(orig, n, j.rank[i].name, j.rank[i].value, sizeof(j.rank[i].value)));
 	if (e.home)
-		assert(is_entry(orig, n, "HOME", e.home));
+		assert(is_entry(orig, n, "HOME", e.home, SIZE_MAX));
 	if (e.hostname)
-		assert(is_entry(orig, n, "HOSTNAME", e.hostname));
+		assert(is_entry(orig, n, "HOSTNAME", e.hostname, SIZE_MAX));
 
 	/* The capture's reading of the same bytes keeps the same rule. */
 	char *c = malloc(n + 1);
@@ -139,7 +146,7 @@ static void fuzz_environ(const char *orig, char *b, size_t n)
 		assert(!procfs_secret_name(key));
 		assert(procfs_env_kind(key) != PROCFS_ENV_NONE);
 		if (json_is_string(v))
-			assert(is_entry(orig, n, key, json_string_value(v)));
+			assert(is_entry(orig, n, key, json_string_value(v), SIZE_MAX));
 	}
 	json_decref(ej);
 	free(c);
