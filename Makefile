@@ -108,9 +108,9 @@ FUZZ_CC    ?= clang
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc \
               -DFABTOP_VERSION='"$(VERSION)"' -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c
+FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c src/beneath.c
 FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
-FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c $(FUZZ_ROOT)
+FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c src/model.c $(FUZZ_ROOT)
 FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
 
 build/fuzz/fuzz_rdma_res: fuzz/fuzz_rdma_res.c $(FUZZ_RDMA) $(HDRS)
