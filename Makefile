@@ -33,7 +33,8 @@ UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.
 SCENARIOS := build/scenarios/index
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
-        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input
+        fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
+        fuzz-proc fuzz-args
 
 all: build/fabtop $(SCENARIOS)
 
@@ -107,9 +108,9 @@ FUZZ_CC    ?= clang
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc \
               -DFABTOP_VERSION='"$(VERSION)"' -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c
+FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c src/beneath.c
 FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
-FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c $(FUZZ_ROOT)
+FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c src/model.c $(FUZZ_ROOT)
 FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
 
 build/fuzz/fuzz_rdma_res: fuzz/fuzz_rdma_res.c $(FUZZ_RDMA) $(HDRS)
@@ -135,8 +136,26 @@ build/fuzz/fuzz_wizard_input: fuzz/fuzz_wizard_input.c $(FUZZ_ALL) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_ALL) $(PKG_LIBS) -ldl -lm -pthread
 
+# The /proc parsers (selector byte, then the file) and argument parsing
+# (an argv split at NULs); both link the library, neither runs a command.
+build/fuzz/fuzz_proc: fuzz/fuzz_proc.c $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_ALL) $(PKG_LIBS) -ldl -lm -pthread
+
+build/fuzz/fuzz_args: fuzz/fuzz_args.c $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_ALL) $(PKG_LIBS) -ldl -lm -pthread
+
+fuzz-proc: build/fuzz/fuzz_proc
+	@mkdir -p build/fuzz/corpus-proc
+	$< $(FUZZ_RUN) -max_len=16384 build/fuzz/corpus-proc fuzz/corpus/proc
+
+fuzz-args: build/fuzz/fuzz_args
+	@mkdir -p build/fuzz/corpus-args
+	$< $(FUZZ_RUN) -max_len=2048 build/fuzz/corpus-args fuzz/corpus/args
+
 # The first directory collects new inputs; the others are read-only seeds.
-fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input
+fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input fuzz-proc fuzz-args
 
 fuzz-util: build/fuzz/fuzz_util
 	@mkdir -p build/fuzz/corpus-util

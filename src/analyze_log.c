@@ -14,6 +14,7 @@
 #include "fabtop/nccl_log.h"
 #include "fabtop/print.h"
 #include "fabtop/sanitize.h"
+#include "analyze_log_int.h"
 
 #define CHUNK (1u << 20)
 
@@ -359,38 +360,54 @@ static void print_inputs(struct fab_out *o, const struct input *in, int n)
 	out_text(o, "\n");
 }
 
-int analyze_log_main(int argc, char **argv)
+int analyze_log_parse_args(int argc, char **argv, const char **names, int *n, bool *json)
 {
-	bool json = false, opts = true;
-	struct input *in = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*in));
-	int n = 0;
-	if (!in) {
-		fputs("fabtop: analyze-log: out of memory\n", stderr);
-		return 2;
-	}
+	bool opts = true;
+	*n = 0;
+	*json = false;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		if (opts && strcmp(s, "--") == 0) {
 			opts = false;
 		} else if (opts && strcmp(s, "--json") == 0) {
-			json = true;
+			*json = true;
 		} else if (opts && (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0)) {
 			fputs(usage, stdout);
-			free(in);
 			return 0;
 		} else if (opts && s[0] == '-' && s[1]) {
 			fab_fprintf(stderr, "fabtop: analyze-log: unknown option \"%s\"\n", s);
 			fputs(usage, stderr);
-			free(in);
 			return 2;
 		} else {
-			in[n++].name = s;
+			names[(*n)++] = s;
 		}
 	}
-	if (!n) {
+	if (!*n) {
 		fprintf(stderr, "fabtop: analyze-log needs a log file (or \"-\" for stdin)\n%s", usage);
-		free(in);
 		return 2;
+	}
+	return -1;
+}
+
+int analyze_log_main(int argc, char **argv)
+{
+	bool json;
+	int n;
+	struct input *in = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*in));
+	const char **names = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*names));
+	if (!in || !names) {
+		fputs("fabtop: analyze-log: out of memory\n", stderr);
+		free(in);
+		free(names);
+		return 2;
+	}
+	int rc = analyze_log_parse_args(argc, argv, names, &n, &json);
+	for (int i = 0; i < n; i++)
+		in[i].name = names[i];
+	free(names);
+	if (rc >= 0) {
+		free(in);
+		return rc;
 	}
 	char *buf = malloc(CHUNK);
 	struct nccl_log *a = malloc(sizeof(*a));
@@ -417,7 +434,7 @@ int analyze_log_main(int argc, char **argv)
 			in[0].name, n > 1 ? " and the others" : "");
 
 	struct fab_out *o = out_new(json ? OUT_JSON : OUT_TEXT, stdout);
-	int rc = 2;
+	rc = 2;
 	if (o) {
 		out_open_obj(o, NULL);
 		nccl_log_print(o, a);

@@ -77,6 +77,11 @@ void cap_take_samples(struct cap *c, int count, double interval);
 void capture_qp(struct cap *c);
 
 /* capture_procs.c: returns how many processes could not be read. */
+/* What a capture keeps of an environ block (n bytes, env[n] == '\0',
+ * split in place): {"NAME": value} for the table's variables only
+ * (procfs_env_kind), NULL when out of memory; *nccl: the process set an
+ * NCCL variable of its own. */
+json_t *capture_env_json(char *env, size_t n, bool *nccl);
 int capture_procs(struct cap *c);
 
 #endif

@@ -19,6 +19,21 @@
 
 /* ---- NCCL processes ---- */
 
+static void keep_var(const char *name, const char *value, void *arg)
+{
+	if (procfs_env_kind(name) == PROCFS_ENV_NONE)
+		return;
+	json_t *v = json_string(value);   /* NULL for invalid UTF-8 */
+	json_object_set_new(arg, name, v ? v : json_null());
+}
+
+json_t *capture_env_json(char *env, size_t n, bool *nccl)
+{
+	json_t *ej = json_object();
+	*nccl = procfs_parse_environ(env, n, ej ? keep_var : NULL, ej);
+	return ej;
+}
+
 static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *found)
 {
 	char *env = NULL;
@@ -28,17 +43,16 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 			(*unreadable)++;
 		return;
 	}
-	bool nccl = false;
-	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1)
-		if (procfs_nccl_var(kv))
-			nccl = true;
+	bool nccl;
+	json_t *ej = capture_env_json(env, (size_t)n, &nccl);
+	free(env);
 	char lib[PATH_MAX];
 	bool mapped = procfs_mapped_nccl(atoi(pid), lib, sizeof(lib));
 	if (!nccl && !mapped) {
-		free(env);
+		json_decref(ej);
 		return;
 	}
-	json_t *j = json_object(), *ej = json_object();
+	json_t *j = json_object();
 	char p[320], buf[256];
 	json_object_set_new(j, "pid", json_integer(atoll(pid)));
 	json_object_set_new(j, "nccl_lib", mapped ? json_string(lib) : json_null());
@@ -50,8 +64,9 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	if (fd >= 0)
 		close(fd);
 	if (l > 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		json_object_set_new(j, "comm", json_string(buf));
+		char comm[sizeof(buf)];
+		procfs_parse_comm(buf, (size_t)l, comm, sizeof(comm));
+		json_object_set_new(j, "comm", json_string(comm));
 	} else {
 		json_object_set_new(j, "comm", json_null());
 	}
@@ -60,21 +75,11 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	if (l > 0)
 		buf[l] = '\0';
 	json_object_set_new(j, "netns", l > 0 ? json_string(buf) : json_null());
-	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1) {
-		char *eq = strchr(kv, '=');
-		if (!eq || procfs_env_kind(kv) == PROCFS_ENV_NONE)
-			continue;
-		*eq = '\0';
-		json_t *v = json_string(eq + 1);   /* NULL for invalid UTF-8 */
-		json_object_set_new(ej, kv, v ? v : json_null());
-		*eq = '=';
-	}
-	json_object_set_new(j, "env", ej);
+	json_object_set_new(j, "env", ej ? ej : json_object());
 	snprintf(p, sizeof(p), "/fabtop/procs/%s.json", pid);
 	if (cap_out_json(c, p, j) == 0)
 		(*found)++;
 	json_decref(j);
-	free(env);
 }
 
 /* Returns how many processes could not be read. */

@@ -65,19 +65,11 @@ static void sort_vars(struct fab_job *j)
 	qsort(j->nccl, (size_t)j->nnccl, sizeof(j->nccl[0]), var_cmp);
 }
 
-/* NCCL's setEnvFile(): "NAME=value" lines, '#' comments. The file is the
- * job's, read as it sees it (path inside its root, links resolved there)
- * and never a FIFO or device: a user's ~/.nccl.conf must not stop fabtop. */
-static void read_conf(struct fab_job *j, int pid, const char *path, const char *label)
+void job_parse_conf(struct fab_job *j, FILE *f, const char *label)
 {
-	char root[64], line[1024];
+	char line[1024];
 	size_t seen = 0;
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	int fd = root_open_in(root, path);
-	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
-	if (!f && fd >= 0)
-		close(fd);
-	while (f && seen < ROOT_MAX_FILE && fgets(line, sizeof(line), f)) {
+	while (seen < ROOT_MAX_FILE && fgets(line, sizeof(line), f)) {
 		seen += strlen(line);
 		if (line[0] == '#')
 			continue;
@@ -91,8 +83,24 @@ static void read_conf(struct fab_job *j, int pid, const char *path, const char *
 			v[--l] = '\0';
 		add_var(j, line, v, label);
 	}
-	if (f)
-		fclose(f);
+}
+
+/* NCCL's setEnvFile(): the file is the job's, read as it sees it (path
+ * inside its root, links resolved there) and never a FIFO or device: a
+ * user's ~/.nccl.conf must not stop fabtop. */
+static void read_conf(struct fab_job *j, int pid, const char *path, const char *label)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	int fd = root_open_in(root, path);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	job_parse_conf(j, f, label);
+	fclose(f);
 }
 
 /* ---- NCCL_DEBUG_FILE ---- */
@@ -144,32 +152,34 @@ static bool same_ns(int pid, const char *kind, char *link, size_t len)
 	return n > 0 && m > 0 && strcmp(link, mine) == 0;
 }
 
+void job_parse_cmdline(const char *b, size_t n, char *out, size_t len)
+{
+	const char *argv[65], *shown[65];
+	char hidden[64][FAB_NAME_LEN];
+	int argc = 0;
+	for (const char *s = b; s < b + n && argc < 64; s += strlen(s) + 1)
+		argv[argc++] = s;
+	argv[argc] = NULL;
+	/* A secret on the command line (--api-key X) is not shown either. */
+	for (int i = 0; i < argc; i++)
+		shown[i] = procfs_shown_arg(argv, i, hidden[i], sizeof(hidden[i]));
+	shown[argc] = NULL;
+	run_format_argv(shown, out, len);
+}
+
 static void read_comm_cmdline(struct fab_job *j)
 {
 	char p[64], *b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/comm", j->pid);
 	ssize_t n = procfs_slurp(p, &b);
-	if (n > 0) {
-		b[strcspn(b, "\n")] = '\0';
-		fab_strlcpy(j->comm, b, sizeof(j->comm));
-	}
+	if (n > 0)
+		procfs_parse_comm(b, (size_t)n, j->comm, sizeof(j->comm));
 	free(b);
 	b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/cmdline", j->pid);
 	n = procfs_slurp(p, &b);
-	if (n > 0) {
-		const char *argv[65], *shown[65];
-		char hidden[64][FAB_NAME_LEN];
-		int argc = 0;
-		for (char *s = b; s < b + n && argc < 64; s += strlen(s) + 1)
-			argv[argc++] = s;
-		argv[argc] = NULL;
-		/* A secret on the command line (--api-key X) is not shown either. */
-		for (int i = 0; i < argc; i++)
-			shown[i] = procfs_shown_arg(argv, i, hidden[i], sizeof(hidden[i]));
-		shown[argc] = NULL;
-		run_format_argv(shown, j->cmdline, sizeof(j->cmdline));
-	}
+	if (n > 0)
+		job_parse_cmdline(b, (size_t)n, j->cmdline, sizeof(j->cmdline));
 	free(b);
 }
 
@@ -179,18 +189,8 @@ static int ns_pid(int pid)
 	char p[64], *b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/status", pid);
 	int v = pid;
-	if (procfs_slurp(p, &b) > 0) {
-		char *l = strstr(b, "\nNSpid:");
-		if (l) {
-			l += 7;
-			char *end = l + strcspn(l, "\n"), *last = NULL;
-			for (char *s = l; s < end; s++)
-				if ((s == l || s[-1] == '\t' || s[-1] == ' ') && *s >= '0' && *s <= '9')
-					last = s;
-			if (last)
-				v = atoi(last);
-		}
-	}
+	if (procfs_slurp(p, &b) > 0)
+		v = procfs_parse_nspid(b, pid);
 	free(b);
 	return v;
 }
@@ -251,6 +251,21 @@ static void locate_debug_file(struct fab_job *j)
 		j->debug_file_size = fab_int_of((long long)st.st_size);
 }
 
+static void on_env(const char *name, const char *value, void *arg)
+{
+	struct job_env *e = arg;
+	if (strcmp(name, "HOME") == 0)
+		e->home = value;
+	else if (strcmp(name, "HOSTNAME") == 0)
+		e->hostname = value;
+	add_var(e->j, name, value, "environment");
+}
+
+bool job_parse_environ(struct job_env *e, char *env, size_t n)
+{
+	return procfs_parse_environ(env, n, on_env, e);
+}
+
 /* Returns 1 for a job (kept in *j), 0 for another process (a kernel
  * thread, one that exited), -errno when its environment cannot be read. */
 static int scan_pid(int pid, struct fab_job *j)
@@ -261,21 +276,9 @@ static int scan_pid(int pid, struct fab_job *j)
 		return n == -ENOENT || n == -ESRCH || procfs_is_kthread(pid) ? 0 : (int)n;
 	memset(j, 0, sizeof(*j));
 	j->pid = pid;
-	bool own_nccl = false;
-	const char *home = NULL, *hostname = NULL;
-	for (char *kv = env; kv < env + n; kv += strlen(kv) + 1) {
-		char *eq = strchr(kv, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		if (procfs_nccl_var(kv))
-			own_nccl = true;
-		if (strcmp(kv, "HOME") == 0)
-			home = eq + 1;
-		else if (strcmp(kv, "HOSTNAME") == 0)
-			hostname = eq + 1;
-		add_var(j, kv, eq + 1, "environment");
-	}
+	struct job_env e = { .j = j };
+	bool own_nccl = job_parse_environ(&e, env, (size_t)n);
+	const char *home = e.home, *hostname = e.hostname;
 	bool mapped = procfs_mapped_nccl(pid, j->nccl_lib, sizeof(j->nccl_lib));
 	/* A kernel thread has an empty environment and no maps: not a job. */
 	if (!own_nccl && !mapped) {

@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 
@@ -155,6 +156,31 @@ bool job_if_match(const char *spec, const char *ifname);
  * max) were written to names; *rule says which rule chose them. */
 int job_nccl_ifaces(const struct fab_job_net *net, const char *spec, const char *comm_id,
 		    char names[][FAB_NAME_LEN], int max, const char **rule);
+
+/* The parsers of the files job_scan() reads, each given the file's bytes
+ * (the live readers only open and call them):
+ *   - job_parse_environ: /proc/<pid>/environ (n bytes, env[n] == '\0',
+ *     split in place): the table's variables into e->j (nccl[], rank[],
+ *     "environment"), HOME and HOSTNAME pointed at in env; returns whether
+ *     the process set an NCCL variable of its own (the job rule's half);
+ *   - job_parse_conf: an nccl.conf ("NAME=value" lines, '#' comments),
+ *     the table's variables into j, the environment's winning;
+ *   - job_parse_cmdline: /proc/<pid>/cmdline (n bytes, b[n] == '\0') as
+ *     it is shown, secret-looking option values hidden, cut to len. */
+struct job_env {
+	struct fab_job *j;
+	const char *home, *hostname;  /* into env; NULL when unset */
+};
+bool job_parse_environ(struct job_env *e, char *env, size_t n);
+void job_parse_conf(struct fab_job *j, FILE *f, const char *label);
+void job_parse_cmdline(const char *b, size_t n, char *out, size_t len);
+
+/* The /proc/<pid>/net parsers (the fallback above), each adding to net:
+ * dev (interface names), if_inet6 (IPv6 addresses of interfaces already
+ * in net) and route (IPv4 routes: default_if, has_v4). */
+void job_net_parse_dev(FILE *f, struct fab_job_net *net);
+void job_net_parse_if_inet6(FILE *f, struct fab_job_net *net);
+void job_net_parse_route(FILE *f, struct fab_job_net *net);
 
 /* NCCL_DEBUG_FILE's template expanded as NCCL does: %h host, %p pid. */
 void job_expand_debug_file(const char *tmpl, const char *host, int pid, char *out, size_t len);

@@ -292,12 +292,9 @@ static FILE *proc_net(int pid, const char *file)
 	return fopen(p, "re");
 }
 
-static int read_procfs(int pid, struct fab_job_net *net)
+void job_net_parse_dev(FILE *f, struct fab_job_net *net)
 {
 	char line[512];
-	FILE *f = proc_net(pid, "dev");
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':'), *s = line;
 		if (!colon || strchr(line, '|'))
@@ -308,44 +305,62 @@ static int read_procfs(int pid, struct fab_job_net *net)
 		if (*s)
 			if_add(net, s);
 	}
+}
+
+void job_net_parse_if_inet6(FILE *f, struct fab_job_net *net)
+{
+	char line[512], hex[33], name[IFNAMSIZ + 1];
+	unsigned idx, plen, scope, flags;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%32s %x %x %x %x %16s", hex, &idx, &plen, &scope, &flags,
+			   name) != 6 || strlen(hex) != 32)
+			continue;
+		unsigned char raw[16];
+		for (int k = 0; k < 16; k++) {
+			unsigned b;
+			sscanf(hex + 2 * k, "%2x", &b);
+			raw[k] = (unsigned char)b;
+		}
+		struct fab_job_if *i = if_by_name(net, name);
+		if (i) {
+			i->ifindex = fab_int_of(idx);
+			if_addr(i, AF_INET6, raw, (int)plen);
+		}
+	}
+}
+
+/* An IPv4 route leaving through an interface: it is up and, for a route
+ * without a gateway, has an IPv4 address on that subnet. */
+void job_net_parse_route(FILE *f, struct fab_job_net *net)
+{
+	char line[512], name[IFNAMSIZ + 1];
+	unsigned dst, gw, fl, mask;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%16s %x %x %x %*d %*d %*d %x", name, &dst, &gw, &fl, &mask) != 5)
+			continue;
+		struct fab_job_if *i = if_by_name(net, name);
+		if (!i)
+			continue;
+		if (dst == 0 && mask == 0 && !net->default_if[0])
+			fab_strlcpy(net->default_if, name, sizeof(net->default_if));
+		if (gw == 0)
+			i->has_v4 = true;
+	}
+}
+
+static int read_procfs(int pid, struct fab_job_net *net)
+{
+	FILE *f = proc_net(pid, "dev");
+	if (!f)
+		return -errno;
+	job_net_parse_dev(f, net);
 	fclose(f);
 	if ((f = proc_net(pid, "if_inet6"))) {
-		char hex[33], name[IFNAMSIZ + 1];
-		unsigned idx, plen, scope, flags;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%32s %x %x %x %x %16s", hex, &idx, &plen, &scope, &flags,
-				   name) != 6 || strlen(hex) != 32)
-				continue;
-			unsigned char raw[16];
-			for (int k = 0; k < 16; k++) {
-				unsigned b;
-				sscanf(hex + 2 * k, "%2x", &b);
-				raw[k] = (unsigned char)b;
-			}
-			struct fab_job_if *i = if_by_name(net, name);
-			if (i) {
-				i->ifindex = fab_int_of(idx);
-				if_addr(i, AF_INET6, raw, (int)plen);
-			}
-		}
+		job_net_parse_if_inet6(f, net);
 		fclose(f);
 	}
-	/* An IPv4 route leaving through an interface: it is up and, for a
-	 * route without a gateway, has an IPv4 address on that subnet. */
 	if ((f = proc_net(pid, "route"))) {
-		char name[IFNAMSIZ + 1];
-		unsigned dst, gw, fl, mask;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%16s %x %x %x %*d %*d %*d %x", name, &dst, &gw, &fl, &mask) != 5)
-				continue;
-			struct fab_job_if *i = if_by_name(net, name);
-			if (!i)
-				continue;
-			if (dst == 0 && mask == 0 && !net->default_if[0])
-				fab_strlcpy(net->default_if, name, sizeof(net->default_if));
-			if (gw == 0)
-				i->has_v4 = true;
-		}
+		job_net_parse_route(f, net);
 		fclose(f);
 	}
 	return 0;

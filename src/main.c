@@ -7,13 +7,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
 #include "fabtop/report.h"
@@ -22,39 +22,6 @@
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
-
-static const char usage[] =
-"usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
-"       fabtop [--root R] report [topo|links|all] [--json]\n"
-"                                                    batch output, no TTY needed\n"
-"       fabtop [--root R] report counters [--interval S] [--count N] [--json]\n"
-"                                                    counter rates, sample by sample (like top -b;\n"
-"                                                    default 5 samples 1 s apart; a capture with\n"
-"                                                    samples plays them all back)\n"
-"       fabtop capture -o FILE.tar.gz|DIR/|- [--force] [--samples N --interval S]\n"
-"                                                    record this node for replay with --root\n"
-"                                                    (an existing file is replaced only with\n"
-"                                                    --force; a FIFO or /dev/null is written\n"
-"                                                    in place; - is standard output)\n"
-"       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
-"              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
-"                                                    (`fabtop wizard --help` for the rest)\n"
-"       fabtop analyze-log FILE... [--json]          NCCL_DEBUG logs: network, HCAs, GDR, errors, verdict\n"
-"       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
-"       fabtop --version | --help\n"
-"Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";
-
-struct opts {
-	const char *root;
-	bool json;
-	const char *output;
-	const char *source;
-	int samples;
-	double interval;
-	bool interval_set;
-	int count;
-	bool force;
-};
 
 /*
  * The bundled scenarios live in one directory: an "index" file (a line per
@@ -243,7 +210,7 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 
 /* report counters: the model for the ports' facts, the sampler for the
  * counters, both from the one root. */
-static int run_counters(const struct opts *o)
+static int run_counters(const struct fab_cli *o)
 {
 	struct fab_root root;
 	char err[1024];
@@ -266,21 +233,7 @@ static int run_counters(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, 'R' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "samples", required_argument, NULL, 'n' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "source", required_argument, NULL, 's' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct opts o = { .samples = 0, .interval = 1.0 };
-	int c;
+	struct fab_cli o;
 	setlocale(LC_ALL, "");
 	/* analyze-log takes any number of files: its arguments are its own. */
 	if (argc > 1 && strcmp(argv[1], "analyze-log") == 0)
@@ -288,51 +241,10 @@ int main(int argc, char **argv)
 	/* The wizard has options of its own (--peer, --iface, ...). */
 	if (wizard_is_command(argc, argv))
 		return wizard_main(argc, argv, tui_run);
-	while ((c = getopt_long(argc, argv, "o:jhV", longopts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'R': o.root = optarg; break;
-		case 'j': o.json = true; break;
-		case 'o': o.output = optarg; break;
-		case 's': o.source = optarg; break;
-		case 'f': o.force = true; break;
-		case 'n':
-			o.samples = (int)strtol(optarg, &end, 10);
-			if (*end || o.samples < 0 || o.samples > 100000) {
-				fab_fprintf(stderr, "fabtop: --samples wants a count from 0 to 100000, not \"%s\"\n", optarg);
-				return 2;
-			}
-			break;
-		case 'i':
-			o.interval = strtod(optarg, &end);
-			if (*end || !(o.interval > 0.0) || o.interval > 3600) {
-				fab_fprintf(stderr, "fabtop: --interval wants seconds (0 < S <= 3600), not \"%s\"\n", optarg);
-				return 2;
-			}
-			o.interval_set = true;
-			break;
-		case 'c': {
-			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v < 1 || v > 100000) {
-				fab_fprintf(stderr, "fabtop: --count wants a number of samples from 1 to 100000, not \"%s\"\n",
-					optarg);
-				return 2;
-			}
-			o.count = (int)v;
-			break;
-		}
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': puts("fabtop " FABTOP_VERSION); return 0;
-		default: fputs(usage, stderr); return 2;
-		}
-	}
-	const char *cmd = optind < argc ? argv[optind] : NULL;
-	const char *arg = optind + 1 < argc ? argv[optind + 1] : NULL;
-	if (optind + 2 < argc) {
-		fab_fprintf(stderr, "fabtop: unexpected argument \"%s\"\n", argv[optind + 2]);
-		fputs(usage, stderr);
-		return 2;
-	}
+	int rc = fab_cli_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	const char *cmd = o.cmd, *arg = o.arg;
 	if (!cmd) {
 		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];
@@ -353,7 +265,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "capture") == 0) {
 		if (!o.output || arg) {
-			fprintf(stderr, "fabtop: capture needs -o FILE.tar.gz\n%s", usage);
+			fprintf(stderr, "fabtop: capture needs -o FILE.tar.gz\n%s", fab_cli_usage);
 			return 2;
 		}
 		struct capture_opts co = {
@@ -374,6 +286,6 @@ int main(int argc, char **argv)
 		return run_on(path, NULL, o.json, true);
 	}
 	fab_fprintf(stderr, "fabtop: unknown command \"%s\"\n", cmd);
-	fputs(usage, stderr);
+	fputs(fab_cli_usage, stderr);
 	return 2;
 }

@@ -59,22 +59,29 @@ ssize_t procfs_environ(int pid, char **out)
 	return procfs_slurp(p, out);
 }
 
-bool procfs_mapped_nccl(int pid, char *lib, size_t len)
+bool procfs_parse_maps(FILE *f, char *lib, size_t len)
 {
-	char p[64], line[PATH_MAX + 128];
-	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
-	FILE *f = fopen(p, "re");
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
+	char line[PATH_MAX + 128];
+	while (fgets(line, sizeof(line), f)) {
 		char *path = strchr(line, '/');
 		if (!path || !strstr(path, "/libnccl"))
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		fab_strlcpy(lib, path, len);
-		found = true;
+		return true;
 	}
-	if (f)
-		fclose(f);
+	return false;
+}
+
+bool procfs_mapped_nccl(int pid, char *lib, size_t len)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/maps", pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return false;
+	bool found = procfs_parse_maps(f, lib, len);
+	fclose(f);
 	return found;
 }
 
@@ -85,19 +92,69 @@ bool procfs_nccl_var(const char *kv)
 	return !(strncmp(kv, "NCCL_VERSION", 12) == 0 && (kv[12] == '\0' || kv[12] == '='));
 }
 
+bool procfs_parse_kthread(const char *stat)
+{
+	/* The fields after "(comm)": state ppid pgrp session tty tpgid flags;
+	 * the last ')' because comm may hold one. */
+	const char *s = strrchr(stat, ')');
+	unsigned long flags = 0;
+	return s && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+	       (flags & 0x00200000UL);   /* PF_KTHREAD */
+}
+
 bool procfs_is_kthread(int pid)
 {
 	char p[64], *b = NULL;
 	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
 	if (procfs_slurp(p, &b) <= 0)
 		return false;
-	/* The fields after "(comm)": state ppid pgrp session tty tpgid flags. */
-	char *s = strrchr(b, ')');
-	unsigned long flags = 0;
-	bool k = s && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
-		 (flags & 0x00200000UL);   /* PF_KTHREAD */
+	bool k = procfs_parse_kthread(b);
 	free(b);
 	return k;
+}
+
+int procfs_parse_nspid(const char *status, int dflt)
+{
+	const char *l = strstr(status, "\nNSpid:");
+	if (!l)
+		return dflt;
+	l += 7;
+	const char *end = l + strcspn(l, "\n"), *last = NULL;
+	for (const char *s = l; s < end; s++)
+		if ((s == l || s[-1] == '\t' || s[-1] == ' ') && *s >= '0' && *s <= '9')
+			last = s;
+	return last ? atoi(last) : dflt;
+}
+
+void procfs_parse_comm(const char *b, size_t n, char *comm, size_t len)
+{
+	const char *nl = memchr(b, '\n', n);
+	size_t l = nl ? (size_t)(nl - b) : strnlen(b, n);
+	if (!len)
+		return;
+	if (l >= len)
+		l = len - 1;
+	memcpy(comm, b, l);
+	comm[l] = '\0';
+}
+
+bool procfs_parse_environ(char *env, size_t n, procfs_var_fn fn, void *arg)
+{
+	bool own = false;
+	for (char *kv = env, *next; kv < env + n; kv = next) {
+		/* The next entry is found before the split: past it, a value
+		 * holding '=' would read as a variable of its own. */
+		next = kv + strlen(kv) + 1;
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			continue;   /* not a variable: getenv() would not find it either */
+		*eq = '\0';
+		if (procfs_nccl_var(kv))
+			own = true;
+		if (fn)
+			fn(kv, eq + 1, arg);
+	}
+	return own;
 }
 
 int procfs_unreadable_text(int n, unsigned uid, int err, char *buf, size_t len)
@@ -203,7 +260,12 @@ const char *procfs_shown_arg(const char *const argv[], int i, char *buf, size_t 
 {
 	const char *w = argv[i], *eq = strchr(w, '=');
 	if (eq && procfs_secret_name(w)) {
-		snprintf(buf, len, "%.*s=<hidden>", (int)(eq - w), w);
+		/* A long name is cut, never the marker that says what was hidden. */
+		static const char mark[] = "=<hidden>";
+		size_t keep = (size_t)(eq - w);
+		if (len >= sizeof(mark) && keep > len - sizeof(mark))
+			keep = len - sizeof(mark);
+		snprintf(buf, len, "%.*s%s", (int)keep, w, mark);
 		return buf;
 	}
 	/* "--token X", "-password X": the option's value is the next word. */

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* The most of one /proc file read: environments beyond it are cut. */
@@ -29,6 +30,9 @@ ssize_t procfs_environ(int pid, char **out);
 /* The libnccl the process has mapped (/proc/<pid>/maps) into lib: the NCCL
  * the job runs, often its own wheel's rather than the loader path's. */
 bool procfs_mapped_nccl(int pid, char *lib, size_t len);
+/* Its parser: the first mapping whose path holds "/libnccl", cut to len
+ * (NUL-terminated); false when none. */
+bool procfs_parse_maps(FILE *f, char *lib, size_t len);
 /* An NCCL_ variable of the process's own ("NCCL_IB_HCA" or "NCCL_IB_HCA=x").
  * NVIDIA's images set NCCL_VERSION in every process, the shell included,
  * so on its own it does not make a process an NCCL job. */
@@ -37,6 +41,24 @@ bool procfs_nccl_var(const char *kv);
 /* A kernel thread (PF_KTHREAD in /proc/<pid>/stat): it has no environment,
  * so one that cannot be read is not a process fabtop missed. */
 bool procfs_is_kthread(int pid);
+/* Its parser: the flags field of a NUL-terminated /proc/<pid>/stat. */
+bool procfs_parse_kthread(const char *stat);
+
+/* The pid in its own PID namespace: the last field of NSpid: in a
+ * NUL-terminated /proc/<pid>/status; dflt when there is none. */
+int procfs_parse_nspid(const char *status, int dflt);
+/* /proc/<pid>/comm (n bytes, NUL-terminated or not): its first line into
+ * comm, NUL-terminated and cut to len. */
+void procfs_parse_comm(const char *b, size_t n, char *comm, size_t len);
+
+/* /proc/<pid>/environ ("K=V\0K=V\0...", n bytes, env[n] == '\0' as
+ * procfs_slurp leaves it), split in place at each '=': fn(name, value,
+ * arg) for every entry that has one (fn may be NULL); entries without '='
+ * are not variables and are skipped. Returns whether one is an NCCL
+ * variable of the process's own (procfs_nccl_var), the job rule's half.
+ * It keeps nothing: what fn keeps is its own filter's (procfs_env_kind). */
+typedef void (*procfs_var_fn)(const char *name, const char *value, void *arg);
+bool procfs_parse_environ(char *env, size_t n, procfs_var_fn fn, void *arg);
 
 /* What the capture and the job step say of the processes they could not
  * read: "12 processes not readable as uid 1000 (Permission denied): run as
@@ -63,7 +85,8 @@ const char *procfs_env_name(int i);
 /* Word i of a command line as it may be shown: "NAME=<hidden>" for a
  * NAME=value word whose NAME looks secret ("--password=x" too), "<hidden>"
  * for the word after an option that does ("--api-key X"), else the word.
- * Returns argv[i] or buf. */
+ * A name too long for buf is cut; "=<hidden>" always ends the word (for
+ * len >= 10). Returns argv[i] or buf. */
 const char *procfs_shown_arg(const char *const argv[], int i, char *buf, size_t len);
 
 #endif

@@ -34,6 +34,7 @@
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 #include "fabtop/wizard.h"
+#include "wizard_int.h"
 
 static const char wizard_usage[] =
 "usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2,l3,ab] [--peer HOST]...\n"
@@ -158,14 +159,7 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 
 /* ---- options ---------------------------------------------------------------------- */
 
-struct wiz_args {
-	const char *root;
-	bool batch, json, verbose;
-	const char *steps;
-	struct wizard_opts wo;
-};
-
-static int parse_args(int argc, char **argv, struct wiz_args *a)
+int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 {
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'R' },
@@ -188,7 +182,10 @@ static int parse_args(int argc, char **argv, struct wiz_args *a)
 	int c;
 	char *end;
 	bool seen_cmd = false;
-	optind = 1;
+	memset(a, 0, sizeof(*a));
+	/* 0, not 1: glibc then starts afresh, forgetting where it stopped in
+	 * the last argv it parsed (a cluster like -jh left half read). */
+	optind = 0;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "-jvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -402,8 +399,7 @@ int wizard_main(int argc, char **argv, wizard_tui_fn tui)
 	struct fab_model m;
 	char err[1024];
 	unsigned mask;
-	memset(&a, 0, sizeof(a));
-	int rc = parse_args(argc, argv, &a);
+	int rc = wizard_parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
 	/* Inputs are checked before anything is read or run. */

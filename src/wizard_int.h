@@ -34,4 +34,19 @@ void wiz_ab_print(struct fab_out *o, const struct wiz_step *s, bool verbose);
 int wiz_ab_exit(const struct wiz_step *s, const char **why);
 int wiz_ab_wait_fd(const struct wiz_step *s);
 
+/* `fabtop wizard`'s command line (wizard_batch.c), parsed apart from what
+ * it runs: it prints --help and usage errors and opens nothing. Returns -1
+ * to go on, or main's exit status (0 after --help, 2 after an error). What
+ * it accepts is within its messages' ranges: pid 1..4194304, probe timeout
+ * (0, 60] s, GID index 0..255, hang and run timeout (0, 86400] s, at most
+ * WIZ_MAX_PEERS peers. Strings point into argv; cmd: the words after "--".
+ * getopt's state is reset on each call. */
+struct wiz_args {
+	const char *root;
+	bool batch, json, verbose;
+	const char *steps;
+	struct wizard_opts wo;
+};
+int wizard_parse_args(int argc, char **argv, struct wiz_args *a);
+
 #endif

@@ -113,6 +113,64 @@ static void test_cmdline(void **state)
 	assert_string_equal(shown(a, 9), "NCCL_IB_HCA=mlx5_0");
 }
 
+/* A secret NAME=value word whose name is longer than the buffer: the name
+ * is cut, never the "=<hidden>" that says the value was hidden (the job
+ * step's cmdline buffer is 64 bytes a word). Found by fuzz/fuzz_proc.c. */
+static void test_long_secret_name(void **state)
+{
+	(void)state;
+	char word[200], buf[64];
+	memset(word, 'x', 150);
+	memcpy(word, "--wandb", 7);
+	snprintf(word + 150, sizeof(word) - 150, "_token=xyz");
+	const char *argv[] = { "python3", word, NULL };
+	const char *w = procfs_shown_arg(argv, 1, buf, sizeof(buf));
+	assert_ptr_equal(w, buf);
+	assert_true(strlen(w) < sizeof(buf));
+	assert_string_equal(w + strlen(w) - 9, "=<hidden>");
+	assert_memory_equal(w, "--wandbxxx", 10);
+}
+
+struct seen {
+	int n;
+	char names[8][64], values[8][64];
+};
+
+static void on_var(const char *name, const char *value, void *arg)
+{
+	struct seen *s = arg;
+	if (s->n < 8) {
+		snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+		snprintf(s->values[s->n], sizeof(s->values[0]), "%s", value);
+		s->n++;
+	}
+}
+
+/* A value with '=' in it is that variable's value, never a variable of
+ * its own: API_TOKEN=NCCL_SOCKET_IFNAME=x must not become a kept (and
+ * shown, and captured) NCCL_SOCKET_IFNAME=x, nor HOME=/a=b a HOME of
+ * "/a". Found by fuzz/fuzz_proc.c. */
+static void test_environ_value_with_equals(void **state)
+{
+	(void)state;
+	char env[] = "API_TOKEN=NCCL_SOCKET_IFNAME=leak\0HOME=/a=b\0NOEQUALS\0NCCL_IB_HCA=mlx5_0";
+	struct seen s = { 0 };
+	bool own = procfs_parse_environ(env, sizeof(env) - 1, on_var, &s);
+	assert_true(own);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.names[0], "API_TOKEN");
+	assert_string_equal(s.values[0], "NCCL_SOCKET_IFNAME=leak");
+	assert_string_equal(s.names[1], "HOME");
+	assert_string_equal(s.values[1], "/a=b");
+	assert_string_equal(s.names[2], "NCCL_IB_HCA");
+	assert_string_equal(s.values[2], "mlx5_0");
+	/* Only the value made it look like an NCCL job: it is not one. */
+	char env2[] = "FOO=NCCL_IB_HCA=mlx5_0";
+	memset(&s, 0, sizeof(s));
+	assert_false(procfs_parse_environ(env2, sizeof(env2) - 1, on_var, &s));
+	assert_int_equal(s.n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +178,8 @@ int main(void)
 		cmocka_unit_test(test_deny_pattern),
 		cmocka_unit_test(test_docs_list_the_table),
 		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_environ_value_with_equals),
+		cmocka_unit_test(test_long_secret_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,101 @@
+/* cli.c - main's command line (see cli.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "fabtop/sanitize.h"
+
+const char fab_cli_usage[] =
+"usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
+"       fabtop [--root R] report [topo|links|all] [--json]\n"
+"                                                    batch output, no TTY needed\n"
+"       fabtop [--root R] report counters [--interval S] [--count N] [--json]\n"
+"                                                    counter rates, sample by sample (like top -b;\n"
+"                                                    default 5 samples 1 s apart; a capture with\n"
+"                                                    samples plays them all back)\n"
+"       fabtop capture -o FILE.tar.gz|DIR/|- [--force] [--samples N --interval S]\n"
+"                                                    record this node for replay with --root\n"
+"                                                    (an existing file is replaced only with\n"
+"                                                    --force; a FIFO or /dev/null is written\n"
+"                                                    in place; - is standard output)\n"
+"       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
+"              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
+"                                                    (`fabtop wizard --help` for the rest)\n"
+"       fabtop analyze-log FILE... [--json]          NCCL_DEBUG logs: network, HCAs, GDR, errors, verdict\n"
+"       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
+"       fabtop --version | --help\n"
+"Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";
+
+int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "samples", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "source", required_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	memset(out, 0, sizeof(*out));
+	out->interval = 1.0;
+	/* 0, not 1: glibc then starts afresh, forgetting where it stopped in
+	 * the last argv it parsed (a cluster like -jh left half read). */
+	optind = 0;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "o:jhV", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'R': out->root = optarg; break;
+		case 'j': out->json = true; break;
+		case 'o': out->output = optarg; break;
+		case 's': out->source = optarg; break;
+		case 'f': out->force = true; break;
+		case 'n': {
+			/* Checked as a long: cast first, 2^32 + 1 became 1. */
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > 100000) {
+				fab_fprintf(stderr, "fabtop: --samples wants a count from 0 to 100000, not \"%s\"\n", optarg);
+				return 2;
+			}
+			out->samples = (int)v;
+			break;
+		}
+		case 'i':
+			out->interval = strtod(optarg, &end);
+			if (*end || !(out->interval > 0.0) || out->interval > 3600) {
+				fab_fprintf(stderr, "fabtop: --interval wants seconds (0 < S <= 3600), not \"%s\"\n", optarg);
+				return 2;
+			}
+			out->interval_set = true;
+			break;
+		case 'c': {
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 100000) {
+				fab_fprintf(stderr, "fabtop: --count wants a number of samples from 1 to 100000, not \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			out->count = (int)v;
+			break;
+		}
+		case 'h': fputs(fab_cli_usage, stdout); return 0;
+		case 'V': puts("fabtop " FABTOP_VERSION); return 0;
+		default: fputs(fab_cli_usage, stderr); return 2;
+		}
+	}
+	out->cmd = optind < argc ? argv[optind] : NULL;
+	out->arg = optind + 1 < argc ? argv[optind + 1] : NULL;
+	if (optind + 2 < argc) {
+		fab_fprintf(stderr, "fabtop: unexpected argument \"%s\"\n", argv[optind + 2]);
+		fputs(fab_cli_usage, stderr);
+		return 2;
+	}
+	return -1;
+}
