@@ -96,7 +96,9 @@ static void fz_out_free(struct fz_out *o)
 }
 
 /* Length of the UTF-8 sequence at s (strict: no overlong form, surrogate
- * or code point above U+10FFFF), with its code point; 0 when invalid. */
+ * or code point above U+10FFFF), with its code point; 0 when invalid.
+ * Written again on purpose, not sanitize.c's decoder: the check of the
+ * sanitiser's output must not share the sanitiser's mistakes. */
 static size_t fz_utf8(const unsigned char *s, size_t n, unsigned *cp)
 {
 	unsigned c = s[0];
@@ -128,7 +130,8 @@ static size_t fz_utf8(const unsigned char *s, size_t n, unsigned *cp)
 
 /* The sanitiser's promise for text (sanitize.h): valid UTF-8, and no C0
  * control but newline (and the tab a report's own format may hold), no
- * DEL, no C1, no bidi override or isolate, no line or paragraph separator. */
+ * DEL, no C1, no bidi mark, override or isolate, no line or paragraph
+ * separator. */
 static void fz_check_shown(const char *name, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -141,9 +144,9 @@ static void fz_check_shown(const char *name, const char *s, size_t n)
 			fz_fail("a raw C0 control or DEL", name, s, n, i);
 		if (cp >= 0x80 && cp <= 0x9f)
 			fz_fail("a raw C1 control", name, s, n, i);
-		if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-		    cp == 0x2028 || cp == 0x2029)
-			fz_fail("a raw bidi control or line separator", name, s, n, i);
+		if ((cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+		    cp == 0x200e || cp == 0x200f)
+			fz_fail("a raw bidi mark or line separator", name, s, n, i);
 		i += len;
 	}
 }
