@@ -141,9 +141,10 @@ def capture(out, scenarios):
         mkhostile.big_member(work, scen)
         mkhostile.many(work)
         mkhostile.longname(work, scen)
+        mkhostile.hwloc_crash(work, scen)
         for n in ("bomb", "big-member"):
             shutil.copy(os.path.join(work, n + ".tar.gz"), os.path.join(out, "hostile-%s.tar.gz" % n))
-        for n in ("many", "longname"):
+        for n in ("many", "longname", "hwloc-crash"):
             gunzip(os.path.join(work, n + ".tar.gz"), os.path.join(out, "hostile-%s.tar" % n))
 
 

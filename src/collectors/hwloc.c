@@ -8,12 +8,19 @@
  * hwloc's CPUs are exactly those (else hwloc fills in this machine's).
  * When hwloc fails, the sysfs node directories are read through the root
  * instead, so the NUMA pane still has data; without them NUMA is unknown.
+ * hwloc's XML import is not hardened against hostile files, so a capture's
+ * hwloc.xml is loaded in a child process first (xml_probe): one that
+ * crashes hwloc is "not read", and fabtop goes on.
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <hwloc.h>
 #include "fabtop/collect.h"
@@ -80,6 +87,78 @@ static int mirror_cpus(const struct fab_root *r, hwloc_bitmap_t set)
 	return found;
 }
 
+/* What every load asks of hwloc, here and in xml_probe()'s child. */
+static void topology_setup(hwloc_topology_t t, bool with_io)
+{
+	/* The capture keeps every PCI and OS device, like lstopo --whole-io;
+	 * the NUMA collector needs none (PCI comes from sysfs and libpci), and
+	 * skipping them halves the load. */
+	hwloc_topology_set_io_types_filter(t, with_io ? HWLOC_TYPE_FILTER_KEEP_ALL
+						      : HWLOC_TYPE_FILTER_KEEP_NONE);
+
+	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
+	 * alike: the libpciaccess plugin reads this machine's bus even for a
+	 * mirror, leaks its pci.ids tables (ASan runs fail), and fabtop names
+	 * devices through libpci anyway. */
+	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+}
+
+#define PROBE_REFUSED 3   /* the child's exit: hwloc refused the XML (no crash) */
+
+/* hwloc's XML import trusts its input: hwloc 2.9 dereferences NULL loading
+ * an object that has a cpuset but no complete_cpuset (fuzz/fuzz_capture.c
+ * found it), and a capture's hwloc.xml is a stranger's file. So the buffer
+ * is loaded once in a child first, which dies instead of fabtop; fabtop
+ * loads only what the child loaded or refused cleanly. 0, or -1 with err. */
+static int xml_probe(const char *xml, const char *buf, size_t len, bool with_io,
+		     char *err, size_t errlen)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot check %s in a child process: %s", xml, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		/* Die of what hwloc does, quietly (no sanitizer report, no core),
+		 * with fabtop, and within a time. */
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM };
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
+		struct rlimit none = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &none);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(PROBE_REFUSED);
+		alarm(30);
+		hwloc_topology_t t;
+		int ok = hwloc_topology_init(&t) == 0;
+		if (ok) {
+			topology_setup(t, with_io);
+			ok = hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) == 0 &&
+			     hwloc_topology_load(t) == 0;
+		}
+		_exit(ok ? 0 : PROBE_REFUSED);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "cannot check %s in a child process: %s", xml,
+				 strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == PROBE_REFUSED))
+		return 0;
+	char how[64];
+	if (WIFSIGNALED(st))
+		snprintf(how, sizeof(how), "%s", strsignal(WTERMSIG(st)));
+	else
+		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(st));
+	snprintf(err, errlen, "hwloc crashed loading %s (%s): a malformed topology, not read",
+		 xml, how);
+	return -1;
+}
+
 /* Loads a topology the way the root asks for; -1 with err naming the source,
  * -2 when the mirror holds nothing hwloc could read. */
 static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_t *out,
@@ -95,17 +174,7 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 		snprintf(err, errlen, "hwloc_topology_init failed: %s", strerror(errno));
 		return -1;
 	}
-	/* The capture keeps every PCI and OS device, like lstopo --whole-io;
-	 * the NUMA collector needs none (PCI comes from sysfs and libpci), and
-	 * skipping them halves the load. */
-	hwloc_topology_set_io_types_filter(t, with_io ? HWLOC_TYPE_FILTER_KEEP_ALL
-						      : HWLOC_TYPE_FILTER_KEEP_NONE);
-
-	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
-	 * alike: the libpciaccess plugin reads this machine's bus even for a
-	 * mirror, leaks its pci.ids tables (ASan runs fail), and fabtop names
-	 * devices through libpci anyway. */
-	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+	topology_setup(t, with_io);
 
 	if (r->live) {
 		if (hwloc_topology_load(t) != 0) {
@@ -126,6 +195,10 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 		if (rc < 0) {
 			snprintf(err, errlen, "cannot read %s: %s", xml, rc == -EFBIG ?
 				 "larger than the format allows" : root_strerror(-rc));
+			goto fail;
+		}
+		if (xml_probe(xml, buf, len, with_io, err, errlen) != 0) {
+			free(buf);
 			goto fail;
 		}
 		/* set_xmlbuffer fails at once on garbage; carrying on would load

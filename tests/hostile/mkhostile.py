@@ -24,6 +24,10 @@ outside every root, that fabtop must never print; its first line is the
       one sysfs member of 1 MiB + 1 byte.
   many.tar.gz
       a small capture plus 2000 empty members.
+  hwloc-crash.tar.gz
+      fabtop/hwloc.xml with one PU's complete_cpuset attribute misspelt
+      (complete_cpusep): hwloc 2.9's load dereferences NULL on it (found by
+      fuzz/fuzz_capture.c).
   longname.tar.gz
       two members with names over PATH_MAX that agree on their first 4095
       bytes (cut to PATH_MAX, the second would overwrite the first).
@@ -142,6 +146,21 @@ def many(out):
             t.addfile(tarfile.TarInfo("many/sys/e%04d" % i), io.BytesIO(b""))
 
 
+def hwloc_crash(out, scen):
+    root = os.path.join(out, "hwloc-crash")
+    copy_scenario(scen, root)
+    p = os.path.join(root, "fabtop/hwloc.xml")
+    with open(p) as f:
+        xml = f.read()
+    at = xml.index('<object type="PU"')
+    at = xml.index(' complete_cpuset="', at)
+    xml = xml[:at] + ' complete_cpusep="' + xml[at + len(' complete_cpuset="'):]
+    with open(p, "w") as f:
+        f.write(xml)
+    pack(root, "hwloc-crash", os.path.join(out, "hwloc-crash.tar.gz"))
+    shutil.rmtree(root)
+
+
 def longname(out, scen):
     comp = "x" * 199
     stem = "longname/" + "/".join([comp] * 25)   # 5009 bytes, 25 folders
@@ -167,6 +186,7 @@ def main():
     big_member(out, scen)
     many(out)
     longname(out, scen)
+    hwloc_crash(out, scen)
 
 
 if __name__ == "__main__":
