@@ -142,9 +142,10 @@ def capture(out, scenarios):
         mkhostile.many(work)
         mkhostile.longname(work, scen)
         mkhostile.hwloc_crash(work, scen)
+        mkhostile.hwloc_refused(work, scen)
         for n in ("bomb", "big-member"):
             shutil.copy(os.path.join(work, n + ".tar.gz"), os.path.join(out, "hostile-%s.tar.gz" % n))
-        for n in ("many", "longname", "hwloc-crash"):
+        for n in ("many", "longname", "hwloc-crash", "hwloc-refused"):
             gunzip(os.path.join(work, n + ".tar.gz"), os.path.join(out, "hostile-%s.tar" % n))
 
 

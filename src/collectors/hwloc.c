@@ -12,7 +12,9 @@
  * hwloc.xml is loaded in a child process first (xml_probe): one that
  * crashes hwloc is "not read", and fabtop goes on.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -103,21 +105,28 @@ static void topology_setup(hwloc_topology_t t, bool with_io)
 	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
 }
 
-#define PROBE_REFUSED 3   /* the child's exit: hwloc refused the XML (no crash) */
+/* What xml_probe() found hwloc does with an XML buffer. */
+enum probe {
+	PROBE_LOADS,          /* set_xmlbuffer and load succeed */
+	PROBE_BAD_XML,        /* set_xmlbuffer refuses it (garbage) */
+	PROBE_NO_LOAD,        /* the load refuses it */
+	PROBE_CRASH,          /* hwloc died on it (err says how) */
+};
 
 /* hwloc's XML import trusts its input: hwloc 2.9 dereferences NULL loading
- * an object that has a cpuset but no complete_cpuset (fuzz/fuzz_capture.c
- * found it), and a capture's hwloc.xml is a stranger's file. So the buffer
- * is loaded once in a child first, which dies instead of fabtop; fabtop
- * loads only what the child loaded or refused cleanly. 0, or -1 with err. */
-static int xml_probe(const char *xml, const char *buf, size_t len, bool with_io,
-		     char *err, size_t errlen)
+ * an object that has a cpuset but no complete_cpuset, and leaks objects
+ * when it refuses a file (fuzz/fuzz_capture.c found both); a capture's
+ * hwloc.xml is a stranger's file. So the buffer is loaded in a child
+ * first, which dies instead of fabtop and tells how far hwloc got (with
+ * errno, *e); fabtop loads only what the child loaded. */
+static enum probe xml_probe(const char *xml, const char *buf, size_t len, bool with_io,
+			    int *e, char *err, size_t errlen)
 {
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
+	int p[2];
+	pid_t parent = getpid(), pid;
+	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
 		snprintf(err, errlen, "cannot check %s in a child process: %s", xml, strerror(errno));
-		return -1;
+		return PROBE_CRASH;
 	}
 	if (pid == 0) {
 		/* Die of what hwloc does, quietly (no sanitizer report, no core),
@@ -129,26 +138,34 @@ static int xml_probe(const char *xml, const char *buf, size_t len, bool with_io,
 		setrlimit(RLIMIT_CORE, &none);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
-			_exit(PROBE_REFUSED);
+			_exit(1);
 		alarm(30);
+		close(p[0]);
 		hwloc_topology_t t;
-		int ok = hwloc_topology_init(&t) == 0;
-		if (ok) {
+		int res[2] = { PROBE_NO_LOAD, 0 };
+		if (hwloc_topology_init(&t) == 0) {
 			topology_setup(t, with_io);
-			ok = hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) == 0 &&
-			     hwloc_topology_load(t) == 0;
+			if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0)
+				res[0] = PROBE_BAD_XML;
+			else if (hwloc_topology_load(t) == 0)
+				res[0] = PROBE_LOADS;
 		}
-		_exit(ok ? 0 : PROBE_REFUSED);
+		res[1] = errno;
+		_exit(write(p[1], res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(err, errlen, "cannot check %s in a child process: %s", xml,
-				 strerror(errno));
-			return -1;
-		}
-	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == PROBE_REFUSED))
-		return 0;
+	close(p[1]);
+	int res[2], st;
+	ssize_t n;
+	while ((n = read(p[0], res, sizeof(res))) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(res) && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	    res[0] >= PROBE_LOADS && res[0] <= PROBE_NO_LOAD) {
+		*e = res[1];
+		return (enum probe)res[0];
+	}
 	char how[64];
 	if (WIFSIGNALED(st))
 		snprintf(how, sizeof(how), "%s", strsignal(WTERMSIG(st)));
@@ -156,7 +173,7 @@ static int xml_probe(const char *xml, const char *buf, size_t len, bool with_io,
 		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(st));
 	snprintf(err, errlen, "hwloc crashed loading %s (%s): a malformed topology, not read",
 		 xml, how);
-	return -1;
+	return PROBE_CRASH;
 }
 
 /* Loads a topology the way the root asks for; -1 with err naming the source,
@@ -197,22 +214,26 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 				 "larger than the format allows" : root_strerror(-rc));
 			goto fail;
 		}
-		if (xml_probe(xml, buf, len, with_io, err, errlen) != 0) {
+		int e = 0;
+		enum probe pr = xml_probe(xml, buf, len, with_io, &e, err, errlen);
+		if (pr == PROBE_CRASH) {
 			free(buf);
 			goto fail;
 		}
 		/* set_xmlbuffer fails at once on garbage; carrying on would load
 		 * the live machine and show it as the capture. */
-		if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0) {
+		if (pr == PROBE_BAD_XML || hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0) {
 			snprintf(err, errlen, "cannot use %s as an hwloc topology: %s "
 				 "(not hwloc XML? re-create it with `lstopo-no-graphics "
-				 "--whole-io --of xml`)", xml, strerror(errno));
+				 "--whole-io --of xml`)", xml, strerror(pr == PROBE_BAD_XML ? e : errno));
 			free(buf);
 			goto fail;
 		}
-		/* The buffer lives until the load: hwloc may parse it there. */
-		rc = hwloc_topology_load(t);
-		int e = errno;
+		/* The buffer lives until the load: hwloc may parse it there.
+		 * One the child could not load is not loaded here (hwloc leaks). */
+		rc = pr == PROBE_NO_LOAD ? -1 : hwloc_topology_load(t);
+		if (pr != PROBE_NO_LOAD)
+			e = errno;
 		free(buf);
 		if (rc != 0) {
 			snprintf(err, errlen, "hwloc could not load %s: %s", xml, strerror(e));
