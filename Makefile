@@ -154,8 +154,40 @@ fuzz-args: build/fuzz/fuzz_args
 	@mkdir -p build/fuzz/corpus-args
 	$< $(FUZZ_RUN) -max_len=2048 build/fuzz/corpus-args fuzz/corpus/args
 
+# Whole roots: fuzz_capture opens the input as a capture file, fuzz_json
+# writes it over one of a scenario's JSON files (fuzz/mkseeds.py makes the
+# seeds: the scenarios as plain tars, the hostile captures, the JSON files).
+.PHONY: fuzz-capture fuzz-json
+FUZZ_SCEN_DIR := build/scenarios/busy
+
+build/fuzz/fuzz_capture: fuzz/fuzz_capture.c fuzz/fuzz_root_common.h $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_ALL) $(PKG_LIBS) -ldl -lm -pthread
+
+build/fuzz/fuzz_json: fuzz/fuzz_json.c fuzz/fuzz_root_common.h $(FUZZ_ALL) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_ALL) $(PKG_LIBS) -ldl -lm -pthread
+
+build/fuzz/seeds-capture/.done: fuzz/mkseeds.py tests/hostile/mkhostile.py $(SCENARIOS)
+	rm -rf $(dir $@) && python3 fuzz/mkseeds.py capture $(dir $@) build/scenarios && touch $@
+
+build/fuzz/seeds-json/.done: fuzz/mkseeds.py $(SCENARIOS)
+	rm -rf $(dir $@) && python3 fuzz/mkseeds.py json $(dir $@) build/scenarios && touch $@
+
+# The plain-tar scenarios are up to 6.4 MB: -max_len holds them whole.
+fuzz-capture: build/fuzz/fuzz_capture build/fuzz/seeds-capture/.done
+	@mkdir -p build/fuzz/corpus-capture
+	$< $(FUZZ_RUN) -max_len=7000000 -rss_limit_mb=4096 -timeout=120 \
+		build/fuzz/corpus-capture build/fuzz/seeds-capture
+
+fuzz-json: build/fuzz/fuzz_json build/fuzz/seeds-json/.done $(SCENARIOS)
+	@mkdir -p build/fuzz/corpus-json
+	FABTOP_FUZZ_SCENARIO=$(FUZZ_SCEN_DIR) $< $(FUZZ_RUN) -max_len=131072 -rss_limit_mb=4096 \
+		-timeout=60 build/fuzz/corpus-json build/fuzz/seeds-json
+
 # The first directory collects new inputs; the others are read-only seeds.
-fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input fuzz-proc fuzz-args
+fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
+      fuzz-proc fuzz-args fuzz-capture fuzz-json
 
 fuzz-util: build/fuzz/fuzz_util
 	@mkdir -p build/fuzz/corpus-util

@@ -8,12 +8,21 @@
  * hwloc's CPUs are exactly those (else hwloc fills in this machine's).
  * When hwloc fails, the sysfs node directories are read through the root
  * instead, so the NUMA pane still has data; without them NUMA is unknown.
+ * hwloc's XML import is not hardened against hostile files, so a capture's
+ * hwloc.xml is loaded in a child process first (xml_probe): one that
+ * crashes hwloc is "not read", and fabtop goes on.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <hwloc.h>
 #include "fabtop/collect.h"
@@ -80,6 +89,93 @@ static int mirror_cpus(const struct fab_root *r, hwloc_bitmap_t set)
 	return found;
 }
 
+/* What every load asks of hwloc, here and in xml_probe()'s child. */
+static void topology_setup(hwloc_topology_t t, bool with_io)
+{
+	/* The capture keeps every PCI and OS device, like lstopo --whole-io;
+	 * the NUMA collector needs none (PCI comes from sysfs and libpci), and
+	 * skipping them halves the load. */
+	hwloc_topology_set_io_types_filter(t, with_io ? HWLOC_TYPE_FILTER_KEEP_ALL
+						      : HWLOC_TYPE_FILTER_KEEP_NONE);
+
+	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
+	 * alike: the libpciaccess plugin reads this machine's bus even for a
+	 * mirror, leaks its pci.ids tables (ASan runs fail), and fabtop names
+	 * devices through libpci anyway. */
+	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+}
+
+/* What xml_probe() found hwloc does with an XML buffer. */
+enum probe {
+	PROBE_LOADS,          /* set_xmlbuffer and load succeed */
+	PROBE_BAD_XML,        /* set_xmlbuffer refuses it (garbage) */
+	PROBE_NO_LOAD,        /* the load refuses it */
+	PROBE_CRASH,          /* hwloc died on it (err says how) */
+};
+
+/* hwloc's XML import trusts its input: hwloc 2.9 dereferences NULL loading
+ * an object that has a cpuset but no complete_cpuset, and leaks objects
+ * when it refuses a file (fuzz/fuzz_capture.c found both); a capture's
+ * hwloc.xml is a stranger's file. So the buffer is loaded in a child
+ * first, which dies instead of fabtop and tells how far hwloc got (with
+ * errno, *e); fabtop loads only what the child loaded. */
+static enum probe xml_probe(const char *xml, const char *buf, size_t len, bool with_io,
+			    int *e, char *err, size_t errlen)
+{
+	int p[2];
+	pid_t parent = getpid(), pid;
+	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		snprintf(err, errlen, "cannot check %s in a child process: %s", xml, strerror(errno));
+		return PROBE_CRASH;
+	}
+	if (pid == 0) {
+		/* Die of what hwloc does, quietly (no sanitizer report, no core),
+		 * with fabtop, and within a time. */
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM };
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
+		struct rlimit none = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &none);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		alarm(30);
+		close(p[0]);
+		hwloc_topology_t t;
+		int res[2] = { PROBE_NO_LOAD, 0 };
+		if (hwloc_topology_init(&t) == 0) {
+			topology_setup(t, with_io);
+			if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0)
+				res[0] = PROBE_BAD_XML;
+			else if (hwloc_topology_load(t) == 0)
+				res[0] = PROBE_LOADS;
+		}
+		res[1] = errno;
+		_exit(write(p[1], res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
+	}
+	close(p[1]);
+	int res[2], st;
+	ssize_t n;
+	while ((n = read(p[0], res, sizeof(res))) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof(res) && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+	    res[0] >= PROBE_LOADS && res[0] <= PROBE_NO_LOAD) {
+		*e = res[1];
+		return (enum probe)res[0];
+	}
+	char how[64];
+	if (WIFSIGNALED(st))
+		snprintf(how, sizeof(how), "%s", strsignal(WTERMSIG(st)));
+	else
+		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(st));
+	snprintf(err, errlen, "hwloc crashed loading %s (%s): a malformed topology, not read",
+		 xml, how);
+	return PROBE_CRASH;
+}
+
 /* Loads a topology the way the root asks for; -1 with err naming the source,
  * -2 when the mirror holds nothing hwloc could read. */
 static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_t *out,
@@ -95,17 +191,7 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 		snprintf(err, errlen, "hwloc_topology_init failed: %s", strerror(errno));
 		return -1;
 	}
-	/* The capture keeps every PCI and OS device, like lstopo --whole-io;
-	 * the NUMA collector needs none (PCI comes from sysfs and libpci), and
-	 * skipping them halves the load. */
-	hwloc_topology_set_io_types_filter(t, with_io ? HWLOC_TYPE_FILTER_KEEP_ALL
-						      : HWLOC_TYPE_FILTER_KEEP_NONE);
-
-	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
-	 * alike: the libpciaccess plugin reads this machine's bus even for a
-	 * mirror, leaks its pci.ids tables (ASan runs fail), and fabtop names
-	 * devices through libpci anyway. */
-	hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
+	topology_setup(t, with_io);
 
 	if (r->live) {
 		if (hwloc_topology_load(t) != 0) {
@@ -128,18 +214,26 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 				 "larger than the format allows" : root_strerror(-rc));
 			goto fail;
 		}
-		/* set_xmlbuffer fails at once on garbage; carrying on would load
-		 * the live machine and show it as the capture. */
-		if (hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0) {
-			snprintf(err, errlen, "cannot use %s as an hwloc topology: %s "
-				 "(not hwloc XML? re-create it with `lstopo-no-graphics "
-				 "--whole-io --of xml`)", xml, strerror(errno));
+		int e = 0;
+		enum probe pr = xml_probe(xml, buf, len, with_io, &e, err, errlen);
+		if (pr == PROBE_CRASH) {
 			free(buf);
 			goto fail;
 		}
-		/* The buffer lives until the load: hwloc may parse it there. */
-		rc = hwloc_topology_load(t);
-		int e = errno;
+		/* set_xmlbuffer fails at once on garbage; carrying on would load
+		 * the live machine and show it as the capture. */
+		if (pr == PROBE_BAD_XML || hwloc_topology_set_xmlbuffer(t, buf, (int)len + 1) != 0) {
+			snprintf(err, errlen, "cannot use %s as an hwloc topology: %s "
+				 "(not hwloc XML? re-create it with `lstopo-no-graphics "
+				 "--whole-io --of xml`)", xml, strerror(pr == PROBE_BAD_XML ? e : errno));
+			free(buf);
+			goto fail;
+		}
+		/* The buffer lives until the load: hwloc may parse it there.
+		 * One the child could not load is not loaded here (hwloc leaks). */
+		rc = pr == PROBE_NO_LOAD ? -1 : hwloc_topology_load(t);
+		if (pr != PROBE_NO_LOAD)
+			e = errno;
 		free(buf);
 		if (rc != 0) {
 			snprintf(err, errlen, "hwloc could not load %s: %s", xml, strerror(e));

@@ -24,6 +24,14 @@ outside every root, that fabtop must never print; its first line is the
       one sysfs member of 1 MiB + 1 byte.
   many.tar.gz
       a small capture plus 2000 empty members.
+  hwloc-crash.tar.gz
+      fabtop/hwloc.xml with one PU's complete_cpuset attribute misspelt
+      (complete_cpusep): hwloc 2.9's load dereferences NULL on it (found by
+      fuzz/fuzz_capture.c).
+  hwloc-refused.tar.gz
+      fabtop/hwloc.xml with one info element's end broken ('" /' newline
+      '>'): hwloc refuses to load it, and leaks what it had built (found by
+      fuzz/fuzz_capture.c).
   longname.tar.gz
       two members with names over PATH_MAX that agree on their first 4095
       bytes (cut to PATH_MAX, the second would overwrite the first).
@@ -142,6 +150,33 @@ def many(out):
             t.addfile(tarfile.TarInfo("many/sys/e%04d" % i), io.BytesIO(b""))
 
 
+def hwloc_edit(out, scen, name, edit):
+    """NAME.tar.gz: scen with its fabtop/hwloc.xml passed through edit."""
+    root = os.path.join(out, name)
+    copy_scenario(scen, root)
+    p = os.path.join(root, "fabtop/hwloc.xml")
+    with open(p) as f:
+        xml = edit(f.read())
+    with open(p, "w") as f:
+        f.write(xml)
+    pack(root, name, os.path.join(out, name + ".tar.gz"))
+    shutil.rmtree(root)
+
+
+def hwloc_crash(out, scen):
+    def edit(xml):
+        at = xml.index(' complete_cpuset="', xml.index('<object type="PU"'))
+        return xml[:at] + ' complete_cpusep="' + xml[at + len(' complete_cpuset="'):]
+    hwloc_edit(out, scen, "hwloc-crash", edit)
+
+
+def hwloc_refused(out, scen):
+    def edit(xml):
+        at = xml.index('"/>', xml.index('<info name="Port1GID'))
+        return xml[:at] + '" /\n>' + xml[at + 3:]
+    hwloc_edit(out, scen, "hwloc-refused", edit)
+
+
 def longname(out, scen):
     comp = "x" * 199
     stem = "longname/" + "/".join([comp] * 25)   # 5009 bytes, 25 folders
@@ -167,6 +202,8 @@ def main():
     big_member(out, scen)
     many(out)
     longname(out, scen)
+    hwloc_crash(out, scen)
+    hwloc_refused(out, scen)
 
 
 if __name__ == "__main__":

@@ -217,3 +217,36 @@ else
 	echo "# rc $rc (124: it hung)"
 	notok "a FIFO as a job's ~/.nccl.conf: step 0 ends, no wait" "$T/err" "$T/out"
 fi
+
+# ---- 8. an hwloc.xml that crashes hwloc -----------------------------------
+# One PU's complete_cpuset misspelt: hwloc 2.9's load dereferences NULL on
+# it (found by fuzz/fuzz_capture.c), and fabtop died with it. Now a child
+# loads the XML first: the report goes on with the same exit as the
+# scenario's (1: its findings), says hwloc.xml was not read (an hwloc that
+# refuses the file instead of crashing says it could not load it), reads
+# the NUMA nodes from sysfs, and leaves nothing in TMPDIR.
+timeout 60 "$FABTOP" --root "$H/hwloc-crash.tar.gz" report all > "$T/out" 2> "$T/err" < /dev/null
+rc=$?
+if [ $rc -eq 1 ] && ! asan "$T/err" && tmp_empty &&
+   grep -Eq '^  hwloc (crashed loading /fabtop/hwloc.xml \(Segmentation fault\): a malformed topology, not read|could not load /fabtop/hwloc.xml: .*); NUMA nodes read from /sys/devices/system/node instead$' "$T/out"; then
+	ok "an hwloc.xml that crashes hwloc: not read, the report goes on (exit 1)"
+else
+	echo "# rc $rc (139 or an ASan SEGV: fabtop died in hwloc)"
+	ls -A "$TMPDIR" | sed 's/^/#   left in TMPDIR: /'
+	notok "an hwloc.xml that crashes hwloc: not read, the report goes on (exit 1)" "$T/err" "$T/out"
+fi
+
+# ---- 9. an hwloc.xml that hwloc refuses ----------------------------------
+# One element's end broken: hwloc's load fails (EINVAL) and leaks what it
+# had built (LeakSanitizer failed the run; found by fuzz/fuzz_capture.c).
+# Only the child loads what hwloc may refuse: the same note as before, no
+# leak, the scenario's exit 1.
+timeout 60 "$FABTOP" --root "$H/hwloc-refused.tar.gz" report all > "$T/out" 2> "$T/err" < /dev/null
+rc=$?
+if [ $rc -eq 1 ] && ! asan "$T/err" && tmp_empty &&
+   grep -qx '  hwloc could not load /fabtop/hwloc.xml: Invalid argument; NUMA nodes read from /sys/devices/system/node instead' "$T/out"; then
+	ok "an hwloc.xml that hwloc refuses: a note, no leak (exit 1)"
+else
+	echo "# rc $rc"
+	notok "an hwloc.xml that hwloc refuses: a note, no leak (exit 1)" "$T/err" "$T/out"
+fi
