@@ -40,18 +40,6 @@ static void port_dir(const struct fab_nic *n, const struct fab_port *p, char *bu
 	snprintf(buf, len, "/sys/class/infiniband/%s/ports/%d", n->name, p->num);
 }
 
-/* Appends to a string buffer; stops quietly when it is full. */
-__attribute__((format(printf, 3, 4)))
-static void cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	if (n + 1 >= len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
-}
 
 static bool same_rate(double a, double b) { return fabs(a - b) < 0.5; }
 
@@ -144,17 +132,17 @@ static void rule_port_down(struct fab_model *m)
 					 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
 			if (p->state.ok)
-				cat(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
+				fab_catf(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
 			if (p->phys_state.ok)
-				cat(f->evidence, sizeof(f->evidence), "%sphys_state=%lld: %s",
+				fab_catf(f->evidence, sizeof(f->evidence), "%sphys_state=%lld: %s",
 				    p->state.ok ? " " : "", p->phys_state.v, ph_word(p));
 			if (ll_name(p->ll))
-				cat(f->evidence, sizeof(f->evidence), " link_layer=%s", ll_name(p->ll));
+				fab_catf(f->evidence, sizeof(f->evidence), " link_layer=%s", ll_name(p->ll));
 			if (d && d->operstate[0])
-				cat(f->evidence, sizeof(f->evidence), "; /sys/class/net/%s/operstate=%s",
+				fab_catf(f->evidence, sizeof(f->evidence), "; /sys/class/net/%s/operstate=%s",
 				    d->name, d->operstate);
 			if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
-				cat(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
+				fab_catf(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
 			if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
 			    why == ROCE_ADMIN_DOWN)
 				snprintf(f->hint, sizeof(f->hint),
@@ -304,14 +292,14 @@ static void rule_rate_degraded(struct fab_model *m)
 			port_dir(n, p, dir, sizeof(dir));
 			const char *ll = is_roce(p) ? "RoCE" : "IB";
 			if (below_cap)
-				cat(why, sizeof(why), "the adapter can do %.0f Gb/s%s", n->cap_gbps.v,
+				fab_catf(why, sizeof(why), "the adapter can do %.0f Gb/s%s", n->cap_gbps.v,
 				    sev == SEV_INFO && !like_sibs ? " (the chip's maximum: multi-port cards "
 				    "run less per port)" : "");
 			if (below_sib)
-				cat(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
+				fab_catf(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
 				    why[0] ? "; " : "", agree, total, ll, sib);
 			if (narrow || (p->width.ok && p->width.v < 4 && (below_cap || below_sib)))
-				cat(why, sizeof(why), "%s%lld of 4 lanes are up (%lldX)",
+				fab_catf(why, sizeof(why), "%s%lld of 4 lanes are up (%lldX)",
 				    why[0] ? "; " : "", p->width.v, p->width.v);
 			struct fab_finding *f = model_add_finding(m, "links.rate-degraded", sev, subj);
 			if (expect > 0)
@@ -326,10 +314,10 @@ static void rule_rate_degraded(struct fab_model *m)
 						     "split-cable design)" : "");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
 			if (n->cap_gbps.ok)
-				cat(f->evidence, sizeof(f->evidence), "; capability of %s %s: %.0f Gb/s (fabtop's adapter table)",
+				fab_catf(f->evidence, sizeof(f->evidence), "; capability of %s %s: %.0f Gb/s (fabtop's adapter table)",
 				    n->name, n->hca_type[0] ? n->hca_type : n->board_id, n->cap_gbps.v);
 			if (has_sib)
-				cat(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
+				fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
 				    agree, total, ll, sib);
 			const char *bdf = pci_bdf(m, n);
 			if (is_roce(p) && p->netdev[0])
@@ -394,8 +382,8 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 					continue;
 				sum += p->rate_gbps.v;
 				nports++;
-				cat(names, sizeof(names), "%s%s/%d", names[0] ? "+" : "", o->name, p->num);
-				cat(rates, sizeof(rates), "%s/sys/class/infiniband/%s/ports/%d/rate=%s",
+				fab_catf(names, sizeof(names), "%s%s/%d", names[0] ? "+" : "", o->name, p->num);
+				fab_catf(rates, sizeof(rates), "%s/sys/class/infiniband/%s/ports/%d/rate=%s",
 				    rates[0] ? "; " : "", o->name, p->num, p->rate_str);
 			}
 		}
@@ -514,15 +502,15 @@ static void rule_mtu_mismatch(struct fab_model *m)
 					 "its netdev %s has MTU %lld while its sibling RoCE netdevs use %lld",
 					 d->name, d->mtu.v, common);
 			if (cut && odd)
-				cat(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
+				fab_catf(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
 			char am[24], mm[24];
 			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%lld; %s active_mtu=%s max_mtu=%s",
 				 d->name, d->mtu.v, subj, fab_int_str(p->active_mtu, am, sizeof(am)),
 				 fab_int_str(p->max_mtu, mm, sizeof(mm)));
 			if (p->mtu_source[0])
-				cat(f->evidence, sizeof(f->evidence), " from %s", p->mtu_source);
+				fab_catf(f->evidence, sizeof(f->evidence), " from %s", p->mtu_source);
 			if (odd)
-				cat(f->evidence, sizeof(f->evidence), "; %d of %d other RoCE netdevs have mtu=%lld",
+				fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other RoCE netdevs have mtu=%lld",
 				    agree, total, common);
 			long long want = odd && common > d->mtu.v ? common : 9000;
 			snprintf(f->hint, sizeof(f->hint),
@@ -569,7 +557,7 @@ static void rule_roce_no_ipv4(struct fab_model *m)
 			snprintf(f->evidence, sizeof(f->evidence), "%s/gids, gid_attrs/types:", dir);
 			for (int g = 0; g < p->ngids; g++) {
 				const struct fab_gid *gd = &p->gids[g];
-				cat(f->evidence, sizeof(f->evidence), " %d=%s %s%s", gd->index, gd->type,
+				fab_catf(f->evidence, sizeof(f->evidence), " %d=%s %s%s", gd->index, gd->type,
 				    gd->ip[0] ? gd->ip : gd->gid, g + 1 < p->ngids ? ";" : "");
 			}
 			snprintf(f->hint, sizeof(f->hint),
@@ -621,12 +609,12 @@ static void rule_gid_netns(struct fab_model *m)
 					nlocal++;
 				if (here != FAB_NO)
 					continue;   /* unknown is not elsewhere */
-				cat(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
+				fab_catf(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
 				if (!nforeign)
 					first = gd->netdev;
 				nforeign++;
 				if (!has_word(names, gd->netdev))
-					cat(names, sizeof(names), "%s%s", names[0] ? " " : "", gd->netdev);
+					fab_catf(names, sizeof(names), "%s%s", names[0] ? " " : "", gd->netdev);
 			}
 			if (!nforeign)
 				continue;
@@ -643,9 +631,9 @@ static void rule_gid_netns(struct fab_model *m)
 			snprintf(f->evidence, sizeof(f->evidence), "%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has",
 				 dir, idx, names);
 			for (int d = 0; d < m->nnetdevs; d++)
-				cat(f->evidence, sizeof(f->evidence), " %s", m->netdevs[d].name);
+				fab_catf(f->evidence, sizeof(f->evidence), " %s", m->netdevs[d].name);
 			if (m->rdma_netns_mode[0])
-				cat(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
+				fab_catf(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
 			snprintf(f->hint, sizeof(f->hint),
 				 "rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
 				 "host: ip -br link show %s; in a pod, use the HCA whose netdev the pod owns",
@@ -703,12 +691,12 @@ static void rule_link_errors(struct fab_model *m)
 					if (s || ct->value.v >= err_defs[d].warn_at)
 						sev = SEV_WARN;
 					/* A gloss for the first two; the evidence has them all. */
-					cat(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
+					fab_catf(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
 					    ct->value.v, hits < 2 ? " (" : "", hits < 2 ? err_defs[d].gloss : "",
 					    hits < 2 ? ")" : "");
-					cat(ev, sizeof(ev), " %s=%lld", ct->name, ct->value.v);
+					fab_catf(ev, sizeof(ev), " %s=%lld", ct->name, ct->value.v);
 					if (s)
-						cat(sat, sizeof(sat), "%s%s", sat[0] ? ", " : "", ct->name);
+						fab_catf(sat, sizeof(sat), "%s%s", sat[0] ? ", " : "", ct->name);
 					hits++;
 				}
 			if (!hits)
@@ -759,8 +747,8 @@ static void rule_counter_implausible(struct fab_model *m)
 				if (!ct->implausible)
 					continue;
 				int w = ct->def ? ct->def->width : 64;
-				cat(list, sizeof(list), "%s%s=\"%s\"", hits ? ", " : "", ct->name, ct->raw);
-				cat(ev, sizeof(ev), " %s=\"%s\" (%d-bit, 0..%llu)", ct->name, ct->raw, w,
+				fab_catf(list, sizeof(list), "%s%s=\"%s\"", hits ? ", " : "", ct->name, ct->raw);
+				fab_catf(ev, sizeof(ev), " %s=\"%s\" (%d-bit, 0..%llu)", ct->name, ct->raw, w,
 				    (unsigned long long)counter_max(w));
 				hits++;
 			}
@@ -807,7 +795,7 @@ static void rule_pfc_off(struct fab_model *m)
 			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/qos/pfc: PFC mask=0x%02llx (none)",
 				 d->name, d->pfc_mask.v);
 			if (d->qos_trust[0])
-				cat(f->evidence, sizeof(f->evidence), "; qos/trust=%s", d->qos_trust);
+				fab_catf(f->evidence, sizeof(f->evidence), "; qos/trust=%s", d->qos_trust);
 			snprintf(f->hint, sizeof(f->hint),
 				 "mlnx_qos -i %s (PFC row); suggestion: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 "
 				 "(the RoCE priority, matching the switch)", FAB_SHQ(d->name), FAB_SHQ(d->name));

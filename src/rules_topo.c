@@ -1,6 +1,7 @@
 /*
  * rules_topo.c - topology and PCIe rules: GPUs far from their NIC, GPUs
- * sharing one NIC, PCIe links below capability, ACS redirect.
+ * sharing one NIC, PCIe links below capability, ACS redirect, a GPU with
+ * fewer NVLinks than the others.
  */
 #include <stdio.h>
 #include <string.h>
@@ -236,6 +237,96 @@ static void rule_pcie_acs(struct fab_model *m)
 	}
 }
 
+/* ---- topo.nvlink-asymmetric ---------------------------------------------- */
+
+/* A GPU's NVLinks to the other GPUs, summed (the NV# of each pair): -1 when
+ * one pair is unknown (no NVML, or a capture without it). */
+static int nvlink_total(const struct fab_model *m, int g)
+{
+	int sum = 0;
+	for (int j = 0; j < m->ngpus && j < FAB_MAX_GPUS; j++) {
+		if (j == g)
+			continue;
+		if (!m->gpus[g].nvlinks[j].ok)
+			return -1;
+		sum += (int)m->gpus[g].nvlinks[j].v;
+	}
+	return sum;
+}
+
+/* "GPU1 NV1, GPU5 NV2" (the pairs with links), or "none". */
+static void nvlink_list(const struct fab_model *m, int g, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int j = 0; j < m->ngpus && j < FAB_MAX_GPUS; j++)
+		if (j != g && m->gpus[g].nvlinks[j].ok && m->gpus[g].nvlinks[j].v > 0)
+			fab_catf(buf, len, "%sGPU%d NV%lld", buf[0] ? ", " : "", j, m->gpus[g].nvlinks[j].v);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* Designs differ (an NVSwitch board gives every pair NV18, DGX-1's hybrid
+ * cube-mesh mixes NV1 and NV2 pairs and leaves others without, bridged PCIe
+ * cards pair up), but within one node every GPU carries the same number of
+ * links: 18, 6, 12. A GPU below what most GPUs carry has links down (a
+ * bridge badly seated, a failed link, a GPU off the fabric), and NCCL's
+ * rings and trees through it run at its bandwidth, or over PCIe. Two GPUs
+ * cannot show this (their one pair is the same from both ends). */
+static void rule_nvlink_asymmetric(struct fab_model *m)
+{
+	int total[FAB_MAX_GPUS], known = 0, ref = -1, ref_votes = 0;
+	for (int g = 0; g < m->ngpus && g < FAB_MAX_GPUS; g++)
+		if ((total[g] = nvlink_total(m, g)) >= 0)
+			known++;
+	if (known < 3)
+		return;
+	/* The total most GPUs carry; a tie goes to the larger (a fault only
+	 * takes links away). */
+	for (int g = 0; g < m->ngpus && g < FAB_MAX_GPUS; g++) {
+		if (total[g] < 0)
+			continue;
+		int votes = 0;
+		for (int h = 0; h < m->ngpus && h < FAB_MAX_GPUS; h++)
+			votes += total[h] == total[g];
+		if (votes > ref_votes || (votes == ref_votes && total[g] > total[ref])) {
+			ref = g;
+			ref_votes = votes;
+		}
+	}
+	if (ref < 0 || total[ref] == 0 || ref_votes < 2)
+		return;
+	/* Every GPU of the reference linked to every other GPU: a full mesh
+	 * (NVSwitch), where a GPU without links is off the fabric. */
+	bool mesh = true;
+	for (int j = 0; j < m->ngpus && j < FAB_MAX_GPUS; j++)
+		if (j != ref && total[j] > 0 && m->gpus[ref].nvlinks[j].v == 0)
+			mesh = false;
+	for (int g = 0; g < m->ngpus && g < FAB_MAX_GPUS; g++) {
+		if (total[g] < 0 || total[g] >= total[ref])
+			continue;
+		enum fab_severity sev = total[g] > 0 || mesh ? SEV_WARN : SEV_INFO;
+		char subj[16], mine[512], theirs[512], idx[24];
+		snprintf(subj, sizeof(subj), "GPU%d", g);
+		nvlink_list(m, g, mine, sizeof(mine));
+		nvlink_list(m, ref, theirs, sizeof(theirs));
+		struct fab_finding *f = model_add_finding(m, "topo.nvlink-asymmetric", sev, subj);
+		snprintf(f->message, sizeof(f->message),
+			 "%d NVLink%s up where %d of the %d GPUs carry %d: %s; NCCL's rings and trees "
+			 "through this GPU run at its bandwidth, or over PCIe",
+			 total[g], total[g] == 1 ? "" : "s", ref_votes, known, total[ref],
+			 total[g] ? "links are down or a bridge is badly seated"
+				  : mesh ? "this GPU is off the NVLink fabric"
+					 : "it has no NVLink partner (a missing or unseated bridge?)");
+		snprintf(f->evidence, sizeof(f->evidence), "NVML active links per GPU pair: GPU%d: %s; "
+			 "GPU%d (as most): %s", g, mine, ref, theirs);
+		snprintf(idx, sizeof(idx), "%lld", m->gpus[g].nvml_index.ok ? m->gpus[g].nvml_index.v : g);
+		snprintf(f->hint, sizeof(f->hint),
+			 "nvidia-smi nvlink --status -i %s (each link's state) and nvidia-smi topo -m; "
+			 "cards joined by NVLink bridges: reseat the bridge; an NVSwitch board: "
+			 "nvidia-smi nvlink -e -i %s (link errors) and the fabric manager's log", idx, idx);
+	}
+}
+
 /* The findings of this file: adding one is a function above and a row here. */
 static const struct fab_rule topo_rules[] = {
 	{ .id = "topo.nic-far", .run = rule_nic_far,
@@ -246,5 +337,7 @@ static const struct fab_rule topo_rules[] = {
 	  .layer = "PCIe: the link between CPU/switch and device caps every byte above it" },
 	{ .id = "pcie.acs", .run = rule_pcie_acs,
 	  .layer = "PCIe: ACS decides whether peer-to-peer traffic may stay inside a switch" },
+	{ .id = "topo.nvlink-asymmetric", .run = rule_nvlink_asymmetric,
+	  .layer = "topology: NCCL's rings and trees over NVLink run at the slowest GPU's links" },
 };
 FAB_RULE_SET(topo_rule_set, topo_rules);

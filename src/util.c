@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,17 @@ void fab_strlcpy(char *dst, const char *src, size_t len)
 	if (n)
 		memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+void fab_catf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strnlen(buf, len);
+	if (n + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
 }
 
 bool fab_parse_ll(const char *s, long long *out)

@@ -23,6 +23,9 @@ int fab_cpulist_count(const char *s);
 const char *fab_int_str(fab_int v, char *buf, size_t len);
 /* snprintf that always terminates and never warns about truncation. */
 void fab_strlcpy(char *dst, const char *src, size_t len);
+/* Appends to the string in buf (len bytes); stops quietly when it is full. */
+__attribute__((format(printf, 3, 4)))
+void fab_catf(char *buf, size_t len, const char *fmt, ...);
 /* True when s is text a kernel attribute could hold: valid UTF-8 with
  * nothing the output sanitiser would escape (no C0 control but line ends
  * and tabs, no DEL, no C1 byte or code point), so not binary junk. */

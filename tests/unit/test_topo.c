@@ -174,6 +174,138 @@ static void test_2numa(void **state)
 	assert_int_equal(findings_worst(m, "pcie."), SEV_WARN);
 }
 
+/* Sets the NVLink count of the pair a-b, from both ends, as NVML gives it. */
+static void nv(struct fab_model *m, int a, int b, int n)
+{
+	m->gpus[a].nvlinks[b] = fab_int_of(n);
+	m->gpus[b].nvlinks[a] = fab_int_of(n);
+}
+
+static void nv_all(struct fab_model *m, int n)
+{
+	for (int a = 0; a < m->ngpus; a++)
+		for (int b = a + 1; b < m->ngpus; b++)
+			nv(m, a, b, n);
+}
+
+static int count_finding(const struct fab_model *m, const char *id)
+{
+	int n = 0;
+	for (int i = 0; i < m->nfindings; i++)
+		n += strcmp(m->findings[i].id, id) == 0;
+	return n;
+}
+
+static const struct fab_finding *finding(const struct fab_model *m, const char *id, const char *subject)
+{
+	for (int i = 0; i < m->nfindings; i++)
+		if (strcmp(m->findings[i].id, id) == 0 && strcmp(m->findings[i].subject, subject) == 0)
+			return &m->findings[i];
+	fail_msg("no %s finding for %s", id, subject);
+	return NULL;
+}
+
+#define NVA "topo.nvlink-asymmetric"
+
+/* The dgx-h100 scenario's 8 GPUs (read through the real collectors) with
+ * the NVLink matrices of real nodes set on them. */
+static void test_nvlink_asymmetric(void **state)
+{
+	struct fx *f = *state;
+	struct fab_model *m = &f->m;
+	assert_int_equal(m->ngpus, 8);
+
+	/* HGX H100: NV18 between every pair (the scenario as built). */
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 0);
+
+	/* The same board with 6 of GPU5's 18 links down: through the
+	 * NVSwitches each of its pairs gets NV12 (nvml.c takes the smaller
+	 * end), the other pairs keep NV18. */
+	nv_all(m, 18);
+	for (int j = 0; j < 8; j++)
+		if (j != 5)
+			nv(m, 5, j, 12);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 1);
+	const struct fab_finding *x = finding(m, NVA, "GPU5");
+	assert_int_equal(x->sev, SEV_WARN);
+	assert_string_equal(x->message, "84 NVLinks up where 7 of the 8 GPUs carry 120: links are down or "
+			    "a bridge is badly seated; NCCL's rings and trees through this GPU run at its "
+			    "bandwidth, or over PCIe");
+	assert_non_null(strstr(x->evidence, "GPU5: GPU0 NV12, GPU1 NV12"));
+	assert_non_null(strstr(x->hint, "nvidia-smi nvlink --status -i 5"));
+
+	/* The same board with GPU7 off the fabric (no link up): a warning. */
+	nv_all(m, 18);
+	for (int j = 0; j < 7; j++)
+		nv(m, 7, j, 0);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 1);
+	x = finding(m, NVA, "GPU7");
+	assert_int_equal(x->sev, SEV_WARN);
+	assert_non_null(strstr(x->message, "this GPU is off the NVLink fabric"));
+
+	/* DGX-1 (V100) hybrid cube-mesh, as NCCL's topology dump of one shows
+	 * it (https://github.com/NVIDIA/nccl/issues/671: GPU0 has NV1 to two
+	 * GPUs and NV2 to two, none to the other three): NV1, NV2 and no link
+	 * side by side by design, 6 links on every GPU. No finding. */
+	nv_all(m, 0);
+	static const int cube[][3] = {
+		{ 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 2 }, { 0, 4, 2 }, { 1, 2, 2 }, { 1, 3, 1 },
+		{ 1, 5, 2 }, { 2, 3, 2 }, { 2, 6, 1 }, { 3, 7, 1 }, { 4, 5, 1 }, { 4, 6, 1 },
+		{ 4, 7, 2 }, { 5, 6, 2 }, { 5, 7, 1 }, { 6, 7, 2 },
+	};
+	for (size_t k = 0; k < sizeof(cube) / sizeof(cube[0]); k++)
+		nv(m, cube[k][0], cube[k][1], cube[k][2]);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 0);
+	/* The same mesh with GPU3-GPU7's one link down. */
+	nv(m, 3, 7, 0);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 2);
+	assert_int_equal(finding(m, NVA, "GPU3")->sev, SEV_WARN);
+	assert_int_equal(finding(m, NVA, "GPU7")->sev, SEV_WARN);
+
+	/* PCIe cards joined in pairs by NVLink bridges (A100 PCIe: three
+	 * bridges, NV12 per pair, no link between pairs), one bridge of
+	 * GPU2-GPU3 making contact on one link only (the partly seated bridge
+	 * of https://github.com/NVIDIA/nccl/issues/557): both named. */
+	nv_all(m, 0);
+	for (int a = 0; a < 8; a += 2)
+		nv(m, a, a + 1, 12);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 0);
+	nv(m, 2, 3, 1);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 2);
+	x = finding(m, NVA, "GPU2");
+	assert_int_equal(x->sev, SEV_WARN);
+	assert_non_null(strstr(x->message, "1 NVLink up where 6 of the 8 GPUs carry 12"));
+	assert_non_null(strstr(x->evidence, "GPU2: GPU3 NV1; GPU0 (as most): GPU1 NV12"));
+	assert_int_equal(finding(m, NVA, "GPU3")->sev, SEV_WARN);
+
+	/* A pair that lost its bridge entirely, beside paired cards: info
+	 * (a card may have no partner by design), not a warning. */
+	nv(m, 2, 3, 0);
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 2);
+	assert_int_equal(finding(m, NVA, "GPU2")->sev, SEV_INFO);
+
+	/* Without NVML for some GPUs nothing is guessed for them, and with
+	 * fewer than three known nothing is judged. */
+	nv_all(m, 18);
+	for (int j = 0; j < 8; j++)
+		if (j != 5)
+			nv(m, 5, j, 12);
+	for (int a = 0; a < 8; a++)
+		for (int b = 0; b < 8; b++)
+			if (a >= 2 && b != a)
+				m->gpus[a].nvlinks[b] = (fab_int){ 0, false };
+	findings_run(m);
+	assert_int_equal(count_finding(m, NVA), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +314,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mini_matrix, setup_mini, teardown),
 		cmocka_unit_test_setup_teardown(test_dgx, setup_dgx, teardown),
 		cmocka_unit_test_setup_teardown(test_2numa, setup_2numa, teardown),
+		cmocka_unit_test_setup_teardown(test_nvlink_asymmetric, setup_dgx, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
