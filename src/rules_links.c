@@ -803,6 +803,89 @@ static void rule_pfc_off(struct fab_model *m)
 	}
 }
 
+/* ---- links.bond-slave-down ---------------------------------------------- */
+
+/* Why a bond's slave carries nothing, or NULL when it is up: the bonding
+ * driver's own MII status first, then the slave's link. */
+static const char *slave_down_why(const struct fab_netdev *s, char *buf, size_t len)
+{
+	if (!s) {
+		snprintf(buf, len, "not in /sys/class/net");
+		return buf;
+	}
+	if (strcmp(s->slave_mii, "down") == 0)
+		snprintf(buf, len, "mii_status down");
+	else if (s->carrier.ok && s->carrier.v == 0)
+		snprintf(buf, len, "no carrier");
+	else if (strcmp(s->operstate, "down") == 0)
+		snprintf(buf, len, "operstate down");
+	else
+		return NULL;
+	if (s->operstate[0])
+		fab_catf(buf, len, ", operstate %s", s->operstate);
+	return buf;
+}
+
+/* A RoCE LAG (mlx5_bond_N) over a bond: the bond, and so the RDMA port,
+ * stays up while one slave is, so a slave down looks healthy from the
+ * port. With 802.3ad or balance-xor half the bandwidth is gone and flows
+ * hashed to the lost link move; with active-backup the redundancy is. */
+static void rule_bond_slave_down(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			const struct fab_netdev *b = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
+			if (!b || !b->bond_mode[0])
+				continue;
+			char list[sizeof(b->bond_slaves)], down[200] = "", ev[FAB_PATH_LEN] = "", why[64];
+			const char *first = NULL;
+			int nslaves = 0, ndown = 0;
+			fab_strlcpy(list, b->bond_slaves, sizeof(list));
+			for (char *save, *w = strtok_r(list, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+				const struct fab_netdev *sl = model_netdev(m, w);
+				nslaves++;
+				if (!slave_down_why(sl, why, sizeof(why)))
+					continue;
+				fab_catf(down, sizeof(down), "%s%s (%s)", ndown ? ", " : "", w, why);
+				fab_catf(ev, sizeof(ev), "; /sys/class/net/%s/bonding_slave/mii_status=%s operstate=%s",
+					 w, sl && sl->slave_mii[0] ? sl->slave_mii : "?",
+					 sl && sl->operstate[0] ? sl->operstate : "?");
+				if (!ndown++)
+					first = sl ? sl->name : w;
+			}
+			if (nslaves && !ndown)
+				continue;
+			char subj[FAB_NAME_LEN + 8];
+			port_name(n, p, subj, sizeof(subj));
+			struct fab_finding *f = model_add_finding(m, "links.bond-slave-down", SEV_WARN, subj);
+			bool backup = strcmp(b->bond_mode, "active-backup") == 0;
+			if (!nslaves)
+				snprintf(f->message, sizeof(f->message),
+					 "its netdev %s is a %s bond with no slave: the RDMA port has no link under it",
+					 b->name, b->bond_mode);
+			else
+				snprintf(f->message, sizeof(f->message),
+					 "bond %s runs on %d of its %d links: %s down; %s", b->name,
+					 nslaves - ndown, nslaves, down,
+					 backup ? "active-backup: the traffic has no failover left"
+						: "the port carries only what the links left can, and the "
+						  "flows hashed to the lost link move");
+			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/bonding/mode=%s slaves=%s%s",
+				 b->name, b->bond_mode, b->bond_slaves[0] ? b->bond_slaves : "(none)", ev);
+			if (first)
+				snprintf(f->hint, sizeof(f->hint),
+					 "cat /proc/net/bonding/%s; ip link show %s; ethtool %s | grep 'Link detected'; "
+					 "check that link's cable, transceiver and switch port (and the switch's LAG)",
+					 FAB_SHQ(b->name), FAB_SHQ(first), FAB_SHQ(first));
+			else
+				snprintf(f->hint, sizeof(f->hint), "cat /proc/net/bonding/%s; ip link set <port> master %s",
+					 FAB_SHQ(b->name), FAB_SHQ(b->name));
+		}
+	}
+}
+
 /* PFC on a priority where ECN is off (np or rp, when known): congestion is
  * then handled by pause frames alone, which spread back through the fabric
  * (head-of-line blocking, victim flows, pause storms) instead of DCQCN
@@ -939,6 +1022,8 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
 	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
 	  .layer = "counters: every verdict on errors and traffic rests on counter values that can be true" },
+	{ .id = "links.bond-slave-down", .run = rule_bond_slave_down,
+	  .layer = "RoCE LAG: a bond stays up while one of its links is, at a fraction of its bandwidth" },
 	{ .id = "links.pfc-off", .run = rule_pfc_off,
 	  .layer = "RoCE QoS: RDMA over Ethernet expects a lossless traffic class (PFC) and recovers from drops slowly" },
 	{ .id = "links.pfc-no-ecn", .run = rule_pfc_no_ecn,

@@ -190,6 +190,11 @@ struct fab_netdev {
 	char qos_trust[8];            /* "pcp", "dscp"; "" when not exposed */
 	fab_int pfc_mask;             /* bit p: PFC enabled on priority p */
 	fab_int ecn_np_mask, ecn_rp_mask;   /* bit p: ECN notification/reaction point enabled */
+	/* Bonding (a RoCE LAG: mlx5_bond_N's GIDs name the bond). A bond's
+	 * operstate stays up while one slave is, so its slaves are read too. */
+	char bond_slaves[160];        /* bonding/slaves: "ens1f0np0 ens1f1np1"; "" when not a bond */
+	char bond_mode[24];           /* bonding/mode, first word: "802.3ad", "active-backup" */
+	char slave_mii[8];            /* bonding_slave/mii_status of a slave: "up", "down"; "" otherwise */
 	int read_errno;               /* 0, or why its directory could not be read: its values are unknown */
 };
 

@@ -94,6 +94,25 @@ static void read_qos(const struct fab_root *r, struct fab_model *m, struct fab_n
 	d->ecn_rp_mask = ecn_mask(r, m, dir, "roce_rp");
 }
 
+/* bonding/ of a bond (its slaves and mode) and bonding_slave/ of a slave
+ * (its MII status); absent on every other netdev. */
+static void read_bonding(const struct fab_root *r, struct fab_model *m, struct fab_netdev *d,
+			 const char *dir)
+{
+	char p[600], buf[160];
+	snprintf(p, sizeof(p), "%s/bonding/slaves", dir);
+	if (opt_line(r, m, p, buf, sizeof(buf)) == 0)
+		fab_strlcpy(d->bond_slaves, buf, sizeof(d->bond_slaves));
+	snprintf(p, sizeof(p), "%s/bonding/mode", dir);
+	if (opt_line(r, m, p, buf, sizeof(buf)) == 0) {
+		buf[strcspn(buf, " ")] = '\0';   /* "802.3ad 4": the name */
+		fab_strlcpy(d->bond_mode, buf, sizeof(d->bond_mode));
+	}
+	snprintf(p, sizeof(p), "%s/bonding_slave/mii_status", dir);
+	if (opt_line(r, m, p, buf, sizeof(buf)) == 0)
+		fab_strlcpy(d->slave_mii, buf, sizeof(d->slave_mii));
+}
+
 int collect_net(const struct fab_root *r, struct fab_model *m)
 {
 	char **names;
@@ -148,6 +167,7 @@ int collect_net(const struct fab_root *r, struct fab_model *m)
 					   p, buf);
 		}
 		read_qos(r, m, d, dir);
+		read_bonding(r, m, d, dir);
 	}
 	root_free_list(names, n);
 	return 0;

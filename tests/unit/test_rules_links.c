@@ -619,6 +619,73 @@ static void test_counter_implausible(void **state)
 	model_free(&m);
 }
 
+/* A RoCE LAG as on https://github.com/stepfun-ai/StepMesh/issues/15
+ * (ibdev2netdev: "mlx5_bond_0 port 1 ==> bond0 (Up)", a ConnectX-6 Lx at
+ * 99:00.0 and 99:00.1): the RDMA port's netdev is the bond, which stays up
+ * while one slave is (https://github.com/openucx/ucx/pull/5401: "when
+ * bringing one of ports down, the number changes to 1"). */
+static void make_bond(struct fab_model *m, const char *mode, const char *mii1, long long carrier1)
+{
+	struct fab_netdev *b = &m->netdevs[0];   /* eth0, mlx5_0's netdev */
+	fab_strlcpy(b->name, "bond0", sizeof(b->name));
+	b->pci = FAB_NO_INDEX;
+	fab_strlcpy(b->bond_mode, mode, sizeof(b->bond_mode));
+	fab_strlcpy(b->bond_slaves, "enp153s0f0np0 enp153s0f1np1", sizeof(b->bond_slaves));
+	fab_strlcpy(m->nics[0].name, "mlx5_bond_0", sizeof(m->nics[0].name));
+	fab_strlcpy(m->nics[0].ports[0].netdev, "bond0", sizeof(m->nics[0].ports[0].netdev));
+	for (int k = 0; k < m->nics[0].ports[0].ngids; k++)
+		fab_strlcpy(m->nics[0].ports[0].gids[k].netdev, "bond0", sizeof(m->nics[0].ports[0].gids[k].netdev));
+	for (int i = 0; i < 2; i++) {
+		struct fab_netdev *s = model_add_netdev(m);
+		snprintf(s->name, sizeof(s->name), "enp153s0f%dnp%d", i, i);
+		s->pci = 0;
+		s->mtu = fab_int_of(9000);
+		fab_strlcpy(s->slave_mii, i ? mii1 : "up", sizeof(s->slave_mii));
+		s->carrier = fab_int_of(i ? carrier1 : 1);
+		fab_strlcpy(s->operstate, i && !carrier1 ? "down" : "up", sizeof(s->operstate));
+	}
+}
+
+static void test_bond_slave_down(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	make_bond(&m, "802.3ad", "up", 1);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.bond-slave-down"), 0);
+	model_free(&m);
+
+	build(&m, true);
+	make_bond(&m, "802.3ad", "down", 0);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.bond-slave-down", "mlx5_bond_0/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	assert_string_equal(f->message, "bond bond0 runs on 1 of its 2 links: enp153s0f1np1 (mii_status down, "
+			    "operstate down) down; the port carries only what the links left can, and the "
+			    "flows hashed to the lost link move");
+	HAS(f->evidence, "/sys/class/net/bond0/bonding/mode=802.3ad slaves=enp153s0f0np0 enp153s0f1np1");
+	HAS(f->evidence, "/sys/class/net/enp153s0f1np1/bonding_slave/mii_status=down operstate=down");
+	HAS(f->hint, "cat /proc/net/bonding/bond0; ip link show enp153s0f1np1");
+	model_free(&m);
+
+	/* active-backup: the failover is what is lost. */
+	build(&m, true);
+	make_bond(&m, "active-backup", "down", 0);
+	findings_run(&m);
+	f = only(&m, "links.bond-slave-down", "mlx5_bond_0/1");
+	HAS(f->message, "active-backup: the traffic has no failover left");
+	model_free(&m);
+
+	/* A slave the bond names that is not here at all. */
+	build(&m, true);
+	make_bond(&m, "802.3ad", "up", 1);
+	fab_strlcpy(m.netdevs[0].bond_slaves, "enp153s0f0np0 enp153s0f1np1 gone0", sizeof(m.netdevs[0].bond_slaves));
+	findings_run(&m);
+	f = only(&m, "links.bond-slave-down", "mlx5_bond_0/1");
+	HAS(f->message, "runs on 2 of its 3 links: gone0 (not in /sys/class/net) down");
+	model_free(&m);
+}
+
 static void test_pfc(void **state)
 {
 	struct fab_model m;
@@ -725,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_gid_netns),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_counter_implausible),
+		cmocka_unit_test(test_bond_slave_down),
 		cmocka_unit_test(test_pfc),
 		cmocka_unit_test(test_not_usable),
 	};
