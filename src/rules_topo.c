@@ -152,6 +152,18 @@ static bool link_is_below(const struct fab_model *m, int bridge)
 	return false;
 }
 
+/* True when the device is function N > 0 of a device whose function 0 is
+ * known: all functions share one link, which function 0 reports. */
+static bool other_function_of(const struct fab_model *m, int i)
+{
+	const char *bdf = m->pci[i].bdf, *dot = strrchr(bdf, '.');
+	if (!dot || strcmp(dot, ".0") == 0)
+		return false;
+	char f0[sizeof(m->pci[i].bdf)];
+	snprintf(f0, sizeof(f0), "%.*s.0", (int)(dot - bdf), bdf);
+	return model_find_pci(m, f0) != FAB_NO_INDEX;
+}
+
 /* Links below what both ends can do. GPUs drop their link speed when idle
  * (power saving), so a GPU-only slow speed is information, not a fault. */
 static void rule_pcie_degraded(struct fab_model *m)
@@ -170,11 +182,15 @@ static void rule_pcie_degraded(struct fab_model *m)
 		for (int n = 0; n < m->nnics && !label; n++)
 			if (m->nics[n].pci == i)
 				label = m->nics[n].name;
-		if (!label && d->is_bridge && !link_is_below(m, i) &&
-		    (in_chain_of(m, i, true) || in_chain_of(m, i, false))) {
+		bool off_path = false;
+		if (!label && d->is_bridge && !link_is_below(m, i)) {
 			snprintf(lbuf, sizeof(lbuf), "switch port %s", d->bdf);
 			label = lbuf;
-			gpu_only = !in_chain_of(m, i, true);
+			off_path = !in_chain_of(m, i, true) && !in_chain_of(m, i, false);
+			gpu_only = !off_path && !in_chain_of(m, i, true);
+		} else if (!label && !d->is_bridge && !other_function_of(m, i)) {
+			label = d->bdf;   /* NVMe, a storage or management NIC, ... */
+			off_path = true;
 		}
 		if (!label || !d->link.cur_speed.ok || !d->link.max_speed.ok ||
 		    !d->link.cur_width.ok || !d->link.max_width.ok)
@@ -187,11 +203,14 @@ static void rule_pcie_degraded(struct fab_model *m)
 			cap_s = m->pci[up].link.max_speed.v;
 		if (up != FAB_NO_INDEX && m->pci[up].link.max_width.ok && m->pci[up].link.max_width.v < cap_w)
 			cap_w = m->pci[up].link.max_width.v;
-		bool slow = d->link.cur_speed.v + 0.01 < cap_s;
+		/* Off the GPU and NIC paths only a narrower link is said, as
+		 * information: it slows that device alone, and many idle devices
+		 * lower their speed (ASPM) but never their width. */
+		bool slow = d->link.cur_speed.v + 0.01 < cap_s && !off_path;
 		bool narrow = d->link.cur_width.v < cap_w;
 		if (!slow && !narrow)
 			continue;
-		enum fab_severity sev = (narrow || !gpu_only) ? SEV_WARN : SEV_INFO;
+		enum fab_severity sev = off_path ? SEV_INFO : (narrow || !gpu_only) ? SEV_WARN : SEV_INFO;
 		struct fab_finding *f = model_add_finding(m, "pcie.degraded", sev, label);
 		double have = pcie_gbps(d->link.cur_speed.v, d->link.cur_width.v);
 		double can = pcie_gbps(cap_s, cap_w);
@@ -201,6 +220,7 @@ static void rule_pcie_degraded(struct fab_model *m)
 			 "PCIe link%s runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
 			 "%.0f of %.0f Gb/s%s",
 			 who, d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can,
+			 off_path ? " (off every GPU and NIC path: only this device is slowed)" :
 			 sev == SEV_INFO ? " (GPUs lower their link speed when idle; check under load)" : "");
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld "

@@ -306,6 +306,32 @@ static void test_nvlink_asymmetric(void **state)
 	assert_int_equal(count_finding(m, NVA), 0);
 }
 
+/* A width downgrade off the GPU and NIC paths is information (it slows that
+ * device alone); on them it is a warning (test_2numa). Speed alone off the
+ * paths is not said (idle devices lower it, ASPM). */
+static void test_pcie_off_path(void **state)
+{
+	struct fx *f = *state;
+	struct fab_model *m = &f->m;
+	int mgmt = pci(m, "0000:01:00.0");   /* the management NIC, x4, no RDMA */
+	int nvsw = pci(m, "0000:1c:00.0");   /* an NVSwitch's PCIe function, x2 */
+	findings_run(m);
+	assert_false(has_finding(m, "pcie.degraded", "0000:01:00.0"));
+	m->pci[mgmt].link.cur_width = fab_int_of(1);
+	m->pci[nvsw].link.cur_speed = fab_num_of(2.5);   /* slower, same width */
+	findings_run(m);
+	const struct fab_finding *x = finding(m, "pcie.degraded", "0000:01:00.0");
+	assert_int_equal(x->sev, SEV_INFO);
+	assert_non_null(strstr(x->message, "x1, capable of"));
+	assert_non_null(strstr(x->message, "off every GPU and NIC path"));
+	assert_false(has_finding(m, "pcie.degraded", "0000:1c:00.0"));
+	m->pci[nvsw].link.cur_width = fab_int_of(1);
+	findings_run(m);
+	assert_int_equal(finding(m, "pcie.degraded", "0000:1c:00.0")->sev, SEV_INFO);
+	/* Nothing of it reaches the warnings of a healthy node. */
+	assert_int_equal(findings_worst(m, "pcie."), SEV_INFO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +341,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dgx, setup_dgx, teardown),
 		cmocka_unit_test_setup_teardown(test_2numa, setup_2numa, teardown),
 		cmocka_unit_test_setup_teardown(test_nvlink_asymmetric, setup_dgx, teardown),
+		cmocka_unit_test_setup_teardown(test_pcie_off_path, setup_dgx, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
