@@ -299,7 +299,7 @@ static void test_v212_roce_no_gdr(void **state)
 {
 	(void)state;
 	struct nccl_log *a = analyze(FIX "v2.12-roce-no-gdr.log");
-	assert_int_equal(a->verdict, NCCL_V_OK_NO_GDR);
+	assert_int_equal(a->verdict, NCCL_V_NO_GDR);
 	assert_string_equal(a->reason,
 			    "completed over IB without GPUDirect RDMA (staged through host memory)");
 	assert_int_equal(a->gdr, NCCL_GDR_OFF);
@@ -858,7 +858,7 @@ static void test_names(void **state)
 {
 	(void)state;
 	static const char *const v[] = {
-		"unknown", "ok", "ok-no-gdr", "socket-fallback", "socket-by-config", "ib-error",
+		"unknown", "ok", "no-gdr", "socket-fallback", "socket-by-config", "ib-error",
 		"bootstrap-error", "invalid-usage", "nccl-error", "incomplete",
 	};
 	for (int i = 0; i <= NCCL_V_INCOMPLETE; i++) {
