@@ -671,25 +671,33 @@ static void on_qp(struct nccl_log *a, const char *m)
 static bool names_asked_plugin(const char *s)
 {
 	const char *p = strstr(s, "Could not find:");
-	if (p) {
+	if (p)
 		p += 15;
-	} else if ((p = strstr(s, "No plugin found ("))) {
+	else if ((p = strstr(s, "No plugin found (")))
 		p += 17;
-	} else {
+	else
 		return false;
-	}
-	for (;;) {
-		p += strspn(p, " ");
-		size_t n = strcspn(p, " ),");
+	/* The list ends at ")" or at the sentence after it (". Using internal ..."). */
+	const char *stop = strstr(p, ". ");
+	size_t len = strcspn(p, ")");
+	if (stop && (size_t)(stop - p) < len)
+		len = (size_t)(stop - p);
+	while (len) {
+		size_t sp = strspn(p, " ");
+		p += sp;
+		len = len > sp ? len - sp : 0;
+		size_t n = strcspn(p, " ");
+		if (n > len)
+			n = len;
 		if (!n)
-			return false;
-		bool dflt = (n == 14 || (n == 15 && p[14] == '.')) && strncmp(p, "libnccl-net.so", 14) == 0;
-		if (!dflt)
+			break;
+		size_t w = n - (p[n - 1] == '.');
+		if (!(w == 14 && strncmp(p, "libnccl-net.so", 14) == 0))
 			return true;
 		p += n;
-		if (*p != ' ')
-			return false;
+		len -= n;
 	}
+	return false;
 }
 
 /*
@@ -717,7 +725,7 @@ static void on_plugin(struct nccl_log *a, const char *rest)
 		copy_trim(a->plugin_name, sizeof(a->plugin_name), p, v ? (size_t)(v - p) : strlen(p));
 		return;
 	}
-	if (has(rest, "CollNet") || has(rest, "coll plugin") || has(rest, "Using internal"))
+	if (has(rest, "CollNet") || has(rest, "coll plugin"))
 		return;
 	bool missing = has(rest, "No such file or directory") || has(rest, "Could not find") ||
 		       has(rest, "No plugin found");
