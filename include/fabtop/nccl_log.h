@@ -294,7 +294,7 @@ const char *nccl_log_env(const struct nccl_log *a, const char *name);
  * fabtop analyze-log FILE... [--json]: the analysis above over the files
  * together ("-" is stdin), streamed line by line, printed through the print
  * layer. Exit: 0 verdict ok; 1 a problem found (any other verdict,
- * ok-no-gdr included: GPUDirect off costs bandwidth); 2 a file could not be
+ * no-gdr included: GPUDirect off costs bandwidth); 2 a file could not be
  * read (missing, a directory, a read error) or it held no NCCL line
  * (verdict unknown), or bad usage.
  */
