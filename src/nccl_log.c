@@ -700,6 +700,20 @@ static bool names_asked_plugin(const char *s)
 	return false;
 }
 
+/* glibc's dlerror for a plugin that is there but needs a library that is
+ * not ("libnccl-net.so: libfabric.so.1: cannot open shared object file: No
+ * such file or directory"): the file it could not open is not the plugin. */
+static bool dependency_missing(const char *s)
+{
+	const char *c = strstr(s, ": cannot open shared object file");
+	if (!c)
+		return false;
+	const char *b = c;
+	while (b > s && b[-1] != ' ' && b[-1] != '=' && b[-1] != '/')
+		b--;
+	return strncmp(b, "libnccl-net", 11) != 0;
+}
+
 /*
  * "NET/Plugin..." lines, in the words of each NCCL (src/net.cc up to 2.23,
  * src/plugin/net.cc and plugin_open.cc after):
@@ -712,6 +726,8 @@ static bool names_asked_plugin(const char *s)
  *   LIB: DLERROR                                         failed (2.24+: found, not loadable)
  *   Failed to find ncclNetPlugin symbol (>= v5) ...      failed unless a later
  *   Failed to find ncclNetPlugin_vN symbol.              "Loaded net plugin"
+ * A dlerror that names another library as missing is a failed plugin (it is
+ * there; what it needs is not), whatever NCCL calls it.
  * The errno NCCL prints is unreliable (2.14 says "returned 17" for a missing
  * file), so the dlerror text decides. CollNet lines do not count.
  */
@@ -727,8 +743,8 @@ static void on_plugin(struct nccl_log *a, const char *rest)
 	}
 	if (has(rest, "CollNet") || has(rest, "coll plugin"))
 		return;
-	bool missing = has(rest, "No such file or directory") || has(rest, "Could not find") ||
-		       has(rest, "No plugin found");
+	bool missing = (has(rest, "No such file or directory") || has(rest, "Could not find") ||
+			has(rest, "No plugin found")) && !dependency_missing(rest);
 	bool load_said = has(rest, "Plugin load") || has(rest, "dlerror=") ||
 			 has(rest, "Unable to load") || has(rest, ".so: ");
 	char *slot = NULL;

@@ -993,6 +993,10 @@ static void test_plugin_failed(void **state)
 		/* net.cc before 2.19: "Plugin load returned %d : %s." */
 		{ "h:1:1 [0] NCCL INFO NET/Plugin : Plugin load returned 0 : /usr/lib/libnccl-net.so: "
 		  "wrong ELF class: ELFCLASS32.", NCCL_PLUGIN_FAILED },
+		/* the plugin there, a library it needs not (glibc's dlerror wording) */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+		  "libnccl-net.so: libfabric.so.1: cannot open shared object file: No such file or "
+		  "directory", NCCL_PLUGIN_FAILED },
 		/* a plugin asked for by name (NCCL_NET_PLUGIN=aws-ofi), not there */
 		{ "h:1:1 [0] NCCL INFO NET/Plugin: Could not find: aws-ofi libnccl-net-aws-ofi.so. Using "
 		  "internal network plugin.", NCCL_PLUGIN_FAILED },
