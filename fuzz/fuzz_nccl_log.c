@@ -45,6 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kept += a.err[e].count;
 	if (kept != a.errors)
 		abort();
+	/* Warnings: bounded, each named, and a failed plugin says why. */
+	if (a.nwarn < 0 || a.nwarn > NCCL_LOG_MAX_WARN ||
+	    strlen(a.outcome_reason) >= sizeof(a.outcome_reason) ||
+	    (a.plugin == NCCL_PLUGIN_FAILED) != (a.plugin_error[0] != '\0'))
+		abort();
+	for (int w = 0; w < a.nwarn; w++)
+		if (!a.warn[w].text[0] || (a.warn[w].kind == NCCL_W_NOT_FABRIC &&
+					   !nccl_if_not_fabric(a.warn[w].ifname)))
+			abort();
 	nccl_log_free(&a);
 	return 0;
 }

@@ -24,8 +24,11 @@ static const char usage[] =
 "  the files together (\"-\" is standard input) and says what NCCL did: version,\n"
 "  bootstrap interface, network (IB, Socket or a plugin), HCAs, GPUDirect RDMA,\n"
 "  transports, errors, the nccl-tests result, and a verdict.\n"
-"Verdicts: ok, ok-no-gdr, socket-fallback, socket-by-config, ib-error,\n"
-"  bootstrap-error, invalid-usage, nccl-error, incomplete, unknown.\n"
+"Verdicts (the cause the log shows, even when the run hung or the log is cut):\n"
+"  ok, no-gdr, socket-fallback, socket-by-config, ib-error, bootstrap-error,\n"
+"  invalid-usage, nccl-error, incomplete, unknown. The outcome (completed,\n"
+"  failed, incomplete) is said apart, and so are warnings: a net plugin that\n"
+"  did not load, traffic over an interface that is not the fabric.\n"
 "Exit status: 0 ok, 1 any other verdict (a problem found), 2 a file could not\n"
 "  be read, no NCCL line was found, or bad usage.\n";
 
@@ -128,6 +131,8 @@ static void print_net(struct fab_out *o, const struct nccl_log *a)
 		out_str(o, PR_ANY, "name", " (%s)", a->plugin_name);
 	else
 		out_str(o, PR_JSON, "name", NULL, NULL);
+	out_str(o, PR_ANY, "error", a->plugin_error[0] ? ": %s" : NULL,
+		a->plugin_error[0] ? a->plugin_error : NULL);
 	out_text(o, "\n");
 	out_close_obj(o);
 
@@ -316,7 +321,21 @@ void nccl_log_print(struct fab_out *o, const struct nccl_log *a)
 	out_str(o, PR_ANY, "reason", ": %s\n", a->reason);
 	out_str(o, PR_ANY, "hint", *nccl_verdict_hint(a->verdict) ? "hint         %s\n" : NULL,
 		nccl_verdict_hint(a->verdict));
-	out_str(o, PR_ANY, "outcome", "outcome      %s\n", nccl_outcome_name(a->outcome));
+	out_str(o, PR_ANY, "outcome", "outcome      %s", nccl_outcome_name(a->outcome));
+	out_str(o, PR_ANY, "outcome_reason", a->outcome_reason[0] ? ": %s" : NULL,
+		a->outcome_reason[0] ? a->outcome_reason : NULL);
+	out_text(o, "\n");
+	out_open_arr(o, "warnings");
+	for (int i = 0; i < a->nwarn; i++) {
+		const struct nccl_log_warning *w = &a->warn[i];
+		out_open_obj(o, NULL);
+		out_str(o, PR_JSON, "kind", NULL, nccl_warn_kind_name(w->kind));
+		out_str(o, PR_JSON, "role", NULL, w->role[0] ? w->role : NULL);
+		out_str(o, PR_JSON, "interface", NULL, w->ifname[0] ? w->ifname : NULL);
+		out_str(o, PR_ANY, "text", "warning      %s\n", w->text);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
 	out_int(o, PR_ANY, "lines", "lines        %lld", cnt(a->lines));
 	out_int(o, PR_ANY, "nccl_lines", " (%lld NCCL", cnt(a->nccl_lines));
 	out_int(o, PR_ANY, "warn_lines", ", %lld WARN", cnt(a->warn_lines));

@@ -90,7 +90,7 @@ const char *nccl_verdict_name(enum nccl_verdict v)
 {
 	switch (v) {
 	case NCCL_V_OK: return "ok";
-	case NCCL_V_OK_NO_GDR: return "ok-no-gdr";
+	case NCCL_V_NO_GDR: return "no-gdr";
 	case NCCL_V_SOCKET_FALLBACK: return "socket-fallback";
 	case NCCL_V_SOCKET_BY_CONFIG: return "socket-by-config";
 	case NCCL_V_IB_ERROR: return "ib-error";
@@ -107,7 +107,7 @@ const char *nccl_verdict_hint(enum nccl_verdict v)
 {
 	switch (v) {
 	case NCCL_V_OK: return "";
-	case NCCL_V_OK_NO_GDR:
+	case NCCL_V_NO_GDR:
 		return "data is staged through host memory: load nvidia-peermem (or use DMA-BUF), "
 		       "check the GPU-HCA PCIe distance and NCCL_NET_GDR_LEVEL";
 	case NCCL_V_SOCKET_FALLBACK:
@@ -195,9 +195,43 @@ const char *nccl_plugin_name(enum nccl_plugin p)
 	switch (p) {
 	case NCCL_PLUGIN_NONE: return "none";
 	case NCCL_PLUGIN_LOADED: return "loaded";
+	case NCCL_PLUGIN_FAILED: return "failed";
 	case NCCL_PLUGIN_UNKNOWN: break;
 	}
 	return "unknown";
+}
+
+const char *nccl_warn_kind_name(enum nccl_warn_kind k)
+{
+	return k == NCCL_W_PLUGIN_FAILED ? "net-plugin-failed" : "not-fabric-interface";
+}
+
+/*
+ * Interfaces no fabric runs on, by the names the kernel and tools give them:
+ * lo; enx<MAC> (udev's name for a USB NIC: on DGX/HGX the BMC's host
+ * interface, a 169.254 link) and usb*; docker0 and docker's user bridges
+ * br-<id>; veth* (a container's end of a pair); virbr* (libvirt). NCCL's own
+ * default (NCCL_SOCKET_IFNAME=^docker,lo) skips some of them only while
+ * anything else is up, and never skips enx or veth.
+ */
+const char *nccl_if_not_fabric(const char *ifname)
+{
+	static const struct { const char *prefix; bool exact; const char *what; } t[] = {
+		{ "lo", true, "loopback: no other node can reach it" },
+		{ "enx", false, "a USB NIC (on DGX/HGX nodes the BMC's host interface)" },
+		{ "usb", false, "a USB NIC" },
+		{ "docker", false, "a docker bridge" },
+		{ "br-", false, "a docker bridge" },
+		{ "veth", false, "a container's virtual ethernet pair" },
+		{ "virbr", false, "a libvirt bridge" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t n = strlen(t[i].prefix);
+		if (t[i].exact ? strcmp(ifname, t[i].prefix) == 0 :
+				 strncmp(ifname, t[i].prefix, n) == 0 && ifname[n])
+			return t[i].what;
+	}
+	return NULL;
 }
 
 /* enum ibv_wc_status, in ibv_wc_status_str()'s words (libibverbs verbs.c). */
@@ -631,6 +665,120 @@ static void on_qp(struct nccl_log *a, const char *m)
 		add_int(a->gid_index, &a->ngid_index, (int)v);
 }
 
+/* The plugin's file names in "Could not find: nosuch libnccl-net-nosuch.so"
+ * (2.24+) or "No plugin found (libnccl-net.so)": anything but the default
+ * libnccl-net.so means NCCL_NET_PLUGIN asked for one. */
+static bool names_asked_plugin(const char *s)
+{
+	const char *p = strstr(s, "Could not find:");
+	if (p)
+		p += 15;
+	else if ((p = strstr(s, "No plugin found (")))
+		p += 17;
+	else
+		return false;
+	/* The list ends at ")" or at the sentence after it (". Using internal ..."). */
+	const char *stop = strstr(p, ". ");
+	size_t len = strcspn(p, ")");
+	if (stop && (size_t)(stop - p) < len)
+		len = (size_t)(stop - p);
+	while (len) {
+		size_t sp = strspn(p, " ");
+		p += sp;
+		len = len > sp ? len - sp : 0;
+		size_t n = strcspn(p, " ");
+		if (n > len)
+			n = len;
+		if (!n)
+			break;
+		size_t w = n - (p[n - 1] == '.');
+		if (!(w == 14 && strncmp(p, "libnccl-net.so", 14) == 0))
+			return true;
+		p += n;
+		len -= n;
+	}
+	return false;
+}
+
+/* glibc's dlerror for a plugin that is there but needs a library that is
+ * not ("libnccl-net.so: libfabric.so.1: cannot open shared object file: No
+ * such file or directory"): the file it could not open is not the plugin. */
+static bool dependency_missing(const char *s)
+{
+	const char *c = strstr(s, ": cannot open shared object file");
+	if (!c)
+		return false;
+	const char *b = c;
+	while (b > s && b[-1] != ' ' && b[-1] != '=' && b[-1] != '/')
+		b--;
+	return strncmp(b, "libnccl-net", 11) != 0;
+}
+
+/*
+ * "NET/Plugin..." lines, in the words of each NCCL (src/net.cc up to 2.23,
+ * src/plugin/net.cc and plugin_open.cc after):
+ *   Loaded net plugin NAME (vN)                          loaded
+ *   No plugin found (libnccl-net.so), using internal ... absent (2.1x)
+ *   Plugin load (libnccl-net.so) returned 2 : DLERROR    absent when DLERROR is
+ *   Plugin load returned N : DLERROR[ : when loading X]  "No such file or
+ *   dlerror=DLERROR No plugin found (X), ...             directory", else failed
+ *   Could not find: NAMES[. Using internal ...]          absent (2.24+)
+ *   LIB: DLERROR                                         failed (2.24+: found, not loadable)
+ *   Failed to find ncclNetPlugin symbol (>= v5) ...      failed unless a later
+ *   Failed to find ncclNetPlugin_vN symbol.              "Loaded net plugin"
+ * A dlerror that names another library as missing is a failed plugin (it is
+ * there; what it needs is not), whatever NCCL calls it.
+ * The errno NCCL prints is unreliable (2.14 says "returned 17" for a missing
+ * file), so the dlerror text decides. CollNet lines do not count.
+ */
+static void on_plugin(struct nccl_log *a, const char *rest)
+{
+	const char *p = strstr(rest, "Loaded net plugin ");
+	if (p) {
+		p += 18;
+		const char *v = strstr(p, " (v");
+		a->plugin = NCCL_PLUGIN_LOADED;
+		copy_trim(a->plugin_name, sizeof(a->plugin_name), p, v ? (size_t)(v - p) : strlen(p));
+		return;
+	}
+	if (has(rest, "CollNet") || has(rest, "coll plugin"))
+		return;
+	bool missing = (has(rest, "No such file or directory") || has(rest, "Could not find") ||
+			has(rest, "No plugin found")) && !dependency_missing(rest);
+	bool load_said = has(rest, "Plugin load") || has(rest, "dlerror=") ||
+			 has(rest, "Unable to load") || has(rest, ".so: ");
+	char *slot = NULL;
+	if (has(rest, "Failed to find ncclNetPlugin"))
+		slot = a->st.plugin_fail;  /* the file is there, not a plugin of this NCCL */
+	else if (missing && names_asked_plugin(rest))
+		slot = a->st.plugin_missing;
+	else if (!missing && load_said)
+		slot = a->st.plugin_fail;  /* found, but dlopen failed: undefined symbol, ELF class */
+	if (missing && a->plugin == NCCL_PLUGIN_UNKNOWN)
+		a->plugin = NCCL_PLUGIN_NONE;
+	if (slot && (!slot[0] || (slot == a->st.plugin_fail && has(rest, "not supported"))))
+		copy_str(slot, NCCL_LOG_TEXT, rest);  /* the symbol search's last line gives up */
+}
+
+/* "[0]eth0:10.0.0.1<0> [1]veth12:fe80::...%veth12<0>": every interface named. */
+static void on_socket_ifs(struct nccl_log *a, const char *s)
+{
+	for (const char *w = s; *w;) {
+		w += strspn(w, " ");
+		size_t wl = strcspn(w, " ");
+		char ifname[32], addr[64], word[128];
+		copy_trim(word, sizeof(word), w, wl);
+		w += wl;
+		if (!parse_if(word, ifname, sizeof(ifname), addr, sizeof(addr)) || !ifname[0])
+			continue;
+		bool seen = false;
+		for (int i = 0; i < a->st.nsocket_ifs && !seen; i++)
+			seen = strcmp(a->st.socket_ifs[i], ifname) == 0;
+		if (!seen && a->st.nsocket_ifs < NCCL_LOG_MAX_SOCKIFS)
+			memcpy(a->st.socket_ifs[a->st.nsocket_ifs++], ifname, sizeof(ifname));
+	}
+}
+
 /* Lines that start "NET/<name> : ..." or "NET/<name>: ...". */
 static void on_net(struct nccl_log *a, const char *m)
 {
@@ -640,17 +788,7 @@ static void on_net(struct nccl_log *a, const char *m)
 	while (*rest == ' ' || *rest == ':')
 		rest++;
 	if (nl == 6 && strncmp(net, "Plugin", 6) == 0) {
-		const char *p = strstr(rest, "Loaded net plugin ");
-		if (p) {
-			p += 18;
-			const char *v = strstr(p, " (v");
-			a->plugin = NCCL_PLUGIN_LOADED;
-			copy_trim(a->plugin_name, sizeof(a->plugin_name), p, v ? (size_t)(v - p) : strlen(p));
-		} else if ((has(rest, "No plugin found") || has(rest, "Could not find") ||
-			    has(rest, "Plugin load returned") || has(rest, "Plugin load (")) &&
-			   a->plugin == NCCL_PLUGIN_UNKNOWN) {
-			a->plugin = NCCL_PLUGIN_NONE;
-		}
+		on_plugin(a, rest);
 		return;
 	}
 	bool socket = nl == 6 && strncmp(net, "Socket", 6) == 0;
@@ -663,6 +801,8 @@ static void on_net(struct nccl_log *a, const char *m)
 		if (using && !a->st.socket_if[0])
 			parse_if(using, a->st.socket_if, sizeof(a->st.socket_if),
 				 a->st.socket_addr, sizeof(a->st.socket_addr));
+		if (using)
+			on_socket_ifs(a, using);
 		return;
 	}
 	if (after(rest, "No device found")) {
@@ -811,6 +951,8 @@ static void on_message(struct nccl_log *a, const char *m, size_t len, enum level
 	if (lvl == LVL_WARN) {
 		if (has(m, ", retrying "))
 			a->retries++;  /* NCCL tries again; an error only if it gives up */
+		else if (m[0] == 'F' && a->ib_reason[0] && after(m, "Failed to open libibverbs"))
+			;  /* 2.7-2.10 WARN the IB probe's answer: the fallback's reason, not an error */
 		else
 			add_error(a, m, classify(a, m), false, rank);
 	}
@@ -1104,8 +1246,44 @@ static void set_reason(struct nccl_log *a, const char *fmt, const char *s1, cons
 	snprintf(a->reason, sizeof(a->reason), fmt, s1 ? s1 : "", s2 ? s2 : "");
 }
 
-/* The error class that decides the verdict: NCCL's own WARNs first. */
-static bool error_verdict(struct nccl_log *a, bool completed)
+/* Error kinds that are a cause of their own, not a symptom of another. */
+static bool cause_kind(enum nccl_err_kind k)
+{
+	return k == NCCL_E_OOM || k == NCCL_E_CUDA;
+}
+
+/* Errors of class c that count: an unclassified WARN in a run that finished
+ * is not what stopped it. causes: only the cause kinds of NCCL_C_OTHER;
+ * otherwise only the others. */
+static long long class_errors(const struct nccl_log *a, enum nccl_err_class c, bool completed,
+			      bool causes)
+{
+	long long n = a->st.nccl_cls[c] + a->st.framework_cls[c];
+	if (c != NCCL_C_OTHER)
+		return causes ? n : 0;
+	long long cause = a->err_kind[NCCL_E_OOM] + a->err_kind[NCCL_E_CUDA];
+	if (causes)
+		return cause;
+	n -= cause;
+	if (completed)
+		n -= a->err_kind[NCCL_E_OTHER];
+	return n;
+}
+
+/* The first kept error text of class c (of a cause kind or not). */
+static const char *first_error(const struct nccl_log *a, enum nccl_err_class c, bool causes)
+{
+	if (c != NCCL_C_OTHER)
+		return a->st.cls_first[c];
+	for (int i = 0; i < a->nerr; i++)
+		if (a->err[i].cls == c && cause_kind(a->err[i].kind) == causes)
+			return a->err[i].text;
+	return a->st.cls_first[c];
+}
+
+/* The error class that decides the verdict, NCCL's own WARNs first: the
+ * causes (causes true), or what is left once the log shows no other cause. */
+static bool error_verdict(struct nccl_log *a, bool completed, bool causes)
 {
 	static const struct { enum nccl_err_class cls; enum nccl_verdict v; } order[] = {
 		{ NCCL_C_USAGE, NCCL_V_INVALID_USAGE },
@@ -1115,45 +1293,46 @@ static bool error_verdict(struct nccl_log *a, bool completed)
 	};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		enum nccl_err_class c = order[i].cls;
-		long long n = a->st.nccl_cls[c] + a->st.framework_cls[c];
-		/* An unclassified WARN in a run that finished is not what stopped it. */
-		if (c == NCCL_C_OTHER && completed)
-			n -= a->err_kind[NCCL_E_OTHER];
-		if (n <= 0)
+		if (class_errors(a, c, completed, causes) <= 0)
 			continue;
 		a->verdict = order[i].v;
+		const char *first = first_error(a, c, causes);
 		const char *ifname = nccl_log_env(a, "NCCL_SOCKET_IFNAME");
-		if (c == NCCL_C_IB && a->ib_reason[0] && has(a->st.cls_first[c], "NET plugin"))
-			set_reason(a, "%s (NET/IB: %s)", a->st.cls_first[c], a->ib_reason);
+		if (c == NCCL_C_IB && a->ib_reason[0] && has(first, "NET plugin"))
+			set_reason(a, "%s (NET/IB: %s)", first, a->ib_reason);
 		else if (c == NCCL_C_BOOTSTRAP && ifname)
-			set_reason(a, "%s (NCCL_SOCKET_IFNAME=%s)", a->st.cls_first[c], ifname);
+			set_reason(a, "%s (NCCL_SOCKET_IFNAME=%s)", first, ifname);
 		else
-			set_reason(a, "%s", a->st.cls_first[c], NULL);
+			set_reason(a, "%s", first, NULL);
 		return true;
 	}
 	return false;
 }
 
-static void incomplete_reason(struct nccl_log *a)
+static void incomplete_reason(struct nccl_log *a, char *out, size_t size)
 {
-	char buf[64];
-	if (a->tests_started && a->nsizes) {
-		snprintf(buf, sizeof(buf), "%lld", a->sizes[a->nsizes - 1].bytes);
-		set_reason(a, "nccl-tests stopped after the %s-byte row, before its summary", buf, NULL);
-	} else if (a->tests_started) {
-		set_reason(a, "nccl-tests started but printed no result", NULL, NULL);
-	} else if (a->init_start > a->init_complete) {
-		set_reason(a, "stopped during communicator init", NULL, NULL);
-	} else if (a->init_complete) {
-		set_reason(a, "communicators initialised, but the log ends before a result or "
-			   "their teardown", NULL, NULL);
-	} else {
-		set_reason(a, "the log ends before NCCL initialised a communicator", NULL, NULL);
-	}
+	if (a->tests_started && a->nsizes)
+		snprintf(out, size, "nccl-tests stopped after the %lld-byte row, before its summary",
+			 a->sizes[a->nsizes - 1].bytes);
+	else if (a->tests_started)
+		snprintf(out, size, "nccl-tests started but printed no result");
+	else if (a->init_start > a->init_complete)
+		snprintf(out, size, "stopped during communicator init");
+	else if (a->init_complete)
+		snprintf(out, size, "communicators initialised, but the log ends before a result or "
+			 "their teardown");
+	else if (a->nvia)
+		snprintf(out, size, "stopped while NCCL connected its channels");
+	else
+		snprintf(out, size, "the log ends before NCCL initialised a communicator");
 }
 
-static void socket_verdict(struct nccl_log *a)
+/* socket-fallback or socket-by-config, with its reason; false when the run
+ * did not use sockets. */
+static bool socket_verdict(struct nccl_log *a)
 {
+	if (!nccl_log_used_socket(a))
+		return false;
 	const char *ib_disable = nccl_log_env(a, "NCCL_IB_DISABLE");
 	const char *net = nccl_log_env(a, "NCCL_NET");
 	bool mixed = nccl_log_used_rdma(a);
@@ -1175,11 +1354,75 @@ static void socket_verdict(struct nccl_log *a)
 		set_reason(a, "IB was not tried (NCCL_IB_DISABLE=1 or NCCL_NET=Socket in the "
 			   "environment; this log does not say which)", NULL, NULL);
 	}
+	return true;
+}
+
+bool nccl_log_no_net_channel(const struct nccl_log *a)
+{
+	if (a->ch_net_rdma || a->ch_net_socket || a->ch_collnet)
+		return false;
+	return a->ch_p2p + a->ch_shm > 0 || (a->nnodes.ok && a->nnodes.v == 1);
+}
+
+static void add_warning(struct nccl_log *a, enum nccl_warn_kind kind, const char *role,
+			const char *ifname, const char *text)
+{
+	for (int i = 0; i < a->nwarn; i++)
+		if (a->warn[i].kind == kind && strcmp(a->warn[i].role, role) == 0 &&
+		    strcmp(a->warn[i].ifname, ifname) == 0)
+			return;
+	if (a->nwarn >= NCCL_LOG_MAX_WARN)
+		return;
+	struct nccl_log_warning *w = &a->warn[a->nwarn++];
+	memset(w, 0, sizeof(*w));
+	w->kind = kind;
+	copy_str(w->role, sizeof(w->role), role);
+	copy_str(w->ifname, sizeof(w->ifname), ifname);
+	copy_str(w->text, sizeof(w->text), text);
+}
+
+static void if_warning(struct nccl_log *a, const char *role, const char *label, const char *ifname)
+{
+	const char *what = ifname[0] ? nccl_if_not_fabric(ifname) : NULL;
+	if (!what)
+		return;
+	char text[NCCL_LOG_TEXT];
+	snprintf(text, sizeof(text), "%s over %s, not the fabric (%s): set NCCL_SOCKET_IFNAME to "
+		 "the interface the nodes reach each other on", label, ifname, what);
+	add_warning(a, NCCL_W_NOT_FABRIC, role, ifname, text);
+}
+
+/* The plugin's end state and the warnings, from what the lines said. */
+static void finish_warnings(struct nccl_log *a)
+{
+	const char *asked = nccl_log_env(a, "NCCL_NET_PLUGIN");
+	a->plugin_error[0] = '\0';
+	if (a->plugin != NCCL_PLUGIN_LOADED) {
+		const char *why = a->st.plugin_fail[0] ? a->st.plugin_fail : a->st.plugin_missing;
+		char buf[NCCL_LOG_TEXT];
+		if (!why[0] && asked && strcasecmp(asked, "none") != 0 && a->plugin == NCCL_PLUGIN_NONE) {
+			snprintf(buf, sizeof(buf), "NCCL_NET_PLUGIN=%s not found", asked);
+			why = buf;
+		}
+		if (why[0]) {
+			a->plugin = NCCL_PLUGIN_FAILED;
+			copy_str(a->plugin_error, sizeof(a->plugin_error), why);
+			char text[NCCL_LOG_TEXT];
+			snprintf(text, sizeof(text), "the net plugin did not load; NCCL used its internal "
+				 "IB/Socket instead: %s", why);
+			add_warning(a, NCCL_W_PLUGIN_FAILED, "", "", text);
+		}
+	}
+	if_warning(a, "bootstrap", "bootstrap", a->bootstrap_if);
+	if (nccl_log_used_rdma(a))
+		if_warning(a, "oob", "IB out-of-band (QP exchange)", a->oob_if);
+	if (nccl_log_used_socket(a))
+		for (int i = 0; i < a->st.nsocket_ifs; i++)
+			if_warning(a, "socket", "socket traffic", a->st.socket_ifs[i]);
 }
 
 void nccl_log_finish(struct nccl_log *a)
 {
-	char buf[64];
 	if (a->nccl_lines)
 		copy_trim(a->last_line, sizeof(a->last_line), a->st.buf[a->st.last], a->st.last_len);
 	if (!a->bootstrap_if[0] && a->st.socket_if[0]) {
@@ -1191,6 +1434,8 @@ void nccl_log_finish(struct nccl_log *a)
 		copy_str(a->version, sizeof(a->version), a->st.tests_version);
 	a->gdr = gdr_state(a);
 	a->reason[0] = '\0';
+	a->outcome_reason[0] = '\0';
+	a->nwarn = 0;
 
 	bool summary = a->avg_busbw.ok;
 	bool completed = summary || (a->destroy_complete > 0 && !a->tests_started);
@@ -1200,30 +1445,55 @@ void nccl_log_finish(struct nccl_log *a)
 		set_reason(a, "no NCCL lines found", NULL, NULL);
 		return;
 	}
-	if (!summary && error_verdict(a, completed)) {
+	finish_warnings(a);
+
+	/* What happened to the run. */
+	bool failed = false;
+	for (int c = 0; c < 4 && !summary && !failed; c++)
+		failed = class_errors(a, c, completed, true) + class_errors(a, c, completed, false) > 0;
+	if (failed) {
 		a->outcome = NCCL_RUN_FAILED;
-		return;
-	}
-	if (summary && a->oob_values.ok && a->oob_values.v > 0) {
+		for (int i = 0; i < a->nerr && !a->outcome_reason[0]; i++)
+			if (!completed || a->err[i].kind != NCCL_E_OTHER)
+				snprintf(a->outcome_reason, sizeof(a->outcome_reason), "stopped by: %s",
+					 a->err[i].text);
+	} else if (completed) {
 		a->outcome = NCCL_RUN_COMPLETED;
-		a->verdict = NCCL_V_NCCL_ERROR;
-		snprintf(buf, sizeof(buf), "%lld", a->oob_values.v);
-		set_reason(a, "nccl-tests found %s wrong values (Out of bounds values)", buf, NULL);
-		return;
-	}
-	if (!completed) {
+		snprintf(a->outcome_reason, sizeof(a->outcome_reason), "%s", summary ?
+			 "nccl-tests printed its summary" : "communicators destroyed");
+	} else {
 		a->outcome = NCCL_RUN_INCOMPLETE;
-		a->verdict = NCCL_V_INCOMPLETE;
-		incomplete_reason(a);
-		return;
+		incomplete_reason(a, a->outcome_reason, sizeof(a->outcome_reason));
 	}
-	a->outcome = NCCL_RUN_COMPLETED;
-	if (nccl_log_used_socket(a)) {
-		socket_verdict(a);
-	} else if (nccl_log_used_rdma(a) && a->gdr == NCCL_GDR_OFF) {
-		a->verdict = NCCL_V_OK_NO_GDR;
-		set_reason(a, "completed over %s without GPUDirect RDMA (staged through host memory)",
-			   a->nnets ? a->nets[0].name : "RDMA", NULL);
+
+	/* The cause the log shows, first match wins (nccl_log.h). */
+	bool no_net = nccl_log_no_net_channel(a);
+	if (summary && a->oob_values.ok && a->oob_values.v > 0) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%lld", a->oob_values.v);
+		a->verdict = NCCL_V_NCCL_ERROR;
+		set_reason(a, "nccl-tests found %s wrong values (Out of bounds values)", buf, NULL);
+	} else if (!summary && error_verdict(a, completed, true)) {
+		/* invalid usage, IB, bootstrap, out of memory, CUDA */
+	} else if (socket_verdict(a) && a->verdict == NCCL_V_SOCKET_FALLBACK) {
+		/* RDMA wanted, sockets used: the cause even of a hang or a timeout */
+	} else if (!summary && error_verdict(a, completed, false)) {
+		/* a symptom, with no cause shown */
+	} else if (nccl_log_used_rdma(a) && a->gdr == NCCL_GDR_OFF && !no_net) {
+		a->verdict = NCCL_V_NO_GDR;
+		set_reason(a, completed ? "completed over %s without GPUDirect RDMA (staged through "
+			   "host memory)" : "%s channels set up without GPUDirect RDMA (staged through "
+			   "host memory)", a->nnets ? a->nets[0].name : "RDMA", NULL);
+	} else if (!completed) {
+		a->verdict = NCCL_V_INCOMPLETE;
+		set_reason(a, "%s", a->outcome_reason, NULL);
+	} else if (socket_verdict(a)) {
+		/* socket-by-config: sockets as asked, completed */
+	} else if (no_net) {
+		a->verdict = NCCL_V_OK;
+		set_reason(a, "completed within one node (%s): no network channel was set up",
+			   a->ch_p2p && a->ch_shm ? "P2P and SHM" : a->ch_shm ? "SHM" :
+			   a->ch_p2p ? "P2P" : "nNodes 1", NULL);
 	} else {
 		a->verdict = NCCL_V_OK;
 		if (nccl_log_used_rdma(a))

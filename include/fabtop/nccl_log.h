@@ -23,8 +23,14 @@
  * Memory is bounded whatever the log's size: counters, the first few of each
  * list (errors deduplicated by text, with a count), never the log itself.
  *
+ * The verdict is the cause the log shows, whatever happened to the run;
+ * what happened (completed, failed, incomplete) is the separate outcome. A
+ * log cut short or a job that hung still gets its cause as the verdict.
+ *
  * Verdicts (nccl_verdict_name), first match wins:
  *   unknown          no NCCL line at all (not an NCCL log, or NCCL_DEBUG unset)
+ *   nccl-error       nccl-tests printed its summary with wrong values
+ *   (the next four apply unless nccl-tests printed its summary)
  *   invalid-usage    the job is set up wrongly: duplicate GPU, NCCL version
  *                    mismatch between ranks, invalid argument/config
  *   ib-error         the RDMA path failed: an ibv_* call, a work completion
@@ -32,19 +38,27 @@
  *                    QP connect timeout, no NET plugin left when IB was forced
  *   bootstrap-error  the TCP side failed: no socket interface, connection
  *                    refused/timed out/reset, bootstrap errors
- *   nccl-error       another error stopped the run (out of memory, CUDA,
- *                    internal, remote rank gone, collective timeout), or
- *                    nccl-tests reported wrong values
- *   (the four error verdicts apply unless nccl-tests printed its summary)
- *   incomplete       no error, but no result either: the log stops before
- *                    the nccl-tests summary or a communicator's teardown
- *   socket-by-config the run used sockets because the environment said so:
+ *   nccl-error       out of memory or a CUDA failure stopped the run
+ *   socket-fallback  RDMA was wanted but sockets were used; the reason is the
+ *                    log's own ("No device found", "Failed to open libibverbs"),
+ *                    whether the run completed or not
+ *   nccl-error       another error stopped the run (internal, remote rank
+ *                    gone, collective timeout, any other WARN)
+ *   no-gdr           RDMA network channels without GPUDirect RDMA (data
+ *                    staged through host memory), whether it completed or not
+ *   incomplete       nothing above, and no result: the log stops before the
+ *                    nccl-tests summary or a communicator's teardown
+ *   socket-by-config completed over sockets because the environment said so:
  *                    NCCL_IB_DISABLE=1 or NCCL_NET=Socket reported, or IB
  *                    never tried while the net set-up is in the log
- *   socket-fallback  RDMA was wanted but sockets were used; the reason is the
- *                    log's own ("No device found", "Failed to open libibverbs")
- *   ok-no-gdr        completed over RDMA, but without GPUDirect RDMA
- *   ok               completed, nothing wrong found
+ *   ok               completed, nothing wrong found; a run with no network
+ *                    channel (one node, P2P/SHM only) is never said to be
+ *                    "over IB"
+ *
+ * Warnings (nccl_log.warn, computed by nccl_log_finish) do not change the
+ * verdict: a net plugin that failed to load (NCCL went on with its internal
+ * IB/Socket), and bootstrap, IB out-of-band or socket traffic over an
+ * interface that is not the fabric (nccl_if_not_fabric()).
  */
 #ifndef FABTOP_NCCL_LOG_H
 #define FABTOP_NCCL_LOG_H
@@ -66,7 +80,7 @@
 enum nccl_verdict {
 	NCCL_V_UNKNOWN,
 	NCCL_V_OK,
-	NCCL_V_OK_NO_GDR,
+	NCCL_V_NO_GDR,
 	NCCL_V_SOCKET_FALLBACK,
 	NCCL_V_SOCKET_BY_CONFIG,
 	NCCL_V_IB_ERROR,
@@ -106,7 +120,22 @@ enum nccl_err_kind {
 /* Which verdict an error points at. */
 enum nccl_err_class { NCCL_C_IB, NCCL_C_BOOTSTRAP, NCCL_C_USAGE, NCCL_C_OTHER };
 
-enum nccl_plugin { NCCL_PLUGIN_UNKNOWN, NCCL_PLUGIN_NONE, NCCL_PLUGIN_LOADED };
+/* none: no external plugin was there (the default libnccl-net.so absent);
+ * failed: one was asked for (NCCL_NET_PLUGIN) or found, but did not load,
+ * and NCCL went on with its internal networks. */
+enum nccl_plugin { NCCL_PLUGIN_UNKNOWN, NCCL_PLUGIN_NONE, NCCL_PLUGIN_LOADED, NCCL_PLUGIN_FAILED };
+
+enum nccl_warn_kind { NCCL_W_PLUGIN_FAILED, NCCL_W_NOT_FABRIC };
+
+#define NCCL_LOG_MAX_WARN    8
+#define NCCL_LOG_MAX_SOCKIFS 8    /* NET/Socket interfaces kept */
+
+struct nccl_log_warning {
+	enum nccl_warn_kind kind;
+	char role[16];                /* "bootstrap", "oob", "socket"; "" for the plugin */
+	char ifname[32];              /* the interface, "" for the plugin */
+	char text[NCCL_LOG_TEXT];
+};
 
 /* GPUDirect RDMA over the RDMA network (sockets never have it). */
 enum nccl_gdr { NCCL_GDR_UNKNOWN, NCCL_GDR_ON, NCCL_GDR_OFF, NCCL_GDR_PARTIAL };
@@ -160,6 +189,7 @@ struct nccl_log {
 
 	enum nccl_plugin plugin;
 	char plugin_name[64];         /* as loaded, e.g. "NCCL RDMA Plugin v8" */
+	char plugin_error[NCCL_LOG_TEXT]; /* why it did not load (failed only) */
 
 	struct nccl_log_count nets[NCCL_LOG_MAX_NETS];  /* "Using network X" */
 	int nnets;
@@ -199,9 +229,12 @@ struct nccl_log {
 
 	/* Set by nccl_log_finish(). */
 	enum nccl_outcome outcome;
+	char outcome_reason[NCCL_LOG_TEXT];
 	enum nccl_verdict verdict;
 	enum nccl_gdr gdr;
 	char reason[NCCL_LOG_TEXT];
+	struct nccl_log_warning warn[NCCL_LOG_MAX_WARN];
+	int nwarn;
 
 	/* Internal state. */
 	struct {
@@ -214,6 +247,10 @@ struct nccl_log {
 		char cls_first[4][NCCL_LOG_TEXT];   /* first error text of each class */
 		long long nccl_cls[4], framework_cls[4];
 		char socket_if[32], socket_addr[64];
+		char socket_ifs[NCCL_LOG_MAX_SOCKIFS][32];  /* every NET/Socket interface */
+		int nsocket_ifs;
+		char plugin_fail[NCCL_LOG_TEXT];    /* a plugin found but not loaded */
+		char plugin_missing[NCCL_LOG_TEXT]; /* a plugin asked for by name, not found */
 		char tests_version[32];             /* from nccl-tests' nccl-library= */
 		char buf[2][NCCL_LOG_LINE_MAX + 1];  /* this line; the last NCCL one */
 		int cur, last;
@@ -240,6 +277,13 @@ const char *nccl_plugin_name(enum nccl_plugin p);
 /* ibv_wc_status_str() wording for a completion status, NULL if unknown. */
 const char *nccl_wc_status_str(long long status);
 
+/* True when the log shows the communicators connected with no NET channel at
+ * all (one node: P2P/SHM only, or nNodes 1): no network carried data. */
+bool nccl_log_no_net_channel(const struct nccl_log *a);
+/* What an interface is when it is clearly not the fabric (loopback, a USB
+ * NIC, a docker/libvirt bridge, a veth), NULL otherwise. */
+const char *nccl_if_not_fabric(const char *ifname);
+const char *nccl_warn_kind_name(enum nccl_warn_kind k);
 /* Whether the run used an RDMA network (IB or a plugin), and sockets. */
 bool nccl_log_used_rdma(const struct nccl_log *a);
 bool nccl_log_used_socket(const struct nccl_log *a);
@@ -250,7 +294,7 @@ const char *nccl_log_env(const struct nccl_log *a, const char *name);
  * fabtop analyze-log FILE... [--json]: the analysis above over the files
  * together ("-" is stdin), streamed line by line, printed through the print
  * layer. Exit: 0 verdict ok; 1 a problem found (any other verdict,
- * ok-no-gdr included: GPUDirect off costs bandwidth); 2 a file could not be
+ * no-gdr included: GPUDirect off costs bandwidth); 2 a file could not be
  * read (missing, a directory, a read error) or it held no NCCL line
  * (verdict unknown), or bad usage.
  */

@@ -130,4 +130,8 @@ run "analyze-log v2.19-completion-error-mpirun.log: exit 1" 1 "$T/a-fail.json" \
 	"$BIN" analyze-log --json "$LOGS/v2.19-completion-error-mpirun.log"
 run "analyze-log v2.10-ib-gdr-ok.log and a missing file: exit 2" 2 "$T/a-ok.json" \
 	"$BIN" analyze-log --json "$LOGS/v2.10-ib-gdr-ok.log" "$T/missing.log"
+run "analyze-log issue1267-v2.19-plugin-symbol.log: exit 1 (a failed plugin)" 1 "$T/a-plugin.json" \
+	"$BIN" analyze-log --json "$LOGS/issue1267-v2.19-plugin-symbol.log"
+run "analyze-log issue1126-v2.10-lo-no-device-cut.log: exit 1 (lo warnings)" 1 "$T/a-lo.json" \
+	"$BIN" analyze-log --json "$LOGS/issue1126-v2.10-lo-no-device-cut.log"
 compare analyze-log "$T"/a-*.json

@@ -228,7 +228,12 @@ static void test_h200_torch(void **state)
 	a = analyze(FIX "h200-torch-timestamps-plugin.log");
 	assert_int_equal(a->verdict, NCCL_V_SOCKET_FALLBACK);
 	assert_string_equal(nccl_log_env(a, "NCCL_NET_PLUGIN"), "nosuch");
-	assert_int_equal(a->plugin, NCCL_PLUGIN_NONE);
+	/* NCCL_NET_PLUGIN=nosuch asked for a plugin that is not there: a finding */
+	assert_int_equal(a->plugin, NCCL_PLUGIN_FAILED);
+	assert_string_equal(a->plugin_error, "Could not find: nosuch libnccl-net-nosuch.so");
+	assert_int_equal(a->nwarn, 1);
+	assert_int_equal(a->warn[0].kind, NCCL_W_PLUGIN_FAILED);
+	assert_int_equal(a->outcome, NCCL_RUN_COMPLETED);
 	assert_int_equal(a->ranks, 1);
 	assert_string_equal(a->version, "2.28.9+cuda13.0");
 	assert_string_equal(a->bootstrap_if, "eth0");
@@ -299,7 +304,7 @@ static void test_v212_roce_no_gdr(void **state)
 {
 	(void)state;
 	struct nccl_log *a = analyze(FIX "v2.12-roce-no-gdr.log");
-	assert_int_equal(a->verdict, NCCL_V_OK_NO_GDR);
+	assert_int_equal(a->verdict, NCCL_V_NO_GDR);
 	assert_string_equal(a->reason,
 			    "completed over IB without GPUDirect RDMA (staged through host memory)");
 	assert_int_equal(a->gdr, NCCL_GDR_OFF);
@@ -854,11 +859,259 @@ static void test_tail_and_old_version(void **state)
 	nccl_log_free(&a);
 }
 
+/* ---- issue 13: the headline is the cause (real logs from public trackers) ---- */
+
+/* Feeds a fixture but drops the lines that contain any of the words given:
+ * the same log cut before its end. */
+static struct nccl_log *analyze_without(const char *file, const char *const *drop)
+{
+	struct nccl_log *a = malloc(sizeof(*a));
+	assert_non_null(a);
+	nccl_log_init(a);
+	FILE *f = fopen(file, "rb");
+	assert_non_null(f);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		bool skip = false;
+		for (int i = 0; drop[i] && !skip; i++)
+			skip = strstr(line, drop[i]) != NULL;
+		if (!skip)
+			nccl_log_feed(a, line, (size_t)n);
+	}
+	free(line);
+	fclose(f);
+	nccl_log_finish(a);
+	return a;
+}
+
+/* https://github.com/NVIDIA/nccl/issues/1126 (NCCL 2.10.3): two ranks
+ * bootstrap over lo, IB "No device found.", "Using network Socket"; the job
+ * hung and the pasted log stops there. */
+static void test_cause_when_cut(void **state)
+{
+	(void)state;
+	struct nccl_log *a = analyze(FIX "issue1126-v2.10-lo-no-device-cut.log");
+	assert_int_equal(a->verdict, NCCL_V_SOCKET_FALLBACK);
+	assert_string_equal(a->reason, "No device found");
+	assert_int_equal(a->outcome, NCCL_RUN_INCOMPLETE);
+	assert_string_equal(a->outcome_reason, "the log ends before NCCL initialised a communicator");
+	assert_int_equal(a->plugin, NCCL_PLUGIN_NONE);  /* the default libnccl-net.so absent */
+	assert_int_equal(a->nwarn, 2);
+	assert_int_equal(a->warn[0].kind, NCCL_W_NOT_FABRIC);
+	assert_string_equal(a->warn[0].role, "bootstrap");
+	assert_string_equal(a->warn[0].ifname, "lo");
+	assert_string_equal(a->warn[0].text, "bootstrap over lo, not the fabric (loopback: no other node "
+			    "can reach it): set NCCL_SOCKET_IFNAME to the interface the nodes reach each other on");
+	assert_string_equal(a->warn[1].role, "socket");
+	assert_string_equal(a->warn[1].ifname, "lo");
+	done(a);
+
+	/* The same with torch's watchdog timeout after it (the wording of
+	 * v2.21-torch-watchdog.log): the fallback is still the cause. */
+	a = analyze_text(
+		"zkti:702444:702444 [0] NCCL INFO NET/IB : No device found.\n"
+		"zkti:702444:702444 [0] NCCL INFO Using network Socket\n"
+		"[rank0]:[E1130 20:31:55.123456789 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught "
+		"collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600012 "
+		"milliseconds before timing out.\n");
+	assert_int_equal(a->verdict, NCCL_V_SOCKET_FALLBACK);
+	assert_int_equal(a->outcome, NCCL_RUN_FAILED);
+	assert_string_equal(a->outcome_reason, "stopped by: [E1130 20:31:55.123456789 "
+			    "ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+			    "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600012 milliseconds "
+			    "before timing out.");
+	done(a);
+
+	/* An out-of-memory is its own cause, before the fallback. */
+	a = analyze_text(
+		"h:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+		"h:1:1 [0] NCCL INFO Using network Socket\n"
+		"h:1:1 [0] include/alloc.h:48 NCCL WARN Cuda failure 'out of memory'\n");
+	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
+	assert_string_equal(a->reason, "Cuda failure 'out of memory'");
+	assert_int_equal(a->outcome, NCCL_RUN_FAILED);
+	done(a);
+
+	/* GPUDirect off on a run cut before its summary: no-gdr, incomplete. */
+	static const char *const tail[] = { "Out of bounds", "Avg bus", "Destroy COMPLETE",
+					    "  268435456 ", " 1073741824 ", NULL };
+	a = analyze_without(FIX "v2.12-roce-no-gdr.log", tail);
+	assert_int_equal(a->verdict, NCCL_V_NO_GDR);
+	assert_string_equal(a->reason, "IB channels set up without GPUDirect RDMA (staged through "
+			    "host memory)");
+	assert_int_equal(a->outcome, NCCL_RUN_INCOMPLETE);
+	assert_string_equal(a->outcome_reason,
+			    "nccl-tests stopped after the 16777216-byte row, before its summary");
+	done(a);
+
+	/* Nothing else to say: incomplete is the verdict. */
+	a = analyze(FIX "v2.24-tests-hang.log");
+	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
+	assert_string_equal(a->reason, a->outcome_reason);
+	done(a);
+}
+
+/* A net plugin that did not load is a finding, in each NCCL's words. */
+static void test_plugin_failed(void **state)
+{
+	(void)state;
+	/* https://github.com/NVIDIA/nccl/issues/1267 (2.19.3, a GCP VM): a
+	 * libnccl-net.so without the symbols of this NCCL. */
+	struct nccl_log *a = analyze(FIX "issue1267-v2.19-plugin-symbol.log");
+	assert_int_equal(a->plugin, NCCL_PLUGIN_FAILED);
+	assert_string_equal(a->plugin_error, "Failed to find ncclNetPlugin symbol (>= v5). "
+			    "ncclNetPlugin symbols v4 and lower are not supported.");
+	assert_int_equal(a->verdict, NCCL_V_SOCKET_FALLBACK);
+	assert_string_equal(a->reason, "No device found");
+	assert_int_equal(a->outcome, NCCL_RUN_INCOMPLETE);
+	assert_string_equal(a->outcome_reason, "stopped during communicator init");
+	assert_int_equal(a->nwarn, 1);
+	assert_int_equal(a->warn[0].kind, NCCL_W_PLUGIN_FAILED);
+	assert_string_equal(a->warn[0].role, "");
+	done(a);
+
+	static const struct { const char *line; enum nccl_plugin want; } c[] = {
+		/* 2.14 (errno 17 with a missing file: the text decides) */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin : Plugin load returned 17 : libnccl-net.so: cannot "
+		  "open shared object file: No such file or directory.", NCCL_PLUGIN_NONE },
+		/* 2.18 */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object "
+		  "file: No such file or directory No plugin found (libnccl-net.so), using internal "
+		  "implementation", NCCL_PLUGIN_NONE },
+		/* 2.21 (nccl#1504) */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open "
+		  "shared object file: No such file or directory : when loading libnccl-net.so",
+		  NCCL_PLUGIN_NONE },
+		/* 2.23+ */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network "
+		  "plugin.", NCCL_PLUGIN_NONE },
+		/* plugin_open.cc: "%s/Plugin: %s: %s" when dlopen fails for another reason */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin: libnccl-net.so: /opt/hpcx/nccl_rdma_sharp_plugin/lib/"
+		  "libnccl-net.so: undefined symbol: ncclGetLastError", NCCL_PLUGIN_FAILED },
+		/* net.cc before 2.19: "Plugin load returned %d : %s." */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin : Plugin load returned 0 : /usr/lib/libnccl-net.so: "
+		  "wrong ELF class: ELFCLASS32.", NCCL_PLUGIN_FAILED },
+		/* the plugin there, a library it needs not (glibc's dlerror wording) */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+		  "libnccl-net.so: libfabric.so.1: cannot open shared object file: No such file or "
+		  "directory", NCCL_PLUGIN_FAILED },
+		/* a plugin asked for by name (NCCL_NET_PLUGIN=aws-ofi), not there */
+		{ "h:1:1 [0] NCCL INFO NET/Plugin: Could not find: aws-ofi libnccl-net-aws-ofi.so. Using "
+		  "internal network plugin.", NCCL_PLUGIN_FAILED },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char text[1024];
+		snprintf(text, sizeof(text), "%s\nh:1:1 [0] NCCL INFO Using network IB\n", c[i].line);
+		a = analyze_text(text);
+		if (a->plugin != c[i].want)
+			fail_msg("case %zu: plugin %s", i, nccl_plugin_name(a->plugin));
+		assert_int_equal(a->nwarn, c[i].want == NCCL_PLUGIN_FAILED);
+		done(a);
+	}
+
+	/* nccl#1000 (HPC-X plugin on 2.18): v6 missing, v5 loaded: loaded, no warning. */
+	a = analyze_text(
+		"d:2295:2295 [2] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v6 symbol.\n"
+		"d:2295:2295 [2] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin (v5)\n"
+		"d:2295:2295 [2] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin_v6 symbol.\n"
+		"d:2295:2295 [2] NCCL INFO NET/Plugin: Loaded coll plugin SHARP (v5)\n");
+	assert_int_equal(a->plugin, NCCL_PLUGIN_LOADED);
+	assert_string_equal(a->plugin_name, "NCCL RDMA Plugin");
+	assert_int_equal(a->nwarn, 0);
+	done(a);
+}
+
+static void test_not_fabric(void **state)
+{
+	(void)state;
+	static const char *const yes[] = { "lo", "enx3c18a0b1c2d3", "usb0", "docker0",
+					   "br-5f3a9c2e1b7d", "veth75fa783", "virbr0", NULL };
+	static const char *const no[] = { "eth0", "eno1", "ens5", "enp225s0f1", "ibp12s0", "ib0",
+					  "bond0", "br0", "enx", "lo1", "ip6tnl0", "", NULL };
+	for (int i = 0; yes[i]; i++)
+		if (!nccl_if_not_fabric(yes[i]))
+			fail_msg("%s is not the fabric", yes[i]);
+	for (int i = 0; no[i]; i++)
+		if (nccl_if_not_fabric(no[i]))
+			fail_msg("%s may be the fabric", no[i]);
+
+	/* https://github.com/pytorch/pytorch/issues/68893 (NCCL 2.7.8 in a ray
+	 * container; ray's colour codes removed): sockets over ens5 and a veth. */
+	struct nccl_log *a = analyze(FIX "torch68893-v2.7-veth-socket.log");
+	assert_int_equal(a->verdict, NCCL_V_SOCKET_FALLBACK);
+	assert_string_equal(a->reason, "Failed to open libibverbs.so[.1]");
+	assert_int_equal(a->errors, 0);  /* 2.7 WARNs the IB probe's answer: not an error */
+	assert_int_equal(a->outcome, NCCL_RUN_INCOMPLETE);
+	assert_string_equal(a->outcome_reason, "stopped while NCCL connected its channels");
+	assert_string_equal(a->bootstrap_if, "ens5");
+	assert_int_equal(a->nwarn, 1);
+	assert_string_equal(a->warn[0].role, "socket");
+	assert_string_equal(a->warn[0].ifname, "veth75fa783");
+	done(a);
+
+	/* The IB out-of-band exchange over docker0 (the line as 2.1x prints it). */
+	a = analyze_text(
+		"h:1:1 [0] NCCL INFO Bootstrap : Using docker0:172.17.0.1<0>\n"
+		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB docker0:172.17.0.1<0>\n"
+		"h:1:1 [0] NCCL INFO Using network IB\n");
+	assert_int_equal(a->nwarn, 2);
+	assert_string_equal(a->warn[0].role, "bootstrap");
+	assert_string_equal(a->warn[1].role, "oob");
+	assert_string_equal(a->warn[1].ifname, "docker0");
+	assert_string_equal(a->warn[1].text, "IB out-of-band (QP exchange) over docker0, not the fabric "
+			    "(a docker bridge): set NCCL_SOCKET_IFNAME to the interface the nodes reach each "
+			    "other on");
+	done(a);
+
+	/* Socket interfaces listed while IB carried the data: no socket warning. */
+	a = analyze_text(
+		"h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]virbr0:192.168.122.1<0>\n"
+		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
+		"h:1:1 [0] NCCL INFO Using network IB\n");
+	assert_int_equal(a->nwarn, 0);
+	done(a);
+}
+
+/* One node: NCCL names its network, but no NET channel carries data. The
+ * lines are in 2.19's words ("Using network IB" as in nccl-tests#185,
+ * "via P2P/IPC/read" as in nccl#952, the nNodes line as in 2.12+); the
+ * whole log is built here. */
+static void test_single_node_not_over_ib(void **state)
+{
+	(void)state;
+	struct nccl_log *a = analyze_text(
+		"n:7:7 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eno1:10.1.0.5<0>\n"
+		"n:7:7 [0] NCCL INFO Using network IB\n"
+		"n:7:9 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+		"n:7:9 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 18000 / HCA 0 (distance 7 > 4)\n"
+		"n:7:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
+		"n:7:9 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
+		"n:7:7 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 18000 - Init COMPLETE\n"
+		"n:7:7 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 18000 - Destroy COMPLETE\n");
+	assert_true(nccl_log_no_net_channel(a));
+	assert_int_equal(a->verdict, NCCL_V_OK);  /* not no-gdr: no NET channel to need it */
+	assert_string_equal(a->reason, "completed within one node (P2P): no network channel was set up");
+	assert_null(strstr(a->reason, "over IB"));
+	done(a);
+
+	/* The same node with one NET channel is over IB. */
+	a = analyze_text(
+		"n:7:7 [0] NCCL INFO Using network IB\n"
+		"n:7:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
+		"n:7:9 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRDMA\n"
+		"n:7:7 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 busId 18000 - Destroy COMPLETE\n");
+	assert_false(nccl_log_no_net_channel(a));
+	assert_string_equal(a->reason, "completed over IB, GPUDirect RDMA on");
+	done(a);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
 	static const char *const v[] = {
-		"unknown", "ok", "ok-no-gdr", "socket-fallback", "socket-by-config", "ib-error",
+		"unknown", "ok", "no-gdr", "socket-fallback", "socket-by-config", "ib-error",
 		"bootstrap-error", "invalid-usage", "nccl-error", "incomplete",
 	};
 	for (int i = 0; i <= NCCL_V_INCOMPLETE; i++) {
@@ -901,6 +1154,10 @@ int main(void)
 		cmocka_unit_test(test_socket_verdicts),
 		cmocka_unit_test(test_incomplete_reasons),
 		cmocka_unit_test(test_tail_and_old_version),
+		cmocka_unit_test(test_cause_when_cut),
+		cmocka_unit_test(test_plugin_failed),
+		cmocka_unit_test(test_not_fabric),
+		cmocka_unit_test(test_single_node_not_over_ib),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
