@@ -70,6 +70,27 @@ struct fab_judged port_usable(const struct fab_nic *n, const struct fab_port *p)
 	return judged(FAB_YES, &j, "ACTIVE, %s", verbs.why);
 }
 
+struct fab_judged gpu_busy(const struct fab_gpu *g)
+{
+	struct fab_judged j = { FAB_UNKNOWN, "" };
+	char util[24] = "";
+	if (g->util_pct.ok)
+		snprintf(util, sizeof(util), "%lld%% utilisation", g->util_pct.v);
+	if (g->pstate.ok && (g->pstate.v <= 2 || g->pstate.v >= 5))
+		j.v = g->pstate.v <= 2 ? FAB_YES : FAB_NO;
+	else if (g->util_pct.ok)
+		j.v = g->util_pct.v >= 10 ? FAB_YES : FAB_NO;
+	if (j.v == FAB_UNKNOWN && g->pstate.ok)
+		snprintf(j.why, sizeof(j.why), "P%lld, utilisation unknown", g->pstate.v);
+	else if (j.v == FAB_UNKNOWN)
+		snprintf(j.why, sizeof(j.why), "its load is unknown (no NVML)");
+	else if (g->pstate.ok)
+		snprintf(j.why, sizeof(j.why), "P%lld%s%s", g->pstate.v, util[0] ? ", " : "", util);
+	else
+		snprintf(j.why, sizeof(j.why), "%s", util);
+	return j;
+}
+
 struct fab_judged nic_usable(const struct fab_nic *n)
 {
 	struct fab_judged j = { 0 };

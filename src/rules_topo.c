@@ -173,11 +173,13 @@ static void rule_pcie_degraded(struct fab_model *m)
 		const char *label = NULL;
 		char lbuf[FAB_NAME_LEN];
 		bool gpu_only = false;
+		int gpu = -1;
 		for (int g = 0; g < m->ngpus; g++)
 			if (m->gpus[g].pci == i) {
 				snprintf(lbuf, sizeof(lbuf), "GPU%d", g);
 				label = lbuf;
 				gpu_only = true;
+				gpu = g;
 			}
 		for (int n = 0; n < m->nnics && !label; n++)
 			if (m->nics[n].pci == i)
@@ -210,8 +212,27 @@ static void rule_pcie_degraded(struct fab_model *m)
 		bool narrow = d->link.cur_width.v < cap_w;
 		if (!slow && !narrow)
 			continue;
-		enum fab_severity sev = off_path ? SEV_INFO : (narrow || !gpu_only) ? SEV_WARN : SEV_INFO;
+		/* A GPU's speed alone is judged by its load: a busy GPU should
+		 * run its link at full speed, an idle one lowers it. */
+		struct fab_judged busy = { FAB_UNKNOWN, "" };
+		if (gpu_only && gpu >= 0)
+			busy = gpu_busy(&m->gpus[gpu]);
+		enum fab_severity sev = off_path ? SEV_INFO :
+					(narrow || !gpu_only || busy.v == FAB_YES) ? SEV_WARN : SEV_INFO;
 		struct fab_finding *f = model_add_finding(m, "pcie.degraded", sev, label);
+		char busy_note[200] = "";
+		if (busy.v == FAB_YES)
+			snprintf(busy_note, sizeof(busy_note), " while the GPU is busy (%s): a busy GPU "
+				 "runs its link at full speed", busy.why);
+		else if (busy.v == FAB_NO)
+			snprintf(busy_note, sizeof(busy_note), " (the GPU is idle, %s: GPUs lower their "
+				 "link speed when idle; check under load)", busy.why);
+		else if (gpu >= 0)
+			snprintf(busy_note, sizeof(busy_note), " (GPUs lower their link speed when idle; "
+				 "its load is unknown without NVML: check under load)");
+		else
+			snprintf(busy_note, sizeof(busy_note), " (the GPUs below lower their link speed "
+				 "when idle; check under load)");
 		double have = pcie_gbps(d->link.cur_speed.v, d->link.cur_width.v);
 		double can = pcie_gbps(cap_s, cap_w);
 		char who[2 * FAB_NAME_LEN];
@@ -221,7 +242,7 @@ static void rule_pcie_degraded(struct fab_model *m)
 			 "%.0f of %.0f Gb/s%s",
 			 who, d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can,
 			 off_path ? " (off every GPU and NIC path: only this device is slowed)" :
-			 sev == SEV_INFO ? " (GPUs lower their link speed when idle; check under load)" : "");
+			 gpu_only && !narrow ? busy_note : "");
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld "
 			 "max_link_speed=%.1f GT/s max_link_width=%lld",

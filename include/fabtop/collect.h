@@ -36,6 +36,9 @@ int collect_cuda(const struct fab_root *r, struct fab_model *m);
 int nvml_lookup(const char *bdf, char *name, size_t len, int *nvml_index,
 		long long *numa_id);
 int nvml_nvlinks(const char *bdf_a, const char *bdf_b);
+/* The GPU's utilisation (%) and P-state (0 = P0) when NVML (or the capture)
+ * gave them, each -1 when not; returns 0 when NVML knows the GPU. */
+int nvml_activity(const char *bdf, int *util_pct, int *pstate);
 
 /* Everything above, then the findings. */
 int collect_all(const struct fab_root *r, struct fab_model *m);

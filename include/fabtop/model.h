@@ -75,6 +75,8 @@ struct fab_gpu {
 	fab_int nvml_index;
 	fab_int numa_id;              /* "GPU NUMA ID" (Grace/C2C); N/A on x86 */
 	fab_int nvlinks[FAB_MAX_GPUS];/* bonded NVLinks to GPU j, from NVML */
+	fab_int util_pct;             /* GPU utilisation %, from NVML; N/A without it */
+	fab_int pstate;               /* performance state, 0 = P0 (busiest); N/A without NVML */
 };
 
 /* One filled slot of a port's GID table (ports/N/gids/I, gid_attrs/...). */
@@ -304,6 +306,11 @@ struct fab_judged port_usable(const struct fab_nic *n, const struct fab_port *p)
 /* Yes when one of its ports is usable, no when every port is not (or it
  * has none), else unknown. */
 struct fab_judged nic_usable(const struct fab_nic *n);
+/* Whether a GPU is at work (its PCIe link should then run at full speed;
+ * idle GPUs lower it): P0-P2 is busy and P5 or deeper idle, else the
+ * utilisation (10% and up is busy); unknown without NVML. The reason
+ * says what it rests on ("P0, 87% utilisation"). */
+struct fab_judged gpu_busy(const struct fab_gpu *g);
 /* The usable ports as an NCCL_IB_HCA value: "mlx5_0" for an HCA whose
  * ports are all usable, "mlx5_1:2" for one usable port of several; ""
  * when none. Returns how many HCAs it names. */

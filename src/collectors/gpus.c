@@ -40,6 +40,13 @@ int collect_gpus(const struct fab_root *r, struct fab_model *m)
 			g->nvml_index = fab_int_of(idx);
 			if (numa >= 0)
 				g->numa_id = fab_int_of(numa);
+			int util, ps;
+			if (nvml_activity(m->pci[i].bdf, &util, &ps) == 0) {
+				if (util >= 0)
+					g->util_pct = fab_int_of(util);
+				if (ps >= 0)
+					g->pstate = fab_int_of(ps);
+			}
 		} else {
 			fab_strlcpy(g->name, m->pci[i].name, sizeof(g->name));
 		}

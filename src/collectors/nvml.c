@@ -31,6 +31,10 @@ typedef struct {
 #define NVML_NVLINK_MAX_LINKS 18
 #define NVML_NVLINK_DEVICE_TYPE_GPU 0
 #define NVML_NVLINK_DEVICE_TYPE_SWITCH 2
+typedef struct {
+	unsigned int gpu, memory;     /* percent of the last sample period */
+} nvmlUtilization_t;
+#define NVML_PSTATE_UNKNOWN 32
 
 static struct {
 	nvmlReturn_t (*Init)(void);
@@ -47,6 +51,8 @@ static struct {
 	/* Optional: newer drivers only. */
 	nvmlReturn_t (*LinkRemoteType)(nvmlDevice_t, unsigned, int *);
 	nvmlReturn_t (*NumaNode)(nvmlDevice_t, unsigned *);
+	nvmlReturn_t (*Utilization)(nvmlDevice_t, nvmlUtilization_t *);
+	nvmlReturn_t (*PState)(nvmlDevice_t, int *);
 } nv;
 
 /* Symbol names, newest first where there are several versions. */
@@ -68,6 +74,9 @@ static const struct {
 	{ (void **)&nv.LinkRemotePci, { "nvmlDeviceGetNvLinkRemotePciInfo_v2" }, true },
 	{ (void **)&nv.LinkRemoteType, { "nvmlDeviceGetNvLinkRemoteDeviceType" }, false },
 	{ (void **)&nv.NumaNode, { "nvmlDeviceGetNumaNodeId" }, false },
+	/* Plain device queries (nvidia-smi's utilization and pstate). */
+	{ (void **)&nv.Utilization, { "nvmlDeviceGetUtilizationRates" }, false },
+	{ (void **)&nv.PState, { "nvmlDeviceGetPerformanceState" }, false },
 };
 #define NV_NSYMS (sizeof(nv_syms) / sizeof(nv_syms[0]))
 
@@ -76,6 +85,7 @@ struct nvml_gpu {
 	char name[FAB_NAME_LEN];
 	int index;
 	long long numa_id;          /* -1: none */
+	int util_pct, pstate;       /* GPU utilisation %, P-state (0 = P0); -1: unknown */
 	bool nvlink_known;
 	int nvlinks[FAB_MAX_GPUS];  /* by the other GPU's NVML index */
 };
@@ -122,6 +132,16 @@ int nvml_lookup(const char *bdf, char *name, size_t len, int *nvml_index,
 		*nvml_index = g->index;
 	if (numa_id_or_minus1)
 		*numa_id_or_minus1 = g->numa_id;
+	return 0;
+}
+
+int nvml_activity(const char *bdf, int *util_pct, int *pstate)
+{
+	const struct nvml_gpu *g = find_gpu(&tab, bdf);
+	if (!g)
+		return -1;
+	*util_pct = g->util_pct;
+	*pstate = g->pstate;
 	return 0;
 }
 
@@ -207,6 +227,12 @@ static int nv_gather(struct nvml_table *t, char *why, size_t len)
 		unsigned node;
 		g->numa_id = nv.NumaNode && nv.NumaNode(dev[t->n], &node) == NVML_SUCCESS ?
 			(long long)node : -1;
+		nvmlUtilization_t u;
+		int ps;
+		g->util_pct = nv.Utilization && nv.Utilization(dev[t->n], &u) == NVML_SUCCESS &&
+			      u.gpu <= 100 ? (int)u.gpu : -1;
+		g->pstate = nv.PState && nv.PState(dev[t->n], &ps) == NVML_SUCCESS &&
+			    ps >= 0 && ps < NVML_PSTATE_UNKNOWN ? ps : -1;
 		t->n++;
 	}
 
@@ -270,6 +296,8 @@ static json_t *table_json(const struct nvml_table *t)
 		json_object_set_new(j, "name", json_string(g->name));
 		json_object_set_new(j, "pci_bus_id", json_string(g->bdf));
 		json_object_set_new(j, "numa_id", g->numa_id >= 0 ? json_integer(g->numa_id) : json_null());
+		json_object_set_new(j, "utilization_gpu", g->util_pct >= 0 ? json_integer(g->util_pct) : json_null());
+		json_object_set_new(j, "pstate", g->pstate >= 0 ? json_integer(g->pstate) : json_null());
 		for (int k = 0; k < t->n; k++) {
 			int idx = t->gpus[k].index;
 			if (k != i && g->nvlinks[idx] > 0) {
@@ -313,6 +341,11 @@ static int table_from_json(struct nvml_table *t, json_t *doc, char *why, size_t 
 		fab_strlcpy(g->name, json_string_value(json_object_get(j, "name")) ?: "",
 			    sizeof(g->name));
 		g->numa_id = json_is_integer(numa) ? json_integer_value(numa) : -1;
+		json_t *u = json_object_get(j, "utilization_gpu"), *ps = json_object_get(j, "pstate");
+		g->util_pct = json_is_integer(u) && json_integer_value(u) >= 0 &&
+			      json_integer_value(u) <= 100 ? (int)json_integer_value(u) : -1;
+		g->pstate = json_is_integer(ps) && json_integer_value(ps) >= 0 &&
+			    json_integer_value(ps) < NVML_PSTATE_UNKNOWN ? (int)json_integer_value(ps) : -1;
 		/* No "nvlinks" key: the capture did not know; never guess. */
 		if (json_is_object(links)) {
 			const char *key;

@@ -332,6 +332,51 @@ static void test_pcie_off_path(void **state)
 	assert_int_equal(findings_worst(m, "pcie."), SEV_INFO);
 }
 
+/* A GPU's link below its speed is judged by the GPU's load (NVML's
+ * P-state, else utilisation): a warning when busy, information when idle
+ * or unknown. */
+static void test_gpu_speed_by_load(void **state)
+{
+	struct fx *f = *state;
+	struct fab_model *m = &f->m;
+	struct fab_gpu *g = &m->gpus[2];
+	struct fab_pci_dev *d = &m->pci[g->pci];
+	d->link.cur_speed = fab_num_of(2.5);   /* Gen1 of Gen5: what an idle H100 shows */
+	findings_run(m);
+	const struct fab_finding *x = finding(m, "pcie.degraded", "GPU2");
+	assert_int_equal(x->sev, SEV_INFO);
+	assert_non_null(strstr(x->message, "its load is unknown without NVML"));
+
+	g->pstate = fab_int_of(8);
+	g->util_pct = fab_int_of(0);
+	findings_run(m);
+	x = finding(m, "pcie.degraded", "GPU2");
+	assert_int_equal(x->sev, SEV_INFO);
+	assert_non_null(strstr(x->message, "the GPU is idle, P8, 0% utilisation"));
+
+	g->pstate = fab_int_of(0);
+	g->util_pct = fab_int_of(87);
+	findings_run(m);
+	x = finding(m, "pcie.degraded", "GPU2");
+	assert_int_equal(x->sev, SEV_WARN);
+	assert_non_null(strstr(x->message, "while the GPU is busy (P0, 87% utilisation)"));
+
+	/* No P-state: the utilisation alone decides. */
+	g->pstate = (fab_int){ 0, false };
+	findings_run(m);
+	assert_int_equal(finding(m, "pcie.degraded", "GPU2")->sev, SEV_WARN);
+	g->util_pct = fab_int_of(3);
+	findings_run(m);
+	assert_int_equal(finding(m, "pcie.degraded", "GPU2")->sev, SEV_INFO);
+
+	/* gpu_busy itself: P3/P4 defer to the utilisation. */
+	g->pstate = fab_int_of(3);
+	g->util_pct = fab_int_of(50);
+	assert_int_equal(gpu_busy(g).v, FAB_YES);
+	g->util_pct = (fab_int){ 0, false };
+	assert_int_equal(gpu_busy(g).v, FAB_UNKNOWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +387,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_2numa, setup_2numa, teardown),
 		cmocka_unit_test_setup_teardown(test_nvlink_asymmetric, setup_dgx, teardown),
 		cmocka_unit_test_setup_teardown(test_pcie_off_path, setup_dgx, teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_speed_by_load, setup_dgx, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
