@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fabtop/counters.h"
 #include "rules.h"
@@ -98,6 +99,75 @@ static const char *ph_word(const struct fab_port *p)
 	return p->phys_state_str[0] ? p->phys_state_str : "?";
 }
 
+/* "0000:3b:00.1" -> "0000:3b:00" (the card: its functions share it). */
+static void card_of(const struct fab_model *m, const struct fab_nic *n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (n->pci >= 0 && n->pci < m->npci) {
+		const char *bdf = m->pci[n->pci].bdf, *dot = strrchr(bdf, '.');
+		snprintf(buf, len, "%.*s", dot ? (int)(dot - bdf) : (int)strlen(bdf), bdf);
+	}
+}
+
+/* The PCI function number of the NIC ("...:00.1" -> 1), -1 unknown. */
+static int function_of(const struct fab_model *m, const struct fab_nic *n)
+{
+	if (n->pci < 0 || n->pci >= m->npci)
+		return -1;
+	const char *dot = strrchr(m->pci[n->pci].bdf, '.');
+	return dot ? atoi(dot + 1) : -1;
+}
+
+static bool is_up(const struct fab_port *p)
+{
+	return port_active(p) && p->phys_state.ok && p->phys_state.v == PH_LINKUP;
+}
+
+/* A port nobody cabled, beside one that carries the traffic: a dual-port
+ * card with one port in use (mlx5_0 and mlx5_1 are its two functions; an
+ * mlx4 device has both ports). It is unused, not broken, unless
+ * - it is cabled and finds no peer (Polling), or was up and went down
+ *   (link_downed): that is a fault;
+ * - it is a rail like its siblings: the same model in the same role
+ *   (function and port number) is up on another card.
+ * (A job's NCCL_IB_HCA naming it is the job step's finding.) Returns true
+ * with the port that carries the traffic in carrier. */
+static bool port_unused(const struct fab_model *m, const struct fab_nic *n, const struct fab_port *p,
+			char *carrier, size_t len)
+{
+	const struct fab_netdev *d = model_netdev(m, p->netdev);
+	bool no_cable = p->phys_state.ok && (p->phys_state.v == PH_DISABLED ||
+		(is_roce(p) && p->phys_state.v != PH_POLLING && d && d->carrier.ok && d->carrier.v == 0));
+	if (!no_cable)
+		return false;
+	for (int c = 0; c < p->nerrors; c++)
+		if (strcmp(p->errors[c].name, "link_downed") == 0 &&
+		    (!p->errors[c].value.ok || p->errors[c].value.v > 0))
+			return false;   /* it was up once, or we cannot tell */
+	char card[32], other[32];
+	card_of(m, n, card, sizeof(card));
+	int fn = function_of(m, n);
+	bool sibling_up = false, card_up = false;
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *o = &m->nics[i];
+		card_of(m, o, other, sizeof(other));
+		for (int k = 0; k < o->nports; k++) {
+			const struct fab_port *q = &o->ports[k];
+			if (q == p || !is_up(q))
+				continue;
+			if (card[0] && strcmp(card, other) == 0) {
+				if (!card_up)
+					snprintf(carrier, len, "%s/%d", o->name, q->num);
+				card_up = true;
+			} else if (strcmp(o->hca_type, n->hca_type) == 0 && q->num == p->num &&
+				   function_of(m, o) == fn && q->ll == p->ll) {
+				sibling_up = true;
+			}
+		}
+	}
+	return card_up && !sibling_up;
+}
+
 /* A port that cannot carry traffic: the physical link is not up, or the
  * logical state is DOWN. An IB port in INIT/ARMED has its physical link up
  * and waits for the subnet manager: that is links.no-sm, not this rule. */
@@ -119,6 +189,21 @@ static void rule_port_down(struct fab_model *m)
 			bool roce = is_roce(p);
 			const struct fab_netdev *d = model_netdev(m, p->netdev);
 			enum roce_why why = roce_disabled_why(d);
+			char carrier[FAB_NAME_LEN + 8];
+			if (port_unused(m, n, p, carrier, sizeof(carrier))) {
+				struct fab_finding *f = model_add_finding(m, "links.port-unused", SEV_INFO, subj);
+				snprintf(f->message, sizeof(f->message),
+					 "unused: no cable (state %s, physical state %s), while %s on the same "
+					 "card carries the traffic and no other card uses this port",
+					 st_word(p), ph_word(p), carrier);
+				snprintf(f->evidence, sizeof(f->evidence), "%s/state=%s phys_state=%s; "
+					 "link_downed=0 (never up since the counters were cleared)",
+					 dir, st_word(p), ph_word(p));
+				snprintf(f->hint, sizeof(f->hint),
+					 "nothing to do if it is meant to be free; leave it out of NCCL_IB_HCA "
+					 "(a job naming it fails over it)");
+				continue;
+			}
 			struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
 			if (phys_down)
 				snprintf(f->message, sizeof(f->message),
@@ -1004,7 +1089,7 @@ static void rule_not_usable(struct fab_model *m)
 
 /* The findings of this file: adding one is a function above and a row here. */
 static const struct fab_rule links_rules[] = {
-	{ .id = "links.port-down", .run = rule_port_down,
+	{ .id = "links.port-down", .run = rule_port_down,   /* and links.port-unused */
 	  .layer = "link: a port that is not ACTIVE with its physical link up carries no traffic at all" },
 	{ .id = "links.no-sm", .run = rule_no_sm,
 	  .layer = "InfiniBand subnet: a port turns ACTIVE only after a subnet manager assigns its LID and routes" },

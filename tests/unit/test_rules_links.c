@@ -174,6 +174,69 @@ static void set_state(struct fab_port *p, int st, const char *sw, int ph, const 
 	fab_strlcpy(p->phys_state_str, pw, sizeof(p->phys_state_str));
 }
 
+/* A dual-port card is two PCI functions, one RDMA device each (as mst
+ * status lists a ConnectX-6 Lx at 99:00.0 and 99:00.1 in
+ * https://github.com/stepfun-ai/StepMesh/issues/15): here mlx5_1 becomes
+ * the second function of mlx5_0's card, without a cable. */
+static void second_function_uncabled(struct fab_model *m, int ph, const char *pw)
+{
+	fab_strlcpy(m->pci[1].bdf, "0000:10:00.1", sizeof(m->pci[1].bdf));
+	set_state(port(m, 1), 1, "DOWN", ph, pw);
+	m->netdevs[1].carrier = fab_int_of(0);
+}
+
+static void test_port_unused(void **state)
+{
+	struct fab_model m;
+	build(&m, true);
+	second_function_uncabled(&m, 3, "Disabled");
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.port-unused", "mlx5_1/1");
+	assert_int_equal(f->sev, SEV_INFO);
+	HAS(f->message, "unused: no cable (state DOWN, physical state Disabled), while mlx5_0/1 on the same card");
+	assert_int_equal(nlinks(&m, "links.port-down"), 0);
+	model_free(&m);
+
+	/* It was up and went down: a fault. */
+	build(&m, true);
+	second_function_uncabled(&m, 3, "Disabled");
+	port(&m, 1)->errors[1].value = fab_int_of(2);   /* link_downed */
+	findings_run(&m);
+	assert_int_equal(only(&m, "links.port-down", "mlx5_1/1")->sev, SEV_ERROR);
+	assert_int_equal(nlinks(&m, "links.port-unused"), 0);
+	model_free(&m);
+
+	/* Cabled, no peer (Polling): a fault. */
+	build(&m, true);
+	second_function_uncabled(&m, 2, "Polling");
+	findings_run(&m);
+	assert_int_equal(only(&m, "links.port-down", "mlx5_1/1")->sev, SEV_ERROR);
+	model_free(&m);
+
+	/* A rail like its siblings: another card's second function is up
+	 * (mlx5_3 as the second function of mlx5_2's card; their shared
+	 * PCIe link is links.pcie-bottleneck's business). */
+	build(&m, true);
+	second_function_uncabled(&m, 3, "Disabled");
+	fab_strlcpy(m.pci[3].bdf, "0000:30:00.1", sizeof(m.pci[3].bdf));
+	findings_run(&m);
+	int down = 0;
+	for (int i = 0; i < m.nfindings; i++)
+		down += strcmp(m.findings[i].id, "links.port-down") == 0 &&
+			strcmp(m.findings[i].subject, "mlx5_1/1") == 0 && m.findings[i].sev == SEV_ERROR;
+	assert_int_equal(down, 1);
+	assert_int_equal(nlinks(&m, "links.port-unused"), 0);
+	model_free(&m);
+
+	/* A single-port card down beside up rails: a fault, as before. */
+	build(&m, true);
+	set_state(port(&m, 5), 1, "DOWN", 3, "Disabled");
+	findings_run(&m);
+	assert_int_equal(only(&m, "links.port-down", "mlx5_5/1")->sev, SEV_ERROR);
+	assert_int_equal(nlinks(&m, "links.port-unused"), 0);
+	model_free(&m);
+}
+
 static void test_port_down(void **state)
 {
 	struct fab_model m;
@@ -793,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_counter_implausible),
 		cmocka_unit_test(test_bond_slave_down),
+		cmocka_unit_test(test_port_unused),
 		cmocka_unit_test(test_pfc),
 		cmocka_unit_test(test_not_usable),
 	};
