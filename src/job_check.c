@@ -524,9 +524,23 @@ static void check_hca(struct ctx *c)
 	}
 }
 
+static bool is_v2(const struct fab_gid *g)
+{
+	return strcmp(g->type, "RoCE v2") == 0;
+}
+
+/* fe80::/10: a link-local address, reachable on its own segment only. */
+static bool gid_link_local(const struct fab_gid *g)
+{
+	return strncasecmp(g->gid, "fe8", 3) == 0 || strncasecmp(g->gid, "fe9", 3) == 0 ||
+	       strncasecmp(g->gid, "fea", 3) == 0 || strncasecmp(g->gid, "feb", 3) == 0;
+}
+
 static void check_gid(struct ctx *c)
 {
 	const char *v = job_var(c->j, "NCCL_IB_GID_INDEX");
+	const char *fam = job_var(c->j, "NCCL_IB_ADDR_FAMILY");
+	bool want6 = fam && strcmp(fam, "AF_INET6") == 0;
 	if (!v || !*v || c->ib_off)
 		return;
 	char *end;
@@ -551,25 +565,35 @@ static void check_gid(struct ctx *c)
 			const struct fab_port *pt = &nic->ports[p];
 			if (pt->ll != FAB_LL_ETH)
 				continue;   /* InfiniBand addresses by LID; the GID index is for RoCE */
-			const struct fab_gid *g = NULL;
+			const struct fab_gid *g = NULL, *best = NULL;
 			char v2[160] = "";
 			for (int k = 0; k < pt->ngids; k++) {
-				if (pt->gids[k].index == want)
-					g = &pt->gids[k];
-				if (strcmp(pt->gids[k].type, "RoCE v2") == 0) {
-					char s[80];
-					snprintf(s, sizeof(s), "%d%s%s%s", pt->gids[k].index,
-						 pt->gids[k].ip[0] ? " (" : "", pt->gids[k].ip,
-						 pt->gids[k].ip[0] ? ")" : "");
-					list_add(v2, sizeof(v2), s);
-				}
+				const struct fab_gid *x = &pt->gids[k];
+				if (x->index == want)
+					g = x;
+				if (!is_v2(x))
+					continue;
+				char s[80];
+				snprintf(s, sizeof(s), "%d%s%s%s", x->index, x->ip[0] ? " (" : "", x->ip,
+					 x->ip[0] ? ")" : "");
+				list_add(v2, sizeof(v2), s);
+				/* What NCCL wants: RoCE v2 on the job's address family
+				 * (IPv4 unless NCCL_IB_ADDR_FAMILY=AF_INET6), not link-local. */
+				if (!best && !gid_link_local(x) && x->ip[0] && x->ipv4 == !want6)
+					best = x;
 			}
-			if (g && strcmp(g->type, "RoCE v2") == 0)
+			bool local = g && is_v2(g) && gid_link_local(g);
+			if (g && is_v2(g) && !local)
 				continue;
-			f = add(c->out, "job.gid-index", g ? SEV_WARN : SEV_ERROR, c->j, LAYER_GID);
+			f = add(c->out, "job.gid-index", g && !local ? SEV_WARN : SEV_ERROR, c->j, LAYER_GID);
 			if (!g)
 				snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%ld: %s port %d "
 					 "has no GID at index %ld", want, nic->name, pt->num, want);
+			else if (local)
+				snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%ld: %s port %d "
+					 "GID %ld is RoCE v2 on the link-local address %s: packets to a peer "
+					 "on another subnet cannot be routed", want, nic->name, pt->num, want,
+					 g->ip[0] ? g->ip : "fe80::");
 			else
 				snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%ld: %s port %d "
 					 "GID %ld is %s, not RoCE v2 (not routable across subnets)", want,
@@ -577,10 +601,13 @@ static void check_gid(struct ctx *c)
 			snprintf(f->evidence, sizeof(f->evidence), "%s/%d: %d GIDs set; RoCE v2: %s%s%s",
 				 nic->name, pt->num, pt->ngids, v2[0] ? v2 : "none",
 				 g ? "; index is " : "", g ? g->gid : "");
-			snprintf(f->hint, sizeof(f->hint), "%s", v2[0] ?
-				 "use a RoCE v2 index listed (GID indexes differ per node and change when "
-				 "addresses do: unset it to let NCCL choose)" :
-				 "give the port's netdev an IP address so a RoCE v2 GID appears");
+			if (best)
+				snprintf(f->hint, sizeof(f->hint), "NCCL_IB_GID_INDEX=%d on %s (RoCE v2, %s), or "
+					 "unset it to let NCCL choose (GID indexes differ per node and change "
+					 "when addresses do)", best->index, nic->name, best->ip);
+			else
+				snprintf(f->hint, sizeof(f->hint), "give the port's netdev an %s address so a "
+					 "routable RoCE v2 GID appears", want6 ? "IPv6 global" : "IPv4");
 			c->found++;
 		}
 	}

@@ -138,12 +138,23 @@ static void build_node(struct fab_model *m)
 	fab_strlcpy(p->state_str, "ACTIVE", sizeof(p->state_str));
 	p->ll = FAB_LL_ETH;
 	fab_strlcpy(p->netdev, "ens1np0", sizeof(p->netdev));
-	p->ngids = 2;
-	p->gids[0].index = 0;
-	fab_strlcpy(p->gids[0].type, "IB/RoCE v1", sizeof(p->gids[0].type));
-	p->gids[1].index = 3;
-	fab_strlcpy(p->gids[1].type, "RoCE v2", sizeof(p->gids[1].type));
-	fab_strlcpy(p->gids[1].ip, "10.0.1.5", sizeof(p->gids[1].ip));
+	/* The GID table mlx5 fills for a netdev with an IPv4 address (as
+	 * show_gids lists it): v1 and v2 on the link-local address, then v1
+	 * and v2 on the IPv4-mapped one. */
+	static const struct { const char *gid, *type, *ip; bool v4; } t[] = {
+		{ "fe80:0000:0000:0000:ba3f:d2ff:fe8a:7000", "IB/RoCE v1", "fe80::ba3f:d2ff:fe8a:7000", false },
+		{ "fe80:0000:0000:0000:ba3f:d2ff:fe8a:7000", "RoCE v2", "fe80::ba3f:d2ff:fe8a:7000", false },
+		{ "0000:0000:0000:0000:0000:ffff:0a00:0105", "IB/RoCE v1", "10.0.1.5", true },
+		{ "0000:0000:0000:0000:0000:ffff:0a00:0105", "RoCE v2", "10.0.1.5", true },
+	};
+	p->ngids = 4;
+	for (int k = 0; k < 4; k++) {
+		p->gids[k].index = k;
+		fab_strlcpy(p->gids[k].gid, t[k].gid, sizeof(p->gids[k].gid));
+		fab_strlcpy(p->gids[k].type, t[k].type, sizeof(p->gids[k].type));
+		fab_strlcpy(p->gids[k].ip, t[k].ip, sizeof(p->gids[k].ip));
+		p->gids[k].ipv4 = t[k].v4;
+	}
 }
 
 static void set_var(struct fab_job *j, const char *k, const char *v)
@@ -204,6 +215,25 @@ static void test_gid_and_hca(void **state)
 		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=5: mlx5_0 port 1 has no GID at index 5");
 	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "0"), &m,
 		     "job.gid-index", SEV_WARN, NULL);
+	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "2"), &m,
+		     "job.gid-index", SEV_WARN,
+		     "NCCL_IB_GID_INDEX=2: mlx5_0 port 1 GID 2 is IB/RoCE v1, not RoCE v2 (not routable across subnets)");
+	/* RoCE v2, but on the link-local address: routed RoCE cannot reach a
+	 * peer on another subnet. The hint names the IPv4 RoCE v2 index. */
+	struct fab_model out;
+	model_init(&out);
+	struct fab_job *jg = job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "1");
+	job_check(jg, &m, &out);
+	assert_int_equal(out.nfindings, 1);
+	assert_string_equal(out.findings[0].id, "job.gid-index");
+	assert_int_equal(out.findings[0].sev, SEV_ERROR);
+	assert_string_equal(out.findings[0].message, "NCCL_IB_GID_INDEX=1: mlx5_0 port 1 GID 1 is RoCE v2 on "
+			    "the link-local address fe80::ba3f:d2ff:fe8a:7000: packets to a peer on another "
+			    "subnet cannot be routed");
+	assert_non_null(strstr(out.findings[0].hint, "NCCL_IB_GID_INDEX=3 on mlx5_0 (RoCE v2, 10.0.1.5)"));
+	model_free(&out);
+	job_net_free(&jg->net);
+	free(jg);
 	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "three"), &m,
 		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=three is not a GID index");
 	only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "=mlx5_0:2"), &m,
