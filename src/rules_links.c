@@ -741,6 +741,70 @@ static void rule_link_errors(struct fab_model *m)
 	}
 }
 
+/* ---- links.transport-errors ------------------------------------------ */
+
+/* What to look at next, by what the counter records: a QP that failed
+ * (its job saw an error), or loss that was recovered by retransmission
+ * (where the loss comes from depends on the link layer). */
+static void xport_hint(const struct fab_nic *n, const struct fab_port *p,
+		       const struct fab_counter *ct, char *buf, size_t len)
+{
+	char dev[FAB_NAME_LEN + 8];
+	snprintf(dev, sizeof(dev), "%s/%d", n->name, p->num);
+	int k = snprintf(buf, len, "fabtop report counters shows whether it still grows; rdma statistic "
+			 "show link %s; ", FAB_SHQ(dev));
+	if (k < 0 || (size_t)k >= len)
+		return;
+	if (ct->def->cls == CC_ERROR || ct->def->warn_at == 1)
+		snprintf(buf + k, len - (size_t)k, "a job's transfer failed: its log names it (NCCL WARN "
+			 "... 'transport retry counter exceeded', 'remote access error')");
+	else if (is_roce(p))
+		snprintf(buf + k, len - (size_t)k, "loss on RoCE: PFC and ECN on the RDMA priority, "
+			 "ethtool -S %s | grep -iE 'discard|pause|buffer'", FAB_SHQ(p->netdev[0] ? p->netdev : "NETDEV"));
+	else
+		snprintf(buf + k, len - (size_t)k, "loss on InfiniBand: ibqueryerrors along the path "
+			 "(symbol errors, discards, PortXmitWait)");
+}
+
+/* Transport counters (hw_counters) with a total since they were last
+ * cleared: one finding each, its severity by counter_total_judge() (the
+ * thresholds are the counter table's, counters.c). A snapshot cannot
+ * tell whether they still grow; `report counters` can. */
+static void rule_transport_errors(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			for (int c = 0; c < p->nxport && c < FAB_MAX_XPORT; c++) {
+				const struct fab_counter *ct = &p->xport[c];
+				if (!ct->value.ok || !ct->def)
+					continue;
+				enum ctr_total j = counter_total_judge(ct->def, ct->value.v);
+				if (j == CTR_TOTAL_NONE)
+					continue;
+				char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], th[48];
+				port_name(n, p, subj, sizeof(subj));
+				port_dir(n, p, dir, sizeof(dir));
+				if (ct->def->warn_at == CTR_WARN_NEVER)
+					snprintf(th, sizeof(th), "info at any total");
+				else
+					snprintf(th, sizeof(th), "a warning from %lld", ct->def->warn_at);
+				struct fab_finding *f = model_add_finding(m, "links.transport-errors",
+					j == CTR_TOTAL_WARN ? SEV_WARN : SEV_INFO, subj);
+				snprintf(f->message, sizeof(f->message),
+					 "%s=%lld since the counters were last cleared (%s): %s; a snapshot "
+					 "cannot tell whether it still grows", ct->name, ct->value.v, th,
+					 ct->def->meaning);
+				snprintf(f->evidence, sizeof(f->evidence),
+					 "%s/hw_counters/%s=%lld (%s, %d-bit, wraps)", dir, ct->name,
+					 ct->value.v, ct->def->layer, ct->def->width);
+				xport_hint(n, p, ct, f->hint, sizeof(f->hint));
+			}
+		}
+	}
+}
+
 /* ---- links.counter-implausible ---------------------------------------- */
 
 /* A counter file that held what the counter cannot (counter_value_judge():
@@ -949,6 +1013,8 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)" },
 	{ .id = "links.errors", .run = rule_link_errors,
 	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
+	{ .id = "links.transport-errors", .run = rule_transport_errors,
+	  .layer = "transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs" },
 	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
 	  .layer = "counters: every verdict on errors and traffic rests on counter values that can be true" },
 	{ .id = "links.pfc-off", .run = rule_pfc_off,
