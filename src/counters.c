@@ -11,12 +11,20 @@
 #define PMA(n, u, w, sat, c, bad, l, m) \
 	{ .name = n, .dir = "counters", .unit = u, .width = w, .saturates = sat, \
 	  .cls = c, .bad_when_grows = bad, .layer = l, .meaning = m }
+/* A PMA error counter a snapshot judges (links.errors): one link_downed or
+ * port_rcv_errors already means lost traffic; a few symbol errors or
+ * retrains over a long uptime are normal noise; remote physical errors
+ * were caused elsewhere on the path. A saturated one is a warning too. */
+#define PMAW(n, u, w, c, l, warn, m) \
+	{ .name = n, .dir = "counters", .unit = u, .width = w, .saturates = true, \
+	  .cls = c, .bad_when_grows = true, .layer = l, .meaning = m, .warn_at = warn }
 #define HW(n, u, c, bad, l, warn, m) \
 	{ .name = n, .dir = "hw_counters", .unit = u, .width = 32, .saturates = false, \
 	  .cls = c, .bad_when_grows = bad, .layer = l, .meaning = m, .warn_at = warn }
 
 /* warn_at: the total since the last clear from which a snapshot warns
- * (links.transport-errors; below it, info). mlx5 Q-counters are cleared
+ * (links.transport-errors here, links.errors for the PMA rows above; below
+ * it, info). mlx5 Q-counters are cleared
  * only when the driver loads, so a total is the port's history since
  * then, and the thresholds are set by what one event costs:
  *  - 1: the counter records work that failed (a QP gave up after its
@@ -45,21 +53,21 @@ const struct fab_counter_def fab_counter_defs[] = {
 	    "data received, in units of 4 octets"),
 	PMA("port_xmit_packets", "packets", 64, false, CC_PACKETS, false, "link", "packets transmitted"),
 	PMA("port_rcv_packets", "packets", 64, false, CC_PACKETS, false, "link", "packets received"),
-	PMA("symbol_error", "events", 16, true, CC_ERROR, true, "physical",
+	PMAW("symbol_error", "events", 16, CC_ERROR, "physical", 100,
 	    "minor link errors on a physical lane (cable, connector, signal integrity)"),
-	PMA("link_error_recovery", "events", 8, true, CC_ERROR, true, "physical",
+	PMAW("link_error_recovery", "events", 8, CC_ERROR, "physical", 100,
 	    "times the link retrained successfully after errors"),
-	PMA("link_downed", "events", 8, true, CC_ERROR, true, "physical",
+	PMAW("link_downed", "events", 8, CC_ERROR, "physical", 1,
 	    "times the link failed to recover and went down"),
-	PMA("port_rcv_errors", "packets", 16, true, CC_ERROR, true, "link",
+	PMAW("port_rcv_errors", "packets", 16, CC_ERROR, "link", 1,
 	    "packets received with errors (bad CRC, malformed)"),
-	PMA("port_rcv_remote_physical_errors", "packets", 16, true, CC_ERROR, true, "link",
+	PMAW("port_rcv_remote_physical_errors", "packets", 16, CC_ERROR, "link", 100,
 	    "packets marked bad by a remote physical error (EBP)"),
 	PMA("port_rcv_switch_relay_errors", "packets", 16, true, CC_ERROR, true, "link",
 	    "packets the switch could not relay"),
-	PMA("local_link_integrity_errors", "events", 4, true, CC_ERROR, true, "physical",
+	PMAW("local_link_integrity_errors", "events", 4, CC_ERROR, "physical", 1,
 	    "local physical errors beyond the threshold"),
-	PMA("excessive_buffer_overrun_errors", "events", 4, true, CC_ERROR, true, "link",
+	PMAW("excessive_buffer_overrun_errors", "events", 4, CC_ERROR, "link", 1,
 	    "consecutive flow-control update errors (buffer overrun)"),
 	PMA("port_xmit_discards", "packets", 16, true, CC_CONGESTION, true, "congestion",
 	    "outbound packets discarded because the port was down or congested"),
@@ -265,6 +273,9 @@ enum ctr_total counter_total_judge(const struct fab_counter_def *d, long long to
 {
 	if (!d || d->warn_at == 0 || total <= 0)
 		return CTR_TOTAL_NONE;
+	/* Saturated: the true count is higher and new errors no longer show. */
+	if (counter_pinned(d, (uint64_t)total))
+		return CTR_TOTAL_WARN;
 	if (d->warn_at == CTR_WARN_NEVER || total < d->warn_at)
 		return CTR_TOTAL_INFO;
 	return CTR_TOTAL_WARN;

@@ -656,23 +656,20 @@ static void rule_gid_netns(struct fab_model *m)
 
 /* ---- links.errors ---------------------------------------------------- */
 
-/* The standard PMA error counters this rule reads (their widths are in the
- * counter table: a field at its maximum has saturated). warn_at: from this count on, a warning; below it, info. One link_downed
- * or port_rcv_errors already means lost traffic; a few symbol errors or
- * retrains over a long uptime are normal noise; remote physical errors
- * were caused elsewhere on the path. */
+/* The standard PMA error counters this rule reads, in the order it lists
+ * them, each with a gloss; their widths and thresholds (warn_at) are the
+ * counter table's, judged by counter_total_judge(). */
 static const struct err_def {
 	const char *name;
-	long long warn_at;
 	const char *gloss;
 } err_defs[] = {
-	{ "link_downed", 1, "the link went down" },
-	{ "port_rcv_errors", 1, "bad packets received" },
-	{ "local_link_integrity_errors", 1, "lane error bursts over threshold" },
-	{ "excessive_buffer_overrun_errors", 1, "flow-control buffer overruns" },
-	{ "symbol_error", 100, "bit errors on a lane" },
-	{ "link_error_recovery", 100, "the link retrained" },
-	{ "port_rcv_remote_physical_errors", 100, "packets marked bad upstream" },
+	{ "link_downed", "the link went down" },
+	{ "port_rcv_errors", "bad packets received" },
+	{ "local_link_integrity_errors", "lane error bursts over threshold" },
+	{ "excessive_buffer_overrun_errors", "flow-control buffer overruns" },
+	{ "symbol_error", "bit errors on a lane" },
+	{ "link_error_recovery", "the link retrained" },
+	{ "port_rcv_remote_physical_errors", "packets marked bad upstream" },
 };
 #define NERR_DEFS ((int)(sizeof(err_defs) / sizeof(err_defs[0])))
 
@@ -700,7 +697,7 @@ static void rule_link_errors(struct fab_model *m)
 					if (down_now && strcmp(ct->name, "link_downed") == 0)
 						continue;
 					bool s = ct->pinned;
-					if (s || ct->value.v >= err_defs[d].warn_at)
+					if (counter_total_judge(ct->def, ct->value.v) == CTR_TOTAL_WARN)
 						sev = SEV_WARN;
 					/* A gloss for the first two; the evidence has them all. */
 					cat(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,

@@ -116,7 +116,8 @@ static void build(struct fab_model *m, bool roce)
 		add_err(p, "port_rcv_errors", 0);
 		/* A healthy mlx5 port has them all, at zero. */
 		for (int k = 0; k < fab_ncounter_defs; k++)
-			if (fab_counter_defs[k].warn_at)
+			if (fab_counter_defs[k].warn_at &&
+			    strcmp(fab_counter_defs[k].dir, "hw_counters") == 0)
 				set_xport(p, fab_counter_defs[k].name, 0);
 	}
 }
@@ -711,10 +712,14 @@ static void test_total_judge(void **state)
 			 CTR_TOTAL_INFO);
 	assert_int_equal(counter_total_judge(counter_def("hw_counters", "req_cqe_error"), 1),
 			 CTR_TOTAL_WARN);
-	/* Every judged counter is a transport counter of the driver's. */
-	for (int k = 0; k < fab_ncounter_defs; k++)
-		if (fab_counter_defs[k].warn_at)
-			assert_string_equal(fab_counter_defs[k].dir, "hw_counters");
+	/* PMA rows: the links.errors thresholds; a saturated one warns. */
+	d = counter_def("counters", "symbol_error");
+	assert_int_equal(counter_total_judge(d, 99), CTR_TOTAL_INFO);
+	assert_int_equal(counter_total_judge(d, 100), CTR_TOTAL_WARN);
+	d = counter_def("counters", "link_downed");
+	assert_int_equal(counter_total_judge(d, 1), CTR_TOTAL_WARN);
+	d = counter_def("counters", "port_xmit_wait");
+	assert_int_equal(counter_total_judge(d, 4294967295LL), CTR_TOTAL_NONE);
 }
 
 /* A counter file that held what the counter cannot: a warning, and no
