@@ -1010,8 +1010,6 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)" },
 	{ .id = "links.errors", .run = rule_link_errors,
 	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
-	{ .id = "links.transport-errors", .run = rule_transport_errors,
-	  .layer = "transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs" },
 	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
 	  .layer = "counters: every verdict on errors and traffic rests on counter values that can be true" },
 	{ .id = "links.pfc-off", .run = rule_pfc_off,
@@ -1020,5 +1018,9 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "RoCE congestion: ECN (DCQCN) slows senders before PFC pause frames spread through the fabric" },
 	{ .id = "links.not-usable", .run = rule_not_usable,
 	  .layer = "access: verbs need /dev/infiniband/uverbsN in this mount namespace, openable by this user" },
+	/* Last: a port's own faults above name the cause; its transport totals
+	 * are what those faults (or the fabric) cost. */
+	{ .id = "links.transport-errors", .run = rule_transport_errors,
+	  .layer = "transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs" },
 };
 FAB_RULE_SET(links_rule_set, links_rules);
