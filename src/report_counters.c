@@ -426,6 +426,44 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 	return grew;
 }
 
+/* Totals the first reading already held that a snapshot warns about
+ * (counter_total_judge(), the same judgement as links.errors and
+ * links.transport-errors): a run where nothing grew is not healthy when
+ * the port carries them; counts the ports (or devices) they sit on. */
+static int list_standing(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	char lbl[96];
+	int n = 0, ports = 0, last_port = -1;
+	out_open_arr(o, "large_totals");
+	for (int i = 0; i < rn->s.nctrs; i++) {
+		const struct fab_ctr *c = &rn->s.ctrs[i];
+		if (!c->valid || c->baseline > (uint64_t)INT64_MAX ||
+		    counter_total_judge(c->def, (long long)c->baseline) != CTR_TOTAL_WARN)
+			continue;
+		if (!n++)
+			out_text(o, "  large totals already in the first reading (since the counters were "
+				    "last cleared):\n");
+		if (c->port != last_port) {
+			ports++;
+			last_port = c->port;
+		}
+		out_open_obj(o, NULL);
+		out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
+		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
+		out_str(o, PR_JSON, "dir", NULL, c->dir);
+		out_text(o, " %s/", c->dir);
+		out_str(o, PR_ANY, "name", "%-32s", c->name);
+		out_int(o, PR_ANY, "total", " %14lld", fab_int_of((long long)c->baseline));
+		out_int(o, PR_ANY, "warn_at", "  (a warning from %lld)", fab_int_of(c->def->warn_at));
+		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	return ports;
+}
+
 static void list_saturated(struct run *rn)
 {
 	struct fab_out *o = rn->o;
@@ -510,7 +548,7 @@ static int list_stopped(struct run *rn)
 
 /* "verdict: loss/retry counters grew on 6 port(s); traffic stopped on 6 port(s) (exit 1)" */
 static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps, int implausible,
-		    int rc)
+		    int standing, int rc)
 {
 	int parts = 0;
 	out_text(o, "verdict: ");
@@ -522,6 +560,13 @@ static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps
 		out_text(o, "%s%d QP(s) broken", parts++ ? "; " : "", bad_qps);
 	if (implausible)
 		out_text(o, "%s%d counter(s) implausible", parts++ ? "; " : "", implausible);
+	if (standing && !ports_with[0] && !ports_with[1] && !ports_with[2])
+		out_text(o, "%sno bad counter grew during the sampling, but the first reading already "
+			 "held large error totals on %d port(s) (listed above)", parts++ ? "; " : "",
+			 standing);
+	else if (standing)
+		out_text(o, "%sthe first reading already held large error totals on %d port(s)",
+			 parts++ ? "; " : "", standing);
 	if (!rc)
 		out_text(o, "%sno bad counter grew", parts ? ", but " : "healthy: ");
 	else if (rc == FAB_VERDICT_UNKNOWN)
@@ -542,10 +587,12 @@ static int summary(struct run *rn, const struct fab_root *r)
 	list_saturated(rn);
 	ports_with[NKINDS - 1] = list_stopped(rn);
 	int implausible = list_implausible(rn);
+	int standing = list_standing(rn);
 	qp_summary(rn, r, &bad_qps);
 	/* What could not be read leaves the run unknown (model_verdict()). */
-	int rc = model_verdict(rn->m, FAB_NEED_LINKS, grew || bad_qps || implausible ? SEV_WARN : -1);
-	verdict(o, ports_with, bad_qps, implausible, rc);
+	int rc = model_verdict(rn->m, FAB_NEED_LINKS,
+			       grew || bad_qps || implausible || standing ? SEV_WARN : -1);
+	verdict(o, ports_with, bad_qps, implausible, standing, rc);
 	out_int(o, PR_JSON, "exit", NULL, fab_int_of(rc));
 	out_close_obj(o);
 	return rc;

@@ -729,23 +729,20 @@ static void rule_gid_netns(struct fab_model *m)
 
 /* ---- links.errors ---------------------------------------------------- */
 
-/* The standard PMA error counters this rule reads (their widths are in the
- * counter table: a field at its maximum has saturated). warn_at: from this count on, a warning; below it, info. One link_downed
- * or port_rcv_errors already means lost traffic; a few symbol errors or
- * retrains over a long uptime are normal noise; remote physical errors
- * were caused elsewhere on the path. */
+/* The standard PMA error counters this rule reads, in the order it lists
+ * them, each with a gloss; their widths and thresholds (warn_at) are the
+ * counter table's, judged by counter_total_judge(). */
 static const struct err_def {
 	const char *name;
-	long long warn_at;
 	const char *gloss;
 } err_defs[] = {
-	{ "link_downed", 1, "the link went down" },
-	{ "port_rcv_errors", 1, "bad packets received" },
-	{ "local_link_integrity_errors", 1, "lane error bursts over threshold" },
-	{ "excessive_buffer_overrun_errors", 1, "flow-control buffer overruns" },
-	{ "symbol_error", 100, "bit errors on a lane" },
-	{ "link_error_recovery", 100, "the link retrained" },
-	{ "port_rcv_remote_physical_errors", 100, "packets marked bad upstream" },
+	{ "link_downed", "the link went down" },
+	{ "port_rcv_errors", "bad packets received" },
+	{ "local_link_integrity_errors", "lane error bursts over threshold" },
+	{ "excessive_buffer_overrun_errors", "flow-control buffer overruns" },
+	{ "symbol_error", "bit errors on a lane" },
+	{ "link_error_recovery", "the link retrained" },
+	{ "port_rcv_remote_physical_errors", "packets marked bad upstream" },
 };
 #define NERR_DEFS ((int)(sizeof(err_defs) / sizeof(err_defs[0])))
 
@@ -773,7 +770,7 @@ static void rule_link_errors(struct fab_model *m)
 					if (down_now && strcmp(ct->name, "link_downed") == 0)
 						continue;
 					bool s = ct->pinned;
-					if (s || ct->value.v >= err_defs[d].warn_at)
+					if (counter_total_judge(ct->def, ct->value.v) == CTR_TOTAL_WARN)
 						sev = SEV_WARN;
 					/* A gloss for the first two; the evidence has them all. */
 					fab_catf(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
@@ -810,6 +807,70 @@ static void rule_link_errors(struct fab_model *m)
 					 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
 					 "twice a minute apart (perfquery -R clears them); growing errors: "
 					 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
+		}
+	}
+}
+
+/* ---- links.transport-errors ------------------------------------------ */
+
+/* What to look at next, by what the counter records: a QP that failed
+ * (its job saw an error), or loss that was recovered by retransmission
+ * (where the loss comes from depends on the link layer). */
+static void xport_hint(const struct fab_nic *n, const struct fab_port *p,
+		       const struct fab_counter *ct, char *buf, size_t len)
+{
+	char dev[FAB_NAME_LEN + 8];
+	snprintf(dev, sizeof(dev), "%s/%d", n->name, p->num);
+	int k = snprintf(buf, len, "fabtop report counters shows whether it still grows; rdma statistic "
+			 "show link %s; ", FAB_SHQ(dev));
+	if (k < 0 || (size_t)k >= len)
+		return;
+	if (ct->def->cls == CC_ERROR || ct->def->warn_at == 1)
+		snprintf(buf + k, len - (size_t)k, "a job's transfer failed: its log names it (NCCL WARN "
+			 "... 'transport retry counter exceeded', 'remote access error')");
+	else if (is_roce(p))
+		snprintf(buf + k, len - (size_t)k, "loss on RoCE: PFC and ECN on the RDMA priority, "
+			 "ethtool -S %s | grep -iE 'discard|pause|buffer'", FAB_SHQ(p->netdev[0] ? p->netdev : "NETDEV"));
+	else
+		snprintf(buf + k, len - (size_t)k, "loss on InfiniBand: ibqueryerrors along the path "
+			 "(symbol errors, discards, PortXmitWait)");
+}
+
+/* Transport counters (hw_counters) with a total since they were last
+ * cleared: one finding each, its severity by counter_total_judge() (the
+ * thresholds are the counter table's, counters.c). A snapshot cannot
+ * tell whether they still grow; `report counters` can. */
+static void rule_transport_errors(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		for (int k = 0; k < n->nports; k++) {
+			const struct fab_port *p = &n->ports[k];
+			for (int c = 0; c < p->nxport && c < FAB_MAX_XPORT; c++) {
+				const struct fab_counter *ct = &p->xport[c];
+				if (!ct->value.ok || !ct->def)
+					continue;
+				enum ctr_total j = counter_total_judge(ct->def, ct->value.v);
+				if (j == CTR_TOTAL_NONE)
+					continue;
+				char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], th[48];
+				port_name(n, p, subj, sizeof(subj));
+				port_dir(n, p, dir, sizeof(dir));
+				if (ct->def->warn_at == CTR_WARN_NEVER)
+					snprintf(th, sizeof(th), "info at any total");
+				else
+					snprintf(th, sizeof(th), "a warning from %lld", ct->def->warn_at);
+				struct fab_finding *f = model_add_finding(m, "links.transport-errors",
+					j == CTR_TOTAL_WARN ? SEV_WARN : SEV_INFO, subj);
+				snprintf(f->message, sizeof(f->message),
+					 "%s=%lld since the counters were last cleared (%s): %s; a snapshot "
+					 "cannot tell whether it still grows", ct->name, ct->value.v, th,
+					 ct->def->meaning);
+				snprintf(f->evidence, sizeof(f->evidence),
+					 "%s/hw_counters/%s=%lld (%s, %d-bit, wraps)", dir, ct->name,
+					 ct->value.v, ct->def->layer, ct->def->width);
+				xport_hint(n, p, ct, f->hint, sizeof(f->hint));
+			}
 		}
 	}
 }
@@ -1115,5 +1176,9 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "RoCE congestion: ECN (DCQCN) slows senders before PFC pause frames spread through the fabric" },
 	{ .id = "links.not-usable", .run = rule_not_usable,
 	  .layer = "access: verbs need /dev/infiniband/uverbsN in this mount namespace, openable by this user" },
+	/* Last: a port's own faults above name the cause; its transport totals
+	 * are what those faults (or the fabric) cost. */
+	{ .id = "links.transport-errors", .run = rule_transport_errors,
+	  .layer = "transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs" },
 };
 FAB_RULE_SET(links_rule_set, links_rules);

@@ -31,7 +31,26 @@ struct fab_counter_def {
 	bool bad_when_grows;
 	const char *layer;       /* "physical", "link", "transport", "congestion" */
 	const char *meaning;
+	/* A total since the last clear that a snapshot (report links/all)
+	 * reports (links.errors for PMA rows, links.transport-errors for the
+	 * driver's): 0, never (traffic, congestion,
+	 * flushes that only follow another error); CTR_WARN_NEVER, info
+	 * whatever the total; else info below warn_at, a warning from it on.
+	 * The thresholds and why: counters.c, above the table. */
+	long long warn_at;
 };
+
+#define CTR_WARN_NEVER (-1LL)
+
+/* What a total since the last clear says in a snapshot: the one
+ * judgement, read by links.errors, links.transport-errors and `report
+ * counters` (its first reading). A saturated PMA counter is a warning. */
+enum ctr_total {
+	CTR_TOTAL_NONE = 0,      /* zero, unknown, or not a counter a total speaks for */
+	CTR_TOTAL_INFO,          /* non-zero, below its warn_at: worth saying, not alarming */
+	CTR_TOTAL_WARN,          /* at or above its warn_at */
+};
+enum ctr_total counter_total_judge(const struct fab_counter_def *d, long long total);
 
 extern const struct fab_counter_def fab_counter_defs[];
 extern const int fab_ncounter_defs;

@@ -127,6 +127,7 @@ struct fab_counter {
 
 #define FAB_MAX_GIDS     32
 #define FAB_MAX_COUNTERS 16
+#define FAB_MAX_XPORT    24
 
 struct fab_port {
 	int num;
@@ -148,6 +149,10 @@ struct fab_port {
 	struct fab_gid gids[FAB_MAX_GIDS];
 	int nerrors;                  /* the standard error counters (counters.h) */
 	struct fab_counter errors[FAB_MAX_COUNTERS];
+	/* The driver's transport counters (ports/N/hw_counters) whose totals a
+	 * snapshot judges (counters.h warn_at): failed and retried transport. */
+	int nxport;
+	struct fab_counter xport[FAB_MAX_XPORT];
 	/* Derived by model_derive(): whether a job on this node can use the
 	 * port now (port_usable()). */
 	struct fab_judged usable;

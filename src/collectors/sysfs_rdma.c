@@ -202,36 +202,62 @@ static void read_counter(const struct fab_root *r, struct fab_model *m, struct f
 	}
 }
 
-/* The error and congestion-loss counters of the table that this port has. */
-static void read_errors(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
-			const char *pdir)
+/* The counters of the table under pdir/sub that this port has and want()
+ * picks, into out[] (at most max): the PMA error counters, or the
+ * driver's transport counters. A missing directory is no note: bnxt_re
+ * and soft devices have no counters/, and only some drivers hw_counters/. */
+static int read_table_dir(const struct fab_root *r, struct fab_model *m, const char *pdir,
+			  const char *sub, bool (*want)(const struct fab_counter_def *),
+			  struct fab_counter *out, int max)
 {
 	char dir[600], p[700];
 	char **names;
-	snprintf(dir, sizeof(dir), "%s/counters", pdir);
+	int got = 0;
+	snprintf(dir, sizeof(dir), "%s/%s", pdir, sub);
 	int n = root_list(r, dir, &names);
 	if (n < 0) {
-		/* bnxt_re and soft devices have no counters/ at all */
 		if (n != -ENOENT && n != -ENOTDIR)
 			sys_note_errno(m, dir, -n);
-		return;
+		return 0;
 	}
-	for (int k = 0; k < fab_ncounter_defs && pt->nerrors < FAB_MAX_COUNTERS; k++) {
+	for (int k = 0; k < fab_ncounter_defs && got < max; k++) {
 		const struct fab_counter_def *d = &fab_counter_defs[k];
-		if (strcmp(d->dir, "counters") != 0 || !(d->cls == CC_ERROR || d->bad_when_grows))
+		if (strcmp(d->dir, sub) != 0 || !want(d))
 			continue;
 		bool have = false;
 		for (int i = 0; i < n && !have; i++)
 			have = strcmp(names[i], d->name) == 0;
 		if (!have)
 			continue;
-		struct fab_counter *c = &pt->errors[pt->nerrors++];
+		struct fab_counter *c = &out[got++];
 		fab_strlcpy(c->name, d->name, sizeof(c->name));
 		c->def = d;
 		snprintf(p, sizeof(p), "%s/%s", dir, d->name);
 		read_counter(r, m, c, p);
 	}
 	root_free_list(names, n);
+	return got;
+}
+
+/* The error and congestion-loss counters of the table. */
+static bool is_error_row(const struct fab_counter_def *d)
+{
+	return d->cls == CC_ERROR || d->bad_when_grows;
+}
+
+/* The transport counters whose totals a snapshot judges (warn_at). */
+static bool is_xport_row(const struct fab_counter_def *d)
+{
+	return d->warn_at != 0;
+}
+
+static void read_errors(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
+			const char *pdir)
+{
+	pt->nerrors = read_table_dir(r, m, pdir, "counters", is_error_row, pt->errors,
+				     FAB_MAX_COUNTERS);
+	pt->nxport = read_table_dir(r, m, pdir, "hw_counters", is_xport_row, pt->xport,
+				    FAB_MAX_XPORT);
 }
 
 /* max_mtu from what the port is; active_mtu of a RoCE port as the kernel

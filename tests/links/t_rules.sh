@@ -29,6 +29,10 @@ if cmd == "none":                 # JSON [ID]: no links.* finding (of that id)
     fs = [f for f in links(a[0]) if len(a) < 2 or f["id"] == a[1]]
     if fs:
         sys.exit("unexpected: " + show(fs))
+elif cmd == "nonebut":            # JSON ID SEVERITY: no links.* finding but ID at SEVERITY
+    fs = [f for f in links(a[0]) if f["id"] != a[1] or f["severity"] != a[2]]
+    if fs:
+        sys.exit("unexpected: " + show(fs))
 elif cmd == "nowarn":             # JSON: no links.* finding of warning severity or worse
     fs = [f for f in links(a[0]) if f["severity"] != "info"]
     if fs:
@@ -110,12 +114,15 @@ netdev_of() {  # root ibdev port: the netdev a RoCE port's GID 0 names
 
 # ---- healthy: no links.* finding at all ------------------------------
 # dgx-h100's dual-port storage NICs run 200 Gb/s under a 400 Gb/s model
-# capability, as all their siblings do: info at most there.
+# capability, as all their siblings do: info at most there. ib-8port's busy
+# ports hold a few out_of_sequence (1..40, far under its 1000): info
+# links.transport-errors, nothing else.
 for s in ib-8port dgx-h100; do
 	have $s || continue
 	run "$S/$s" $s
 	if [ $s = ib-8port ]; then
-		t "no links.* finding on healthy $s" none "$T/$s.json"
+		t "no links.* finding on healthy $s but info transport totals" nonebut "$T/$s.json" \
+			links.transport-errors info
 	else
 		t "no links.* warning or error on healthy $s" nowarn "$T/$s.json"
 	fi

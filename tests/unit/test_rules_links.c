@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabtop/counters.h"
 #include "fabtop/findings.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
@@ -34,6 +35,22 @@ static void add_err(struct fab_port *p, const char *name, long long v)
 {
 	struct fab_counter *c = &p->errors[p->nerrors++];
 	fab_strlcpy(c->name, name, sizeof(c->name));
+	c->value = fab_int_of(v);
+}
+
+/* A transport counter (ports/N/hw_counters) as the collector fills it:
+ * with its table row. */
+static void set_xport(struct fab_port *p, const char *name, long long v)
+{
+	for (int i = 0; i < p->nxport; i++)
+		if (strcmp(p->xport[i].name, name) == 0) {
+			p->xport[i].value = fab_int_of(v);
+			return;
+		}
+	struct fab_counter *c = &p->xport[p->nxport++];
+	fab_strlcpy(c->name, name, sizeof(c->name));
+	c->def = counter_def("hw_counters", name);
+	assert_non_null(c->def);
 	c->value = fab_int_of(v);
 }
 
@@ -97,6 +114,11 @@ static void build(struct fab_model *m, bool roce)
 		add_err(p, "symbol_error", 0);
 		add_err(p, "link_downed", 0);
 		add_err(p, "port_rcv_errors", 0);
+		/* A healthy mlx5 port has them all, at zero. */
+		for (int k = 0; k < fab_ncounter_defs; k++)
+			if (fab_counter_defs[k].warn_at &&
+			    strcmp(fab_counter_defs[k].dir, "hw_counters") == 0)
+				set_xport(p, fab_counter_defs[k].name, 0);
 	}
 }
 
@@ -649,6 +671,120 @@ static void test_errors(void **state)
 	model_free(&m);
 }
 
+/* links.transport-errors: one finding per non-zero transport counter,
+ * info below the table's warn_at, a warning from it; zeros, unknown
+ * values and counters that are not judged (flushes, congestion): none. */
+static void test_transport_errors(void **state)
+{
+	struct fab_model m;
+	/* The values of a real RoCE port (roce-faults scenario, mlx5_6). */
+	build(&m, true);
+	set_xport(port(&m, 6), "out_of_sequence", 184213);
+	set_xport(port(&m, 6), "local_ack_timeout_err", 31);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.transport-errors"), 2);
+	assert_int_equal(nlinks(&m, NULL), 2);
+	const struct fab_finding *oos = NULL, *ack = NULL;
+	for (int i = 0; i < m.nfindings; i++) {
+		const struct fab_finding *f = &m.findings[i];
+		assert_string_equal(f->subject, "mlx5_6/1");
+		if (strstr(f->message, "out_of_sequence="))
+			oos = f;
+		if (strstr(f->message, "local_ack_timeout_err="))
+			ack = f;
+	}
+	assert_non_null(oos);
+	assert_non_null(ack);
+	assert_int_equal(oos->sev, SEV_WARN);
+	HAS(oos->message, "out_of_sequence=184213 since the counters were last cleared (a warning from 1000)");
+	HAS(oos->message, "loss on the path");
+	HAS(oos->evidence, "/sys/class/infiniband/mlx5_6/ports/1/hw_counters/out_of_sequence=184213");
+	HAS(oos->hint, "loss on RoCE");
+	HAS(oos->hint, "ethtool -S eth6");
+	assert_int_equal(ack->sev, SEV_INFO);
+	HAS(ack->message, "local_ack_timeout_err=31 since the counters were last cleared (a warning from 100)");
+	model_free(&m);
+
+	/* At the threshold: a warning; one below: info. */
+	build(&m, false);
+	set_xport(port(&m, 0), "local_ack_timeout_err", 100);
+	findings_run(&m);
+	assert_int_equal(only(&m, "links.transport-errors", "mlx5_0/1")->sev, SEV_WARN);
+	HAS(only(&m, "links.transport-errors", "mlx5_0/1")->hint, "loss on InfiniBand");
+	model_free(&m);
+	build(&m, false);
+	set_xport(port(&m, 1), "local_ack_timeout_err", 99);
+	findings_run(&m);
+	assert_int_equal(only(&m, "links.transport-errors", "mlx5_1/1")->sev, SEV_INFO);
+	model_free(&m);
+
+	/* One failed request is a warning: the QP went to error. */
+	build(&m, false);
+	set_xport(port(&m, 2), "req_transport_retries_exceeded", 1);
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.transport-errors", "mlx5_2/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "the QP went to error");
+	HAS(f->hint, "transport retry counter exceeded");
+	model_free(&m);
+
+	/* resp_cqe_error also counts receives left posted at exit: info at any total. */
+	build(&m, false);
+	set_xport(port(&m, 3), "resp_cqe_error", 1000000);
+	findings_run(&m);
+	f = only(&m, "links.transport-errors", "mlx5_3/1");
+	assert_int_equal(f->sev, SEV_INFO);
+	HAS(f->message, "info at any total");
+	model_free(&m);
+
+	/* Not judged (a flush follows another error; congestion has its own
+	 * rules), unknown values, zeros: nothing. */
+	build(&m, true);
+	struct fab_counter *c = &port(&m, 4)->xport[port(&m, 4)->nxport++];
+	fab_strlcpy(c->name, "req_cqe_flush_error", sizeof(c->name));
+	c->def = counter_def("hw_counters", "req_cqe_flush_error");
+	c->value = fab_int_of(5000);
+	c = &port(&m, 4)->xport[port(&m, 4)->nxport++];
+	fab_strlcpy(c->name, "np_cnp_sent", sizeof(c->name));
+	c->def = counter_def("hw_counters", "np_cnp_sent");
+	c->value = fab_int_of(5000);
+	set_xport(port(&m, 5), "out_of_sequence", 77);
+	for (int i = 0; i < port(&m, 5)->nxport; i++)
+		port(&m, 5)->xport[i].value.ok = false;
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+}
+
+/* The one judgement of a total, over the table's thresholds. */
+static void test_total_judge(void **state)
+{
+	const struct fab_counter_def *d = counter_def("hw_counters", "out_of_sequence");
+	assert_non_null(d);
+	assert_int_equal(counter_total_judge(d, 0), CTR_TOTAL_NONE);
+	assert_int_equal(counter_total_judge(d, -1), CTR_TOTAL_NONE);
+	assert_int_equal(counter_total_judge(d, 1), CTR_TOTAL_INFO);
+	assert_int_equal(counter_total_judge(d, 999), CTR_TOTAL_INFO);
+	assert_int_equal(counter_total_judge(d, 1000), CTR_TOTAL_WARN);
+	assert_int_equal(counter_total_judge(NULL, 1000), CTR_TOTAL_NONE);
+	assert_int_equal(counter_total_judge(counter_def("hw_counters", "np_cnp_sent"), 1000000),
+			 CTR_TOTAL_NONE);
+	assert_int_equal(counter_total_judge(counter_def("counters", "port_xmit_data"), 1000000),
+			 CTR_TOTAL_NONE);
+	assert_int_equal(counter_total_judge(counter_def("hw_counters", "resp_cqe_error"), 1LL << 40),
+			 CTR_TOTAL_INFO);
+	assert_int_equal(counter_total_judge(counter_def("hw_counters", "req_cqe_error"), 1),
+			 CTR_TOTAL_WARN);
+	/* PMA rows: the links.errors thresholds; a saturated one warns. */
+	d = counter_def("counters", "symbol_error");
+	assert_int_equal(counter_total_judge(d, 99), CTR_TOTAL_INFO);
+	assert_int_equal(counter_total_judge(d, 100), CTR_TOTAL_WARN);
+	d = counter_def("counters", "link_downed");
+	assert_int_equal(counter_total_judge(d, 1), CTR_TOTAL_WARN);
+	d = counter_def("counters", "port_xmit_wait");
+	assert_int_equal(counter_total_judge(d, 4294967295LL), CTR_TOTAL_NONE);
+}
+
 /* A counter file that held what the counter cannot: a warning, and no
  * links.errors from a value nobody read. */
 static void test_counter_implausible(void **state)
@@ -857,6 +993,8 @@ int main(void)
 		cmocka_unit_test(test_counter_implausible),
 		cmocka_unit_test(test_bond_slave_down),
 		cmocka_unit_test(test_port_unused),
+		cmocka_unit_test(test_transport_errors),
+		cmocka_unit_test(test_total_judge),
 		cmocka_unit_test(test_pfc),
 		cmocka_unit_test(test_not_usable),
 	};
