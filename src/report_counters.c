@@ -389,10 +389,24 @@ static const struct { unsigned bit; const char *what; } kinds[] = {
 
 /* The bad counters that grew over the run, with totals; counts the ports
  * (or devices) each kind of trouble touched into ports_with[]. */
-static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
+
+/* One counter's row in a summary list: its port (text) or dev and port
+ * (JSON), and its folder; the caller adds what the list is about and
+ * closes the object. */
+static void ctr_row_open(struct run *rn, const struct fab_ctr *c)
 {
 	struct fab_out *o = rn->o;
 	char lbl[96];
+	out_open_obj(o, NULL);
+	out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
+	out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
+	out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
+	out_str(o, PR_JSON, "dir", NULL, c->dir);
+	out_text(o, " %s/", c->dir);
+}
+static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
+{
+	struct fab_out *o = rn->o;
 	int grew = 0;
 	unsigned *seen = calloc((size_t)(rn->s.nports ? rn->s.nports : 1), sizeof(*seen));
 	out_open_arr(o, "bad_grew");
@@ -404,12 +418,7 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 			out_text(o, "  bad counters that grew:\n");
 		if (seen)
 			seen[c->port] |= counter_trouble(c->def);
-		out_open_obj(o, NULL);
-		out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
-		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
-		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
-		out_str(o, PR_JSON, "dir", NULL, c->dir);
-		out_text(o, " %s/", c->dir);
+		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%-32s", c->name);
 		out_int(o, PR_ANY, "total", " %+14lld", fab_int_of((long long)rn->bad_total[i]));
 		out_str(o, PR_ANY, "layer", "  %s:", c->def->layer);
@@ -433,7 +442,6 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 static int list_standing(struct run *rn)
 {
 	struct fab_out *o = rn->o;
-	char lbl[96];
 	int n = 0, ports = 0, last_port = -1;
 	out_open_arr(o, "large_totals");
 	for (int i = 0; i < rn->s.nctrs; i++) {
@@ -448,12 +456,7 @@ static int list_standing(struct run *rn)
 			ports++;
 			last_port = c->port;
 		}
-		out_open_obj(o, NULL);
-		out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
-		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
-		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
-		out_str(o, PR_JSON, "dir", NULL, c->dir);
-		out_text(o, " %s/", c->dir);
+		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%-32s", c->name);
 		out_int(o, PR_ANY, "total", " %14lld", fab_int_of((long long)c->baseline));
 		out_int(o, PR_ANY, "warn_at", "  (a warning from %lld)", fab_int_of(c->def->warn_at));
@@ -467,7 +470,6 @@ static int list_standing(struct run *rn)
 static void list_saturated(struct run *rn)
 {
 	struct fab_out *o = rn->o;
-	char lbl[96];
 	int nsat = 0;
 	out_open_arr(o, "saturated");
 	for (int i = 0; i < rn->s.nctrs; i++) {
@@ -476,12 +478,7 @@ static void list_saturated(struct run *rn)
 			continue;
 		if (!nsat++)
 			out_text(o, "  saturated (stuck at their maximum: growth no longer shows):\n");
-		out_open_obj(o, NULL);
-		out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
-		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
-		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
-		out_str(o, PR_JSON, "dir", NULL, c->dir);
-		out_text(o, " %s/", c->dir);
+		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%s", c->name);
 		out_int(o, PR_ANY, "value", " = %lld\n", fab_int_of((long long)c->value));
 		out_close_obj(o);
