@@ -220,11 +220,13 @@ static void read_counter(const struct fab_root *r, struct fab_model *m, struct f
  * other counters stand. */
 static void ctr_lost_note(struct fab_model *m, const struct ctr_lost *lost, int nread)
 {
-	if (lost->nno_pma)
-		model_note(m, lost->no_pma, "%s reads \"" CTR_NO_PMA_TEXT "\"%s%d of %d counters): the "
-			   "driver has no Performance Management Agent for this port, so those counters "
-			   "are unknown, not zero", lost->no_pma,
-			   lost->nno_pma > 1 ? " (as do others: " : " (", lost->nno_pma, nread);
+	if (lost->nno_pma) {
+		const char *name = strrchr(lost->no_pma, '/');
+		model_note(m, lost->no_pma, "%d of %d counters in %.*s read \"" CTR_NO_PMA_TEXT "\" "
+			   "(%s first): the driver has no Performance Management Agent for this port, "
+			   "so those counters are unknown, not zero", lost->nno_pma, nread,
+			   (int)(name - lost->no_pma), lost->no_pma, name + 1);
+	}
 	if (lost->err.count && lost->err.err == EINVAL)
 		model_note(m, lost->err.first, "cannot read %s: %s (%d of %d counters): the kernel's "
 			   "PMA query for it failed, so it is unknown; the port's other counters are read",
