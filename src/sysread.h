@@ -42,6 +42,8 @@ struct sys_dangling {
 };
 /* Whether the entry path is such a link: true (counted in d), else false. */
 bool sys_dangling_check(const struct fab_root *r, const char *path, struct sys_dangling *d);
+/* Counts path, whose target root_resolve_link() found missing, in d. */
+void sys_dangling_add(struct sys_dangling *d, const char *path, const char *target);
 /* Says what d found in folder, of total entries. With /sys/devices missing,
  * or every entry dangling, the devices are not mounted (a container that
  * sees /sys/class only, or a capture taken in one): a note for src (the

@@ -130,9 +130,11 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 			continue;
 		nbdf++;
 		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", names[i]);
-		if (sys_dangling_check(r, link, &dangling))
-			continue;
 		int e = root_resolve_link(r, link, real, sizeof(real));
+		if (e == -ENOENT && real[0]) {
+			sys_dangling_add(&dangling, link, real);   /* its target is missing */
+			continue;
+		}
 		if (e == -ENOENT) {
 			model_note(m, link, "cannot resolve %s: %s (the device vanished or the link is broken)",
 				   link, root_strerror(-e));

@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "sysread.h"
 #include "fabtop/util.h"
 
@@ -34,18 +33,21 @@ int sys_presence(const struct fab_root *r, const char *path)
 	return n >= 0 || n == -EINVAL ? 0 : (int)n;
 }
 
-bool sys_dangling_check(const struct fab_root *r, const char *path, struct sys_dangling *d)
+void sys_dangling_add(struct sys_dangling *d, const char *path, const char *target)
 {
-	char target[FAB_PATH_LEN];
-	struct stat st;
-	if (root_stat(r, path, &st) != -ENOENT)
-		return false;
-	if (root_resolve_link(r, path, target, sizeof(target)) != -ENOENT || !target[0])
-		return false;   /* the entry itself went away: not a link into nowhere */
 	if (!d->count++) {
 		fab_strlcpy(d->first, path, sizeof(d->first));
 		fab_strlcpy(d->target, target, sizeof(d->target));
 	}
+}
+
+bool sys_dangling_check(const struct fab_root *r, const char *path, struct sys_dangling *d)
+{
+	char target[FAB_PATH_LEN];
+	/* One readlink and one lstat of the target: class folders are links. */
+	if (root_resolve_link(r, path, target, sizeof(target)) != -ENOENT || !target[0])
+		return false;   /* resolves, or the entry itself went away */
+	sys_dangling_add(d, path, target);
 	return true;
 }
 
