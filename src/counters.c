@@ -227,6 +227,11 @@ int counter_value_judge(const struct fab_counter_def *d, const char *buf, size_t
 		i++;
 	if (i == len)
 		return -1;
+	size_t np = sizeof(CTR_NO_PMA_TEXT) - 1, e = len;
+	while (e > i && (buf[e - 1] == '\n' || buf[e - 1] == ' ' || buf[e - 1] == '\0'))
+		e--;
+	if (e - i == np && memcmp(buf + i, CTR_NO_PMA_TEXT, np) == 0)
+		return -2;
 	if (counter_parse_value(buf, len, out) != 0)
 		return 1;
 	return d && *out > counter_max(d->width) ? 1 : 0;

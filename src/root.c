@@ -541,6 +541,8 @@ int root_realpath(const struct fab_root *r, const char *node_path, char *buf, si
 int root_resolve_link(const struct fab_root *r, const char *node_path, char *buf, size_t len)
 {
 	char target[PATH_MAX], joined[2 * PATH_MAX];
+	if (len)
+		buf[0] = '\0';
 	ssize_t n = root_readlink(r, node_path, target, sizeof(target));
 	if (n < 0)
 		return n == -EINVAL ? root_realpath(r, node_path, buf, len) : (int)n;
@@ -574,10 +576,9 @@ int root_resolve_link(const struct fab_root *r, const char *node_path, char *buf
 		}
 		p += c;
 	}
-	if (!root_exists(r, out[0] ? out : "/"))
-		return -ENOENT;
+	/* A missing target is named too: a dangling class link's, for its note. */
 	fab_strlcpy(buf, out[0] ? out : "/", len);
-	return 0;
+	return root_exists(r, out[0] ? out : "/") ? 0 : -ENOENT;
 }
 
 bool root_exists(const struct fab_root *r, const char *node_path)

@@ -8,6 +8,7 @@
 #ifndef FABTOP_SYSREAD_H
 #define FABTOP_SYSREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "fabtop/model.h"
 #include "fabtop/root.h"
@@ -33,6 +34,23 @@ fab_int sys_intf(const struct fab_root *r, struct fab_model *m, const char *fmt,
 /* The PCI function behind a class device ("/sys/class/net/eth0" -> its
  * device link), as an index into model.pci, or FAB_NO_INDEX (virtual). */
 int sys_pci_of(const struct fab_root *r, const struct fab_model *m, const char *classdir);
+/* The entries of one class or bus folder ("/sys/class/infiniband") that
+ * are links whose target under /sys/devices is missing. */
+struct sys_dangling {
+	char first[FAB_PATH_LEN], target[FAB_PATH_LEN];
+	int count;
+};
+/* Whether the entry path is such a link: true (counted in d), else false. */
+bool sys_dangling_check(const struct fab_root *r, const char *path, struct sys_dangling *d);
+/* Counts path, whose target root_resolve_link() found missing, in d. */
+void sys_dangling_add(struct sys_dangling *d, const char *path, const char *target);
+/* Says what d found in folder, of total entries. With /sys/devices missing,
+ * or every entry dangling, the devices are not mounted (a container that
+ * sees /sys/class only, or a capture taken in one): a note for src (the
+ * report it stands on is unknown, never healthy) naming the mount that
+ * fixes it. Otherwise some devices went away while fabtop read them. */
+void sys_dangling_note(const struct fab_root *r, struct fab_model *m, unsigned src,
+		       const char *folder, const struct sys_dangling *d, int total);
 /* Notes a read failure of path with errno e, with a hint for EACCES. */
 void sys_note_errno(struct fab_model *m, const char *path, int e);
 /* The same for a source a report stands on (enum fab_source bits in src):

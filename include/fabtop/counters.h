@@ -123,10 +123,17 @@ const char *counter_rate_unit(const struct fab_counter_def *d);
  * counters' bound is the line rate in packets of this size. */
 #define CTR_MIN_PACKET_BYTES 16
 
+/* The kernel's text for a PMA counter of a device without a Performance
+ * Management Agent (drivers/infiniband/core/sysfs.c show_pma_counter()
+ * before 4.19; i40iw, ConnectX-3 VFs): no value, not a wrong one. */
+#define CTR_NO_PMA_TEXT "N/A (no PMA)"
+
 /* A counter file's text (as counter_parse_value takes it): 0 and *out for
  * a value the counter can hold; 1 when it holds something it cannot (a
  * sign, not a number, above its width's maximum; d NULL: 64 bits); -1 for
- * an empty file (nothing read: unreadable, not implausible). */
+ * an empty file (nothing read: unreadable, not implausible); -2 for
+ * CTR_NO_PMA_TEXT (the kernel says the counter does not exist here: unknown,
+ * not implausible). */
 int counter_value_judge(const struct fab_counter_def *d, const char *buf, size_t len,
 			uint64_t *out);
 

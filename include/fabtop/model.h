@@ -15,6 +15,10 @@
 #define FAB_NAME_LEN  64
 #define FAB_PATH_LEN  512
 #define FAB_LIST_LEN  256
+/* The longest sysfs attribute: a show() fills at most one page (4096 bytes,
+ * the kernel truncates to PAGE_SIZE - 1 and a NUL). Free-text attributes
+ * (an hfi1 board_id is 73 bytes) are kept whole up to that. */
+#define FAB_SYSFS_PAGE 4096
 #define FAB_MAX_CHAIN 16
 #define FAB_MAX_GPUS  64
 #define FAB_NO_INDEX  (-1)
@@ -171,9 +175,9 @@ struct fab_nic {
 	char name[FAB_NAME_LEN];      /* "mlx5_0" */
 	int pci;                      /* index into model.pci, FAB_NO_INDEX for soft devices */
 	char node_guid[24];
-	char fw_ver[32];
-	char board_id[32];
-	char hca_type[32];
+	char fw_ver[FAB_SYSFS_PAGE];   /* free text from the driver: up to a sysfs page */
+	char board_id[FAB_SYSFS_PAGE]; /* "Intel Omni-Path Host Fabric Interface Adapter 100 Series, 1 Port, PCIe x16" */
+	char hca_type[FAB_SYSFS_PAGE];
 	char driver[FAB_NAME_LEN];    /* the PCI function's driver: mlx5_core */
 	fab_num cap_gbps;             /* what the adapter model can do per port (table), unknown if not listed */
 	struct fab_uverbs uverbs;

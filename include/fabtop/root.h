@@ -118,7 +118,9 @@ int root_realpath(const struct fab_root *r, const char *node_path,
 /* Resolves one symlink (node_path itself) to a node path with one readlink
  * and lexical ".." folding, as sysfs class and bus links allow (their own
  * parent directories are not links). Falls back to root_realpath() when the
- * result would leave the node. Much cheaper than realpath() per device. */
+ * result would leave the node. Much cheaper than realpath() per device.
+ * -ENOENT with buf set names a link's missing target (a dangling link);
+ * with buf "" the link itself is missing. */
 int root_resolve_link(const struct fab_root *r, const char *node_path,
 		      char *buf, size_t len);
 

@@ -124,12 +124,13 @@ int collect_net(const struct fab_root *r, struct fab_model *m)
 			sys_note_errno_src(m, FAB_SRC_NET, "/sys/class/net", -n);
 		return -1;
 	}
+	struct sys_dangling dangling = { .count = 0 };
 	for (int i = 0; i < n; i++) {
 		char dir[512], p[600], buf[64];
 		char **attrs;
 		snprintf(dir, sizeof(dir), "/sys/class/net/%s", names[i]);
 		int e = sys_presence(r, dir);
-		if (e == -ENOENT)
+		if (e == -ENOENT || sys_dangling_check(r, dir, &dangling))
 			continue;
 		struct fab_netdev *d = model_add_netdev(m);
 		fab_strlcpy(d->name, names[i], sizeof(d->name));
@@ -170,5 +171,6 @@ int collect_net(const struct fab_root *r, struct fab_model *m)
 		read_bonding(r, m, d, dir);
 	}
 	root_free_list(names, n);
+	sys_dangling_note(r, m, FAB_SRC_NET, "/sys/class/net", &dangling, n);
 	return 0;
 }

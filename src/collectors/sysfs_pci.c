@@ -122,12 +122,19 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 			model_note(m, "pci", "no /sys/bus/pci/devices on this node: no PCI data");
 		return -1;
 	}
+	struct sys_dangling dangling = { .count = 0 };
+	int nbdf = 0;
 	for (int i = 0; i < n; i++) {
 		char link[512], real[1024];
 		if (!is_bdf(names[i], strlen(names[i])))
 			continue;
+		nbdf++;
 		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", names[i]);
 		int e = root_resolve_link(r, link, real, sizeof(real));
+		if (e == -ENOENT && real[0]) {
+			sys_dangling_add(&dangling, link, real);   /* its target is missing */
+			continue;
+		}
 		if (e == -ENOENT) {
 			model_note(m, link, "cannot resolve %s: %s (the device vanished or the link is broken)",
 				   link, root_strerror(-e));
@@ -148,6 +155,7 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 		*model_add_pci(m) = d;
 	}
 	root_free_list(names, n);
+	sys_dangling_note(r, m, FAB_SRC_PCI, "/sys/bus/pci/devices", &dangling, nbdf);
 	/* Bus order, as nvidia-smi and the kernel's probe order use. */
 	if (m->npci > 1)
 		qsort(m->pci, (size_t)m->npci, sizeof(*m->pci), by_bdf);

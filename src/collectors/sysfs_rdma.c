@@ -180,18 +180,32 @@ static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_
 			   bad_path, bad_val, bad > 1 ? "; other entries too" : "");
 }
 
-/* One counter file: a value, unknown (noted) when unreadable, or
+/* Counter files of one port that hold no value, noted once per port. */
+struct ctr_lost {
+	struct tab_err err;    /* read() failed: EINVAL when the driver's PMA query fails */
+	char no_pma[FAB_PATH_LEN];
+	int nno_pma;           /* files reading CTR_NO_PMA_TEXT */
+};
+
+/* One counter file: a value, unknown when unreadable or when the kernel
+ * says it has none (lost, noted per port by ctr_lost_note()), or
  * implausible (counter_value_judge()) when it holds what the counter
  * cannot: the rule links.counter-implausible reports that. */
 static void read_counter(const struct fab_root *r, struct fab_model *m, struct fab_counter *c,
-			 const char *path)
+			 const char *path, struct ctr_lost *lost)
 {
 	char buf[64];
 	uint64_t v;
 	c->value = (fab_int){ 0, false };
-	if (sys_line(r, m, path, buf, sizeof(buf)) != 0)
+	int rc = root_read_line(r, path, buf, sizeof(buf));
+	if (rc != 0) {
+		if (rc != -ENOENT && rc != -ENOTDIR)
+			tab_err_add(&lost->err, path, -rc);
 		return;
+	}
 	int j = counter_value_judge(c->def, buf, strlen(buf), &v);
+	if (j == -2 && !lost->nno_pma++)
+		fab_strlcpy(lost->no_pma, path, sizeof(lost->no_pma));
 	if (j > 0 || (j == 0 && v > (uint64_t)LLONG_MAX)) {
 		c->implausible = true;
 		fab_strlcpy(c->raw, buf, sizeof(c->raw));
@@ -202,10 +216,30 @@ static void read_counter(const struct fab_root *r, struct fab_model *m, struct f
 	}
 }
 
+/* What a port lost: only those counters are unknown; the port and its
+ * other counters stand. */
+static void ctr_lost_note(struct fab_model *m, const struct ctr_lost *lost, int nread)
+{
+	if (lost->nno_pma) {
+		const char *name = strrchr(lost->no_pma, '/');
+		model_note(m, lost->no_pma, "%d of %d counters in %.*s read \"" CTR_NO_PMA_TEXT "\" "
+			   "(%s first): the driver has no Performance Management Agent for this port, "
+			   "so those counters are unknown, not zero", lost->nno_pma, nread,
+			   (int)(name - lost->no_pma), lost->no_pma, name + 1);
+	}
+	if (lost->err.count && lost->err.err == EINVAL)
+		model_note(m, lost->err.first, "cannot read %s: %s (%d of %d counters): the kernel's "
+			   "PMA query for it failed, so it is unknown; the port's other counters are read",
+			   lost->err.first, root_strerror(EINVAL), lost->err.count, nread);
+	else
+		tab_err_note(m, &lost->err, "counters");
+}
+
 /* The counters of the table under pdir/sub that this port has and want()
  * picks, into out[] (at most max): the PMA error counters, or the
  * driver's transport counters. A missing directory is no note: bnxt_re
- * and soft devices have no counters/, and only some drivers hw_counters/. */
+ * and soft devices have no counters/, and only some drivers hw_counters/.
+ * What could not be read is noted once per folder (ctr_lost_note). */
 static int read_table_dir(const struct fab_root *r, struct fab_model *m, const char *pdir,
 			  const char *sub, bool (*want)(const struct fab_counter_def *),
 			  struct fab_counter *out, int max)
@@ -220,6 +254,8 @@ static int read_table_dir(const struct fab_root *r, struct fab_model *m, const c
 			sys_note_errno(m, dir, -n);
 		return 0;
 	}
+	struct ctr_lost lost = { .nno_pma = 0 };
+	int nread = 0;
 	for (int k = 0; k < fab_ncounter_defs && got < max; k++) {
 		const struct fab_counter_def *d = &fab_counter_defs[k];
 		if (strcmp(d->dir, sub) != 0 || !want(d))
@@ -233,9 +269,11 @@ static int read_table_dir(const struct fab_root *r, struct fab_model *m, const c
 		fab_strlcpy(c->name, d->name, sizeof(c->name));
 		c->def = d;
 		snprintf(p, sizeof(p), "%s/%s", dir, d->name);
-		read_counter(r, m, c, p);
+		read_counter(r, m, c, p, &lost);
+		nread++;
 	}
 	root_free_list(names, n);
+	ctr_lost_note(m, &lost, nread);
 	return got;
 }
 
@@ -329,13 +367,16 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 	port_mtu(m, nic, pt);
 }
 
-static void read_nic(const struct fab_root *r, struct fab_model *m, const char *name)
+static void read_nic(const struct fab_root *r, struct fab_model *m, const char *name,
+		     struct sys_dangling *dangling)
 {
 	char dir[512], pdir[600];
 	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", name);
 	int e = sys_presence(r, dir);
 	if (e == -ENOENT)
 		return;   /* went away since the listing */
+	if (sys_dangling_check(r, dir, dangling))
+		return;   /* a link into nowhere is no HCA of N/As: noted for the folder */
 	if (e) {
 		sys_note_errno_src(m, FAB_SRC_RDMA, dir, -e);
 		return;
@@ -406,9 +447,11 @@ int collect_rdma(const struct fab_root *r, struct fab_model *m)
 			sys_note_errno_src(m, FAB_SRC_RDMA, "/sys/class/infiniband", -n);
 		return n == -ENOENT ? 0 : -1;
 	}
+	struct sys_dangling dangling = { .count = 0 };
 	for (int i = 0; i < n; i++)
-		read_nic(r, m, names[i]);
+		read_nic(r, m, names[i], &dangling);
 	root_free_list(names, n);
+	sys_dangling_note(r, m, FAB_SRC_RDMA, "/sys/class/infiniband", &dangling, n);
 	share_card_capability(m);
 	return 0;
 }

@@ -33,6 +33,46 @@ int sys_presence(const struct fab_root *r, const char *path)
 	return n >= 0 || n == -EINVAL ? 0 : (int)n;
 }
 
+void sys_dangling_add(struct sys_dangling *d, const char *path, const char *target)
+{
+	if (!d->count++) {
+		fab_strlcpy(d->first, path, sizeof(d->first));
+		fab_strlcpy(d->target, target, sizeof(d->target));
+	}
+}
+
+bool sys_dangling_check(const struct fab_root *r, const char *path, struct sys_dangling *d)
+{
+	char target[FAB_PATH_LEN];
+	/* One readlink and one lstat of the target: class folders are links. */
+	if (root_resolve_link(r, path, target, sizeof(target)) != -ENOENT || !target[0])
+		return false;   /* resolves, or the entry itself went away */
+	sys_dangling_add(d, path, target);
+	return true;
+}
+
+void sys_dangling_note(const struct fab_root *r, struct fab_model *m, unsigned src,
+		       const char *folder, const struct sys_dangling *d, int total)
+{
+	if (!d->count)
+		return;
+	char more[48] = "";
+	if (d->count > 1)
+		snprintf(more, sizeof(more), " (and %d more)", d->count - 1);
+	if (d->count < total && root_exists(r, "/sys/devices")) {
+		model_note(m, d->first, "%s links to %s, which is missing%s: the device went away "
+			   "while fabtop read it", d->first, d->target, more);
+		return;
+	}
+	/* node_exporter#2427: mounting /sys/class/infiniband alone gives links
+	 * into nowhere. The fix leads: a note holds 255 characters. */
+	const char *base = strrchr(d->first, '/');
+	model_note_src(m, src, folder, "%s: %d of %d entries (%s%s) link into /sys/devices, which is "
+		       "not mounted here: unknown, not zero; run the container with "
+		       "-v /sys/devices:/sys/devices:ro (or -v /sys:/sys:ro)", folder, d->count, total,
+		       base ? base + 1 : d->first, d->count > 1 ? ", ..." : "");
+}
+
 int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
 	     char *buf, size_t len)
 {
@@ -42,8 +82,9 @@ int sys_line(const struct fab_root *r, struct fab_model *m, const char *path,
 int sys_line_src(const struct fab_root *r, struct fab_model *m, unsigned src, const char *path,
 		 char *buf, size_t len)
 {
-	char big[4096];
-	/* Read into a page-sized buffer so an oversized file is detected, not cut. */
+	/* A show() returns at most FAB_SYSFS_PAGE - 1 bytes; one byte more
+	 * than that tells an oversized file (not sysfs) from a full page. */
+	char big[FAB_SYSFS_PAGE + 1];
 	ssize_t n = root_read(r, path, big, sizeof(big));
 	if (n < 0) {
 		if (n != -ENOENT && n != -ENOTDIR)
@@ -59,7 +100,7 @@ int sys_line_src(const struct fab_root *r, struct fab_model *m, unsigned src, co
 	size_t l = strcspn(big, "\n");
 	while (l && (big[l - 1] == ' ' || big[l - 1] == '\t' || big[l - 1] == '\r'))
 		l--;
-	if ((size_t)n >= sizeof(big) - 1 || l >= len) {
+	if ((size_t)n >= FAB_SYSFS_PAGE || l >= len) {
 		model_note_src(m, src, path, "cannot read %s: value too long (%zd bytes) for a "
 			       "sysfs attribute", path, n);
 		buf[0] = '\0';

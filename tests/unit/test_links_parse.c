@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include "fab_archive.h"
@@ -187,6 +188,152 @@ static void test_collect_port(void **state)
 	root_close(&r);
 	assert_int_equal(fab_rmtree(dir), 0);
 #undef PUT
+}
+
+static const struct fab_note *note_with(const struct fab_model *m, const char *a, const char *b)
+{
+	for (int i = 0; i < m->nnotes; i++)
+		if (strstr(m->notes[i].message, a) && (!b || strstr(m->notes[i].message, b)))
+			return &m->notes[i];
+	return NULL;
+}
+
+/* Input real nodes give (issue 13, class 12), over a hand-made tree:
+ * - an hfi1 board_id of 74 bytes (the text comes from the Omni-Path 100
+ *   HFI's subsystem name, "Omni-Path HFI Adapter 100 Series, 1 Port,
+ *   PCIe x16" in hardware databases; prometheus/procfs#341 shows a real
+ *   hfi1_0/board_id) is kept whole, as is any attribute up to a sysfs page
+ *   (4095 bytes); 4096 bytes cannot come from a show() and is refused;
+ * - counters reading "N/A (no PMA)" (the kernel's text before 4.19 for a
+ *   device without a PMA: i40iw and a ConnectX-3 VF in
+ *   prometheus/node_exporter#966) are unknown, not implausible, and the
+ *   port's other counters are read;
+ * - a counter whose read fails with EINVAL (a newer kernel's answer when
+ *   the PMA query fails: bnxt_re in prometheus/procfs#675, new hardware in
+ *   prometheus/procfs#705) loses that counter only. A directory cannot make
+ *   read() fail with EINVAL; the capture format's unreadable.tsv replays
+ *   the errno a capture recorded, through the same reader. */
+static void test_collect_real_input(void **state)
+{
+	char dir[] = "/tmp/fabtop-test-links.XXXXXX", err[256];
+	const char *D = "sys/class/infiniband/hfi1_0", *P = "sys/class/infiniband/hfi1_0/ports/1";
+	const char *hfi1 = "Intel Omni-Path Host Fabric Interface Adapter 100 Series, 1 Port, PCIe x16";
+	static char page[FAB_SYSFS_PAGE + 2];
+	char rel[256];
+	struct fab_root r;
+	struct fab_model m;
+	(void)state;
+	assert_int_equal(strlen(hfi1), 74);   /* over the 32 the model held before */
+	assert_non_null(mkdtemp(dir));
+#define PUT(base, sub, text) do { snprintf(rel, sizeof(rel), "%s/%s", base, sub); put(dir, rel, text); } while (0)
+	PUT(D, "board_id", "Intel Omni-Path Host Fabric Interface Adapter 100 Series, 1 Port, PCIe x16\n");
+	memset(page, 'x', FAB_SYSFS_PAGE - 1);
+	page[FAB_SYSFS_PAGE - 1] = '\0';   /* 4095 bytes: a full show() */
+	PUT(D, "hca_type", page);
+	memset(page, 'y', FAB_SYSFS_PAGE);
+	page[FAB_SYSFS_PAGE] = '\0';       /* 4096 bytes: more than a page holds */
+	PUT(D, "fw_ver", page);
+	PUT(P, "state", "4: ACTIVE\n");
+	PUT(P, "rate", "100 Gb/sec (4X EDR)\n");
+	PUT(P, "link_layer", "InfiniBand\n");
+	PUT(P, "counters/symbol_error", "N/A (no PMA)\n");
+	PUT(P, "counters/link_downed", "N/A (no PMA)\n");
+	PUT(P, "counters/port_rcv_errors", "");   /* EINVAL, recorded below */
+	PUT(P, "counters/port_xmit_discards", "7\n");
+	snprintf(rel, sizeof(rel), "/%s/counters/port_rcv_errors\t22\tInvalid argument\n", P);
+	put(dir, "fabtop/unreadable.tsv", rel);
+	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
+	model_init(&m);
+	assert_int_equal(collect_rdma(&r, &m), 0);
+	assert_int_equal(m.nnics, 1);
+	const struct fab_nic *n = &m.nics[0];
+	assert_string_equal(n->board_id, hfi1);
+	assert_int_equal(strlen(n->hca_type), FAB_SYSFS_PAGE - 1);
+	assert_string_equal(n->fw_ver, "");
+	assert_non_null(note_with(&m, "fw_ver", "value too long (4096 bytes)"));
+	assert_int_equal(n->nports, 1);
+	const struct fab_port *p = &n->ports[0];
+	assert_true(p->state.ok);
+	assert_int_equal(p->nerrors, 4);
+	int valued = 0;
+	for (int k = 0; k < p->nerrors; k++) {
+		const struct fab_counter *c = &p->errors[k];
+		assert_false(c->implausible);
+		if (strcmp(c->name, "port_xmit_discards") == 0) {
+			assert_true(c->value.ok);
+			assert_int_equal(c->value.v, 7);
+			valued++;
+		} else {
+			assert_false(c->value.ok);
+		}
+	}
+	assert_int_equal(valued, 1);
+	const struct fab_note *na = note_with(&m, "2 of 4 counters in /sys/class/infiniband/hfi1_0/ports/1/counters "
+					     "read \"N/A (no PMA)\" (symbol_error first)", "unknown, not zero");
+	assert_non_null(na);
+	assert_int_equal(na->src, 0);   /* a counter lost, not the port: no report is unknown */
+	const struct fab_note *inv = note_with(&m, "port_rcv_errors: Invalid argument", "1 of 4 counters");
+	assert_non_null(inv);
+	assert_int_equal(inv->src, 0);
+	assert_int_equal(m.nnotes, 3);
+	model_free(&m);
+	root_close(&r);
+	assert_int_equal(fab_rmtree(dir), 0);
+#undef PUT
+}
+
+/* A container that mounts /sys/class/infiniband but not /sys/devices
+ * (prometheus/node_exporter#2427: "the actual information is in
+ * /sys/devices"): the class links lead nowhere. No HCA of N/As: one note
+ * that leaves the RDMA reports unknown and names the mount that fixes it.
+ * With /sys/devices there and one link dangling, the device went away. */
+static void test_collect_dangling(void **state)
+{
+	char dir[] = "/tmp/fabtop-test-links.XXXXXX", err[256], p[512];
+	struct fab_root r;
+	struct fab_model m;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put(dir, "sys/class/infiniband/.keep", "");
+	const char *devs[] = { "mlx5_0", "mlx5_1" };
+	for (int i = 0; i < 2; i++) {
+		char t[256];
+		snprintf(p, sizeof(p), "%s/sys/class/infiniband/%s", dir, devs[i]);
+		snprintf(t, sizeof(t), "../../devices/pci0000:15/0000:15:01.0/0000:1%d:00.0/infiniband/%s",
+			 i, devs[i]);
+		assert_int_equal(symlink(t, p), 0);
+	}
+	snprintf(p, sizeof(p), "%s/sys/class/infiniband/.keep", dir);
+	unlink(p);
+	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
+	model_init(&m);
+	assert_int_equal(collect_rdma(&r, &m), 0);
+	assert_int_equal(m.nnics, 0);
+	assert_int_equal(m.nnotes, 1);
+	assert_string_equal(m.notes[0].message,
+			    "/sys/class/infiniband: 2 of 2 entries (mlx5_0, ...) link into /sys/devices, "
+			    "which is not mounted here: unknown, not zero; run the container with "
+			    "-v /sys/devices:/sys/devices:ro (or -v /sys:/sys:ro)");
+	assert_int_equal(m.notes[0].src, FAB_SRC_RDMA);
+	assert_int_equal(model_verdict(&m, FAB_SRC_RDMA, 0), FAB_VERDICT_UNKNOWN);
+	model_free(&m);
+	root_close(&r);
+
+	/* /sys/devices is there and mlx5_1's device too: mlx5_0 went away. */
+	put(dir, "sys/devices/pci0000:15/0000:15:01.0/0000:11:00.0/infiniband/mlx5_1/node_guid",
+	    "b83f:d203:001d:0210\n");
+	assert_int_equal(root_open(&r, dir, err, sizeof(err)), 0);
+	model_init(&m);
+	assert_int_equal(collect_rdma(&r, &m), 0);
+	assert_int_equal(m.nnics, 1);
+	assert_string_equal(m.nics[0].name, "mlx5_1");
+	assert_non_null(note_with(&m, "/sys/class/infiniband/mlx5_0 links to /sys/devices/pci0000:15/"
+				  "0000:15:01.0/0000:10:00.0/infiniband/mlx5_0, which is missing",
+				  "went away"));
+	assert_null(note_with(&m, "-v /sys/devices", NULL));
+	model_free(&m);
+	root_close(&r);
+	assert_int_equal(fab_rmtree(dir), 0);
 }
 
 /* QoS where the driver exposes it: trust, PFC in either format, ECN per
@@ -506,6 +653,8 @@ int main(void)
 		cmocka_unit_test(test_state_lines),
 		cmocka_unit_test(test_rate_width),
 		cmocka_unit_test(test_collect_port),
+		cmocka_unit_test(test_collect_real_input),
+		cmocka_unit_test(test_collect_dangling),
 		cmocka_unit_test(test_collect_qos),
 		cmocka_unit_test(test_uverbs_replay),
 		cmocka_unit_test(test_gids),

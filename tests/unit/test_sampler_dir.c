@@ -247,6 +247,13 @@ static void test_live_dir(void **state)
 	assert_false(p01->has_rates);
 	assert_true(p01->tx_gbps == 320.0);
 
+	/* The kernel's "N/A (no PMA)" (node_exporter#966) is no value: unreadable,
+	 * not implausible, and the port's other counters still read. */
+	put(IB "/mlx5_0/ports/1/counters/port_rcv_data", "N/A (no PMA)\n");
+	assert_int_equal(sampler_read(&s, 102.5), 0);
+	assert_int_equal(rd->last.flags, CTR_UNREADABLE);
+	assert_int_equal(xd->last.flags & (CTR_UNREADABLE | CTR_IMPLAUSIBLE), 0);
+
 	/* t=103: readable again: the rate spans from its last good value (101). */
 	setv("mlx5_0", 1, "counters", "port_rcv_data", 2000 + 3125000000ull + 6250000000ull);
 	assert_int_equal(sampler_read(&s, 103.0), 0);
@@ -320,7 +327,7 @@ static void test_live_dir(void **state)
 	assert_int_equal(sampler_read(&s, 110.0), 0);
 	assert_true(port_of(&s, "mlx5_2", 1)->tx_gbps == 40.0);
 	assert_true(port_of(&s, "mlx5_2", 1)->rx_gbps == 0.0);
-	assert_int_equal(s.tick, 11);
+	assert_int_equal(s.tick, 12);   /* eleven reads above, and the "no PMA" one */
 
 	sampler_close(&s);
 	assert_int_equal(count_fds(), fds0);

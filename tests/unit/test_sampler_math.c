@@ -266,6 +266,12 @@ static void test_implausible(void **state)
 	assert_int_equal(counter_value_judge(NULL, "18446744073709551615", 20, &v), 0);
 	assert_int_equal(counter_value_judge(se, "", 0, &v), -1);
 	assert_int_equal(counter_value_judge(se, "\n", 1, &v), -1);
+	/* The kernel's text for a device without a PMA (node_exporter#966):
+	 * no value, not an implausible one. */
+	assert_int_equal(counter_value_judge(se, "N/A (no PMA)\n", 13, &v), -2);
+	assert_int_equal(counter_value_judge(se, "N/A (no PMA)", 12, &v), -2);
+	assert_int_equal(counter_value_judge(se, "N/A (no PMA) 3\n", 15, &v), 1);
+	assert_int_equal(counter_value_judge(se, "N/A\n", 4, &v), 1);
 
 	/* 400 Gb/s: 75 GB/s is the most a step may show (1.5x), in bytes. */
 	struct ctr_step st = { .has_rate = true, .rate = 75e9 };
