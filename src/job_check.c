@@ -524,6 +524,45 @@ static void check_hca(struct ctx *c)
 	}
 }
 
+/* The HCAs this job would use mix IB and RoCE ports: NCCL then pairs an
+ * IB port with a RoCE one across ranks, which cannot connect (a hang at
+ * init, or completion errors). */
+static void check_hca_mixed(struct ctx *c)
+{
+	if (c->ib_off)
+		return;
+	const struct fab_model *m = c->m;
+	char ib[200] = "", roce[200] = "", ibcsv[200] = "";
+	for (int n = 0; n < m->nnics && n < 64; n++) {
+		if (!c->hca_in_use[n])
+			continue;
+		bool has_ib = false, has_roce = false;
+		for (int p = 0; p < m->nics[n].nports; p++) {
+			const struct fab_port *pt = &m->nics[n].ports[p];
+			has_ib |= pt->usable.v == FAB_YES && pt->ll == FAB_LL_IB;
+			has_roce |= pt->usable.v == FAB_YES && pt->ll == FAB_LL_ETH;
+		}
+		if (has_ib) {
+			list_add(ib, sizeof(ib), m->nics[n].name);
+			fab_catf(ibcsv, sizeof(ibcsv), "%s%s", ibcsv[0] ? "," : "", m->nics[n].name);
+		}
+		if (has_roce)
+			list_add(roce, sizeof(roce), m->nics[n].name);
+	}
+	if (!ib[0] || !roce[0])
+		return;
+	const char *spec = job_var(c->j, "NCCL_IB_HCA");
+	struct fab_finding *f = add(c->out, "job.ib-hca-mixed", SEV_WARN, c->j,
+				    "step 0 (the job): NCCL pairs its HCAs across ranks; IB and RoCE cannot meet");
+	snprintf(f->message, sizeof(f->message), "%s lets NCCL use InfiniBand and RoCE HCAs together: "
+		 "an IB port cannot connect to a RoCE one", spec && *spec ? "NCCL_IB_HCA" : "no NCCL_IB_HCA");
+	snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_HCA=%s; InfiniBand: %s; RoCE: %s",
+		 spec && *spec ? spec : "(unset)", ib, roce);
+	snprintf(f->hint, sizeof(f->hint), "NCCL_IB_HCA=%s (the IB rails), or the RoCE list if those "
+		 "are the job's network", FAB_SHQ(ibcsv));
+	c->found++;
+}
+
 static bool is_v2(const struct fab_gid *g)
 {
 	return strcmp(g->type, "RoCE v2") == 0;
@@ -682,6 +721,7 @@ int job_check(const struct fab_job *j, const struct fab_model *m, struct fab_mod
 		if (job_nic_usable(&m->nics[n], j, -1, why, sizeof(why)))
 			list_add(c.usable_hcas, sizeof(c.usable_hcas), m->nics[n].name);
 	check_hca(&c);
+	check_hca_mixed(&c);
 	check_ib_disabled(&c);
 	check_ifname(&c);
 	check_gid(&c);

@@ -1032,6 +1032,143 @@ static void rule_bond_slave_down(struct fab_model *m)
 	}
 }
 
+/* ---- links.fw-mismatch / links.subnet-mismatch / links.ll-mixed ---------- */
+
+/* Cards of one model running different firmware: a fix (or a bug) present
+ * on some rails only, and a known cause of one slow or failing rail. */
+static void rule_fw_mismatch(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *a = &m->nics[i];
+		if (!a->hca_type[0] || !a->fw_ver[0])
+			continue;
+		bool first = true, differs = false;
+		for (int k = 0; k < i && first; k++)
+			first = strcmp(m->nics[k].hca_type, a->hca_type) != 0;
+		if (!first)
+			continue;   /* this model was judged at its first HCA */
+		char byver[512] = "";
+		const char *seen[8];
+		int nseen = 0, ncards = 0;
+		for (int k = i; k < m->nnics; k++) {
+			const struct fab_nic *b = &m->nics[k];
+			if (strcmp(b->hca_type, a->hca_type) != 0 || !b->fw_ver[0])
+				continue;
+			ncards++;
+			differs |= strcmp(b->fw_ver, a->fw_ver) != 0;
+		}
+		if (!differs)
+			continue;
+		/* "28.39.1002 on mlx5_0, mlx5_1; 28.36.1010 on mlx5_7" */
+		for (int k = i; k < m->nnics && nseen < 8; k++) {
+			const struct fab_nic *b = &m->nics[k];
+			if (strcmp(b->hca_type, a->hca_type) != 0 || !b->fw_ver[0])
+				continue;
+			bool dup = false;
+			for (int v = 0; v < nseen && !dup; v++)
+				dup = strcmp(seen[v], b->fw_ver) == 0;
+			if (dup)
+				continue;
+			seen[nseen++] = b->fw_ver;
+			fab_catf(byver, sizeof(byver), "%s%s on", nseen > 1 ? "; " : "", b->fw_ver);
+			int listed = 0;
+			for (int q = k; q < m->nnics; q++)
+				if (strcmp(m->nics[q].hca_type, a->hca_type) == 0 &&
+				    strcmp(m->nics[q].fw_ver, b->fw_ver) == 0)
+					fab_catf(byver, sizeof(byver), "%s %s", listed++ ? "," : "",
+						 m->nics[q].name);
+		}
+		struct fab_finding *f = model_add_finding(m, "links.fw-mismatch", SEV_WARN, a->hca_type);
+		snprintf(f->message, sizeof(f->message), "the %d %s HCAs run %d firmware versions: %s",
+			 ncards, a->hca_type, nseen, byver);
+		snprintf(f->evidence, sizeof(f->evidence), "/sys/class/infiniband/*/fw_ver and hca_type");
+		snprintf(f->hint, sizeof(f->hint), "mlxfwmanager --query (or flint -d %s q) on each; bring "
+			 "them to one version (the rails of a job should behave alike)",
+			 FAB_SHQ(a->pci >= 0 && a->pci < m->npci ? m->pci[a->pci].bdf : a->name));
+	}
+}
+
+/* The subnet an active IB port is on: its GID prefix (the first 64 bits of
+ * GID 0) and the LID of its subnet manager (none known: links.no-sm). */
+static bool ib_subnet(const struct fab_port *p, char *prefix, size_t len)
+{
+	if (!is_ib(p) || !is_up(p) || !p->ngids || !p->sm_lid.ok || p->sm_lid.v <= 0)
+		return false;
+	snprintf(prefix, len, "%.19s", p->gids[0].gid);   /* "fe80:0000:0000:0000" */
+	return strlen(prefix) == 19;
+}
+
+/* Active IB ports on different subnets (another SM, another prefix): a
+ * port of one subnet cannot reach a peer port of the other, so NCCL
+ * connections between rails that are not paired by subnet fail or hang.
+ * Some clusters run one subnet per rail by design: then the rails must be
+ * paired alike on every node. */
+static void rule_subnet_mismatch(struct fab_model *m)
+{
+	char nets[4][48], lists[4][200], prefix[24];
+	int nnets = 0, nports = 0;
+	for (int i = 0; i < m->nnics; i++)
+		for (int k = 0; k < m->nics[i].nports; k++) {
+			const struct fab_port *p = &m->nics[i].ports[k];
+			if (!ib_subnet(p, prefix, sizeof(prefix)))
+				continue;
+			char key[48], subj[FAB_NAME_LEN + 8];
+			snprintf(key, sizeof(key), "%s SM LID %lld", prefix, p->sm_lid.v);
+			port_name(&m->nics[i], p, subj, sizeof(subj));
+			int v = 0;
+			while (v < nnets && strcmp(nets[v], key) != 0)
+				v++;
+			if (v == nnets && nnets < 4) {
+				fab_strlcpy(nets[nnets], key, sizeof(nets[0]));
+				lists[nnets++][0] = '\0';
+			}
+			if (v < nnets)
+				fab_catf(lists[v], sizeof(lists[0]), "%s%s", lists[v][0] ? ", " : "", subj);
+			nports++;
+		}
+	if (nnets < 2)
+		return;
+	struct fab_finding *f = model_add_finding(m, "links.subnet-mismatch", SEV_WARN, "node");
+	snprintf(f->message, sizeof(f->message), "its %d active IB ports are on %d subnets: NCCL "
+		 "connections between ports of different subnets fail or hang unless every node pairs "
+		 "the rails alike", nports, nnets);
+	f->evidence[0] = '\0';
+	for (int v = 0; v < nnets; v++)
+		fab_catf(f->evidence, sizeof(f->evidence), "%sprefix %s: %s", v ? "; " : "", nets[v],
+			 lists[v]);
+	snprintf(f->hint, sizeof(f->hint), "ibstat (SM lid, Base lid) and sminfo per port; one "
+		 "subnet manager for all rails, or NCCL_IB_HCA naming one subnet's ports");
+}
+
+/* IB and RoCE ports side by side (e.g. IB rails and RoCE storage NICs):
+ * NCCL without NCCL_IB_HCA takes every usable port of either kind, and an
+ * IB port cannot talk to a RoCE one. Information for the node; the job
+ * step warns when a job's list mixes them (job.ib-hca-mixed). */
+static void rule_ll_mixed(struct fab_model *m)
+{
+	char ib[200] = "", roce[200] = "";
+	for (int i = 0; i < m->nnics; i++)
+		for (int k = 0; k < m->nics[i].nports; k++) {
+			const struct fab_port *p = &m->nics[i].ports[k];
+			if (p->usable.v != FAB_YES)
+				continue;
+			char subj[FAB_NAME_LEN + 8];
+			port_name(&m->nics[i], p, subj, sizeof(subj));
+			if (is_ib(p))
+				fab_catf(ib, sizeof(ib), "%s%s", ib[0] ? ", " : "", subj);
+			else if (is_roce(p))
+				fab_catf(roce, sizeof(roce), "%s%s", roce[0] ? ", " : "", subj);
+		}
+	if (!ib[0] || !roce[0])
+		return;
+	struct fab_finding *f = model_add_finding(m, "links.ll-mixed", SEV_INFO, "node");
+	snprintf(f->message, sizeof(f->message), "usable InfiniBand and RoCE ports side by side: "
+		 "without NCCL_IB_HCA a job uses both kinds, and IB ports cannot reach RoCE ones");
+	snprintf(f->evidence, sizeof(f->evidence), "InfiniBand: %s; RoCE: %s", ib, roce);
+	snprintf(f->hint, sizeof(f->hint), "give jobs NCCL_IB_HCA with the ports of one kind (the "
+		 "compute rails)");
+}
+
 /* PFC on a priority where ECN is off (np or rp, when known): congestion is
  * then handled by pause frames alone, which spread back through the fabric
  * (head-of-line blocking, victim flows, pause storms) instead of DCQCN
@@ -1168,6 +1305,12 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
 	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
 	  .layer = "counters: every verdict on errors and traffic rests on counter values that can be true" },
+	{ .id = "links.fw-mismatch", .run = rule_fw_mismatch,
+	  .layer = "consistency: the rails of a job should run the same firmware" },
+	{ .id = "links.subnet-mismatch", .run = rule_subnet_mismatch,
+	  .layer = "consistency: IB ports reach each other only within one subnet (one SM)" },
+	{ .id = "links.ll-mixed", .run = rule_ll_mixed,
+	  .layer = "consistency: NCCL uses every usable RDMA port it is not told to skip, IB and RoCE alike" },
 	{ .id = "links.bond-slave-down", .run = rule_bond_slave_down,
 	  .layer = "RoCE LAG: a bond stays up while one of its links is, at a fraction of its bandwidth" },
 	{ .id = "links.pfc-off", .run = rule_pfc_off,

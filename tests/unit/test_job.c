@@ -364,6 +364,48 @@ static void test_unreadable(void **state)
 	model_free(&m);
 }
 
+/* An IB HCA beside the RoCE one: without NCCL_IB_HCA the job takes both
+ * kinds (a warning naming the IB list to set); naming one kind is fine. */
+static void test_hca_mixed(void **state)
+{
+	struct fab_model m;
+	build_node(&m);
+	struct fab_nic *ib = model_add_nic(&m);
+	fab_strlcpy(ib->name, "mlx5_4", sizeof(ib->name));
+	fab_strlcpy(ib->uverbs.name, "uverbs4", sizeof(ib->uverbs.name));
+	ib->uverbs.present = true;
+	ib->uverbs.open_errno = fab_int_of(0);
+	ib->nports = 1;
+	ib->ports[0].num = 1;
+	ib->ports[0].state = fab_int_of(4);
+	fab_strlcpy(ib->ports[0].state_str, "ACTIVE", sizeof(ib->ports[0].state_str));
+	ib->ports[0].ll = FAB_LL_IB;
+	model_derive(&m);
+	struct fab_model out;
+	model_init(&out);
+	struct fab_job *j = job_with("NCCL_SOCKET_IFNAME", "=ens1np0", NULL, NULL);
+	job_check(j, &m, &out);
+	int mixed = 0;
+	for (int i = 0; i < out.nfindings; i++)
+		if (strcmp(out.findings[i].id, "job.ib-hca-mixed") == 0) {
+			mixed++;
+			assert_int_equal(out.findings[i].sev, SEV_WARN);
+			assert_string_equal(out.findings[i].message, "no NCCL_IB_HCA lets NCCL use InfiniBand "
+					    "and RoCE HCAs together: an IB port cannot connect to a RoCE one");
+			assert_string_equal(out.findings[i].evidence, "NCCL_IB_HCA=(unset); InfiniBand: "
+					    "mlx5_4; RoCE: mlx5_0");
+			assert_non_null(strstr(out.findings[i].hint, "NCCL_IB_HCA=mlx5_4 (the IB rails)"));
+		}
+	assert_int_equal(mixed, 1);
+	model_free(&out);
+	job_net_free(&j->net);
+	free(j);
+	/* One kind named: nothing mixed. */
+	assert_int_equal(only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "mlx5_4"),
+				      &m, "", SEV_INFO, NULL), 0);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_expand_debug_file),
 		cmocka_unit_test(test_nccl_choice),
 		cmocka_unit_test(test_gid_and_hca),
+		cmocka_unit_test(test_hca_mixed),
 		cmocka_unit_test(test_scan_capture_dir),
 		cmocka_unit_test(test_unreadable),
 	};

@@ -885,6 +885,57 @@ static void test_bond_slave_down(void **state)
 	model_free(&m);
 }
 
+/* Consistency across HCAs: firmware, IB subnets, IB beside RoCE. */
+static void test_consistency(void **state)
+{
+	struct fab_model m;
+	build(&m, false);
+	for (int i = 0; i < NNIC; i++)
+		fab_strlcpy(m.nics[i].fw_ver, i == 7 ? "28.36.1010" : "28.39.1002", sizeof(m.nics[i].fw_ver));
+	findings_run(&m);
+	const struct fab_finding *f = only(&m, "links.fw-mismatch", "MT4129");
+	assert_int_equal(f->sev, SEV_WARN);
+	assert_string_equal(f->message, "the 8 MT4129 HCAs run 2 firmware versions: 28.39.1002 on mlx5_0, "
+			    "mlx5_1, mlx5_2, mlx5_3, mlx5_4, mlx5_5, mlx5_6; 28.36.1010 on mlx5_7");
+	HAS(f->hint, "flint -d 0000:10:00.0 q");
+	model_free(&m);
+
+	/* Rails 4-7 under another subnet manager, with another prefix. */
+	build(&m, false);
+	for (int i = 4; i < NNIC; i++) {
+		port(&m, i)->sm_lid = fab_int_of(7);
+		memcpy(port(&m, i)->gids[0].gid, "fec0", 4);
+	}
+	findings_run(&m);
+	f = only(&m, "links.subnet-mismatch", "node");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "its 8 active IB ports are on 2 subnets");
+	HAS(f->evidence, "prefix fe80:0000:0000:0000 SM LID 256: mlx5_0/1, mlx5_1/1, mlx5_2/1, mlx5_3/1; "
+	    "prefix fec0:0000:0000:0000 SM LID 7: mlx5_4/1, mlx5_5/1, mlx5_6/1, mlx5_7/1");
+	model_free(&m);
+
+	/* One subnet, one firmware: neither finding. */
+	build(&m, false);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.subnet-mismatch"), 0);
+	assert_int_equal(nlinks(&m, "links.fw-mismatch"), 0);
+	assert_int_equal(nlinks(&m, "links.ll-mixed"), 0);
+	/* Two of the ports RoCE (storage NICs beside IB rails): information. */
+	for (int i = 6; i < NNIC; i++)
+		port(&m, i)->ll = FAB_LL_ETH;
+	findings_run(&m);
+	int mixed = 0;
+	for (int i = 0; i < m.nfindings; i++)
+		if (strcmp(m.findings[i].id, "links.ll-mixed") == 0) {
+			mixed++;
+			assert_int_equal(m.findings[i].sev, SEV_INFO);
+			assert_string_equal(m.findings[i].evidence, "InfiniBand: mlx5_0/1, mlx5_1/1, mlx5_2/1, "
+					    "mlx5_3/1, mlx5_4/1, mlx5_5/1; RoCE: mlx5_6/1, mlx5_7/1");
+		}
+	assert_int_equal(mixed, 1);
+	model_free(&m);
+}
+
 static void test_pfc(void **state)
 {
 	struct fab_model m;
@@ -993,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_counter_implausible),
 		cmocka_unit_test(test_bond_slave_down),
 		cmocka_unit_test(test_port_unused),
+		cmocka_unit_test(test_consistency),
 		cmocka_unit_test(test_transport_errors),
 		cmocka_unit_test(test_total_judge),
 		cmocka_unit_test(test_pfc),
