@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "fabtop/counters.h"
 #include "rules.h"
@@ -99,23 +98,10 @@ static const char *ph_word(const struct fab_port *p)
 	return p->phys_state_str[0] ? p->phys_state_str : "?";
 }
 
-/* "0000:3b:00.1" -> "0000:3b:00" (the card: its functions share it). */
-static void card_of(const struct fab_model *m, const struct fab_nic *n, char *buf, size_t len)
+/* The NIC's PCI bus address, "" when unknown. */
+static const char *bdf_of(const struct fab_model *m, const struct fab_nic *n)
 {
-	buf[0] = '\0';
-	if (n->pci >= 0 && n->pci < m->npci) {
-		const char *bdf = m->pci[n->pci].bdf, *dot = strrchr(bdf, '.');
-		snprintf(buf, len, "%.*s", dot ? (int)(dot - bdf) : (int)strlen(bdf), bdf);
-	}
-}
-
-/* The PCI function number of the NIC ("...:00.1" -> 1), -1 unknown. */
-static int function_of(const struct fab_model *m, const struct fab_nic *n)
-{
-	if (n->pci < 0 || n->pci >= m->npci)
-		return -1;
-	const char *dot = strrchr(m->pci[n->pci].bdf, '.');
-	return dot ? atoi(dot + 1) : -1;
+	return n->pci >= 0 && n->pci < m->npci ? m->pci[n->pci].bdf : "";
 }
 
 static bool is_up(const struct fab_port *p)
@@ -144,23 +130,20 @@ static bool port_unused(const struct fab_model *m, const struct fab_nic *n, cons
 		if (strcmp(p->errors[c].name, "link_downed") == 0 &&
 		    (!p->errors[c].value.ok || p->errors[c].value.v > 0))
 			return false;   /* it was up once, or we cannot tell */
-	char card[32], other[32];
-	card_of(m, n, card, sizeof(card));
-	int fn = function_of(m, n);
+	int fn = fab_bdf_function(bdf_of(m, n));
 	bool sibling_up = false, card_up = false;
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *o = &m->nics[i];
-		card_of(m, o, other, sizeof(other));
 		for (int k = 0; k < o->nports; k++) {
 			const struct fab_port *q = &o->ports[k];
 			if (q == p || !is_up(q))
 				continue;
-			if (card[0] && strcmp(card, other) == 0) {
+			if (fab_bdf_same_slot(bdf_of(m, n), bdf_of(m, o))) {
 				if (!card_up)
 					snprintf(carrier, len, "%s/%d", o->name, q->num);
 				card_up = true;
 			} else if (strcmp(o->hca_type, n->hca_type) == 0 && q->num == p->num &&
-				   function_of(m, o) == fn && q->ll == p->ll) {
+				   fab_bdf_function(bdf_of(m, o)) == fn && q->ll == p->ll) {
 				sibling_up = true;
 			}
 		}
@@ -430,12 +413,6 @@ static int pcie_gen(double gts)
 	return 0;
 }
 
-/* Functions of one PCIe device (0000:1a:00.0 and .1) share one link. */
-static bool same_slot(const char *a, const char *b)
-{
-	const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
-	return da && db && da - a == db - b && strncmp(a, b, (size_t)(da - a)) == 0;
-}
 
 /* The NIC's PCIe link is slower than the sum of its ACTIVE ports: the port
  * can never run at line rate. pcie.degraded says whether the link is below
@@ -450,7 +427,7 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 		bool seen = false;
 		for (int j = 0; j < i && !seen; j++)
 			seen = m->nics[j].pci >= 0 && m->nics[j].pci < m->npci &&
-			       same_slot(m->pci[m->nics[j].pci].bdf, d->bdf);
+			       fab_bdf_same_slot(m->pci[m->nics[j].pci].bdf, d->bdf);
 		if (seen || !d->link.cur_speed.ok || !d->link.cur_width.ok ||
 		    d->link.cur_speed.v <= 0 || d->link.cur_width.v <= 0)
 			continue;
@@ -459,7 +436,7 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 		char names[128] = "", rates[FAB_PATH_LEN] = "";
 		for (int j = i; j < m->nnics; j++) {
 			const struct fab_nic *o = &m->nics[j];
-			if (o->pci < 0 || o->pci >= m->npci || !same_slot(m->pci[o->pci].bdf, d->bdf))
+			if (o->pci < 0 || o->pci >= m->npci || !fab_bdf_same_slot(m->pci[o->pci].bdf, d->bdf))
 				continue;
 			for (int k = 0; k < o->nports; k++) {
 				const struct fab_port *p = &o->ports[k];

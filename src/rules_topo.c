@@ -156,12 +156,13 @@ static bool link_is_below(const struct fab_model *m, int bridge)
  * known: all functions share one link, which function 0 reports. */
 static bool other_function_of(const struct fab_model *m, int i)
 {
-	const char *bdf = m->pci[i].bdf, *dot = strrchr(bdf, '.');
-	if (!dot || strcmp(dot, ".0") == 0)
+	if (fab_bdf_function(m->pci[i].bdf) <= 0)
 		return false;
-	char f0[sizeof(m->pci[i].bdf)];
-	snprintf(f0, sizeof(f0), "%.*s.0", (int)(dot - bdf), bdf);
-	return model_find_pci(m, f0) != FAB_NO_INDEX;
+	for (int j = 0; j < m->npci; j++)
+		if (fab_bdf_function(m->pci[j].bdf) == 0 &&
+		    fab_bdf_same_slot(m->pci[j].bdf, m->pci[i].bdf))
+			return true;
+	return false;
 }
 
 /* Links below what both ends can do. GPUs drop their link speed when idle

@@ -22,6 +22,18 @@ void fab_strlcpy(char *dst, const char *src, size_t len)
 	dst[n] = '\0';
 }
 
+bool fab_bdf_same_slot(const char *a, const char *b)
+{
+	const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+	return da && db && da - a == db - b && strncmp(a, b, (size_t)(da - a)) == 0;
+}
+
+int fab_bdf_function(const char *bdf)
+{
+	const char *dot = strrchr(bdf, '.');
+	return dot && dot[1] >= '0' && dot[1] <= '7' && !dot[2] ? dot[1] - '0' : -1;
+}
+
 void fab_catf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t n = strnlen(buf, len);

@@ -23,6 +23,11 @@ int fab_cpulist_count(const char *s);
 const char *fab_int_str(fab_int v, char *buf, size_t len);
 /* snprintf that always terminates and never warns about truncation. */
 void fab_strlcpy(char *dst, const char *src, size_t len);
+/* Functions of one PCIe device (0000:1a:00.0 and .1) share one link and
+ * one card: true when the two bus addresses differ at most in the function. */
+bool fab_bdf_same_slot(const char *a, const char *b);
+/* The function number of a bus address ("0000:1a:00.1" -> 1), -1 if none. */
+int fab_bdf_function(const char *bdf);
 /* Appends to the string in buf (len bytes); stops quietly when it is full. */
 __attribute__((format(printf, 3, 4)))
 void fab_catf(char *buf, size_t len, const char *fmt, ...);

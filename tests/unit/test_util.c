@@ -114,6 +114,24 @@ static void test_int_str(void **state)
 	assert_string_equal(fab_int_str((fab_int){ 0, false }, b, sizeof(b)), "N/A");
 }
 
+static void test_bdf(void **state)
+{
+	(void)state;
+	assert_true(fab_bdf_same_slot("0000:1a:00.0", "0000:1a:00.1"));
+	assert_false(fab_bdf_same_slot("0000:1a:00.0", "0000:1b:00.0"));
+	assert_false(fab_bdf_same_slot("0000:1a:00.0", "10000:1a:00.0"));
+	assert_false(fab_bdf_same_slot("", ""));
+	assert_int_equal(fab_bdf_function("0000:1a:00.1"), 1);
+	assert_int_equal(fab_bdf_function("0000:1a:00.0"), 0);
+	assert_int_equal(fab_bdf_function("0000:1a:00"), -1);
+	assert_int_equal(fab_bdf_function("0000:1a:00.9"), -1);
+	char b[8] = "ab";
+	fab_catf(b, sizeof(b), "%s", "cdefghij");
+	assert_string_equal(b, "abcdefg");
+	fab_catf(b, sizeof(b), "%s", "x");
+	assert_string_equal(b, "abcdefg");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_natcmp),
 		cmocka_unit_test(test_is_text),
 		cmocka_unit_test(test_int_str),
+		cmocka_unit_test(test_bdf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
