@@ -582,14 +582,13 @@ static void rule_multi_host(struct fab_model *m)
 		const struct fab_pci_dev *d0 = nic_pci(m, n);
 		struct fab_finding *f = model_add_finding(m, "links.multi-host", SEV_INFO, n->name);
 		snprintf(f->message, sizeof(f->message),
-			 "one %s card serves its %d port%s through %d PCIe links (multi-host/socket direct): "
-			 "each function carries its link's share, and the functions of a port together make "
-			 "it (%s)",
+			 "one %s card serves its %d port%s through %d PCIe links (multi-host/socket direct); "
+			 "each function carries its link's share, a port's functions together make it (%s)",
 			 d0 && d0->name[0] ? d0->name : n->hca_type, n->card_ports,
 			 n->card_ports == 1 ? "" : "s", n->card_links, halves[0] ? halves : n->name);
 		if (total > 0 && port_rate > 0)
-			fab_catf(f->message, sizeof(f->message), ": \u2248%.0f Gb/s over the links for "
-				 "%.0f Gb/s ports", total, port_rate);
+			fab_catf(f->message, sizeof(f->message), ": \u2248%.0f Gb/s in all for %.0f Gb/s "
+				 "ports", total, port_rate);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "one card by board_id %s and sys_image_guid %s; links: %s", n->board_id,
 			 n->sys_image_guid, links);
@@ -716,7 +715,9 @@ static void rule_roce_no_ipv4(struct fab_model *m)
 		const struct fab_nic *n = &m->nics[i];
 		for (int k = 0; k < n->nports; k++) {
 			const struct fab_port *p = &n->ports[k];
-			if (!is_roce(p) || p->ngids == 0)
+			/* A port that carries nothing (no cable, down) needs no
+			 * address yet: links.port-down/port-unused speak for it. */
+			if (!is_roce(p) || p->ngids == 0 || !port_active(p))
 				continue;
 			bool found = false, unknown = false, v6 = false;
 			for (int g = 0; g < p->ngids; g++) {

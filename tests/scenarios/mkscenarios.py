@@ -95,6 +95,12 @@ PARTS = {
                      fw="28.39.1002", board="MT_0000000838", hca="MT4129", totalvfs=16),
     "cx6dx":    dict(vendor=0x15b3, device=0x101d, cls=0x020000, rev=0x00, sub=(0x15b3, 0x0016), driver="mlx5_core",
                      fw="22.39.1002", board="MT_0000000359", hca="MT4125", totalvfs=8),
+    # A GB10's ConnectX-7 (DGX Spark): MT2910 Family, board_id and firmware as
+    # ibv_devinfo shows them on DGX Spark nodes (NVD0000000087, 28.45.4028).
+    "cx7-gb10": dict(vendor=0x15b3, device=0x1021, cls=0x020000, rev=0x00, sub=(0x10de, 0x0000), driver="mlx5_core",
+                     fw="28.45.4028", board="NVD0000000087", hca="MT4129", totalvfs=0),
+    # The GB10 SoC's PCIe root ports (the device id is illustrative).
+    "gb10-rp":  dict(vendor=0x10de, device=0x22ce, cls=0x060400, rev=0x01, sub=(0x10de, 0x0000), driver="pcieport"),
     "x550":     dict(vendor=0x8086, device=0x1563, cls=0x020000, rev=0x01, sub=(0x8086, 0x0001), driver="ixgbe",
                      totalvfs=63),
 }
@@ -859,6 +865,58 @@ def build_topo_mini():
 
 
 # --------------------------------------------------------------------------
+# SCENARIO gb10-spark (a multi-host ConnectX-7)
+# --------------------------------------------------------------------------
+# An NVIDIA DGX Spark (GB10): its ConnectX-7 serves each of its two 200 GbE
+# ports through two PCIe functions, one on each of two Gen5 x4 links in two
+# PCI domains: 0000:01:00.0/.1 and 0002:01:00.0/.1 (ServeTheHome,
+# https://www.servethehome.com/the-nvidia-gb10-connectx-7-200gbe-networking-is-really-different;
+# LnkSta 32GT/s x4 on all four in
+# https://forums.developer.nvidia.com/t/asus-ascent-gx10-second-connectx-7-pcie-slot-wired-at-gen5-x2-instead-of-x4-50-bandwidth-loss-vs-dgx-spark-fe/367853).
+# The names are the udev ones: rocep1s0f0 -> enp1s0f0np0, roceP2p1s0f0 ->
+# enP2p1s0f0np0 (NVIDIA's dgx-spark-playbooks, connect-two-sparks
+# performance_benchmarking_guide.md, where port 1 is cabled and port 2 is
+# not). All four report one sys_image_guid, the first function's node GUID
+# (ibstat in https://github.com/geerlingguy/sbc-reviews/issues/92). One NUMA
+# node, 20 Arm cores (10 Cortex-X925, 10 Cortex-A725); the integrated GPU is
+# left out (its PCI identity is not what this scenario is about).
+
+
+def build_gb10():
+    n = Node("gb10-spark", "spark-01", "6.17.0-1014-nvidia", 0, True,
+             "A DGX Spark (GB10) whose ConnectX-7 serves each 200 GbE port through two PCIe "
+             "Gen5 x4 functions in two PCI domains (multi-host): each half is judged against "
+             "its own link; port 2 has no cable.")
+    n.cpu_model = ("arm", "0xd85", 1, "0xd87")   # X925 cores, then A725
+    n.os_version = "#14-Ubuntu SMP PREEMPT_DYNAMIC"
+    for c in range(20):
+        n.cpus.append(dict(cpu=c, pkg=0, core=c, node=0))
+    n.nodes = [dict(id=0, mem_kb=127535780)]
+    n.distances = [[10]]
+    t = n.pci
+    for dom, ips in ((0, ("192.168.100.10/24", None)), (2, ("192.168.200.10/24", None))):
+        rp = fn(t, bdf(0x00, 0, 0, dom=dom), None, "gb10-rp", "root", 0, 32.0, 4, acs=0)
+        for f in (0, 1):
+            up = f == 0
+            name = ("enP%dp1s0f%dnp%d" % (dom, f, f)) if dom else ("enp1s0f%dnp%d" % (f, f))
+            ib = ("roceP%dp1s0f%d" % (dom, f)) if dom else ("rocep1s0f%d" % f)
+            port = eth_port(name, ips[f], "200 Gb/sec (4X HDR)", 200000, up=up)
+            port["ibdev"] = ib
+            if not up:
+                # No cable, never up: Disabled, and link_downed never counted.
+                port["phys"] = "3: Disabled"
+                port["counters"] = {"link_downed": 0}
+            fn(t, bdf(0x01, 0, f, dom=dom), rp, "cx7-gb10", "ep", 0, 32.0, 4, multifn=True,
+               card=bdf(0x01, 0, 0, dom=0) if dom else None,
+               label="CX-7 port %d, %s link" % (f + 1, "first" if dom == 0 else "second"), rdma=port)
+    n.meta_extra = dict(nvml="not loaded: libnvidia-ml.so.1: cannot open shared object file",
+                        cuda="not loaded: libcuda.so.1: cannot open shared object file",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(4)
+    return n
+
+
+# --------------------------------------------------------------------------
 # Derived facts: bus ranges, sysfs paths, RDMA names, MACs
 # --------------------------------------------------------------------------
 
@@ -889,20 +947,21 @@ def resolve(n):
 
     # The kernel names RDMA devices in probe order, which is ascending BDF.
     rdma = sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])
-    oui = {"cx7-ib": "b8:3f:d2", "cx7-eth": "b8:3f:d2", "cx6dx": "0c:42:a1"}
+    oui = {"cx7-ib": "b8:3f:d2", "cx7-eth": "b8:3f:d2", "cx6dx": "0c:42:a1", "cx7-gb10": "48:21:0b"}
     # dgx-h100's mlx5_0 gets the GUID b83f:d203:00a4:1c3e used in the docs.
     base = 0xa41c3e if n.name == "dgx-h100" else rnd(n.key, 0x100000, 0xefffff) & ~0xff
     for i, d in enumerate(rdma):
-        d["ibdev"] = "mlx5_%d" % i
+        d["ibdev"] = d["rdma"].get("ibdev") or "mlx5_%d" % i
         d["uverbs"] = "uverbs%d" % i
         low = base + i * 0x10
         mac = "%s:%02x:%02x:%02x" % (oui[d["part"]], low >> 16, (low >> 8) & 0xff, low & 0xff)
         n.macs[d["bdf"]] = mac
         m = bytes.fromhex(mac.replace(":", ""))
         d["guid"] = m[:3] + b"\x03\x00" + m[3:]
-    # sys_image_guid: one per adapter, the GUID of function 0.
+    # sys_image_guid: one per adapter, the GUID of function 0 (of the card's
+    # first link, for a multi-host card: card=BDF of that function).
     for d in rdma:
-        f0 = by[d["bdf"][:-1] + "0"]
+        f0 = by[d.get("card") or d["bdf"][:-1] + "0"]
         d["sysguid"] = f0.get("guid", d["guid"])
 
     # ifindex: lo is 1, then netdevs in PCI order.
@@ -1313,6 +1372,16 @@ def write_cpus(tr, n):
     # /proc/cpuinfo, trimmed to the fields hwloc and people read.
     fam, model, step, mname = n.cpu_model
     out = []
+    if fam == "arm":
+        # An arm64 kernel's /proc/cpuinfo: no model name, the implementer and part.
+        for c in n.cpus:
+            out.append("processor\t: %d\nBogoMIPS\t: 2000.00\nCPU implementer\t: 0x41\n"
+                       "CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: %s\nCPU revision\t: %d\n\n"
+                       % (c["cpu"], model if c["core"] < 10 else mname, step))
+        tr.write("proc/cpuinfo", "".join(out))
+        total = sum(x["mem_kb"] for x in n.nodes)
+        tr.write("proc/meminfo", "MemTotal:       %d kB\nMemFree:        %d kB\n" % (total, total - total // 23))
+        return
     for c in n.cpus:
         nsib = sum(1 for o in n.cpus if o["pkg"] == c["pkg"])
         ncores = len({o["core"] for o in n.cpus if o["pkg"] == c["pkg"]})
@@ -1601,7 +1670,7 @@ def summary(n):
 
 
 SCENARIOS = (build_dgx, build_pcie_2numa, build_ib_8port, build_roce_faults,
-             lambda: build_roce_faults(pod=True), build_busy, build_hang, build_congested)
+             lambda: build_roce_faults(pod=True), build_busy, build_hang, build_congested, build_gb10)
 
 
 def main(argv):
