@@ -241,15 +241,15 @@ static void rule_port_down(struct fab_model *m)
 					 p->phys_state.ok ? " although the physical link is " : "",
 					 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
 			/* Why it is not just an unused port beside a busy one. */
+			bool rail = r.no_cable && r.carrier[0] && r.sib_up > r.sib_down;
 			if (r.downed > 0)
-				fab_catf(f->message, sizeof(f->message), "; it was up and went down "
-					 "(link_downed=%lld since the counters were cleared)", r.downed);
-			else if (r.no_cable && r.carrier[0] && r.sib_up > r.sib_down)
-				fab_catf(f->message, sizeof(f->message), "; a rail like its siblings: the "
-					 "same port of %s (same model and function) is up", r.rail);
+				fab_catf(f->message, sizeof(f->message), "; it was up and went down");
+			else if (rail)
+				fab_catf(f->message, sizeof(f->message), "; a rail like its siblings, "
+					 "which are up");
 			else if (r.no_cable && r.carrier[0] && r.downed < 0)
-				fab_catf(f->message, sizeof(f->message), "; link_downed is unreadable, so "
-					 "whether it ever carried traffic is unknown");
+				fab_catf(f->message, sizeof(f->message), "; whether it was ever up is "
+					 "unknown (link_downed unreadable)");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
 			if (p->state.ok)
 				fab_catf(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
@@ -263,6 +263,12 @@ static void rule_port_down(struct fab_model *m)
 				    d->name, d->operstate);
 			if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
 				fab_catf(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
+			if (r.downed > 0)
+				fab_catf(f->evidence, sizeof(f->evidence), "; link_downed=%lld since the "
+					 "counters were cleared", r.downed);
+			if (rail)
+				fab_catf(f->evidence, sizeof(f->evidence), "; the same port is up on %s "
+					 "(same model, same function)", r.rail);
 			if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
 			    why == ROCE_ADMIN_DOWN)
 				snprintf(f->hint, sizeof(f->hint),
