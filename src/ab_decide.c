@@ -24,6 +24,7 @@ const char *ab_verdict_name(enum ab_verdict v)
 		[AB_V_RDMA_PATH_PROBLEM] = "rdma-path-problem",
 		[AB_V_NOT_RDMA] = "not-rdma",
 		[AB_V_CANCELLED] = "cancelled",
+		[AB_V_NO_NETWORK] = "no-network",
 	};
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
 }
@@ -182,6 +183,22 @@ void ab_decide(struct ab *ab)
 			 "program, or it drops NCCL_DEBUG=INFO; nothing to compare", ea);
 		snprintf(ab->hint, sizeof(ab->hint), "give an NCCL test (all_reduce_perf from nccl-tests) or a "
 			 "launcher line that passes the environment on (mpirun -x, srun, torchrun)");
+		return;
+	}
+	/* One node: NCCL names its network ("Using network IB") but its ranks
+	 * talk over P2P/SHM; "over IB" would be false, and B differs from A
+	 * only in a network neither used. A cut log's P2P lines may precede
+	 * NET ones, so A must have finished or known it was alone. (A that
+	 * never named an RDMA network is ib-not-used, below.) */
+	if (nccl_log_used_rdma(&a->log) && nccl_log_no_net_channel(&a->log) &&
+	    (done_ok(a) || (a->log.nnodes.ok && a->log.nnodes.v == 1))) {
+		ab->verdict = AB_V_NO_NETWORK;
+		snprintf(ab->reason, sizeof(ab->reason), "run A %s within one node (%s): no NET channel was "
+			 "set up, so no network carried data and the A/B says nothing about IB/RoCE or sockets "
+			 "(run B %s)", ea, nccl_log_local_paths(&a->log), eb);
+		snprintf(ab->hint, sizeof(ab->hint), "run the test across two nodes (e.g. mpirun -np 2 -H "
+			 "nodeA,nodeB -x NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 1G -f 2 -g 1), or on this node "
+			 "with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 so that its GPUs talk through the NIC");
 		return;
 	}
 	if (b->state != AB_IDLE && nccl_log_used_rdma(&b->log)) {

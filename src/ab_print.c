@@ -11,6 +11,17 @@
 
 #define AB_PRINT_ERRORS 3   /* first errors shown per run */
 
+/* What a run's log shows it used, as the JSON's "transport" names it:
+ * "intra-node" when NCCL named an RDMA network but set up no NET channel
+ * (one node, P2P/SHM): that run never went over IB. */
+static const char *transport_kind(const struct nccl_log *l)
+{
+	if (nccl_log_used_rdma(l) && nccl_log_no_net_channel(l))
+		return "intra-node";
+	return nccl_log_used_rdma(l) ? (nccl_log_used_socket(l) ? "rdma+socket" : "rdma")
+	       : nccl_log_used_socket(l) ? "socket" : NULL;
+}
+
 /* The compact summary of what a run's log showed (text only: the JSON
  * carries the whole analysis under "log", as analyze-log prints it). */
 static void print_transport(struct fab_out *o, const struct nccl_log *l)
@@ -20,10 +31,12 @@ static void print_transport(struct fab_out *o, const struct nccl_log *l)
 		out_text(o, "%s %s", i ? "," : "", l->nets[i].name);
 	if (!l->nnets)
 		out_text(o, " none named");
-	const char *kind = nccl_log_used_rdma(l) ? (nccl_log_used_socket(l) ? "RDMA and socket" : "RDMA")
-			   : nccl_log_used_socket(l) ? "socket" : NULL;
-	if (kind)
-		out_text(o, " (%s)", kind);
+	const char *kind = transport_kind(l);
+	if (kind && strcmp(kind, "intra-node") == 0)
+		out_text(o, " (named only: no NET channel, %s within one node)", nccl_log_local_paths(l));
+	else if (kind)
+		out_text(o, " (%s)", strcmp(kind, "rdma+socket") == 0 ? "RDMA and socket" :
+			 strcmp(kind, "rdma") == 0 ? "RDMA" : kind);
 	out_text(o, "; HCAs");
 	for (int i = 0; i < l->nhcas; i++)
 		out_text(o, " %s:%d%s%s", l->hcas[i].name, l->hcas[i].port, l->hcas[i].link_layer[0] ? "/" : "",
@@ -94,9 +107,7 @@ static void print_run(struct fab_out *o, const struct ab_run *r, bool verbose)
 		return;
 	}
 	const struct nccl_log *l = &r->log;
-	const char *kind = nccl_log_used_rdma(l) ? (nccl_log_used_socket(l) ? "rdma+socket" : "rdma")
-			   : nccl_log_used_socket(l) ? "socket" : NULL;
-	out_str(o, PR_JSON, "transport", NULL, kind);
+	out_str(o, PR_JSON, "transport", NULL, transport_kind(l));
 	if (out_is_json(o)) {
 		out_open_obj(o, "log");
 		nccl_log_print(o, l);

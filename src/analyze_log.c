@@ -147,6 +147,9 @@ static void print_net(struct fab_out *o, const struct nccl_log *a)
 		out_close_obj(o);
 	}
 	out_close_arr(o);
+	/* Named is not used: one node's ranks talk over P2P/SHM. */
+	if (nccl_log_used_rdma(a) && nccl_log_no_net_channel(a))
+		out_text(o, " (named only: no NET channel, %s within one node)", nccl_log_local_paths(a));
 	out_text(o, "\n");
 
 	out_open_obj(o, "ib");
@@ -233,7 +236,10 @@ static void print_tests(struct fab_out *o, const struct nccl_log *a)
 {
 	out_open_obj(o, "nccl_tests");
 	out_bool(o, PR_JSON, "started", NULL, a->tests_started);
-	out_text(o, "nccl-tests   %s", a->tests_started ? "" : "not in the log\n");
+	/* The newline is the format's: out_text escapes one in an argument. */
+	out_text(o, "nccl-tests   ");
+	if (!a->tests_started)
+		out_text(o, "not in the log\n");
 	if (a->tests_started) {
 		out_num(o, PR_ANY, "avg_busbw_gbs", "avg bus bandwidth %.2f GB/s", a->avg_busbw);
 		out_int(o, PR_ANY, "out_of_bounds", ", out of bounds values %lld\n", a->oob_values);

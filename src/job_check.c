@@ -238,14 +238,12 @@ static bool is_rdma_netdev(const struct fab_model *m, const char *name)
 	return false;
 }
 
-/* Whether an HCA can carry NCCL's traffic for this job; why not in why.
- * The node's own judgement (port_usable, in the model) first: a port this
- * namespace cannot use cannot carry the job's traffic either; then what
- * only the job knows, the verbs devices of its own container. Unknown is
- * not "no": a capture that did not record verbs access does not make
- * every HCA unusable. */
-static bool job_nic_usable(const struct fab_nic *n, const struct fab_job *j, int port,
-			   char *why, size_t len)
+/* Whether the job can open an HCA at all; why not in why: verbs access
+ * from here (nic_verbs, the model's judgement), then what only the job
+ * knows, the verbs devices of its own container. Unknown is not "no": a
+ * capture that did not record verbs access does not make every HCA
+ * unreachable. */
+static bool job_nic_reachable(const struct fab_nic *n, const struct fab_job *j, char *why, size_t len)
 {
 	struct fab_judged verbs = nic_verbs(n);
 	if (verbs.v == FAB_NO) {
@@ -264,6 +262,16 @@ static bool job_nic_usable(const struct fab_nic *n, const struct fab_job *j, int
 			return false;
 		}
 	}
+	return true;
+}
+
+/* Whether an HCA can carry NCCL's traffic for this job (reachable, and
+ * port `port`, or any port when -1, usable by port_usable); why not in why. */
+static bool job_nic_usable(const struct fab_nic *n, const struct fab_job *j, int port,
+			   char *why, size_t len)
+{
+	if (!job_nic_reachable(n, j, why, len))
+		return false;
 	char states[128] = "";
 	for (int p = 0; p < n->nports; p++) {
 		const struct fab_port *pt = &n->ports[p];
@@ -458,22 +466,62 @@ static void check_ifname(struct ctx *c)
 	check_mgmt(c, chosen, n, spec, rule);
 }
 
+/* A port NCCL passes over: its state is read and not ACTIVE. ncclIbInit
+ * (src/transport/net_ib.cc) queries every port of every device and drops
+ * one that is not IBV_PORT_ACTIVE before it matches NCCL_IB_HCA: no
+ * warning, the job runs on the others (on none: sockets). */
+static bool port_skipped(const struct fab_port *pt)
+{
+	return pt->state.ok && !port_active(pt);
+}
+
+static void port_words(const struct fab_port *pt, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, physical state %s", pt->state_str[0] ? pt->state_str : "not ACTIVE",
+		 pt->phys_state_str[0] ? pt->phys_state_str : "unknown");
+}
+
+/* NCCL_IB_HCA names this port (exactly, or "dev" with dev's one port, or
+ * "dev:N") and NCCL will skip it: an error, the job meant that rail. */
+static void hca_port_down(struct ctx *c, const char *spec, const struct fab_nic *nic,
+			  const struct fab_port *pt, bool by_port)
+{
+	char st[96], usable[256];
+	port_words(pt, st, sizeof(st));
+	model_usable_hcas(c->m, usable, sizeof(usable));
+	struct fab_finding *f = add(c->out, "job.ib-hca-down", SEV_ERROR, c->j, LAYER_IB);
+	snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s%s port %d, which is %s: NCCL "
+		 "skips a port that is not ACTIVE, so the job runs without this rail (with none left, "
+		 "over sockets)", spec, nic->name, by_port ? "" : "'s only", pt->num, st);
+	snprintf(f->evidence, sizeof(f->evidence), "/sys/class/infiniband/%s/ports/%d/state=%s "
+		 "phys_state=%s; ncclIbInit drops ports that are not ACTIVE before it reads NCCL_IB_HCA",
+		 nic->name, pt->num, pt->state_str[0] ? pt->state_str : "?",
+		 pt->phys_state_str[0] ? pt->phys_state_str : "?");
+	if (usable[0])
+		snprintf(f->hint, sizeof(f->hint), "bring the port up (ibstat %s %d; the Links pane says "
+			 "why it is down), or name the usable ports: NCCL_IB_HCA=%s", FAB_SHQ(nic->name),
+			 pt->num, FAB_SHQ(usable));
+	else
+		snprintf(f->hint, sizeof(f->hint), "bring the port up (ibstat %s %d; the Links pane says "
+			 "why it is down): no port is usable here", FAB_SHQ(nic->name), pt->num);
+	c->found++;
+}
+
 static void check_hca(struct ctx *c)
 {
 	const struct fab_model *m = c->m;
 	const char *spec = job_var(c->j, "NCCL_IB_HCA");
 	char all[256] = "", why[256];
+	bool reported[64][FAB_MAX_PORTS] = { { false } };
 	for (int n = 0; n < m->nnics; n++)
 		list_add(all, sizeof(all), m->nics[n].name);
+	struct nccl_list l;
+	parse_list(spec && *spec ? spec : NULL, &l);
+	struct fab_finding *f;
 	if (!spec || !*spec) {
 		for (int n = 0; n < m->nnics && n < 64; n++)
 			c->hca_in_use[n] = job_nic_usable(&m->nics[n], c->j, -1, why, sizeof(why));
-		return;
-	}
-	struct nccl_list l;
-	parse_list(spec, &l);
-	struct fab_finding *f;
-	if (l.exclude) {
+	} else if (l.exclude) {
 		int left = 0;
 		for (int n = 0; n < m->nnics && n < 64; n++)
 			if (list_match(&l, m->nics[n].name, -1) &&
@@ -490,38 +538,96 @@ static void check_hca(struct ctx *c)
 			snprintf(f->hint, sizeof(f->hint), "NCCL falls back to sockets: narrow the exclusion");
 			c->found++;
 		}
-		return;
-	}
-	for (int k = 0; k < l.n; k++) {
-		int hits = 0;
-		for (int n = 0; n < m->nnics; n++) {
-			if (!name_match(&l, k, m->nics[n].name))
-				continue;
-			hits++;
-			if (job_nic_usable(&m->nics[n], c->j, l.port[k], why, sizeof(why))) {
-				if (n < 64)
-					c->hca_in_use[n] = true;
-				continue;
+	} else {
+		for (int k = 0; k < l.n; k++) {
+			int hits = 0;
+			for (int n = 0; n < m->nnics; n++) {
+				const struct fab_nic *nic = &m->nics[n];
+				if (!name_match(&l, k, nic->name))
+					continue;
+				hits++;
+				if (job_nic_usable(nic, c->j, l.port[k], why, sizeof(why))) {
+					if (n < 64)
+						c->hca_in_use[n] = true;
+					continue;
+				}
+				/* A prefix ("mlx5") selects a family: NCCL passing
+				 * over one of its down ports is the job.ib-hca-skipped
+				 * note below, not an error. */
+				char why2[256];
+				bool named = l.exact || strcmp(nic->name, l.name[k]) == 0;
+				bool reach = job_nic_reachable(nic, c->j, why2, sizeof(why2));
+				int down = 0;
+				for (int p = 0; reach && named && p < nic->nports && p < FAB_MAX_PORTS; p++) {
+					const struct fab_port *pt = &nic->ports[p];
+					if ((l.port[k] > 0 && pt->num != l.port[k]) || !port_skipped(pt))
+						continue;
+					if (n < 64 && reported[n][p])
+						continue;
+					if (n < 64)
+						reported[n][p] = true;
+					hca_port_down(c, spec, nic, pt, l.port[k] > 0 || nic->nports > 1);
+					down++;
+				}
+				if (down || (reach && !named))
+					continue;
+				f = add(c->out, "job.ib-hca-unusable", SEV_ERROR, c->j, LAYER_IB);
+				snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s, which NCCL "
+					 "cannot use here", spec, nic->name);
+				snprintf(f->evidence, sizeof(f->evidence), "%s", why);
+				snprintf(f->hint, sizeof(f->hint), "fix the device (layer 1 of the wizard) or "
+					 "name a usable HCA: %s", c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : "none here");
+				c->found++;
 			}
-			f = add(c->out, "job.ib-hca-unusable", SEV_ERROR, c->j, LAYER_IB);
-			snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s, which NCCL "
-				 "cannot use here", spec, m->nics[n].name);
-			snprintf(f->evidence, sizeof(f->evidence), "%s", why);
-			snprintf(f->hint, sizeof(f->hint), "fix the device (layer 1 of the wizard) or "
-				 "name a usable HCA: %s", c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : "none here");
-			c->found++;
-		}
-		if (hits == 0) {
-			f = add(c->out, "job.ib-hca-missing", SEV_ERROR, c->j, LAYER_IB);
-			snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s: no HCA %s '%s' on "
-				 "this node", spec, l.exact ? "named" : "starting with", l.name[k]);
-			snprintf(f->evidence, sizeof(f->evidence), "HCAs here (/sys/class/infiniband): %s",
-				 all[0] ? all : "none");
-			snprintf(f->hint, sizeof(f->hint), "names differ between node types (mlx5_0 vs "
-				 "mlx5_ib0); without a usable HCA NCCL falls back to sockets");
-			c->found++;
+			if (hits == 0) {
+				f = add(c->out, "job.ib-hca-missing", SEV_ERROR, c->j, LAYER_IB);
+				snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s: no HCA %s '%s' on "
+					 "this node", spec, l.exact ? "named" : "starting with", l.name[k]);
+				snprintf(f->evidence, sizeof(f->evidence), "HCAs here (/sys/class/infiniband): %s",
+					 all[0] ? all : "none");
+				snprintf(f->hint, sizeof(f->hint), "names differ between node types (mlx5_0 vs "
+					 "mlx5_ib0); without a usable HCA NCCL falls back to sockets");
+				c->found++;
+			}
 		}
 	}
+	/* The ports NCCL passes over that the job did not name: what NCCL
+	 * does, said once; an unused port (links.port-unused) costs nothing. */
+	if (c->ib_off)
+		return;
+	char skipped[320] = "";
+	int nskip = 0;
+	for (int n = 0; n < m->nnics && n < 64; n++) {
+		const struct fab_nic *nic = &m->nics[n];
+		if (!job_nic_reachable(nic, c->j, why, sizeof(why)))
+			continue;
+		for (int p = 0; p < nic->nports && p < FAB_MAX_PORTS; p++) {
+			const struct fab_port *pt = &nic->ports[p];
+			if (reported[n][p] || !port_skipped(pt) || !list_match(&l, nic->name, pt->num))
+				continue;
+			char one[FAB_NAME_LEN + 64];
+			snprintf(one, sizeof(one), "%s:%d (%s/%s)", nic->name, pt->num,
+				 pt->state_str[0] ? pt->state_str : "?",
+				 pt->phys_state_str[0] ? pt->phys_state_str : "?");
+			list_add(skipped, sizeof(skipped), one);
+			nskip++;
+		}
+	}
+	if (!nskip)
+		return;
+	char usable[256];
+	model_usable_hcas(m, usable, sizeof(usable));
+	f = add(c->out, "job.ib-hca-skipped", SEV_INFO, c->j, LAYER_IB);
+	snprintf(f->message, sizeof(f->message), "%s: NCCL takes the ACTIVE ports and passes over %s "
+		 "that %s not: %s", spec && *spec ? "NCCL_IB_HCA selects them by prefix or exclusion" :
+		 "NCCL_IB_HCA is unset", nskip == 1 ? "the one" : "those", nskip == 1 ? "is" : "are", skipped);
+	snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_HCA=%s; ncclIbInit drops ports that are not "
+		 "ACTIVE before it reads NCCL_IB_HCA, without a warning; usable here: %s",
+		 spec && *spec ? spec : "(unset)", usable[0] ? usable : "none");
+	snprintf(f->hint, sizeof(f->hint), "nothing to do for a port meant to be free (links.port-unused); "
+		 "a down rail is links.port-down's error%s%s", usable[0] ? "; to make the choice explicit: "
+		 "NCCL_IB_HCA=" : "", usable[0] ? FAB_SHQ(usable) : "");
+	c->found++;
 }
 
 /* The HCAs this job would use mix IB and RoCE ports: NCCL then pairs an

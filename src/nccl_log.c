@@ -1364,6 +1364,11 @@ bool nccl_log_no_net_channel(const struct nccl_log *a)
 	return a->ch_p2p + a->ch_shm > 0 || (a->nnodes.ok && a->nnodes.v == 1);
 }
 
+const char *nccl_log_local_paths(const struct nccl_log *a)
+{
+	return a->ch_p2p && a->ch_shm ? "P2P and SHM" : a->ch_shm ? "SHM" : a->ch_p2p ? "P2P" : "nNodes 1";
+}
+
 static void add_warning(struct nccl_log *a, enum nccl_warn_kind kind, const char *role,
 			const char *ifname, const char *text)
 {
@@ -1492,8 +1497,7 @@ void nccl_log_finish(struct nccl_log *a)
 	} else if (no_net) {
 		a->verdict = NCCL_V_OK;
 		set_reason(a, "completed within one node (%s): no network channel was set up",
-			   a->ch_p2p && a->ch_shm ? "P2P and SHM" : a->ch_shm ? "SHM" :
-			   a->ch_p2p ? "P2P" : "nNodes 1", NULL);
+			   nccl_log_local_paths(a), NULL);
 	} else {
 		a->verdict = NCCL_V_OK;
 		if (nccl_log_used_rdma(a))

@@ -109,46 +109,85 @@ static bool is_up(const struct fab_port *p)
 	return port_active(p) && p->phys_state.ok && p->phys_state.v == PH_LINKUP;
 }
 
-/* A port nobody cabled, beside one that carries the traffic: a dual-port
- * card with one port in use (mlx5_0 and mlx5_1 are its two functions; an
- * mlx4 device has both ports). It is unused, not broken, unless
- * - it is cabled and finds no peer (Polling), or was up and went down
- *   (link_downed): that is a fault;
- * - it is a rail like its siblings: the same model in the same role
- *   (function and port number) is up on another card.
- * (A job's NCCL_IB_HCA naming it is the job step's finding.) Returns true
- * with the port that carries the traffic in carrier. */
+/* The link_downed counter of a port: -1 when absent or unreadable. */
+static long long link_downed(const struct fab_port *p)
+{
+	for (int c = 0; c < p->nerrors; c++)
+		if (strcmp(p->errors[c].name, "link_downed") == 0)
+			return p->errors[c].value.ok && p->errors[c].value.v >= 0 ? p->errors[c].value.v : -1;
+	return -1;
+}
+
+/* Two HCAs of one adapter model: the same hca_type (MT4129), and the same
+ * board id (PSID) where both are known, since one hca_type covers single-
+ * and dual-port boards. */
+static bool same_model(const struct fab_nic *a, const struct fab_nic *b)
+{
+	return a->hca_type[0] && strcmp(a->hca_type, b->hca_type) == 0 &&
+	       (!a->board_id[0] || !b->board_id[0] || strcmp(a->board_id, b->board_id) == 0);
+}
+
+/* Why a down port is or is not merely unused (port_unused). */
+struct port_role {
+	char carrier[FAB_NAME_LEN + 8];   /* the up port on the same card, "" none */
+	char rail[160];                   /* its siblings that are up, "a/1, b/1" */
+	int sib_up, sib_down;             /* siblings up, and not up */
+	long long downed;                 /* link_downed, -1 unknown */
+	bool no_cable;
+};
+
+/* A port nobody cabled, beside one that carries the traffic, is unused,
+ * not broken. The rule, exactly:
+ *   unused = no cable: phys_state Disabled, or a RoCE port whose netdev is
+ *            up without carrier (Polling means a cable without a peer:
+ *            a fault, always)
+ *        and never up since the counters were cleared: link_downed is
+ *            read and 0 (a port that was up and went down is a fault)
+ *        and its card carries traffic: another port of the same card (any
+ *            function of the same PCI slot: mlx5_0/mlx5_1 of a dual-port
+ *            ConnectX, or port 1 of the same mlx4 device) is up
+ *        and it is not a rail like its siblings. Its siblings are the
+ *            ports in the same role on the node's other cards: the same
+ *            adapter model (same_model), the same PCI function on their
+ *            card and the same port number, the same link layer. It is a
+ *            rail when most of its siblings are up (8 dual-port cards
+ *            with port 2 cabled on 7: the 8th is a rail down; port 2
+ *            cabled on 1 of 8: the other 7 are free).
+ * A single-port card has no other port to carry its traffic: its down
+ * port is always a fault. (A job's NCCL_IB_HCA naming an unused port is
+ * the job step's error, job.ib-hca-down.) */
 static bool port_unused(const struct fab_model *m, const struct fab_nic *n, const struct fab_port *p,
-			char *carrier, size_t len)
+			struct port_role *r)
 {
 	const struct fab_netdev *d = model_netdev(m, p->netdev);
-	bool no_cable = p->phys_state.ok && (p->phys_state.v == PH_DISABLED ||
+	memset(r, 0, sizeof(*r));
+	r->downed = link_downed(p);
+	r->no_cable = p->phys_state.ok && (p->phys_state.v == PH_DISABLED ||
 		(is_roce(p) && p->phys_state.v != PH_POLLING && d && d->carrier.ok && d->carrier.v == 0));
-	if (!no_cable)
-		return false;
-	for (int c = 0; c < p->nerrors; c++)
-		if (strcmp(p->errors[c].name, "link_downed") == 0 &&
-		    (!p->errors[c].value.ok || p->errors[c].value.v > 0))
-			return false;   /* it was up once, or we cannot tell */
 	int fn = fab_bdf_function(bdf_of(m, n));
-	bool sibling_up = false, card_up = false;
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *o = &m->nics[i];
+		bool card = fab_bdf_same_slot(bdf_of(m, n), bdf_of(m, o));
 		for (int k = 0; k < o->nports; k++) {
 			const struct fab_port *q = &o->ports[k];
-			if (q == p || !is_up(q))
+			if (q == p)
 				continue;
-			if (fab_bdf_same_slot(bdf_of(m, n), bdf_of(m, o))) {
-				if (!card_up)
-					snprintf(carrier, len, "%s/%d", o->name, q->num);
-				card_up = true;
-			} else if (strcmp(o->hca_type, n->hca_type) == 0 && q->num == p->num &&
-				   fab_bdf_function(bdf_of(m, o)) == fn && q->ll == p->ll) {
-				sibling_up = true;
+			if (card) {
+				if (is_up(q) && !r->carrier[0])
+					snprintf(r->carrier, sizeof(r->carrier), "%s/%d", o->name, q->num);
+			} else if (same_model(o, n) && q->num == p->num && q->ll == p->ll &&
+				   fab_bdf_function(bdf_of(m, o)) == fn) {
+				if (is_up(q)) {
+					r->sib_up++;
+					fab_catf(r->rail, sizeof(r->rail), "%s%s/%d", r->rail[0] ? ", " : "",
+						 o->name, q->num);
+				} else {
+					r->sib_down++;
+				}
 			}
 		}
 	}
-	return card_up && !sibling_up;
+	return r->no_cable && r->downed == 0 && r->carrier[0] && r->sib_up <= r->sib_down;
 }
 
 /* A port that cannot carry traffic: the physical link is not up, or the
@@ -172,19 +211,22 @@ static void rule_port_down(struct fab_model *m)
 			bool roce = is_roce(p);
 			const struct fab_netdev *d = model_netdev(m, p->netdev);
 			enum roce_why why = roce_disabled_why(d);
-			char carrier[FAB_NAME_LEN + 8];
-			if (port_unused(m, n, p, carrier, sizeof(carrier))) {
+			struct port_role r;
+			if (port_unused(m, n, p, &r)) {
 				struct fab_finding *f = model_add_finding(m, "links.port-unused", SEV_INFO, subj);
 				snprintf(f->message, sizeof(f->message),
 					 "unused: no cable (state %s, physical state %s), while %s on the same "
-					 "card carries the traffic and no other card uses this port",
-					 st_word(p), ph_word(p), carrier);
+					 "card carries the traffic and %s",
+					 st_word(p), ph_word(p), r.carrier, r.sib_up ?
+					 "most cards leave this port free too" : "no other card uses this port");
 				snprintf(f->evidence, sizeof(f->evidence), "%s/state=%s phys_state=%s; "
-					 "link_downed=0 (never up since the counters were cleared)",
-					 dir, st_word(p), ph_word(p));
+					 "link_downed=0 (never up since the counters were cleared); "
+					 "the same port of its model's other cards: %d up, %d not",
+					 dir, st_word(p), ph_word(p), r.sib_up, r.sib_down);
 				snprintf(f->hint, sizeof(f->hint),
-					 "nothing to do if it is meant to be free; leave it out of NCCL_IB_HCA "
-					 "(a job naming it fails over it)");
+					 "nothing to do if it is meant to be free: NCCL skips ports that are not "
+					 "ACTIVE; a job whose NCCL_IB_HCA names it runs without it (the job step "
+					 "says so)");
 				continue;
 			}
 			struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
@@ -198,6 +240,16 @@ static void rule_port_down(struct fab_model *m)
 					 "not usable: state %s%s%s", st_word(p),
 					 p->phys_state.ok ? " although the physical link is " : "",
 					 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
+			/* Why it is not just an unused port beside a busy one. */
+			bool rail = r.no_cable && r.carrier[0] && r.sib_up > r.sib_down;
+			if (r.downed > 0)
+				fab_catf(f->message, sizeof(f->message), "; it was up and went down");
+			else if (rail)
+				fab_catf(f->message, sizeof(f->message), "; a rail like its siblings, "
+					 "which are up");
+			else if (r.no_cable && r.carrier[0] && r.downed < 0)
+				fab_catf(f->message, sizeof(f->message), "; whether it was ever up is "
+					 "unknown (link_downed unreadable)");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
 			if (p->state.ok)
 				fab_catf(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
@@ -211,6 +263,12 @@ static void rule_port_down(struct fab_model *m)
 				    d->name, d->operstate);
 			if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
 				fab_catf(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
+			if (r.downed > 0)
+				fab_catf(f->evidence, sizeof(f->evidence), "; link_downed=%lld since the "
+					 "counters were cleared", r.downed);
+			if (rail)
+				fab_catf(f->evidence, sizeof(f->evidence), "; the same port is up on %s "
+					 "(same model, same function)", r.rail);
 			if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
 			    why == ROCE_ADMIN_DOWN)
 				snprintf(f->hint, sizeof(f->hint),

@@ -54,6 +54,7 @@ static enum wiz_status status_of(enum ab_verdict v)
 	case AB_V_IB_NOT_USED:
 	case AB_V_SOCKET_PATH_PROBLEM:
 	case AB_V_IB_DISABLE_IGNORED:
+	case AB_V_NO_NETWORK:
 		return WIZ_WARN;
 	default:
 		return WIZ_FAIL;

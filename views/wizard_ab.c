@@ -104,6 +104,7 @@ static int verdict_attr(enum ab_verdict v)
 	case AB_V_RDMA_SLOW:
 	case AB_V_IB_NOT_USED:
 	case AB_V_IB_DISABLE_IGNORED:
+	case AB_V_NO_NETWORK:
 	case AB_V_SOCKET_PATH_PROBLEM: return fab_attr(CP_WARN);
 	case AB_V_RDMA_PATH_PROBLEM:
 	case AB_V_NOT_RDMA:
@@ -176,6 +177,12 @@ static void transport(const struct nccl_log *lg, char *buf, size_t len)
 	bool rdma = nccl_log_used_rdma(lg), sock = nccl_log_used_socket(lg);
 	if (n + 1 >= len)
 		return;
+	if (rdma && nccl_log_no_net_channel(lg)) {
+		/* NCCL named IB, but no NET channel carried a byte. */
+		snprintf(buf + n, len - n, " (named only: no NET channel, %s within one node)",
+			 nccl_log_local_paths(lg));
+		return;
+	}
 	if (!rdma && !sock) {
 		snprintf(buf, len, "%s", lg->nccl_lines ? "not named in the log" : "-");
 		return;

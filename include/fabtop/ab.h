@@ -34,6 +34,10 @@
  *                        input), or A printed no NCCL line at all (the
  *                        command is not an NCCL program, or it drops
  *                        NCCL_DEBUG): nothing to compare; exit 2
+ *   no-network           A set up no NET channel (one node: P2P/SHM only,
+ *                        or nNodes 1) and completed or knew it was alone:
+ *                        no network carried data, so neither run says
+ *                        anything about IB/RoCE; run it across two nodes
  *   ib-disable-ignored   B still used IB or an external net plugin: the
  *                        plugin ignores NCCL_IB_DISABLE; set NCCL_NET=Socket
  *   ib-not-used          A completed but over sockets: NCCL never used the
@@ -79,6 +83,7 @@ enum ab_verdict {
 	AB_V_RDMA_PATH_PROBLEM,
 	AB_V_NOT_RDMA,
 	AB_V_CANCELLED,               /* the user stopped it */
+	AB_V_NO_NETWORK,              /* one node: no NET channel, nothing to compare */
 };
 
 enum ab_state {

@@ -280,6 +280,9 @@ const char *nccl_wc_status_str(long long status);
 /* True when the log shows the communicators connected with no NET channel at
  * all (one node: P2P/SHM only, or nNodes 1): no network carried data. */
 bool nccl_log_no_net_channel(const struct nccl_log *a);
+/* What carried the data of such a run: "P2P", "SHM", "P2P and SHM", or
+ * "nNodes 1" when the log names no channel. */
+const char *nccl_log_local_paths(const struct nccl_log *a);
 /* What an interface is when it is clearly not the fabric (loopback, a USB
  * NIC, a docker/libvirt bridge, a veth), NULL otherwise. */
 const char *nccl_if_not_fabric(const char *ifname);

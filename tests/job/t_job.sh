@@ -237,9 +237,11 @@ expect "NCCL_IB_HCA naming no HCA: job.ib-hca-missing" \
 count_findings 1 "HCA missing: that finding only"
 
 run_driver hcadown --root "$ROCE" --jobs-from /
-expect "NCCL_IB_HCA naming an HCA whose port is down: job.ib-hca-unusable" \
-	"finding job.ib-hca-unusable error pid $P_hcadown sleep" \
-	"  evidence: mlx5_1: no usable port (port 1: port DOWN/Disabled)"
+expect "NCCL_IB_HCA naming an HCA whose port is down: job.ib-hca-down, the port and its state" \
+	"finding job.ib-hca-down error pid $P_hcadown sleep" \
+	"  message: NCCL_IB_HCA==mlx5_1 names mlx5_1's only port 1, which is DOWN, physical state Disabled: NCCL skips a port that is not ACTIVE, so the job runs without this rail (with none left, over sockets)" \
+	"  evidence: /sys/class/infiniband/mlx5_1/ports/1/state=DOWN phys_state=Disabled; ncclIbInit drops ports that are not ACTIVE before it reads NCCL_IB_HCA"
+count_findings 1 "HCA down: that finding only"
 
 run_driver gidok --root "$ROCE" --jobs-from /
 count_findings 0 "GID index 3 on mlx5_0 is RoCE v2: no finding"
@@ -261,6 +263,9 @@ expect "sockets over the default-route interface while RDMA netdevs exist: job.i
 run_driver mgmtib --root "$ROCE" --jobs-from /
 expect "the same with IB carrying the data: only info" \
 	"finding job.ifname-mgmt info pid $P_mgmtib sleep"
+expect "no NCCL_IB_HCA on a node with a down port: what NCCL does, as information" \
+	"finding job.ib-hca-skipped info pid $P_mgmtib sleep" \
+	"  message: NCCL_IB_HCA is unset: NCCL takes the ACTIVE ports and passes over the one that is not: mlx5_1:1 (DOWN/Disabled)"
 
 # ---- a capture root ----
 OUT=$("$DRIVER" --root tests/fixtures/h200-vm.tar.gz 2>&1)

@@ -38,6 +38,13 @@ check_json() {
 	else nok "$name" "rc $rc (want $want_rc)" "got:  $got" "want: $want" "$(cat "$T/err")"; fi
 }
 
+# One node (nccl-tests#213): NCCL named IB, every channel P2P: never "over IB".
+check "one node over P2P, IB named" 1 "incomplete: stopped while NCCL connected its channels" "$F/nccltests213-v2.19-one-node-p2p.log"
+run "$F/nccltests213-v2.19-one-node-p2p.log" >"$T/out" 2>&1
+if grep -qx 'network      IB (named only: no NET channel, P2P within one node)' "$T/out" &&
+   grep -qx 'nccl-tests   not in the log' "$T/out" && ! grep -q 'over IB' "$T/out"; then
+	ok "one node: IB named only, no NET channel"
+else nok "one node: IB named only, no NET channel" "$(cat "$T/out")"; fi
 check "h200 socket fallback" 1 "socket-fallback: No device found" "$F/h200-socket-ok.log"
 check "h200 IB disabled" 1 "socket-by-config: IB was not tried (NCCL_IB_DISABLE=1 or NCCL_NET=Socket in the environment; this log does not say which)" "$F/h200-ib-disabled.log"
 check "h200 bad NCCL_SOCKET_IFNAME" 1 "bootstrap-error: Bootstrap : no socket interface found (NCCL_SOCKET_IFNAME=bogus0)" "$F/h200-bad-ifname.log"

@@ -126,6 +126,72 @@ static void test_decide_ib_disable_ignored(void **state)
 	unpair(&ab);
 }
 
+/* One node (nccl-tests#213: one process on host hw14's 8 GPUs, NCCL
+ * named IB, every channel P2P/direct pointer, nNodes 1): neither run went
+ * over a network, so the pair says nothing about IB and never "over IB". */
+static void test_decide_no_network(void **state)
+{
+	struct ab ab;
+	pair(&ab, FIX "nccltests213-v2.19-one-node-p2p.log", AB_COMPLETED, 0, 2.0,
+	     FIX "h200-ib-disabled.log", AB_COMPLETED, 0, 2.1);
+	assert_int_equal(ab.verdict, AB_V_NO_NETWORK);
+	assert_string_equal(ab_verdict_name(ab.verdict), "no-network");
+	assert_string_equal(ab.reason, "run A completed within one node (P2P): no NET channel was set up, "
+			    "so no network carried data and the A/B says nothing about IB/RoCE or sockets "
+			    "(run B completed)");
+	assert_string_equal(ab.hint, "run the test across two nodes (e.g. mpirun -np 2 -H nodeA,nodeB -x "
+			    "NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 1G -f 2 -g 1), or on this node with "
+			    "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 so that its GPUs talk through the NIC");
+	assert_null(strstr(ab.reason, "over IB"));
+	assert_int_equal(ab.ratio, 0);
+	assert_int_equal(ab_exit_code(ab.verdict), 1);
+
+	/* The text and the JSON say IB was named only. */
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+	struct fab_out *o = out_new(OUT_TEXT, f);
+	ab_print(o, &ab, false);
+	assert_int_equal(out_free(o), 0);
+	fclose(f);
+	assert_non_null(strstr(doc, "  A/B: no-network\n"));
+	assert_non_null(strstr(doc, "    transport: IB (named only: no NET channel, P2P within one node); "
+			    "HCAs none; GPUDirect RDMA unknown\n"));
+	free(doc);
+	doc = NULL;
+	f = open_memstream(&doc, &len);
+	o = out_new(OUT_JSON, f);
+	out_open_obj(o, NULL);
+	ab_print(o, &ab, false);
+	out_close_obj(o);
+	assert_int_equal(out_free(o), 0);
+	fclose(f);
+	assert_non_null(strstr(doc, "\"transport\":\"intra-node\"") ?: strstr(doc, "\"transport\": \"intra-node\""));
+	free(doc);
+	unpair(&ab);
+
+	/* Hung with nNodes 1: alone all the same. */
+	pair(&ab, FIX "nccltests213-v2.19-one-node-p2p.log", AB_HUNG, -1, 120.0,
+	     FIX "h200-ib-disabled.log", AB_COMPLETED, 0, 2.1);
+	assert_int_equal(ab.verdict, AB_V_NO_NETWORK);
+	unpair(&ab);
+
+	/* Two nodes whose log stops after the P2P lines, before the NET ones:
+	 * not known to be alone, so not no-network (A hung: rdma-path-problem). */
+	char tmp[] = "/tmp/fabtop-ab-XXXXXX";
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	FILE *w = fdopen(fd, "w");
+	fputs("n1:7:7 [0] NCCL INFO Using network IB\n"
+	      "n1:7:9 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+	      "n1:7:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/direct pointer\n", w);
+	fclose(w);
+	pair(&ab, tmp, AB_HUNG, -1, 120.0, FIX "h200-ib-disabled.log", AB_COMPLETED, 0, 2.1);
+	unlink(tmp);
+	assert_int_equal(ab.verdict, AB_V_RDMA_PATH_PROBLEM);
+	unpair(&ab);
+}
+
 static void test_decide_socket_path_problem(void **state)
 {
 	struct ab ab;
@@ -620,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_decide_rdma_ok_and_slow),
 		cmocka_unit_test(test_decide_ib_not_used),
 		cmocka_unit_test(test_decide_ib_disable_ignored),
+		cmocka_unit_test(test_decide_no_network),
 		cmocka_unit_test(test_decide_socket_path_problem),
 		cmocka_unit_test(test_decide_rdma_path_problem),
 		cmocka_unit_test(test_decide_not_rdma),

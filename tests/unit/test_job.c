@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "fabtop/vocab.h"
 #include <unistd.h>
 #include "job.h"
 #include "procfs.h"
@@ -253,6 +254,97 @@ static void test_gid_and_hca(void **state)
 	model_free(&m);
 }
 
+/* The findings' ids of one job_check, "id/sev" joined by spaces. */
+static void ids_of(struct fab_job *j, const struct fab_model *m, char *buf, size_t len, struct fab_model *out)
+{
+	model_init(out);
+	job_check(j, m, out);
+	buf[0] = '\0';
+	for (int i = 0; i < out->nfindings; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s/%s", i ? " " : "",
+			 out->findings[i].id, sev_name(out->findings[i].sev));
+	job_net_free(&j->net);
+	free(j);
+}
+
+static const struct fab_finding *finding_of(const struct fab_model *out, const char *id)
+{
+	for (int i = 0; i < out->nfindings; i++)
+		if (strcmp(out->findings[i].id, id) == 0)
+			return &out->findings[i];
+	fail_msg("no %s", id);
+	return NULL;
+}
+
+/* mlx5_0 carries the traffic; mlx5_1, the second function of a dual-port
+ * card (as StepMesh#15's ConnectX-6 Lx at 99:00.0/99:00.1 and
+ * sriov-network-operator#635's mlx5_4 Up / mlx5_5 Down at 61:00.0/.1),
+ * has no cable: DOWN, Disabled. NCCL's ncclIbInit drops it before it
+ * reads NCCL_IB_HCA. Naming it is the job's error; not naming it is NCCL
+ * passing over it, said as information. */
+static void test_hca_names_down_port(void **state)
+{
+	struct fab_model m, out;
+	char ids[512];
+	build_node(&m);
+	struct fab_nic *n = model_add_nic(&m);
+	fab_strlcpy(n->name, "mlx5_1", sizeof(n->name));
+	fab_strlcpy(n->uverbs.name, "uverbs1", sizeof(n->uverbs.name));
+	n->uverbs.present = true;
+	n->uverbs.open_errno = fab_int_of(0);
+	n->nports = 1;
+	n->ports[0].num = 1;
+	n->ports[0].state = fab_int_of(1);
+	fab_strlcpy(n->ports[0].state_str, "DOWN", sizeof(n->ports[0].state_str));
+	n->ports[0].phys_state = fab_int_of(3);
+	fab_strlcpy(n->ports[0].phys_state_str, "Disabled", sizeof(n->ports[0].phys_state_str));
+	n->ports[0].ll = FAB_LL_ETH;
+	fab_strlcpy(n->ports[0].netdev, "ens1f1np1", sizeof(n->ports[0].netdev));
+	model_derive(&m);
+
+	ids_of(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "mlx5_0,mlx5_1"), &m, ids, sizeof(ids), &out);
+	assert_string_equal(ids, "job.ib-hca-down/error");
+	const struct fab_finding *f = finding_of(&out, "job.ib-hca-down");
+	assert_string_equal(f->message, "NCCL_IB_HCA=mlx5_0,mlx5_1 names mlx5_1's only port 1, which is DOWN, "
+			    "physical state Disabled: NCCL skips a port that is not ACTIVE, so the job runs "
+			    "without this rail (with none left, over sockets)");
+	assert_string_equal(f->evidence, "/sys/class/infiniband/mlx5_1/ports/1/state=DOWN phys_state=Disabled; "
+			    "ncclIbInit drops ports that are not ACTIVE before it reads NCCL_IB_HCA");
+	assert_string_equal(f->hint, "bring the port up (ibstat mlx5_1 1; the Links pane says why it is "
+			    "down), or name the usable ports: NCCL_IB_HCA=mlx5_0");
+	model_free(&out);
+
+	/* Exact, with the port. */
+	ids_of(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "=mlx5_1:1"), &m, ids, sizeof(ids), &out);
+	assert_string_equal(ids, "job.ib-hca-down/error");
+	assert_non_null(strstr(finding_of(&out, "job.ib-hca-down")->message, "=mlx5_1:1 names mlx5_1 port 1, which is DOWN"));
+	model_free(&out);
+
+	/* Unset: NCCL passes over it; information, no error. */
+	ids_of(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", NULL, NULL), &m, ids, sizeof(ids), &out);
+	assert_string_equal(ids, "job.ib-hca-skipped/info");
+	f = finding_of(&out, "job.ib-hca-skipped");
+	assert_string_equal(f->message, "NCCL_IB_HCA is unset: NCCL takes the ACTIVE ports and passes over the "
+			    "one that is not: mlx5_1:1 (DOWN/Disabled)");
+	assert_string_equal(f->evidence, "NCCL_IB_HCA=(unset); ncclIbInit drops ports that are not ACTIVE "
+			    "before it reads NCCL_IB_HCA, without a warning; usable here: mlx5_0");
+	model_free(&out);
+
+	/* A prefix selects a family: the same information. */
+	ids_of(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "mlx5"), &m, ids, sizeof(ids), &out);
+	assert_string_equal(ids, "job.ib-hca-skipped/info");
+	model_free(&out);
+
+	/* Excluded, or IB off: nothing to say. */
+	ids_of(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_HCA", "^mlx5_1"), &m, ids, sizeof(ids), &out);
+	assert_string_equal(ids, "");
+	model_free(&out);
+	ids_of(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_DISABLE", "1"), &m, ids, sizeof(ids), &out);
+	assert_string_equal(ids, "job.ib-disabled/warning");
+	model_free(&out);
+	model_free(&m);
+}
+
 /* ---- job_scan on capture directories ---- */
 
 static void put(const char *dir, const char *rel, const char *text)
@@ -413,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_expand_debug_file),
 		cmocka_unit_test(test_nccl_choice),
 		cmocka_unit_test(test_gid_and_hca),
+		cmocka_unit_test(test_hca_names_down_port),
 		cmocka_unit_test(test_hca_mixed),
 		cmocka_unit_test(test_scan_capture_dir),
 		cmocka_unit_test(test_unreadable),

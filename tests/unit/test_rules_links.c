@@ -267,6 +267,126 @@ static void test_port_unused(void **state)
 	model_free(&m);
 }
 
+/* The finding of that id and subject, NULL if none. */
+static const struct fab_finding *find_f(const struct fab_model *m, const char *id, const char *subj)
+{
+	for (int i = 0; i < m->nfindings; i++)
+		if (strcmp(m->findings[i].id, id) == 0 && strcmp(m->findings[i].subject, subj) == 0)
+			return &m->findings[i];
+	return NULL;
+}
+
+/* Four dual-port cards: mlx5_2k at function .0, mlx5_2k+1 at .1 of the
+ * same slot, the layout ibdev2netdev and lspci show for a dual-port
+ * ConnectX-6 in https://github.com/openshift/sriov-network-operator/issues/635
+ * (mlx5_4 enp97s0f0 Up at 61:00.0, mlx5_5 ibp97s0f1 Down at 61:00.1).
+ * Port 2 (function .1) is up on the cards listed in up2, without a cable
+ * (Disabled, no carrier, link_downed 0) on the others. */
+static void four_dual_port(struct fab_model *m, unsigned up2)
+{
+	build(m, true);
+	for (int c = 0; c < 4; c++) {
+		snprintf(m->pci[2 * c].bdf, sizeof(m->pci[0].bdf), "0000:%02x:00.0", 0x10 + c * 0x20);
+		snprintf(m->pci[2 * c + 1].bdf, sizeof(m->pci[0].bdf), "0000:%02x:00.1", 0x10 + c * 0x20);
+		if (up2 & (1u << c))
+			continue;
+		set_state(port(m, 2 * c + 1), 1, "DOWN", 3, "Disabled");
+		m->netdevs[2 * c + 1].carrier = fab_int_of(0);
+	}
+}
+
+/* The rule written above port_unused(), case by case. */
+static void test_port_unused_rule(void **state)
+{
+	struct fab_model m;
+	const struct fab_finding *f;
+
+	/* Port 2 cabled on one card of four: the other three are free. */
+	four_dual_port(&m, 1u << 1);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.port-down"), 0);
+	assert_int_equal(nlinks(&m, "links.port-unused"), 3);
+	f = find_f(&m, "links.port-unused", "mlx5_5/1");
+	assert_non_null(f);
+	assert_int_equal(f->sev, SEV_INFO);
+	assert_string_equal(f->message, "unused: no cable (state DOWN, physical state Disabled), while "
+			    "mlx5_4/1 on the same card carries the traffic and most cards leave this port free too");
+	assert_string_equal(f->evidence, "/sys/class/infiniband/mlx5_5/ports/1/state=DOWN phys_state=Disabled; "
+			    "link_downed=0 (never up since the counters were cleared); the same port of its "
+			    "model's other cards: 1 up, 2 not");
+	model_free(&m);
+
+	/* Port 2 cabled on three cards of four: the fourth is a rail down. */
+	four_dual_port(&m, 0xe);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.port-unused"), 0);
+	f = find_f(&m, "links.port-down", "mlx5_1/1");
+	assert_non_null(f);
+	assert_int_equal(f->sev, SEV_ERROR);
+	assert_string_equal(f->message, "not usable: state DOWN, physical state Disabled (its netdev is up "
+			    "but has no carrier: no peer seen; check the cable, the transceiver and the switch "
+			    "port); a rail like its siblings, which are up");
+	HAS(f->evidence, "; the same port is up on mlx5_3/1, mlx5_5/1, mlx5_7/1 (same model, same function)");
+	model_free(&m);
+
+	/* Two cards, the other's port 2 up: a rail (one up, none down). */
+	four_dual_port(&m, 0xe);
+	for (int c = 2; c < 8; c++)
+		fab_strlcpy(m.nics[c].hca_type, "MT4125", sizeof(m.nics[c].hca_type));
+	fab_strlcpy(m.nics[2].hca_type, "MT4129", sizeof(m.nics[2].hca_type));
+	fab_strlcpy(m.nics[3].hca_type, "MT4129", sizeof(m.nics[3].hca_type));
+	findings_run(&m);
+	f = find_f(&m, "links.port-down", "mlx5_1/1");
+	assert_non_null(f);
+	HAS(f->message, "a rail like its siblings, which are up");
+	HAS(f->evidence, "; the same port is up on mlx5_3/1 (same model, same function)");
+	model_free(&m);
+
+	/* Another model's port 2 up is no sibling: hca_type, then board id. */
+	four_dual_port(&m, 0x2);
+	fab_strlcpy(m.nics[3].hca_type, "MT4125", sizeof(m.nics[3].hca_type));
+	findings_run(&m);
+	assert_non_null(find_f(&m, "links.port-unused", "mlx5_1/1"));
+	model_free(&m);
+	four_dual_port(&m, 0x2);
+	for (int c = 0; c < 8; c++)
+		fab_strlcpy(m.nics[c].board_id, c == 2 || c == 3 ? "MT_0000000834" : "MT_0000000838",
+			    sizeof(m.nics[c].board_id));
+	findings_run(&m);
+	assert_non_null(find_f(&m, "links.port-unused", "mlx5_1/1"));
+	model_free(&m);
+
+	/* Up once and down since the counters were cleared: a fault, said so. */
+	four_dual_port(&m, 0);
+	set_err(port(&m, 1), "link_downed", 2);
+	findings_run(&m);
+	f = find_f(&m, "links.port-down", "mlx5_1/1");
+	assert_non_null(f);
+	HAS(f->message, "; it was up and went down");
+	HAS(f->evidence, "; link_downed=2 since the counters were cleared");
+	assert_null(find_f(&m, "links.port-unused", "mlx5_1/1"));
+	assert_non_null(find_f(&m, "links.port-unused", "mlx5_3/1"));
+	model_free(&m);
+
+	/* link_downed unreadable: whether it was up is unknown, a fault. */
+	four_dual_port(&m, 0);
+	port(&m, 1)->errors[1].value.ok = false;
+	findings_run(&m);
+	f = find_f(&m, "links.port-down", "mlx5_1/1");
+	assert_non_null(f);
+	HAS(f->message, "; whether it was ever up is unknown (link_downed unreadable)");
+	model_free(&m);
+
+	/* The carrying port on the card is down too: both are faults. */
+	four_dual_port(&m, 0);
+	set_state(port(&m, 0), 1, "DOWN", 3, "Disabled");
+	m.netdevs[0].carrier = fab_int_of(0);
+	findings_run(&m);
+	assert_non_null(find_f(&m, "links.port-down", "mlx5_0/1"));
+	assert_non_null(find_f(&m, "links.port-down", "mlx5_1/1"));
+	model_free(&m);
+}
+
 static void test_port_down(void **state)
 {
 	struct fab_model m;
@@ -1248,6 +1368,7 @@ int main(void)
 		cmocka_unit_test(test_counter_implausible),
 		cmocka_unit_test(test_bond_slave_down),
 		cmocka_unit_test(test_port_unused),
+		cmocka_unit_test(test_port_unused_rule),
 		cmocka_unit_test(test_consistency),
 		cmocka_unit_test(test_transport_errors),
 		cmocka_unit_test(test_total_judge),

@@ -250,6 +250,34 @@ static void test_step_core(void **state)
 }
 
 /* The one implausibility judgement (counters.h), and the sampler applying it. */
+/* A port that was up and went down while the pane watched: link_downed
+ * grows, and the port is an error in the live pane (issue 13, class 5:
+ * the snapshot says the same through links.port-down). */
+static void test_link_downed_grows(void **state)
+{
+	(void)state;
+	struct fab_sampler s = { 0 };
+	assert_int_equal(sampler_add_port(&s, "mlx5_1", 1), 0);
+	assert_int_equal(sampler_add_ctr(&s, "counters", "link_downed"), 0);
+	struct fab_ctr *ld = find(&s, "link_downed");
+	assert_non_null(ld->def);
+	sampler_step_begin(&s, 10.0);
+	sampler_take(&s, ld, READ_OK, 0, false, 10.0);
+	sampler_step_end(&s);
+	sampler_step_begin(&s, 11.0);
+	sampler_take(&s, ld, READ_OK, 0, false, 11.0);
+	sampler_step_end(&s);
+	assert_false(sampler_port_state(&s, 0) & PT_ERRORS);
+	sampler_step_begin(&s, 12.0);
+	sampler_take(&s, ld, READ_OK, 1, false, 12.0);
+	sampler_step_end(&s);
+	assert_true(ld->grew);
+	assert_int_equal(ctr_trouble(ld), PT_ERRORS);
+	assert_true(sampler_port_state(&s, 0) & PT_ERRORS);
+	assert_int_equal(sampler_bad_grew(&s), 1);
+	sampler_close(&s);
+}
+
 static void test_implausible(void **state)
 {
 	(void)state;
@@ -390,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_step_core),
+		cmocka_unit_test(test_link_downed_grows),
 		cmocka_unit_test(test_implausible),
 		cmocka_unit_test(test_history_ring),
 		cmocka_unit_test(test_badness),

@@ -174,6 +174,53 @@ static void test_2numa(void **state)
 	assert_int_equal(findings_worst(m, "pcie."), SEV_WARN);
 }
 
+/* A NIC whose ports are all down is never a GPU's closest usable NIC
+ * (issue 13, class 5): pcie-2numa's mlx5_1 (NIC1, PIX to GPU3, its one
+ * port DOWN/Polling) is passed over for mlx5_0, SYS away, and named as
+ * the closer NIC that is not usable. Given a second port that is up it
+ * is GPU3's NIC again; with both ports down it is not. */
+static void test_all_ports_down_not_closest(void **state)
+{
+	struct fx *f = *state;
+	struct fab_model *m = &f->m;
+	struct fab_topo t;
+	int nic1 = model_find_nic(m, "mlx5_1");
+	assert_true(nic1 >= 0);
+	struct fab_nic *n = &m->nics[nic1];
+	assert_int_equal(n->usable.v, FAB_NO);
+	assert_int_equal(topo_build(m, &t), 0);
+	assert_int_equal(t.best_usable[3], FAB_YES);
+	assert_string_equal(m->nics[t.devs[t.ngpus + __builtin_ctzll(t.best[3])].idx].name, "mlx5_0");
+	assert_int_equal(t.best_level[3], TOPO_SYS);
+	assert_true(t.closer[3] >= 0);
+	assert_string_equal(m->nics[t.devs[t.ngpus + t.closer[3]].idx].name, "mlx5_1");
+	topo_free(&t);
+
+	/* A second port, up: the NIC is usable and GPU3's own. */
+	assert_int_equal(n->nports, 1);
+	n->ports[1] = n->ports[0];
+	n->ports[1].num = 2;
+	n->ports[1].state = fab_int_of(4);
+	n->ports[1].phys_state = fab_int_of(5);
+	n->nports = 2;
+	model_derive(m);
+	assert_int_equal(n->usable.v, n->uverbs.open_errno.ok ? FAB_YES : FAB_UNKNOWN);
+	assert_int_equal(topo_build(m, &t), 0);
+	assert_string_equal(m->nics[t.devs[t.ngpus + __builtin_ctzll(t.best[3])].idx].name, "mlx5_1");
+	assert_int_equal(t.best_level[3], TOPO_PIX);
+	topo_free(&t);
+
+	/* Both ports down: passed over again. */
+	n->ports[1].state = fab_int_of(1);
+	n->ports[1].phys_state = fab_int_of(3);
+	model_derive(m);
+	assert_int_equal(n->usable.v, FAB_NO);
+	assert_int_equal(topo_build(m, &t), 0);
+	assert_string_equal(m->nics[t.devs[t.ngpus + __builtin_ctzll(t.best[3])].idx].name, "mlx5_0");
+	assert_int_equal(t.best_usable[3], FAB_YES);
+	topo_free(&t);
+}
+
 /* Sets the NVLink count of the pair a-b, from both ends, as NVML gives it. */
 static void nv(struct fab_model *m, int a, int b, int n)
 {
@@ -385,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mini_matrix, setup_mini, teardown),
 		cmocka_unit_test_setup_teardown(test_dgx, setup_dgx, teardown),
 		cmocka_unit_test_setup_teardown(test_2numa, setup_2numa, teardown),
+		cmocka_unit_test_setup_teardown(test_all_ports_down_not_closest, setup_2numa, teardown),
 		cmocka_unit_test_setup_teardown(test_nvlink_asymmetric, setup_dgx, teardown),
 		cmocka_unit_test_setup_teardown(test_pcie_off_path, setup_dgx, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_speed_by_load, setup_dgx, teardown),
