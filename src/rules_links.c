@@ -118,13 +118,20 @@ static long long link_downed(const struct fab_port *p)
 	return -1;
 }
 
-/* Two HCAs of one adapter model: the same hca_type (MT4129), and the same
- * board id (PSID) where both are known, since one hca_type covers single-
- * and dual-port boards. */
-static bool same_model(const struct fab_nic *a, const struct fab_nic *b)
+/* Two HCAs of one adapter model: the same PCI ID (vendor:device) where both
+ * are known, else the same hca_type (MT4129); and the same board id (PSID)
+ * where both are known, since one chip makes single- and dual-port boards
+ * (a dual-port ConnectX-7 runs 200 Gb/s a port, the single-port 400). */
+static bool same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
 {
-	return a->hca_type[0] && strcmp(a->hca_type, b->hca_type) == 0 &&
-	       (!a->board_id[0] || !b->board_id[0] || strcmp(a->board_id, b->board_id) == 0);
+	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
+	if (da && db && da->vendor.ok && db->vendor.ok && da->device.ok && db->device.ok) {
+		if (da->vendor.v != db->vendor.v || da->device.v != db->device.v)
+			return false;
+	} else if (!a->hca_type[0] || strcmp(a->hca_type, b->hca_type) != 0) {
+		return false;
+	}
+	return !a->board_id[0] || !b->board_id[0] || strcmp(a->board_id, b->board_id) == 0;
 }
 
 /* Why a down port is or is not merely unused (port_unused). */
@@ -145,7 +152,8 @@ struct port_role {
  *            read and 0 (a port that was up and went down is a fault)
  *        and its card carries traffic: another port of the same card (any
  *            function of the same PCI slot: mlx5_0/mlx5_1 of a dual-port
- *            ConnectX, or port 1 of the same mlx4 device) is up
+ *            ConnectX, or port 1 of the same mlx4 device; any function of
+ *            a multi-host card, card_derive) is up
  *        and it is not a rail like its siblings. Its siblings are the
  *            ports in the same role on the node's other cards: the same
  *            adapter model (same_model), the same PCI function on their
@@ -167,7 +175,7 @@ static bool port_unused(const struct fab_model *m, const struct fab_nic *n, cons
 	int fn = fab_bdf_function(bdf_of(m, n));
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *o = &m->nics[i];
-		bool card = fab_bdf_same_slot(bdf_of(m, n), bdf_of(m, o));
+		bool card = o->card == n->card;   /* card_derive: one slot, or a multi-host card */
 		for (int k = 0; k < o->nports; k++) {
 			const struct fab_port *q = &o->ports[k];
 			if (q == p)
@@ -175,7 +183,7 @@ static bool port_unused(const struct fab_model *m, const struct fab_nic *n, cons
 			if (card) {
 				if (is_up(q) && !r->carrier[0])
 					snprintf(r->carrier, sizeof(r->carrier), "%s/%d", o->name, q->num);
-			} else if (same_model(o, n) && q->num == p->num && q->ll == p->ll &&
+			} else if (same_model(m, o, n) && q->num == p->num && q->ll == p->ll &&
 				   fab_bdf_function(bdf_of(m, o)) == fn) {
 				if (is_up(q)) {
 					r->sib_up++;
@@ -220,9 +228,11 @@ static void rule_port_down(struct fab_model *m)
 					 st_word(p), ph_word(p), r.carrier, r.sib_up ?
 					 "most cards leave this port free too" : "no other card uses this port");
 				snprintf(f->evidence, sizeof(f->evidence), "%s/state=%s phys_state=%s; "
-					 "link_downed=0 (never up since the counters were cleared); "
-					 "the same port of its model's other cards: %d up, %d not",
-					 dir, st_word(p), ph_word(p), r.sib_up, r.sib_down);
+					 "link_downed=0 (never up since the counters were cleared)",
+					 dir, st_word(p), ph_word(p));
+				if (r.sib_up + r.sib_down)
+					fab_catf(f->evidence, sizeof(f->evidence), "; the same port of its "
+						 "model's other cards: %d up, %d not", r.sib_up, r.sib_down);
 				snprintf(f->hint, sizeof(f->hint),
 					 "nothing to do if it is meant to be free: NCCL skips ports that are not "
 					 "ACTIVE; a job whose NCCL_IB_HCA names it runs without it (the job step "
@@ -339,15 +349,6 @@ static void rule_no_sm(struct fab_model *m)
 }
 
 /* ---- links.rate-degraded --------------------------------------------- */
-
-/* Two HCAs of one adapter model (PCI ID): ports of different models are no
- * siblings, their rates differ by design. */
-static bool same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
-{
-	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
-	return da && db && da->vendor.ok && db->vendor.ok && da->device.ok && db->device.ok &&
-	       da->vendor.v == db->vendor.v && da->device.v == db->device.v;
-}
 
 /* The rate most (more than half) of the other ACTIVE ports of the same
  * adapter model and link layer run at, when there are at least three of

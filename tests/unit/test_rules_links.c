@@ -295,6 +295,14 @@ static void four_dual_port(struct fab_model *m, unsigned up2)
 	}
 }
 
+/* An HCA's model as the kernel shows it twice: hca_type and the PCI ID
+ * (MT4125 is a ConnectX-6 Dx, 15b3:101d; MT4129 a ConnectX-7, 15b3:1021). */
+static void set_hca_type(struct fab_model *m, int c, const char *type)
+{
+	fab_strlcpy(m->nics[c].hca_type, type, sizeof(m->nics[c].hca_type));
+	m->pci[m->nics[c].pci].device = fab_int_of(strcmp(type, "MT4125") == 0 ? 0x101d : 0x1021);
+}
+
 /* The rule written above port_unused(), case by case. */
 static void test_port_unused_rule(void **state)
 {
@@ -332,9 +340,9 @@ static void test_port_unused_rule(void **state)
 	/* Two cards, the other's port 2 up: a rail (one up, none down). */
 	four_dual_port(&m, 0xe);
 	for (int c = 2; c < 8; c++)
-		fab_strlcpy(m.nics[c].hca_type, "MT4125", sizeof(m.nics[c].hca_type));
-	fab_strlcpy(m.nics[2].hca_type, "MT4129", sizeof(m.nics[2].hca_type));
-	fab_strlcpy(m.nics[3].hca_type, "MT4129", sizeof(m.nics[3].hca_type));
+		set_hca_type(&m, c, "MT4125");
+	set_hca_type(&m, 2, "MT4129");
+	set_hca_type(&m, 3, "MT4129");
 	findings_run(&m);
 	f = find_f(&m, "links.port-down", "mlx5_1/1");
 	assert_non_null(f);
@@ -344,7 +352,7 @@ static void test_port_unused_rule(void **state)
 
 	/* Another model's port 2 up is no sibling: hca_type, then board id. */
 	four_dual_port(&m, 0x2);
-	fab_strlcpy(m.nics[3].hca_type, "MT4125", sizeof(m.nics[3].hca_type));
+	set_hca_type(&m, 3, "MT4125");
 	findings_run(&m);
 	assert_non_null(find_f(&m, "links.port-unused", "mlx5_1/1"));
 	model_free(&m);
