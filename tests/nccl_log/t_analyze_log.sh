@@ -49,8 +49,8 @@ check "2.12 RoCE without GDR" 1 "no-gdr: completed over IB without GPUDirect RDM
 check "2.18 no libibverbs" 1 "socket-fallback: Failed to open libibverbs.so[.1]" "$F/v2.18-socket-fallback-no-verbs.log"
 check "2.21 IBext plugin with NCCL_IB_DISABLE=1" 0 "ok: completed over IBext_v8, GPUDirect RDMA on" "$F/v2.21-ibext-plugin-ignores-ib-disable.log"
 check "2.23 QP connect timeout" 1 "ib-error: Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3" "$F/v2.23-modify-qp-timeout.log"
-check "2.24 nccl-tests hang" 1 "incomplete: nccl-tests stopped after the 65536-byte row, before its summary" "$F/v2.24-tests-hang.log"
-check "2.26 wrong values" 1 "nccl-error: nccl-tests found 24 wrong values (Out of bounds values)" "$F/v2.26-wrong-values.log"
+check "2.24 nccl-tests hang" 1 "incomplete: nccl-tests all_reduce_perf stopped after the 65536-byte row, before its summary" "$F/v2.24-tests-hang.log"
+check "2.26 wrong values" 1 "nccl-error: nccl-tests found 24 wrong values in all_reduce_perf (Out of bounds values)" "$F/v2.26-wrong-values.log"
 
 # issue 13: the verdict is the cause even when the log is cut; outcome apart;
 # warnings. Real logs from public trackers (tests/fixtures/nccl-logs/README):
@@ -72,7 +72,7 @@ then ok "text: outcome and warning lines"; else nok "text: outcome and warning l
 
 check_json "JSON: 2.19 completion error" 1 '[.verdict, .errors.list[0].kind, .errors.list[0].status, .errors.list[0].status_text, .ranks]' \
 	'["ib-error","completion-error",12,"transport retry counter exceeded",2]' "$F/v2.19-completion-error-mpirun.log"
-check_json "JSON: 2.10 HCAs, GDR, bus bandwidth" 0 '[.hcas[].name, .gdr.state, .nccl_tests.avg_busbw_gbs, .nccl_tests.sizes[3].busbw_oop_gbs, .qps.mtu]' \
+check_json "JSON: 2.10 HCAs, GDR, bus bandwidth" 0 '[.hcas[].name, .gdr.state, .nccl_tests.runs[0].avg_busbw_gbs, .nccl_tests.runs[0].sizes[3].busbw_oop_gbs, .qps.mtu]' \
 	'["mlx5_0","mlx5_1","on",18.7711,58.99,[4096]]' "$F/v2.10-ib-gdr-ok.log"
 check_json "JSON: h200 bad ifname env and files" 1 '[.env, .files[0].lines, .version, .bootstrap.interface]' \
 	'[[{"name":"NCCL_SOCKET_IFNAME","value":"bogus0","conflict":false}],8,null,null]' "$F/h200-bad-ifname.log"

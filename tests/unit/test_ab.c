@@ -432,8 +432,8 @@ static void test_engine_ok_env_reaches_child(void **state)
 	assert_int_equal(ab.run[1].state, AB_COMPLETED);
 	assert_string_equal(ab.measure, "bus bandwidth");
 	assert_true(ab.ratio > 19.999 && ab.ratio < 20.001);
-	assert_true(ab.run[0].log.avg_busbw.ok && ab.run[0].log.avg_busbw.v == 180.0);
-	assert_true(ab.run[1].log.avg_busbw.ok && ab.run[1].log.avg_busbw.v == 9.0);
+	assert_true(ab.run[0].log.ncolls == 1 && ab.run[0].log.colls[0].avg_busbw.ok && ab.run[0].log.colls[0].avg_busbw.v == 180.0);
+	assert_true(ab.run[1].log.ncolls == 1 && ab.run[1].log.colls[0].avg_busbw.ok && ab.run[1].log.colls[0].avg_busbw.v == 9.0);
 	assert_int_equal(ab.run[0].log.nccl_lines, 26);
 	assert_true(nccl_log_used_rdma(&ab.run[0].log));
 	assert_false(nccl_log_used_rdma(&ab.run[1].log));

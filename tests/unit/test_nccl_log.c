@@ -284,17 +284,17 @@ static void test_v210_ib_gdr_ok(void **state)
 	assert_int_equal(a->nmtu, 1);
 	assert_int_equal(a->mtu[0], 4096);
 	assert_int_equal(a->ngid_index, 0);  /* IB: LID, no GID */
-	assert_int_equal(a->nsizes, 4);
-	assert_int_equal(a->sizes[3].bytes, 134217728);
-	assert_int_equal(a->sizes[3].count, 33554432);
-	assert_string_equal(a->sizes[3].type, "float");
-	assert_string_equal(a->sizes[3].redop, "sum");
-	assert_float_equal(a->sizes[3].algbw_oop.v, 39.33, 1e-9);
-	assert_float_equal(a->sizes[3].busbw_oop.v, 58.99, 1e-9);
-	assert_float_equal(a->sizes[3].busbw_ip.v, 59.06, 1e-9);
-	assert_true(a->avg_busbw.ok);
-	assert_float_equal(a->avg_busbw.v, 18.7711, 1e-9);
-	assert_int_equal(a->oob_values.v, 0);
+	assert_int_equal(a->colls[0].nsizes, 4);
+	assert_int_equal(a->colls[0].sizes[3].bytes, 134217728);
+	assert_int_equal(a->colls[0].sizes[3].count, 33554432);
+	assert_string_equal(a->colls[0].sizes[3].type, "float");
+	assert_string_equal(a->colls[0].sizes[3].redop, "sum");
+	assert_float_equal(a->colls[0].sizes[3].algbw_oop.v, 39.33, 1e-9);
+	assert_float_equal(a->colls[0].sizes[3].busbw_oop.v, 58.99, 1e-9);
+	assert_float_equal(a->colls[0].sizes[3].busbw_ip.v, 59.06, 1e-9);
+	assert_true(a->colls[0].avg_busbw.ok);
+	assert_float_equal(a->colls[0].avg_busbw.v, 18.7711, 1e-9);
+	assert_int_equal(a->colls[0].oob_values.v, 0);
 	assert_int_equal(a->init_complete, 4);
 	assert_int_equal(a->destroy_complete, 2);
 	done(a);
@@ -324,11 +324,11 @@ static void test_v212_roce_no_gdr(void **state)
 	assert_int_equal(a->nranks.v, 16);
 	assert_int_equal(a->nnodes.v, 2);
 	/* nccl-tests with the root column */
-	assert_int_equal(a->nsizes, 4);
-	assert_int_equal(a->sizes[0].bytes, 1048576);
-	assert_float_equal(a->sizes[0].busbw_oop.v, 4.77, 1e-9);
-	assert_float_equal(a->sizes[0].algbw_ip.v, 2.56, 1e-9);
-	assert_float_equal(a->avg_busbw.v, 12.9452, 1e-9);
+	assert_int_equal(a->colls[0].nsizes, 4);
+	assert_int_equal(a->colls[0].sizes[0].bytes, 1048576);
+	assert_float_equal(a->colls[0].sizes[0].busbw_oop.v, 4.77, 1e-9);
+	assert_float_equal(a->colls[0].sizes[0].algbw_ip.v, 2.56, 1e-9);
+	assert_float_equal(a->colls[0].avg_busbw.v, 12.9452, 1e-9);
 	done(a);
 }
 
@@ -371,8 +371,8 @@ static void test_v219_completion_error(void **state)
 	assert_null(nccl_wc_status_str(-1));
 	assert_null(nccl_wc_status_str(22));
 	assert_true(a->tests_started);
-	assert_false(a->avg_busbw.ok);
-	assert_int_equal(a->nsizes, 1);
+	assert_false(a->colls[0].avg_busbw.ok);
+	assert_int_equal(a->colls[0].nsizes, 1);
 	assert_int_equal(a->first_retcode.v, 6);
 	assert_string_equal(a->version, "2.19.3+cuda12.3");
 	assert_int_equal(a->gdr, NCCL_GDR_ON);
@@ -421,8 +421,8 @@ static void test_v221_plugins(void **state)
 	assert_int_equal(a->gdr_enabled_lines, 2);
 	assert_int_equal(a->ch_net_gdr, 2);
 	assert_int_equal(a->ch_p2p, 2);
-	assert_float_equal(a->avg_busbw.v, 259.32, 1e-9);
-	assert_float_equal(a->sizes[1].busbw_ip.v, 272.13, 1e-9);
+	assert_float_equal(a->colls[0].avg_busbw.v, 259.32, 1e-9);
+	assert_float_equal(a->colls[0].sizes[1].busbw_ip.v, 272.13, 1e-9);
 	done(a);
 
 	a = analyze(FIX "v2.21-torch-watchdog.log");
@@ -472,16 +472,16 @@ static void test_tests_results(void **state)
 	struct nccl_log *a = analyze(FIX "v2.24-tests-hang.log");
 	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
 	assert_int_equal(a->outcome, NCCL_RUN_INCOMPLETE);
-	assert_string_equal(a->reason, "nccl-tests stopped after the 65536-byte row, before its summary");
+	assert_string_equal(a->reason, "nccl-tests all_reduce_perf stopped after the 65536-byte row, before its summary");
 	assert_string_equal(a->version, "2.24.3");  /* nccl-library=22403 */
-	assert_int_equal(a->nsizes, 3);
+	assert_int_equal(a->colls[0].nsizes, 3);
 	done(a);
 
 	a = analyze(FIX "v2.26-wrong-values.log");
 	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
 	assert_int_equal(a->outcome, NCCL_RUN_COMPLETED);
-	assert_string_equal(a->reason, "nccl-tests found 24 wrong values (Out of bounds values)");
-	assert_int_equal(a->oob_values.v, 24);
+	assert_string_equal(a->reason, "nccl-tests found 24 wrong values in all_reduce_perf (Out of bounds values)");
+	assert_int_equal(a->colls[0].oob_values.v, 24);
 	done(a);
 
 	a = analyze(FIX "v2.27-version-mismatch.log");
@@ -618,8 +618,8 @@ static void test_crlf_and_cut_line(void **state)
 	assert_string_equal(a->hcas[1].link_layer, "IB");
 	assert_string_equal(a->nets[0].name, "IB");
 	assert_string_equal(a->reason, b->reason);
-	assert_int_equal(a->nsizes, b->nsizes);
-	assert_float_equal(a->avg_busbw.v, 18.7711, 1e-9);
+	assert_int_equal(a->colls[0].nsizes, b->colls[0].nsizes);
+	assert_float_equal(a->colls[0].avg_busbw.v, 18.7711, 1e-9);
 	assert_string_equal(a->last_line, b->last_line);
 	done(a);
 	done(b);
@@ -631,7 +631,7 @@ static void test_crlf_and_cut_line(void **state)
 			 "# nThread 1 nGpus 1\n"
 			 "     8      2   float   sum   -1   30.1   0.00   0.00   0   29.8   0.00   0.00   0\n"
 			 "  1048576   262144   float   sum   -1   98.3");
-	assert_int_equal(a->nsizes, 1);
+	assert_int_equal(a->colls[0].nsizes, 1);
 	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
 	done(a);
 	a = analyze_text("h:1:1 [0] NCCL INFO Using network IB");
@@ -701,8 +701,8 @@ static void test_bounds(void **state)
 	assert_int_equal(a->nenv, NCCL_LOG_MAX_ENV);
 	assert_true(a->env[0].conflict);
 	assert_false(a->env[1].conflict);
-	assert_int_equal(a->nsizes, NCCL_LOG_MAX_SIZES);
-	assert_int_equal(a->sizes_dropped, 6);
+	assert_int_equal(a->colls[0].nsizes, NCCL_LOG_MAX_SIZES);
+	assert_int_equal(a->colls[0].sizes_dropped, 6);
 	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
 	assert_string_equal(a->reason, "odd thing 0");
 	done(a);
