@@ -1208,7 +1208,7 @@ static void on_tests_comment(struct nccl_log *a, const char *s)
 		/* A table header after a run's rows: the next run, whose nThread
 		 * line was lost (a cut paste, grep). */
 		a->tests_started = true;
-		if ((c = coll_cur(a)) && !coll_fresh(c))
+		if (a->st.coll_drop ? a->st.coll_drop_data : (c = coll_cur(a)) && !coll_fresh(c))
 			coll_begin(a);
 	} else if (has(s, "Using devices") || has(s, " Rank ")) {
 		a->tests_started = true;

@@ -121,9 +121,13 @@ void nccl_log_line_rate(struct nccl_log *a, const struct fab_model *m)
 			bool a2a = strncmp(c->name, "alltoall", 8) == 0 && nodes > 1;
 			double f = a2a ? (double)nodes / (double)(nodes - 1) : 1.0;
 			c->line_gbs = fab_num_of(per_rank * f);
-			snprintf(c->basis, sizeof(c->basis), "%d HCA%s, %.0f Gb/s in all, for %lld rank%s per node%s",
-				 a->nhcas, a->nhcas == 1 ? "" : "s", total, local, local == 1 ? "" : "s",
-				 a2a ? "; alltoall: x N/(N-1) on N nodes, only the off-node share crosses the NICs" : "");
+			char tail[96] = "";
+			if (a2a)
+				snprintf(tail, sizeof(tail), ", x %lld/%lld for alltoall on %lld nodes (only the "
+					 "off-node share crosses the NICs)", nodes, nodes - 1, nodes);
+			snprintf(c->basis, sizeof(c->basis), "the %d HCA%s NCCL used, %.0f Gb/s in all, shared "
+				 "by %lld rank%s per node%s", a->nhcas, a->nhcas == 1 ? "" : "s", total, local,
+				 local == 1 ? "" : "s", tail);
 			if (c->peak_busbw.ok)
 				c->pct = fab_num_of(c->peak_busbw.v / c->line_gbs.v * 100.0);
 		}

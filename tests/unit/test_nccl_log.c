@@ -491,6 +491,96 @@ static void test_tests_results(void **state)
 	done(a);
 }
 
+/* Several nccl-tests runs in one output (issue 13, class 8). */
+static void test_tests_runs(void **state)
+{
+	(void)state;
+	/* https://github.com/NVIDIA/nccl-tests/issues/78 (ngc7292's comment):
+	 * all_reduce, then alltoall, whose rows carry no redop before 2.13. */
+	struct nccl_log *a = analyze(FIX "tests78-v2.8-allreduce-then-alltoall.log");
+	assert_int_equal(a->ncolls, 2);
+	assert_string_equal(a->colls[0].name, "");
+	assert_int_equal(a->colls[0].nsizes, 2);
+	assert_string_equal(a->colls[0].sizes[1].redop, "sum");
+	assert_float_equal(a->colls[0].avg_busbw.v, 4.32178, 1e-9);
+	assert_float_equal(a->colls[0].peak_busbw.v, 4.33, 1e-9);
+	assert_int_equal(a->colls[0].peak_bytes, 268435456);
+	assert_int_equal(a->colls[1].nsizes, 2);
+	assert_string_equal(a->colls[1].sizes[0].redop, "");
+	assert_int_equal(a->colls[1].sizes[1].count, 2097152);
+	assert_float_equal(a->colls[1].sizes[1].busbw_ip.v, 0.51, 1e-9);
+	assert_float_equal(a->colls[1].avg_busbw.v, 0.507636, 1e-9);
+	assert_int_equal(a->colls[1].verdict, NCCL_CV_OK);
+	assert_string_equal(a->colls[1].reason, "peak bus bandwidth 0.51 GB/s at 268435456 B; line rate unknown");
+	assert_int_equal(a->verdict, NCCL_V_OK);
+	assert_int_equal(a->outcome, NCCL_RUN_COMPLETED);
+	char buf[32];
+	assert_string_equal(nccl_coll_label(a, 1, buf, sizeof(buf)), "run 2");
+	done(a);
+
+	/* The binary from the command line before the output: nixpkgs#251856
+	 * (https://github.com/NixOS/nixpkgs/pull/251856, nccl-tests 2.13.6,
+	 * first run of the suite, excerpt up to its first row). Build output
+	 * names binaries it does not run (nccl-tests#294). */
+	a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	nccl_log_init(a);
+	feed_text(a,
+		"Linking  /home/ubuntu/nccl-tests/build/reduce.o > /home/ubuntu/nccl-tests/build/reduce_perf\n"
+		"Running /nix/store/6v92dmg26nf71b46b20q4664b3d9y08i-nccl-tests-2.13.6/bin/all_gather_perf\n"
+		"# nThread 1 nGpus 1 minBytes 33554432 maxBytes 33554432 step: 1048576(bytes) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+		"#\n"
+		"# Using devices\n"
+		"#  Rank  0 Group  0 Pid 272738 on nixos-desktop device  0 [0x01] NVIDIA GeForce RTX 4090\n"
+		"#\n"
+		"#                                                              out-of-place                       in-place          \n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
+		"    33554432       8388608     float    none      -1    18.48  1816.16    0.00      0     0.05  619657.10    0.00      0\n");
+	nccl_log_finish(a);
+	assert_int_equal(a->ncolls, 1);
+	assert_string_equal(a->colls[0].name, "all_gather_perf");
+	assert_string_equal(a->colls[0].named_by, "command");
+	assert_string_equal(a->colls[0].sizes[0].redop, "none");
+	assert_int_equal(a->colls[0].verdict, NCCL_CV_INCOMPLETE);
+	assert_string_equal(a->colls[0].reason, "no summary: stopped after the 33554432-byte row");
+	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
+	assert_string_equal(a->reason, "nccl-tests all_gather_perf stopped after the 33554432-byte row, "
+			    "before its summary");
+	done(a);
+
+	/* A second table after a summary is a second run even without its
+	 * nThread line; the cap keeps NCCL_LOG_MAX_COLLS and counts the rest. */
+	a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	nccl_log_init(a);
+	for (int k = 0; k < NCCL_LOG_MAX_COLLS + 3; k++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+			 "     1048576        262144     float     sum      -1    98.31   10.67   %d.00      0    97.85   10.72   16.07      0\n"
+			 "# Out of bounds values : %d %s\n"
+			 "# Avg bus bandwidth    : %d.5 \n", 10 + k, k == 1 ? 3 : 0, k == 1 ? "FAILED" : "OK", k);
+		feed_text(a, text);
+	}
+	nccl_log_finish(a);
+	assert_int_equal(a->ncolls, NCCL_LOG_MAX_COLLS);
+	assert_int_equal(a->colls_dropped, 3);
+	for (int k = 0; k < NCCL_LOG_MAX_COLLS; k++) {
+		assert_int_equal(a->colls[k].nsizes, 1);
+		assert_float_equal(a->colls[k].avg_busbw.v, k + 0.5, 1e-9);
+		assert_float_equal(a->colls[k].peak_busbw.v, 10 + k < 16.07 ? 16.07 : 10 + k, 1e-9);
+	}
+	assert_int_equal(a->colls[1].verdict, NCCL_CV_WRONG);
+	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
+	assert_string_equal(a->reason, "nccl-tests found 3 wrong values (Out of bounds values)");
+	/* Without a model: every run's line rate is unknown, and says why. */
+	nccl_log_line_rate(a, NULL);
+	assert_false(a->colls[0].line_gbs.ok);
+	assert_string_equal(a->colls[0].basis, "no NCCL INFO line says which HCAs NCCL used (set NCCL_DEBUG=INFO)");
+	done(a);
+}
+
 static void test_v228_completion_words(void **state)
 {
 	(void)state;
@@ -1144,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_v222_bootstrap_srun),
 		cmocka_unit_test(test_v223_qp_timeout),
 		cmocka_unit_test(test_tests_results),
+		cmocka_unit_test(test_tests_runs),
 		cmocka_unit_test(test_v228_completion_words),
 		cmocka_unit_test(test_unknown_and_garbage),
 		cmocka_unit_test(test_interleaved_ranks),
