@@ -158,8 +158,165 @@ double pcie_gbps(double gts, long long width)
 	return gts * (double)width * (gts < 8.0 ? 0.8 : 128.0 / 130.0);
 }
 
+/* Of the encoded rate, TLP headers and framing, DLLPs (acks, flow control)
+ * and the read requests of the NIC's DMA leave about 80% for data. Adapters
+ * are sized to it: 100 Gb/s ports on Gen3 x16 (126 Gb/s encoded), 200 on
+ * Gen4 x16 (252), 400 on Gen5 x16 (504); and a Gen5 x4 link is "roughly
+ * 100Gbps" (ServeTheHome on the GB10's ConnectX-7,
+ * https://www.servethehome.com/the-nvidia-gb10-connectx-7-200gbe-networking-is-really-different). */
+#define PCIE_PAYLOAD_SHARE 0.8
+
+double pcie_payload_gbps(double gts, long long width)
+{
+	return pcie_gbps(gts, width) * PCIE_PAYLOAD_SHARE;
+}
+
+const struct fab_pci_dev *nic_pci(const struct fab_model *m, const struct fab_nic *n)
+{
+	return n->pci >= 0 && n->pci < m->npci ? &m->pci[n->pci] : NULL;
+}
+
+const struct fab_pci_dev *nic_link_dev(const struct fab_model *m, const struct fab_nic *n)
+{
+	const struct fab_pci_dev *d = nic_pci(m, n);
+	if (d && d->is_vf) {
+		int pf = d->pf_bdf[0] ? model_find_pci(m, d->pf_bdf) : FAB_NO_INDEX;
+		return pf != FAB_NO_INDEX ? &m->pci[pf] : NULL;
+	}
+	return d;
+}
+
+/* "0000:0000:0000:0000" (a soft device, some VFs) names no adapter. */
+static bool guid_set(const char *g)
+{
+	return g[0] && strspn(g, "0:") != strlen(g);
+}
+
+/* The physical function behind an HCA: its own, or its PF's for a VF
+ * (NULL when that PF is not an HCA here). */
+static const struct fab_nic *nic_pf(const struct fab_model *m, const struct fab_nic *n)
+{
+	const struct fab_pci_dev *d = nic_pci(m, n);
+	if (!d || !d->is_vf)
+		return n;
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_pci_dev *e = nic_pci(m, &m->nics[i]);
+		if (e && !e->is_vf && strcmp(e->bdf, d->pf_bdf) == 0)
+			return &m->nics[i];
+	}
+	return NULL;
+}
+
+/* Two physical functions of one card: the same PCI ID, and the same slot
+ * (one link), or the same system image GUID and board id (a multi-host or
+ * socket-direct card shows its functions in two PCI domains:
+ * 0000:01:00.0 and 0002:01:00.0 on a GB10). */
+static bool pf_same_card(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
+{
+	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
+	if (!da || !db || da->is_vf || db->is_vf || !da->vendor.ok || !db->vendor.ok ||
+	    !da->device.ok || !db->device.ok || da->vendor.v != db->vendor.v ||
+	    da->device.v != db->device.v)
+		return false;
+	if (fab_bdf_same_slot(da->bdf, db->bdf))
+		return true;
+	return guid_set(a->sys_image_guid) && strcmp(a->sys_image_guid, b->sys_image_guid) == 0 &&
+	       strcmp(a->board_id, b->board_id) == 0;
+}
+
+#define CARD_MAX_LINKS 8
+
+/* Each HCA's card, the card's links and ports, and what one of its ports
+ * can do: the lower of the model's port maximum and its total shared by
+ * the ports (a dual-port ConnectX-7: 200 Gb/s each; a dual-port
+ * ConnectX-5: 100 each, as on the single-port card). SR-IOV VFs share
+ * their PF's card and are no ports of it. */
+static void card_derive(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		struct fab_nic *n = &m->nics[i];
+		const struct fab_nic *pf = nic_pf(m, n);
+		n->card = i;
+		if (pf && pf != n) {
+			n->card = (int)(pf - m->nics);
+			continue;   /* a PF comes first in bus order; set below if not */
+		}
+		for (int j = 0; j < i; j++)
+			if (pf_same_card(m, &m->nics[j], n)) {
+				n->card = m->nics[j].card;
+				break;
+			}
+	}
+	for (int i = 0; i < m->nnics; i++) {
+		struct fab_nic *n = &m->nics[i];
+		n->card = m->nics[n->card].card;   /* a VF listed before its PF */
+	}
+	for (int i = 0; i < m->nnics; i++) {
+		struct fab_nic *n = &m->nics[i];
+		int card = n->card;
+		/* The card's links: its physical functions' slots (a card has
+		 * one, a multi-host card one per host or socket). */
+		char slots[CARD_MAX_LINKS][16];
+		int nslots = 0, ports_per_slot[CARD_MAX_LINKS] = { 0 }, ports = 0;
+		for (int j = 0; j < m->nnics; j++) {
+			const struct fab_nic *o = &m->nics[j];
+			const struct fab_pci_dev *d = nic_pci(m, o);
+			if (o->card != card || !d || d->is_vf)
+				continue;
+			int s = 0;
+			while (s < nslots && !fab_bdf_same_slot(slots[s], d->bdf))
+				s++;
+			if (s == CARD_MAX_LINKS)
+				continue;
+			if (s == nslots)
+				fab_strlcpy(slots[nslots++], d->bdf, sizeof(slots[0]));
+			ports_per_slot[s] += o->nports;
+			if (ports_per_slot[s] > ports)
+				ports = ports_per_slot[s];
+		}
+		n->card_links = nslots;
+		n->card_ports = ports;
+		const struct fab_nic *c = &m->nics[card];
+		n->cap_gbps = (fab_num){ 0, false };
+		n->cap_sure = false;
+		if (c->cap_port_max.ok && c->cap_card_total.ok && ports > 0) {
+			double each = c->cap_card_total.v / ports;
+			n->cap_gbps = fab_num_of(each < c->cap_port_max.v ? each : c->cap_port_max.v);
+			/* With one port seen, a card whose ports share its total might
+			 * have a second one out of sight (another container's). */
+			n->cap_sure = ports > 1 || c->cap_card_total.v >= 2 * c->cap_port_max.v;
+		}
+	}
+}
+
+double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
+		      const struct fab_port *p, char *why, size_t len)
+{
+	if (why && len)
+		why[0] = '\0';
+	if (!p->rate_gbps.ok || p->rate_gbps.v <= 0)
+		return 0;
+	double rate = p->rate_gbps.v;
+	const struct fab_pci_dev *d = nic_link_dev(m, n);
+	if (!d || !d->link.cur_speed.ok || !d->link.cur_width.ok)
+		return rate;
+	double pcie = pcie_payload_gbps(d->link.cur_speed.v, d->link.cur_width.v);
+	if (pcie >= rate)
+		return rate;
+	if (why && len) {
+		snprintf(why, len, "about %.0f Gb/s, what PCIe %g GT/s x%lld (%s) carries of the port's %.0f",
+			 pcie, d->link.cur_speed.v, d->link.cur_width.v, d->bdf, rate);
+		if (n->card_links > 1)
+			fab_catf(why, len, "; the card serves its ports through %d PCIe links "
+				 "(multi-host/socket direct): the functions together make the port",
+				 n->card_links);
+	}
+	return pcie;
+}
+
 void model_derive(struct fab_model *m)
 {
+	card_derive(m);
 	for (int i = 0; i < m->nnics; i++) {
 		struct fab_nic *n = &m->nics[i];
 		int np = n->nports > FAB_MAX_PORTS ? FAB_MAX_PORTS : n->nports;

@@ -227,8 +227,10 @@ static void port_lines(struct run *rn)
 		char lbl[96], word[64];
 		if (p->port == 0)
 			continue;       /* device-level hw_counters: no traffic of their own */
-		const struct fab_port *mp = model_find_port(rn->m, p->dev, p->port, NULL);
-		fab_num line = mp ? mp->rate_gbps : (fab_num){ 0, false };
+		const struct fab_nic *mn = NULL;
+		const struct fab_port *mp = model_find_port(rn->m, p->dev, p->port, &mn);
+		double lg = mp ? port_line_gbps(rn->m, mn, mp, NULL, 0) : 0;
+		fab_num line = lg > 0 ? fab_num_of(lg) : (fab_num){ 0, false };
 		bool rates = p->present && p->has_rates;
 		out_open_obj(o, NULL);
 		out_text(o, "  %-*s", rn->pw + 2, port_label(p, lbl, sizeof(lbl)));

@@ -124,7 +124,8 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 	out_close_obj(o);
 }
 
-static void port_detail(struct fab_out *o, const struct fab_model *m, const struct fab_port *pt)
+static void port_detail(struct fab_out *o, const struct fab_model *m, const struct fab_nic *n,
+			const struct fab_port *pt)
 {
 	out_open_obj(o, NULL);
 	out_int(o, PR_ANY, "port", "  port %lld:", fab_int_of(pt->num));
@@ -133,6 +134,11 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	out_str(o, PR_ANY, "phys_state", " / %s", port_phys_word(pt, pb, sizeof(pb)));
 	out_str(o, PR_ANY, "rate", ", %s", pt->rate_str);
 	out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
+	char why[200];
+	double line = port_line_gbps(m, n, pt, why, sizeof(why));
+	out_num(o, PR_JSON, "line_gbps", NULL, line > 0 ? fab_num_of(line) : (fab_num){ 0, false });
+	if (why[0])
+		out_str(o, PR_ANY, "line_why", " (line rate %s)", why);
 	out_int(o, PR_JSON, "width", NULL, pt->width);
 	out_str(o, PR_JSON, "speed", NULL, pt->speed);
 	out_str(o, PR_ANY, "link_layer", ", %s", ll_name(pt->ll));
@@ -226,7 +232,7 @@ static void device_detail(struct fab_out *o, const struct fab_model *m, const st
 	out_text(o, "\n");
 	out_open_arr(o, "ports");
 	for (int i = 0; i < n->nports; i++)
-		port_detail(o, m, &n->ports[i]);
+		port_detail(o, m, n, &n->ports[i]);
 	out_close_arr(o);
 	out_close_obj(o);
 }

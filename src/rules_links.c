@@ -282,14 +282,26 @@ static void rule_no_sm(struct fab_model *m)
 
 /* ---- links.rate-degraded --------------------------------------------- */
 
-/* The rate most (more than half) of the other ACTIVE ports of the same link
- * layer run at, when there are at least three of them. */
-static bool sibling_rate(const struct fab_model *m, const struct fab_port *self,
-			 double *rate, int *agree, int *total)
+/* Two HCAs of one adapter model (PCI ID): ports of different models are no
+ * siblings, their rates differ by design. */
+static bool same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
+{
+	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
+	return da && db && da->vendor.ok && db->vendor.ok && da->device.ok && db->device.ok &&
+	       da->vendor.v == db->vendor.v && da->device.v == db->device.v;
+}
+
+/* The rate most (more than half) of the other ACTIVE ports of the same
+ * adapter model and link layer run at, when there are at least three of
+ * them. */
+static bool sibling_rate(const struct fab_model *m, const struct fab_nic *self_nic,
+			 const struct fab_port *self, double *rate, int *agree, int *total)
 {
 	double vals[64];
 	int cnt[64], nv = 0, tot = 0;
-	for (int i = 0; i < m->nnics; i++)
+	for (int i = 0; i < m->nnics; i++) {
+		if (!same_model(m, &m->nics[i], self_nic))
+			continue;
 		for (int k = 0; k < m->nics[i].nports; k++) {
 			const struct fab_port *q = &m->nics[i].ports[k];
 			if (q == self || !port_active(q) || !q->rate_gbps.ok ||
@@ -307,6 +319,7 @@ static bool sibling_rate(const struct fab_model *m, const struct fab_port *self,
 			}
 			cnt[v]++;
 		}
+	}
 	if (tot < 3)
 		return false;
 	for (int v = 0; v < nv; v++)
@@ -324,13 +337,15 @@ static const char *pci_bdf(const struct fab_model *m, const struct fab_nic *n)
 	return n->pci >= 0 && n->pci < m->npci ? m->pci[n->pci].bdf : "";
 }
 
-/* An ACTIVE port below what it should run at: the adapter's capability, all
- * four lanes (InfiniBand; Ethernet 1X/2X is native for 25/50/100 GbE), or
- * the rate most of its siblings run at. The severity follows the evidence:
- * a warning needs the siblings or the IB lane count; the capability alone
- * gives info, because the table knows the chip, not the card (a dual-port
- * ConnectX-7 runs 200 Gb/s per port where the single-port one runs 400),
- * and a port that runs like its sibling majority meets a node-wide limit. */
+/* An ACTIVE port below what it should run at: what one port of its card
+ * can do (card_derive: a dual-port ConnectX-5 EDR card runs 100 Gb/s on
+ * each port), all four lanes (InfiniBand; Ethernet 1X/2X is native for
+ * 25/50/100 GbE), or the rate most of its siblings of the same model run
+ * at. A warning when the evidence is firm: below a capability that does
+ * not depend on ports out of sight (cap_sure), below its siblings, or
+ * narrowed. Below a capability that might (one port of a ConnectX-7 seen:
+ * 400 alone, 200 on a dual-port card) is info. A narrowed port is
+ * expected at what its card does at 4X, never at another model's rate. */
 static void rule_rate_degraded(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
@@ -341,7 +356,7 @@ static void rule_rate_degraded(struct fab_model *m)
 				continue;
 			double rate = p->rate_gbps.v, sib = 0;
 			int agree = 0, total = 0;
-			bool has_sib = sibling_rate(m, p, &sib, &agree, &total);
+			bool has_sib = sibling_rate(m, n, p, &sib, &agree, &total);
 			bool below_cap = n->cap_gbps.ok && rate < n->cap_gbps.v - 0.5;
 			bool below_sib = has_sib && rate < sib - 0.5;
 			bool narrow = is_ib(p) && p->width.ok && p->width.v < 4 &&
@@ -349,7 +364,8 @@ static void rule_rate_degraded(struct fab_model *m)
 			if (!below_cap && !below_sib && !narrow)
 				continue;
 			bool like_sibs = has_sib && same_rate(rate, sib);
-			enum fab_severity sev = below_sib || (narrow && !like_sibs) ? SEV_WARN : SEV_INFO;
+			enum fab_severity sev = below_sib || (below_cap && n->cap_sure && !like_sibs) ||
+						(narrow && !like_sibs) ? SEV_WARN : SEV_INFO;
 			double expect = below_cap ? n->cap_gbps.v : 0;
 			if (below_sib && sib > expect)
 				expect = sib;
@@ -360,9 +376,9 @@ static void rule_rate_degraded(struct fab_model *m)
 			port_dir(n, p, dir, sizeof(dir));
 			const char *ll = is_roce(p) ? "RoCE" : "IB";
 			if (below_cap)
-				fab_catf(why, sizeof(why), "the adapter can do %.0f Gb/s%s", n->cap_gbps.v,
-				    sev == SEV_INFO && !like_sibs ? " (the chip's maximum: multi-port cards "
-				    "run less per port)" : "");
+				fab_catf(why, sizeof(why), "a port of this card can do %.0f Gb/s%s", n->cap_gbps.v,
+				    sev == SEV_INFO && !n->cap_sure && !like_sibs ? " (if the card has one port: a dual-port "
+				    "card runs less per port)" : "");
 			if (below_sib)
 				fab_catf(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
 				    why[0] ? "; " : "", agree, total, ll, sib);
@@ -382,8 +398,10 @@ static void rule_rate_degraded(struct fab_model *m)
 						     "split-cable design)" : "");
 			snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
 			if (n->cap_gbps.ok)
-				fab_catf(f->evidence, sizeof(f->evidence), "; capability of %s %s: %.0f Gb/s (fabtop's adapter table)",
-				    n->name, n->hca_type[0] ? n->hca_type : n->board_id, n->cap_gbps.v);
+				fab_catf(f->evidence, sizeof(f->evidence), "; a port of %s (%s, %d port%s on the card): "
+				    "%.0f Gb/s (fabtop's adapter table)", n->name,
+				    n->hca_type[0] ? n->hca_type : n->board_id, n->card_ports,
+				    n->card_ports == 1 ? "" : "s", n->cap_gbps.v);
 			if (has_sib)
 				fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
 				    agree, total, ll, sib);
@@ -414,20 +432,33 @@ static int pcie_gen(double gts)
 }
 
 
-/* The NIC's PCIe link is slower than the sum of its ACTIVE ports: the port
- * can never run at line rate. pcie.degraded says whether the link is below
- * its own capability; this rule says whether the port rate fits at all. */
+/* The PCIe link behind an HCA for this rule: its own function's, never a
+ * VF's (a VF crosses its PF's link and repeats its PF's ports). */
+static const struct fab_pci_dev *pf_link(const struct fab_model *m, const struct fab_nic *n)
+{
+	const struct fab_pci_dev *d = nic_pci(m, n);
+	return d && !d->is_vf ? d : NULL;
+}
+
+/* The NIC's PCIe link is slower than the share of its ACTIVE ports it
+ * carries: the port can never run at line rate. pcie.degraded says whether
+ * the link is below its own capability; this rule says whether the port
+ * rate fits at all. The physical functions of one slot share its link and
+ * sum; a multi-host / socket-direct card (card_links > 1) spreads each
+ * port over its links, by design, so each link carries its share, and
+ * moving the card is never the answer. */
 static void rule_pcie_bottleneck(struct fab_model *m)
 {
 	for (int i = 0; i < m->nnics; i++) {
 		const struct fab_nic *n = &m->nics[i];
-		if (n->pci < 0 || n->pci >= m->npci)
+		const struct fab_pci_dev *d = pf_link(m, n);
+		if (!d)
 			continue;
-		const struct fab_pci_dev *d = &m->pci[n->pci];
 		bool seen = false;
-		for (int j = 0; j < i && !seen; j++)
-			seen = m->nics[j].pci >= 0 && m->nics[j].pci < m->npci &&
-			       fab_bdf_same_slot(m->pci[m->nics[j].pci].bdf, d->bdf);
+		for (int j = 0; j < i && !seen; j++) {
+			const struct fab_pci_dev *e = pf_link(m, &m->nics[j]);
+			seen = e && fab_bdf_same_slot(e->bdf, d->bdf);
+		}
 		if (seen || !d->link.cur_speed.ok || !d->link.cur_width.ok ||
 		    d->link.cur_speed.v <= 0 || d->link.cur_width.v <= 0)
 			continue;
@@ -436,7 +467,8 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 		char names[128] = "", rates[FAB_PATH_LEN] = "";
 		for (int j = i; j < m->nnics; j++) {
 			const struct fab_nic *o = &m->nics[j];
-			if (o->pci < 0 || o->pci >= m->npci || !fab_bdf_same_slot(m->pci[o->pci].bdf, d->bdf))
+			const struct fab_pci_dev *e = pf_link(m, o);
+			if (!e || !fab_bdf_same_slot(e->bdf, d->bdf))
 				continue;
 			for (int k = 0; k < o->nports; k++) {
 				const struct fab_port *p = &o->ports[k];
@@ -449,34 +481,122 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 				    rates[0] ? "; " : "", o->name, p->num, p->rate_str);
 			}
 		}
+		int links = n->card_links > 1 ? n->card_links : 1;
+		double share = sum / links;
 		double gts = d->link.cur_speed.v;
 		long long w = d->link.cur_width.v;
 		double bw = pcie_gbps(gts, w);
-		if (!nports || bw >= sum - 0.5)
+		if (!nports || bw >= share - 0.5)
 			continue;
-		struct fab_finding *f = model_add_finding(m, "links.pcie-bottleneck", SEV_WARN, n->name);
-		char gen[16] = "";
-		if (pcie_gen(gts))
-			snprintf(gen, sizeof(gen), "Gen%d ", pcie_gen(gts));
-		snprintf(f->message, sizeof(f->message),
-			 "cannot reach its port rate over PCIe: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s "
-			 "\u2248 %.0f Gb/s < %.0f Gb/s port rate (%s)",
-			 gen, w, gts, w, gts < 8.0 ? "8/10" : "128/130", bw, sum, names);
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld; %s",
-			 d->bdf, gts, w, rates);
+		/* At the card's own maximum (max_link_* is its LnkCap) no slot
+		 * does better: the card is built so (two 100 Gb/s ports on a Gen3
+		 * x16 ConnectX-5), info. A multi-host card says it once in
+		 * links.multi-host. */
 		bool below_max = (d->link.max_speed.ok && gts + 0.01 < d->link.max_speed.v) ||
 				 (d->link.max_width.ok && w < d->link.max_width.v);
+		bool known_max = d->link.max_speed.ok && d->link.max_width.ok;
+		if (!below_max && known_max && links > 1)
+			continue;
+		enum fab_severity sev = !below_max && known_max ? SEV_INFO : SEV_WARN;
+		struct fab_finding *f = model_add_finding(m, "links.pcie-bottleneck", sev, n->name);
+		char gen[16] = "", of[96] = "";
+		if (pcie_gen(gts))
+			snprintf(gen, sizeof(gen), "Gen%d ", pcie_gen(gts));
+		if (links > 1)
+			snprintf(of, sizeof(of), " (this link's share: the card spreads its ports over %d links)",
+				 links);
+		snprintf(f->message, sizeof(f->message),
+			 "%s: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s \u2248 %.0f Gb/s < %.0f Gb/s port rate%s (%s)",
+			 sev == SEV_INFO ? "its ports cannot all run at line rate at once, by the card's design"
+					 : "cannot reach its port rate over PCIe",
+			 gen, w, gts, w, gts < 8.0 ? "8/10" : "128/130", bw, share, of, names);
+		char mxs[24] = "N/A", mxw[24] = "N/A";
+		if (d->link.max_speed.ok)
+			snprintf(mxs, sizeof(mxs), "%.1f GT/s", d->link.max_speed.v);
+		if (d->link.max_width.ok)
+			snprintf(mxw, sizeof(mxw), "%lld", d->link.max_width.v);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld "
+			 "max_link_speed=%s max_link_width=%s; %s", d->bdf, gts, w, mxs, mxw, rates);
 		if (below_max)
 			snprintf(f->hint, sizeof(f->hint),
 				 "the link trained below the card's capability (see pcie.degraded): lspci -s %s -vv "
 				 "| grep -E 'LnkCap|LnkSta'; reseat the card, check the slot/riser and bifurcation",
 				 FAB_SHQ(d->bdf));
+		else if (known_max)
+			snprintf(f->hint, sizeof(f->hint),
+				 "the link runs at the card's own maximum, so no slot does better: one port alone "
+				 "gets \u2248%.0f Gb/s; for every port at line rate at once, a card with a faster "
+				 "host link (lspci -s %s -vv | grep -E 'LnkCap|LnkSta')",
+				 pcie_payload_gbps(gts, w), FAB_SHQ(d->bdf));
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "the slot itself is too slow for this NIC: lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; "
-				 "move the NIC to a slot that trains wider/faster, or expect \u2248%.0f Gb/s",
-				 FAB_SHQ(d->bdf), bw);
+				 "lspci -s %s -vv | grep -E 'LnkCap|LnkSta' (run as root: LnkCap says what the "
+				 "card can do); expect \u2248%.0f Gb/s through this link", FAB_SHQ(d->bdf),
+				 pcie_payload_gbps(gts, w));
+	}
+}
+
+/* ---- links.multi-host ------------------------------------------------ */
+
+/* A card whose physical functions sit on two or more PCIe links (a GB10's
+ * ConnectX-7: 0000:01:00.0/.1 and 0002:01:00.0/.1, two Gen5 x4 links, two
+ * 200 Gb/s ports; socket-direct cards on two sockets): each function
+ * carries only its link's share, and a port reaches its rate only through
+ * the functions of every link together. Info, said once per card: it is the
+ * design, and it explains why one function measures about half a port. */
+static void rule_multi_host(struct fab_model *m)
+{
+	for (int i = 0; i < m->nnics; i++) {
+		const struct fab_nic *n = &m->nics[i];
+		if (n->card != i || n->card_links < 2)
+			continue;
+		char links[FAB_PATH_LEN] = "", halves[FAB_PATH_LEN] = "", hca[160] = "";
+		double total = 0, port_rate = 0;
+		for (int fn = 0; fn < 8; fn++) {
+			char group[96] = "";
+			int members = 0;
+			for (int j = 0; j < m->nnics; j++) {
+				const struct fab_nic *o = &m->nics[j];
+				const struct fab_pci_dev *d = pf_link(m, o);
+				if (o->card != i || !d || fab_bdf_function(d->bdf) != fn)
+					continue;
+				fab_catf(group, sizeof(group), "%s%s", members ? "+" : "", o->name);
+				members++;
+				for (int k = 0; k < o->nports; k++)
+					if (o->ports[k].rate_gbps.ok && o->ports[k].rate_gbps.v > port_rate)
+						port_rate = o->ports[k].rate_gbps.v;
+				if (fn != 0 || !d->link.cur_speed.ok || !d->link.cur_width.ok)
+					continue;
+				double bw = pcie_payload_gbps(d->link.cur_speed.v, d->link.cur_width.v);
+				total += bw;
+				fab_catf(links, sizeof(links), "%s%s (%g GT/s x%lld, \u2248%.0f Gb/s)",
+				    links[0] ? ", " : "", d->bdf, d->link.cur_speed.v, d->link.cur_width.v, bw);
+			}
+			if (members > 1)
+				fab_catf(halves, sizeof(halves), "%s%s", halves[0] ? "; " : "", group);
+		}
+		for (int j = i; j < m->nnics; j++)
+			if (m->nics[j].card == i && pf_link(m, &m->nics[j]))
+				fab_catf(hca, sizeof(hca), "%s%s", hca[0] ? "," : "", m->nics[j].name);
+		const struct fab_pci_dev *d0 = nic_pci(m, n);
+		struct fab_finding *f = model_add_finding(m, "links.multi-host", SEV_INFO, n->name);
+		snprintf(f->message, sizeof(f->message),
+			 "one %s card serves its %d port%s through %d PCIe links (multi-host/socket direct): "
+			 "each function carries its link's share, and the functions of a port together make "
+			 "it (%s)",
+			 d0 && d0->name[0] ? d0->name : n->hca_type, n->card_ports,
+			 n->card_ports == 1 ? "" : "s", n->card_links, halves[0] ? halves : n->name);
+		if (total > 0 && port_rate > 0)
+			fab_catf(f->message, sizeof(f->message), ": \u2248%.0f Gb/s over the links for "
+				 "%.0f Gb/s ports", total, port_rate);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "one card by board_id %s and sys_image_guid %s; links: %s", n->board_id,
+			 n->sys_image_guid, links);
+		snprintf(f->hint, sizeof(f->hint),
+			 "the card is built so, no slot to change: a job reaches a port's rate only through "
+			 "all its functions (NCCL_IB_HCA=%s); perftest one function at a time measures its "
+			 "link's share", FAB_SHQ(hca));
 	}
 }
 
@@ -1272,6 +1392,8 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "link: the negotiated width x lane speed caps every transfer over this port" },
 	{ .id = "links.pcie-bottleneck", .run = rule_pcie_bottleneck,
 	  .layer = "PCIe: the NIC's host link must carry its ports' line rate, or the network never reaches it" },
+	{ .id = "links.multi-host", .run = rule_multi_host,
+	  .layer = "PCIe: a multi-host or socket-direct card spreads each port over several links" },
 	{ .id = "links.mtu-mismatch", .run = rule_mtu_mismatch,
 	  .layer = "RoCE: the RDMA MTU follows the netdev MTU; smaller packets cost bandwidth, mismatches break paths" },
 	{ .id = "links.roce-no-ipv4", .run = rule_roce_no_ipv4,

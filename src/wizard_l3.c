@@ -49,7 +49,8 @@ struct l3 {
 	struct wiz_step *s;
 	char dev[FAB_NAME_LEN];
 	int port;
-	double rate_gbps;             /* <= 0: unknown */
+	double rate_gbps;             /* port_line_gbps(); <= 0: unknown */
+	char rate_why[200];           /* why it is below the port rate, "" if not */
 	bool roce;
 	int gid;                      /* -1: perftest's default */
 	bool server;
@@ -316,6 +317,8 @@ static void bw_findings(struct l3 *st)
 		 100.0 * frac, st->rate_gbps, frac >= L3_GOOD ? "" : frac >= L3_SHORT ? " (short of the "
 		 "90% a healthy link reaches)" : " (low)");
 	fab_strlcpy(f->evidence, ev, sizeof(f->evidence));
+	if (st->rate_why[0])
+		fab_catf(f->evidence, sizeof(f->evidence), "; line rate: %s", st->rate_why);
 	fab_strlcpy(f->layer, "layer 3: a healthy link reaches about 90-97% of line rate with "
 		    "ib_write_bw at 64 KiB and above", sizeof(f->layer));
 	if (frac < L3_GOOD)
@@ -434,7 +437,7 @@ int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	st->s = s;
 	fab_strlcpy(st->dev, nic->name, sizeof(st->dev));
 	st->port = p->num;
-	st->rate_gbps = p->rate_gbps.ok ? p->rate_gbps.v : 0;
+	st->rate_gbps = port_line_gbps(m, nic, p, st->rate_why, sizeof(st->rate_why));
 	st->roce = p->ll == FAB_LL_ETH;
 	st->server = is_server(w);
 	if (!st->server)
@@ -444,6 +447,8 @@ int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 		  st->roce ? "RoCE" : ll_name(p->ll) ? ll_name(p->ll) : "link layer N/A",
 		  p->rate_str[0] ? p->rate_str : "N/A",
 		  w->in.hca[0] ? "" : " (the first ACTIVE port; --hca to choose)");
+	if (st->rate_why[0])
+		wiz_input(s, "line rate judged against: %s", st->rate_why);
 	if (w->gid_index >= 0) {
 		st->gid = w->gid_index;
 		wiz_input(s, "GID index %d (--gid-index)", st->gid);

@@ -104,10 +104,13 @@ static const struct fab_port *model_port(const struct fab_model *m, const struct
 	return p->port > 0 ? model_find_port(m, p->dev, p->port, NULL) : NULL;
 }
 
+/* The line rate the share is of: port_line_gbps() (the port rate, or its
+ * function's PCIe link when that carries less). */
 static double line_gbps(const struct fab_model *m, const struct fab_series *p)
 {
-	const struct fab_port *mp = model_port(m, p);
-	return mp && mp->rate_gbps.ok ? mp->rate_gbps.v : 0;
+	const struct fab_nic *n = NULL;
+	const struct fab_port *mp = p->port > 0 ? model_find_port(m, p->dev, p->port, &n) : NULL;
+	return mp ? port_line_gbps(m, n, mp, NULL, 0) : 0;
 }
 
 /* ---- numbers as text ---------------------------------------------------- */

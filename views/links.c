@@ -443,7 +443,8 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 	view_pen_nl(p);
 }
 
-static void detail_port(struct view_pen *p, const struct fab_model *m, const struct fab_port *pt)
+static void detail_port(struct view_pen *p, const struct fab_model *m, const struct fab_nic *n,
+			const struct fab_port *pt)
 {
 	char buf[160], a[48], b[48];
 	snprintf(buf, sizeof(buf), "Port %d", pt->num);
@@ -468,6 +469,14 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 	x = kv(p, x, "width", int_str(pt->width, "%lldX", a, sizeof(a)), 0);
 	kv(p, x, "speed", fab_na(pt->speed), 0);
 	view_pen_nl(p);
+	char lwhy[200], lbuf[200];
+	port_line_gbps(m, n, pt, lwhy, sizeof(lwhy));
+	if (lwhy[0]) {
+		x = label(p, "Line rate");
+		snprintf(lbuf, sizeof(lbuf), "%s", lwhy);
+		add(p, x, LABEL_W, lbuf, 0);
+		view_pen_nl(p);
+	}
 
 	if (!(pt->ll == FAB_LL_ETH)) {
 		x = label(p, "IB");
@@ -675,7 +684,7 @@ static void detail_data_body(struct view_pen *p, const struct fab_model *m)
 		view_pen_fixed(p, 0, "This HCA has no ports in sysfs.", fab_attr(CP_WARN));
 		view_pen_nl(p);
 	} else {
-		detail_port(p, m, r.pt);
+		detail_port(p, m, r.n, r.pt);
 		detail_gids(p, r.pt);
 		detail_errors(p, r.pt);
 	}

@@ -58,6 +58,10 @@ struct fab_pci_dev {
 	char name[128];               /* from pci.ids through libpci, "" when unknown */
 	bool is_bridge;
 	struct fab_pcie_link link;    /* from sysfs current_link_* / max_link_* */
+	/* An SR-IOV virtual function (a physfn link): it shares its PF's link
+	 * and ports, so it is no extra port of the card. */
+	bool is_vf;
+	char pf_bdf[16];              /* its physical function, "" when not a VF */
 	/* From libpci, only when the full config space was readable. */
 	bool config_full;             /* false: "needs root" for LnkCap/ACS */
 	enum fab_pcie_type pcie_type;
@@ -179,7 +183,20 @@ struct fab_nic {
 	char board_id[FAB_SYSFS_PAGE]; /* "Intel Omni-Path Host Fabric Interface Adapter 100 Series, 1 Port, PCIe x16" */
 	char hca_type[FAB_SYSFS_PAGE];
 	char driver[FAB_NAME_LEN];    /* the PCI function's driver: mlx5_core */
-	fab_num cap_gbps;             /* what the adapter model can do per port (table), unknown if not listed */
+	char sys_image_guid[24];      /* one per adapter: every function of a card reports it */
+	/* The adapter table (sysfs_rdma.c): the most one port of the model
+	 * runs, and what the whole card carries (a ConnectX-7 runs one port at
+	 * 400 Gb/s or two at 200). Unknown when the model is not listed. */
+	fab_num cap_port_max, cap_card_total;
+	/* Derived by model_derive() (card_derive): the card this function
+	 * belongs to (the index of its first function among the HCAs), the
+	 * PCIe links the card's physical functions use (2 or more: a
+	 * multi-host / socket-direct card), the ports the card has, and what
+	 * one port can do (cap_gbps; cap_sure when the table's figure does not
+	 * depend on how many ports the card has, or they were all seen). */
+	int card, card_links, card_ports;
+	fab_num cap_gbps;
+	bool cap_sure;
 	struct fab_uverbs uverbs;
 	int nports;
 	struct fab_port ports[FAB_MAX_PORTS];
@@ -330,6 +347,21 @@ int model_usable_counts(const struct fab_model *m, int count[3]);
 /* Usable bandwidth of a PCIe link in Gb/s: 8b/10b encoding below 8 GT/s
  * (Gen1/2), 128b/130b from Gen3. */
 double pcie_gbps(double gts, long long width);
+/* What a PCIe link carries as data, Gb/s: pcie_gbps() less the packet
+ * overhead (about 80% of it; facts.c says why). */
+double pcie_payload_gbps(double gts, long long width);
+/* The PCI function of an HCA, NULL for a soft device. */
+const struct fab_pci_dev *nic_pci(const struct fab_model *m, const struct fab_nic *n);
+/* The PCIe link an HCA's traffic crosses: its function's, its PF's for an
+ * SR-IOV VF (NULL when that PF is not in the model). */
+const struct fab_pci_dev *nic_link_dev(const struct fab_model *m, const struct fab_nic *n);
+/* THE line rate bandwidth is judged against (the l3 perftest step, the
+ * counters' share of the line, the A/B, nccl-tests' bus bandwidth): the
+ * lower of the port's rate and what its function's PCIe link carries.
+ * 0 when the rate is unknown. why (may be NULL) gets the reason when the
+ * link is the lower one, "" otherwise. */
+double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
+		      const struct fab_port *p, char *why, size_t len);
 /* Computes the derived facts above into the model (usable, pinned
  * counters); collect_all and findings_run call it, and it may run again. */
 void model_derive(struct fab_model *m);

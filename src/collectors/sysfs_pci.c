@@ -102,6 +102,15 @@ static void read_dev(const struct fab_root *r, struct fab_model *m, struct fab_p
 		const char *s = strrchr(buf, '/');
 		fab_strlcpy(d->driver, s ? s + 1 : buf, sizeof(d->driver));
 	}
+	/* The kernel links a VF to its PF: physfn -> ../0000:29:00.0. */
+	n = root_readlink(r, ATTR("physfn"), buf, sizeof(buf));
+	if (n > 0) {
+		const char *s = strrchr(buf, '/');
+		d->is_vf = true;
+		const char *pf = s ? s + 1 : buf;
+		if (is_bdf(pf, strlen(pf)))
+			fab_strlcpy(d->pf_bdf, pf, sizeof(d->pf_bdf));
+	}
 #undef ATTR
 }
 

@@ -20,35 +20,39 @@
 #define GID_SLOTS_MAX 256      /* real tables have 128-256 slots, most empty */
 #define IB_MTU_MAX 4096        /* the largest IB path MTU; mlx5 and every RoCE port */
 
-/* Adapter models by PCI ID (names as pci.ids spells them) and the highest
- * rate one port of that model can run, in Gb/s. Physical functions only:
- * a VF or an unlisted adapter leaves the capability unknown. */
+/* Adapter models by PCI ID (names as pci.ids spells them): the highest rate
+ * one port of the model runs, and what the card carries in all, in Gb/s,
+ * from NVIDIA's product briefs ("single-port 400GbE or dual-port 200GbE":
+ * 400 and 400). A port's capability is the lower of the first and the
+ * second shared by the card's ports (card_derive in facts.c). */
 static const struct adapter_cap {
 	unsigned vendor, device;
 	const char *model;
-	double gbps;
+	double port_max, card_total;
 } adapter_caps[] = {
-	{ PCI_VENDOR_MELLANOX, 0x1013, "ConnectX-4", 100 },
-	{ PCI_VENDOR_MELLANOX, 0x1015, "ConnectX-4 Lx", 50 },
-	{ PCI_VENDOR_MELLANOX, 0x1017, "ConnectX-5", 100 },
-	{ PCI_VENDOR_MELLANOX, 0x1019, "ConnectX-5 Ex", 100 },
-	{ PCI_VENDOR_MELLANOX, 0x101b, "ConnectX-6", 200 },
-	{ PCI_VENDOR_MELLANOX, 0x101d, "ConnectX-6 Dx", 200 },
-	{ PCI_VENDOR_MELLANOX, 0x101f, "ConnectX-6 Lx", 50 },
-	{ PCI_VENDOR_MELLANOX, 0x1021, "ConnectX-7", 400 },
-	{ PCI_VENDOR_MELLANOX, 0x1023, "ConnectX-8", 800 },
-	{ PCI_VENDOR_MELLANOX, 0xa2d6, "BlueField-2", 200 },
-	{ PCI_VENDOR_MELLANOX, 0xa2dc, "BlueField-3", 400 },
+	{ PCI_VENDOR_MELLANOX, 0x1013, "ConnectX-4", 100, 200 },     /* 2x EDR/100GbE */
+	{ PCI_VENDOR_MELLANOX, 0x1015, "ConnectX-4 Lx", 50, 50 },    /* 1x50 or 2x25 GbE */
+	{ PCI_VENDOR_MELLANOX, 0x1017, "ConnectX-5", 100, 200 },     /* 2x EDR/100GbE */
+	{ PCI_VENDOR_MELLANOX, 0x1019, "ConnectX-5 Ex", 100, 200 },
+	{ PCI_VENDOR_MELLANOX, 0x101b, "ConnectX-6", 200, 400 },     /* 2x HDR/200GbE */
+	{ PCI_VENDOR_MELLANOX, 0x101d, "ConnectX-6 Dx", 200, 200 },  /* 1x200 or 2x100 GbE */
+	{ PCI_VENDOR_MELLANOX, 0x101f, "ConnectX-6 Lx", 50, 50 },    /* 1x50 or 2x25 GbE */
+	{ PCI_VENDOR_MELLANOX, 0x1021, "ConnectX-7", 400, 400 },     /* 1x400 or 2x200 */
+	{ PCI_VENDOR_MELLANOX, 0x1023, "ConnectX-8", 800, 800 },     /* 1x800 or 2x400 */
+	{ PCI_VENDOR_MELLANOX, 0xa2d6, "BlueField-2", 200, 200 },    /* 1x200 or 2x100 */
+	{ PCI_VENDOR_MELLANOX, 0xa2dc, "BlueField-3", 400, 400 },    /* 1x400 or 2x200 */
 };
 
-static fab_num adapter_cap_of(const struct fab_pci_dev *d)
+static void adapter_cap_of(const struct fab_pci_dev *d, struct fab_nic *nic)
 {
 	if (!d->vendor.ok || !d->device.ok)
-		return (fab_num){ 0, false };
+		return;
 	for (size_t i = 0; i < sizeof(adapter_caps) / sizeof(adapter_caps[0]); i++)
-		if (adapter_caps[i].vendor == d->vendor.v && adapter_caps[i].device == d->device.v)
-			return fab_num_of(adapter_caps[i].gbps);
-	return (fab_num){ 0, false };
+		if (adapter_caps[i].vendor == d->vendor.v && adapter_caps[i].device == d->device.v) {
+			nic->cap_port_max = fab_num_of(adapter_caps[i].port_max);
+			nic->cap_card_total = fab_num_of(adapter_caps[i].card_total);
+			return;
+		}
 }
 
 static bool is_roce(const struct fab_port *pt)
@@ -388,10 +392,13 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	sys_linef(r, m, nic->fw_ver, sizeof(nic->fw_ver), "%s/fw_ver", dir);
 	sys_linef(r, m, nic->board_id, sizeof(nic->board_id), "%s/board_id", dir);
 	sys_linef(r, m, nic->hca_type, sizeof(nic->hca_type), "%s/hca_type", dir);
+	sys_linef(r, m, nic->sys_image_guid, sizeof(nic->sys_image_guid), "%s/sys_image_guid", dir);
 	if (nic->pci != FAB_NO_INDEX) {
 		const struct fab_pci_dev *d = &m->pci[nic->pci];
 		fab_strlcpy(nic->driver, d->driver, sizeof(nic->driver));
-		nic->cap_gbps = adapter_cap_of(d);
+		/* A VF has its PF's PCI ID (minus one) or its own: its card is its PF's. */
+		if (!d->is_vf)
+			adapter_cap_of(d, nic);
 	}
 	snprintf(pdir, sizeof(pdir), "%s/ports", dir);
 	char **ports;
@@ -411,31 +418,6 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	root_free_list(ports, np);
 }
 
-/* The capability table is per chip; a dual-port card (two functions of one
- * PCI device, e.g. ConnectX-7 2x200G) shares it between its ports. */
-static void share_card_capability(struct fab_model *m)
-{
-	for (int i = 0; i < m->nnics; i++) {
-		struct fab_nic *a = &m->nics[i];
-		if (!a->cap_gbps.ok || a->pci == FAB_NO_INDEX)
-			continue;
-		const struct fab_pci_dev *pa = &m->pci[a->pci];
-		int funcs = 0;
-		for (int j = 0; j < m->nnics; j++) {
-			const struct fab_nic *b = &m->nics[j];
-			if (b->pci == FAB_NO_INDEX)
-				continue;
-			const struct fab_pci_dev *pb = &m->pci[b->pci];
-			/* "0000:29:00.0" vs "0000:29:00.1": same card up to the function. */
-			if (strncmp(pa->bdf, pb->bdf, 10) == 0 && pb->device.ok && pa->device.ok &&
-			    pb->device.v == pa->device.v)
-				funcs++;
-		}
-		if (funcs > 1)
-			a->cap_gbps.v /= funcs;
-	}
-}
-
 int collect_rdma(const struct fab_root *r, struct fab_model *m)
 {
 	char **names;
@@ -452,6 +434,5 @@ int collect_rdma(const struct fab_root *r, struct fab_model *m)
 		read_nic(r, m, names[i], &dangling);
 	root_free_list(names, n);
 	sys_dangling_note(r, m, FAB_SRC_RDMA, "/sys/class/infiniband", &dangling, n);
-	share_card_capability(m);
 	return 0;
 }
