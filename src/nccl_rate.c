@@ -8,7 +8,8 @@
  * world of B" and says it "should reflect the speed of the hardware
  * bottleneck: NVLink, PCI, QPI, or network". Across nodes the bottleneck is
  * the network, and a rank's share of it is the line rate of the HCAs the log
- * says NCCL used, summed, divided by the ranks on a node (nranks / nNodes):
+ * says NCCL used (each port_line_gbps: the lower of its port rate and its
+ * PCIe link), summed, divided by the ranks on a node (nranks / nNodes):
  * one 400G NIC per GPU gives 50 GB/s per rank. Alltoall sends only the
  * (N-1)/N of its data that leaves a node through the NICs, so its busbw can
  * reach N/(N-1) times that on N nodes (sjeaugey in
@@ -20,28 +21,6 @@
 #include <string.h>
 #include "fabtop/model.h"
 #include "fabtop/nccl_log.h"
-
-double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
-		      const struct fab_port *p, char *why, size_t len);
-
-/*
- * Until main has the lead's port_line_gbps (facts.c, "port_line_gbps"
- * commit; min of the port rate and the function's PCIe ceiling): the port's
- * rate alone. Weak, so facts.c's definition replaces it at link time; delete
- * it once main has it.
- */
-__attribute__((weak)) double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
-					    const struct fab_port *p, char *why, size_t len)
-{
-	(void)m;
-	(void)n;
-	if (p->rate_gbps.ok && p->rate_gbps.v > 0) {
-		snprintf(why, len, "port rate %s", p->rate_str[0] ? p->rate_str : "read");
-		return p->rate_gbps.v;
-	}
-	snprintf(why, len, "port rate unknown");
-	return 0;
-}
 
 static const struct fab_port *find_port(const struct fab_nic *n, int num)
 {
@@ -64,10 +43,14 @@ bool nccl_log_hcas_in_model(const struct nccl_log *a, const struct fab_model *m)
 	return true;
 }
 
-/* The line rate of all the HCAs in Gb/s, or 0 with the reason in why. */
-static double hcas_gbps(const struct nccl_log *a, const struct fab_model *m, char *why, size_t len)
+/* The line rate of all the HCAs in Gb/s (each the lower of its port rate and
+ * its PCIe link: port_line_gbps), or 0 with the reason in why; limit gets
+ * the first HCA its PCIe link holds back, "" if none. */
+static double hcas_gbps(const struct nccl_log *a, const struct fab_model *m, char *why, size_t len,
+			char *limit, size_t limit_len)
 {
 	double total = 0;
+	limit[0] = '\0';
 	for (int i = 0; i < a->nhcas; i++) {
 		const struct nccl_log_hca *h = &a->hcas[i];
 		int k = m ? model_find_nic(m, h->name) : -1;
@@ -83,6 +66,8 @@ static double hcas_gbps(const struct nccl_log *a, const struct fab_model *m, cha
 			snprintf(why, len, "%s:%d: %s", h->name, h->port, r[0] ? r : "line rate unknown");
 			return 0;
 		}
+		if (r[0] && !limit[0])
+			snprintf(limit, limit_len, "; %s:%d: %s", h->name, h->port, r);
 		total += g;
 	}
 	return total;
@@ -108,7 +93,8 @@ void nccl_log_line_rate(struct nccl_log *a, const struct fab_model *m)
 		snprintf(why, sizeof(why), "ranks per node not in the log (nranks and nNodes)");
 	else
 		local = a->nranks.v / nodes;
-	double total = local > 0 ? hcas_gbps(a, m, why, sizeof(why)) : 0;
+	char limit[160];
+	double total = local > 0 ? hcas_gbps(a, m, why, sizeof(why), limit, sizeof(limit)) : 0;
 	if (total > 0)
 		per_rank = total / 8.0 / (double)local;
 	for (int i = 0; i < a->ncolls; i++) {
@@ -126,8 +112,8 @@ void nccl_log_line_rate(struct nccl_log *a, const struct fab_model *m)
 				snprintf(tail, sizeof(tail), ", x %lld/%lld for alltoall on %lld nodes (only the "
 					 "off-node share crosses the NICs)", nodes, nodes - 1, nodes);
 			snprintf(c->basis, sizeof(c->basis), "the %d HCA%s NCCL used, %.0f Gb/s in all, shared "
-				 "by %lld rank%s per node%s", a->nhcas, a->nhcas == 1 ? "" : "s", total, local,
-				 local == 1 ? "" : "s", tail);
+				 "by %lld rank%s per node%s%s", a->nhcas, a->nhcas == 1 ? "" : "s", total, local,
+				 local == 1 ? "" : "s", tail, limit);
 			if (c->peak_busbw.ok)
 				c->pct = fab_num_of(c->peak_busbw.v / c->line_gbs.v * 100.0);
 		}
