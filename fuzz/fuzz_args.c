@@ -164,8 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char **names = calloc((size_t)n, sizeof(*names));
 		int nn = 0;
 		bool json;
+		const char *root;
 		if (names && n > 1) {
-			int rc = analyze_log_parse_args(n - 1, v + 1, names, &nn, &json);
+			int rc = analyze_log_parse_args(n - 1, v + 1, names, &nn, &json, &root);
 			CHECK(rc == -1 || rc == 0 || rc == 2);
 			CHECK(nn >= 0 && nn <= n - 2);
 			if (rc == -1)

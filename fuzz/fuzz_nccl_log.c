@@ -36,10 +36,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kinds += a.err_kind[k];
 	if (kinds != a.errors || a.nerr > NCCL_LOG_MAX_ERRORS || a.nhcas > NCCL_LOG_MAX_HCAS ||
 	    a.nenv > NCCL_LOG_MAX_ENV || a.nnets > NCCL_LOG_MAX_NETS || a.nvia > NCCL_LOG_MAX_VIA ||
-	    a.nsizes > NCCL_LOG_MAX_SIZES || a.ngid_index > NCCL_LOG_MAX_QPVAL ||
+	    a.ncolls < 0 || a.ncolls > NCCL_LOG_MAX_COLLS || a.ngid_index > NCCL_LOG_MAX_QPVAL ||
 	    a.nmtu > NCCL_LOG_MAX_QPVAL || a.nccl_lines > a.lines || a.warn_lines > a.nccl_lines ||
 	    strlen(a.reason) >= sizeof(a.reason) || !nccl_verdict_name(a.verdict))
 		abort();
+	for (int c = 0; c < a.ncolls; c++)
+		if (a.colls[c].nsizes < 0 || a.colls[c].nsizes > NCCL_LOG_MAX_SIZES ||
+		    strlen(a.colls[c].reason) >= sizeof(a.colls[c].reason) ||
+		    !nccl_coll_verdict_name(a.colls[c].verdict))
+			abort();
 	long long kept = a.err_dropped;
 	for (int e = 0; e < a.nerr; e++)
 		kept += a.err[e].count;

@@ -221,6 +221,7 @@ int ab_init(struct ab *ab, const struct ab_opts *o, char *err, size_t errlen)
 	}
 	ab->hang_s = o->hang_s > 0 ? o->hang_s : AB_HANG_DEFAULT_S;
 	ab->run_timeout_s = o->run_timeout_s;
+	ab->model = o->model;
 	enum launcher lk = launcher_kind(o->argv[0], ab->launcher, sizeof(ab->launcher));
 	for (int k = 0; k < 2; k++)
 		if (build_run(ab, k, o, lk, err, errlen) != 0) {
@@ -349,6 +350,9 @@ static void finish_run(struct ab *ab, struct ab_run *r)
 	if (r->partial_len)
 		line_done(r);   /* a last line without '\n' */
 	nccl_log_finish(&r->log);
+	/* A's bus bandwidth against its HCAs' line rate, when there is a model. */
+	if (r->label == 'A' && ab->model)
+		nccl_log_line_rate(&r->log, ab->model);
 	set_end_state(ab, r);
 }
 

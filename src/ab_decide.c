@@ -123,27 +123,44 @@ static void rdma_hint(const struct ab_run *a, char *hint, size_t len)
 		 first);
 }
 
-/* A over B: bus bandwidth when both printed it, else B's wall time over A's. */
-static void compare(struct ab *ab)
+/* A over B: bus bandwidth when both printed it (the lowest ratio of the
+ * runs both printed, matched in order: the same command runs the same
+ * collectives), else B's wall time over A's. The run compared, or -1. */
+static int compare(struct ab *ab)
 {
-	const struct ab_run *a = &ab->run[0], *b = &ab->run[1];
+	const struct nccl_log *la = &ab->run[0].log, *lb = &ab->run[1].log;
+	int n = la->ncolls < lb->ncolls ? la->ncolls : lb->ncolls, worst = -1;
 	ab->ratio = 0;
 	ab->measure[0] = '\0';
-	if (a->log.avg_busbw.ok && b->log.avg_busbw.ok && b->log.avg_busbw.v > 0) {
-		ab->ratio = a->log.avg_busbw.v / b->log.avg_busbw.v;
+	for (int i = 0; i < n; i++) {
+		fab_num x = la->colls[i].avg_busbw, y = lb->colls[i].avg_busbw;
+		if (!x.ok || !y.ok || !(y.v > 0))
+			continue;
+		if (worst < 0 || x.v / y.v < ab->ratio) {
+			ab->ratio = x.v / y.v;
+			worst = i;
+		}
+	}
+	if (worst >= 0) {
 		fab_strlcpy(ab->measure, "bus bandwidth", sizeof(ab->measure));
-	} else if (a->elapsed_s > 0 && b->elapsed_s > 0) {
-		ab->ratio = b->elapsed_s / a->elapsed_s;
+	} else if (ab->run[0].elapsed_s > 0 && ab->run[1].elapsed_s > 0) {
+		ab->ratio = ab->run[1].elapsed_s / ab->run[0].elapsed_s;
 		fab_strlcpy(ab->measure, "wall time", sizeof(ab->measure));
 	}
+	return worst;
 }
 
-static void compare_text(const struct ab *ab, char *buf, size_t len)
+static void compare_text(const struct ab *ab, int k, char *buf, size_t len)
 {
 	const struct ab_run *a = &ab->run[0], *b = &ab->run[1];
-	if (strcmp(ab->measure, "bus bandwidth") == 0)
+	char label[32];
+	if (k >= 0 && a->log.ncolls > 1)
+		snprintf(buf, len, "A %.2f GB/s, B %.2f GB/s average bus bandwidth in %s, the least "
+			 "gain of %d runs: A/B %.2fx", a->log.colls[k].avg_busbw.v, b->log.colls[k].avg_busbw.v,
+			 nccl_coll_label(&a->log, k, label, sizeof(label)), a->log.ncolls, ab->ratio);
+	else if (k >= 0)
 		snprintf(buf, len, "A %.2f GB/s, B %.2f GB/s average bus bandwidth: A/B %.2fx",
-			 a->log.avg_busbw.v, b->log.avg_busbw.v, ab->ratio);
+			 a->log.colls[k].avg_busbw.v, b->log.colls[k].avg_busbw.v, ab->ratio);
 	else if (ab->measure[0])
 		snprintf(buf, len, "no bus bandwidth in the output; wall time A %.2f s, B %.2f s: %.2fx",
 			 a->elapsed_s, b->elapsed_s, ab->ratio);
@@ -151,10 +168,32 @@ static void compare_text(const struct ab *ab, char *buf, size_t len)
 		snprintf(buf, len, "nothing to compare them by");
 }
 
+/* "; against the line rate of A's HCAs: alltoall_perf peak 45.10 GB/s, 90% of
+ * 50.00 GB/s per rank, ..." for A's runs that have one (nccl_log_line_rate,
+ * with the wizard's model); "" without. True when one of them is low. */
+static bool line_rate_text(const struct nccl_log *l, char *buf, size_t len)
+{
+	size_t n = 0;
+	bool low = false;
+	buf[0] = '\0';
+	for (int i = 0; i < l->ncolls && n < len; i++) {
+		const struct nccl_log_coll *c = &l->colls[i];
+		char label[32];
+		if (!c->line_gbs.ok || !c->pct.ok)
+			continue;
+		low |= c->verdict == NCCL_CV_LOW;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s peak %.2f GB/s, %.0f%% of %.2f GB/s per rank%s",
+				      n ? ", " : "; against the line rate of A's HCAs: ",
+				      nccl_coll_label(l, i, label, sizeof(label)), c->peak_busbw.v, c->pct.v,
+				      c->line_gbs.v, c->verdict == NCCL_CV_LOW ? " (low)" : "");
+	}
+	return low;
+}
+
 void ab_decide(struct ab *ab)
 {
 	const struct ab_run *a = &ab->run[0], *b = &ab->run[1];
-	char ea[300], eb[300], nets[128], cmp[160];
+	char ea[300], eb[300], nets[128], cmp[200], rate[300];
 	ab->reason[0] = ab->hint[0] = '\0';
 	ab->ratio = 0;
 	ab->measure[0] = '\0';
@@ -224,17 +263,22 @@ void ab_decide(struct ab *ab)
 		return;
 	}
 	if (done_ok(a) && done_ok(b)) {
-		compare(ab);
-		compare_text(ab, cmp, sizeof(cmp));
+		compare_text(ab, compare(ab), cmp, sizeof(cmp));
 		nets_line(&a->log, nets, sizeof(nets));
+		bool low = line_rate_text(&a->log, rate, sizeof(rate));
 		if (ab->ratio >= AB_FASTER_RATIO) {
 			ab->verdict = AB_V_RDMA_OK;
 			snprintf(ab->reason, sizeof(ab->reason), "both runs completed; A over %s is %.1fx faster "
-				 "than sockets (%s)", nets, ab->ratio, cmp);
+				 "than sockets (%s)%s", nets, ab->ratio, cmp, rate);
+			if (low)
+				snprintf(ab->hint, sizeof(ab->hint), "A is faster than sockets but under %.0f%% of "
+					 "its HCAs' line rate: check the link rate and errors (l1), GPUDirect RDMA "
+					 "(%s in A's log), PFC/ECN on RoCE, and the GPU-NIC PCIe path",
+					 NCCL_BW_LOW * 100, nccl_gdr_name(a->log.gdr));
 		} else {
 			ab->verdict = AB_V_RDMA_SLOW;
 			snprintf(ab->reason, sizeof(ab->reason), "both runs completed, A over %s, but it is not "
-				 "clearly faster than sockets (%s; %.1fx expected)", nets, cmp, AB_FASTER_RATIO);
+				 "clearly faster than sockets (%s; %.1fx expected)%s", nets, cmp, AB_FASTER_RATIO, rate);
 			snprintf(ab->hint, sizeof(ab->hint), "RDMA at socket speed: check the link rate and "
 				 "errors (l1), GPUDirect RDMA (%s in A's log), PFC/ECN on RoCE, and test sizes "
 				 "of 1G or more", nccl_gdr_name(a->log.gdr));

@@ -119,8 +119,17 @@ static void print_run(struct fab_out *o, const struct ab_run *r, bool verbose)
 			 l->bootstrap_if[0] ? l->bootstrap_if : "N/A", nccl_verdict_name(l->verdict),
 			 reason ? ": " : "", reason ? l->reason : "");
 		print_transport(o, l);
-		if (l->avg_busbw.ok)
-			out_text(o, "    average bus bandwidth %.2f GB/s\n", l->avg_busbw.v);
+		for (int i = 0; i < l->ncolls; i++) {
+			const struct nccl_log_coll *c = &l->colls[i];
+			char lb[32];
+			const char *name = l->ncolls > 1 ? nccl_coll_label(l, i, lb, sizeof(lb)) : "";
+			if (c->avg_busbw.ok)
+				out_text(o, "    %s%saverage bus bandwidth %.2f GB/s\n", name, name[0] ? " " : "",
+					 c->avg_busbw.v);
+			if (c->line_gbs.ok)
+				out_text(o, "    %s%s%s: %s (%s)\n", name, name[0] ? " " : "",
+					 nccl_coll_verdict_name(c->verdict), c->reason, c->basis);
+		}
 		print_errors(o, l);
 	} else {
 		out_text(o, "    no NCCL line in the output\n");

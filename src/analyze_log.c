@@ -11,25 +11,34 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fabtop/collect.h"
+#include "fabtop/model.h"
 #include "fabtop/nccl_log.h"
 #include "fabtop/print.h"
+#include "fabtop/root.h"
 #include "fabtop/sanitize.h"
 #include "analyze_log_int.h"
 
 #define CHUNK (1u << 20)
 
 static const char usage[] =
-"usage: fabtop analyze-log FILE... [--json]\n"
+"usage: fabtop analyze-log FILE... [--json] [--root DIR|FILE.tar.gz]\n"
 "  Reads NCCL_DEBUG=INFO (or WARN) output, one rank's or many interleaved, from\n"
 "  the files together (\"-\" is standard input) and says what NCCL did: version,\n"
 "  bootstrap interface, network (IB, Socket or a plugin), HCAs, GPUDirect RDMA,\n"
-"  transports, errors, the nccl-tests result, and a verdict.\n"
+"  transports, errors, the nccl-tests results, and a verdict.\n"
+"nccl-tests: each run in the output (alltoall_perf, then sendrecv_perf, ...) has\n"
+"  its own table, average and verdict (ok, low-busbw, wrong-values, incomplete).\n"
+"  Its peak bus bandwidth is set against the line rate per rank of the HCAs\n"
+"  NCCL used, read from --root (a capture of the node the log came from) or,\n"
+"  without it, from this node when it has every HCA the log names.\n"
 "Verdicts (the cause the log shows, even when the run hung or the log is cut):\n"
 "  ok, no-gdr, socket-fallback, socket-by-config, ib-error, bootstrap-error,\n"
 "  invalid-usage, nccl-error, incomplete, unknown. The outcome (completed,\n"
 "  failed, incomplete) is said apart, and so are warnings: a net plugin that\n"
 "  did not load, traffic over an interface that is not the fabric.\n"
-"Exit status: 0 ok, 1 any other verdict (a problem found), 2 a file could not\n"
+"Exit status: 0 ok, 1 any other verdict or a run's low bus bandwidth (a problem\n"
+"  found), 2 a file could not\n"
 "  be read, no NCCL line was found, or bad usage.\n";
 
 struct input {
@@ -232,32 +241,41 @@ static void print_transports(struct fab_out *o, const struct nccl_log *a)
 	out_close_obj(o);
 }
 
-static void print_tests(struct fab_out *o, const struct nccl_log *a)
+static void print_coll(struct fab_out *o, const struct nccl_log *a, int k)
 {
-	out_open_obj(o, "nccl_tests");
-	out_bool(o, PR_JSON, "started", NULL, a->tests_started);
-	/* The newline is the format's: out_text escapes one in an argument. */
-	out_text(o, "nccl-tests   ");
-	if (!a->tests_started)
-		out_text(o, "not in the log\n");
-	if (a->tests_started) {
-		out_num(o, PR_ANY, "avg_busbw_gbs", "avg bus bandwidth %.2f GB/s", a->avg_busbw);
-		out_int(o, PR_ANY, "out_of_bounds", ", out of bounds values %lld\n", a->oob_values);
-	} else {
-		out_num(o, PR_JSON, "avg_busbw_gbs", NULL, a->avg_busbw);
-		out_int(o, PR_JSON, "out_of_bounds", NULL, a->oob_values);
-	}
-	if (a->nsizes)
+	const struct nccl_log_coll *c = &a->colls[k];
+	char label[32];
+	out_open_obj(o, NULL);
+	out_str(o, PR_JSON, "name", NULL, c->name[0] ? c->name : NULL);
+	out_str(o, PR_JSON, "named_by", NULL, c->named_by[0] ? c->named_by : NULL);
+	out_str(o, PR_TEXT, NULL, "  %s", nccl_coll_label(a, k, label, sizeof(label)));
+	out_str(o, PR_ANY, "verdict", " %s", nccl_coll_verdict_name(c->verdict));
+	out_str(o, PR_ANY, "reason", ": %s\n", c->reason);
+	out_num(o, PR_ANY, "avg_busbw_gbs", "    avg bus bandwidth %.2f GB/s", c->avg_busbw);
+	out_int(o, PR_ANY, "out_of_bounds", ", out of bounds values %lld\n", c->oob_values);
+	out_num(o, PR_JSON, "peak_busbw_gbs", NULL, c->peak_busbw);
+	out_int(o, PR_JSON, "peak_bytes", NULL, c->peak_busbw.ok ? cnt(c->peak_bytes) : (fab_int){ 0 });
+	out_open_obj(o, "line_rate");
+	bool rated = c->line_gbs.ok;
+	out_num(o, rated ? PR_ANY : PR_JSON, "per_rank_gbs", "    line rate %.2f GB/s per rank", c->line_gbs);
+	if (!rated)
+		out_text(o, "    line rate unknown");
+	out_num(o, c->pct.ok ? PR_ANY : PR_JSON, "pct", " (peak %.0f%%)", c->pct);
+	out_str(o, PR_ANY, "basis", ": %s\n", c->basis[0] ? c->basis : NULL);
+	if (!c->basis[0])
+		out_text(o, "\n");
+	out_close_obj(o);
+	if (c->nsizes)
 		out_text(o, "%16s %12s %8s %6s %10s %10s %10s %10s\n", "size(B)", "count", "type",
 			 "redop", "algbw", "busbw", "algbw ip", "busbw ip");
 	out_open_arr(o, "sizes");
-	for (int i = 0; i < a->nsizes; i++) {
-		const struct nccl_log_size *s = &a->sizes[i];
+	for (int i = 0; i < c->nsizes; i++) {
+		const struct nccl_log_size *s = &c->sizes[i];
 		out_open_obj(o, NULL);
 		out_int(o, PR_ANY, "bytes", "%16lld", cnt(s->bytes));
 		out_int(o, PR_ANY, "count", " %12lld", cnt(s->count));
 		out_str(o, PR_ANY, "type", " %8s", s->type);
-		out_str(o, PR_ANY, "redop", " %6s", s->redop);
+		out_str(o, PR_ANY, "redop", " %6s", s->redop[0] ? s->redop : NULL);
 		out_num(o, PR_ANY, "algbw_oop_gbs", " %10.2f", s->algbw_oop);
 		out_num(o, PR_ANY, "busbw_oop_gbs", " %10.2f", s->busbw_oop);
 		out_num(o, PR_ANY, "algbw_ip_gbs", " %10.2f", s->algbw_ip);
@@ -265,9 +283,28 @@ static void print_tests(struct fab_out *o, const struct nccl_log *a)
 		out_close_obj(o);
 	}
 	out_close_arr(o);
-	out_int(o, PR_JSON, "sizes_dropped", NULL, cnt(a->sizes_dropped));
-	if (a->sizes_dropped)
-		out_text(o, "             (%lld more rows not kept)\n", a->sizes_dropped);
+	out_int(o, PR_JSON, "sizes_dropped", NULL, cnt(c->sizes_dropped));
+	if (c->sizes_dropped)
+		out_text(o, "             (%lld more rows not kept)\n", c->sizes_dropped);
+	out_close_obj(o);
+}
+
+static void print_tests(struct fab_out *o, const struct nccl_log *a)
+{
+	out_open_obj(o, "nccl_tests");
+	out_bool(o, PR_JSON, "started", NULL, a->tests_started);
+	if (!a->tests_started)
+		out_text(o, "nccl-tests   not in the log\n");
+	else
+		out_text(o, "nccl-tests   %d run%s%s\n", a->ncolls, a->ncolls == 1 ? "" : "s",
+			 a->ncolls ? "" : " with a result");
+	out_open_arr(o, "runs");
+	for (int k = 0; k < a->ncolls; k++)
+		print_coll(o, a, k);
+	out_close_arr(o);
+	out_int(o, PR_JSON, "runs_dropped", NULL, cnt(a->colls_dropped));
+	if (a->colls_dropped)
+		out_text(o, "             (%lld more runs not kept)\n", a->colls_dropped);
 	out_close_obj(o);
 }
 
@@ -385,17 +422,75 @@ static void print_inputs(struct fab_out *o, const struct input *in, int n)
 	out_text(o, "\n");
 }
 
-int analyze_log_parse_args(int argc, char **argv, const char **names, int *n, bool *json)
+/*
+ * The runs' bus bandwidth against the line rate of the log's HCAs. With
+ * --root, that node (an error if it cannot be opened: 2). Without, this node,
+ * and only when it has every HCA the log names: a log read on a laptop or on
+ * another node must not be judged by this one's ports. The node is read only
+ * when there is something to judge (runs, and HCAs NCCL used).
+ */
+static int rate_against_node(struct nccl_log *a, const char *rootspec)
+{
+	if (!a->ncolls || (!rootspec && (!a->nhcas || !nccl_log_used_rdma(a)))) {
+		nccl_log_line_rate(a, NULL);
+		return 0;
+	}
+	struct fab_root root;
+	char err[1024];
+	if (root_open(&root, rootspec, err, sizeof(err)) != 0) {
+		if (rootspec) {
+			fab_fprintf(stderr, "fabtop: analyze-log: %s\n", err);
+			return -1;
+		}
+		nccl_log_line_rate(a, NULL);
+		return 0;
+	}
+	struct fab_model *m = malloc(sizeof(*m));
+	if (!m) {
+		root_close(&root);
+		nccl_log_line_rate(a, NULL);
+		return 0;
+	}
+	model_init(m);
+	collect_all(&root, m);
+	if (rootspec || nccl_log_hcas_in_model(a, m)) {
+		nccl_log_line_rate(a, m);
+	} else {
+		nccl_log_line_rate(a, NULL);
+		for (int i = 0; i < a->ncolls; i++) {
+			snprintf(a->colls[i].basis, sizeof(a->colls[i].basis), "this node does not have "
+				 "the HCAs the log names (give --root with a capture of that node)");
+			nccl_coll_decide(&a->colls[i]);
+		}
+	}
+	model_free(m);
+	free(m);
+	root_close(&root);
+	return 0;
+}
+
+int analyze_log_parse_args(int argc, char **argv, const char **names, int *n, bool *json,
+			   const char **root)
 {
 	bool opts = true;
 	*n = 0;
 	*json = false;
+	*root = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		if (opts && strcmp(s, "--") == 0) {
 			opts = false;
 		} else if (opts && strcmp(s, "--json") == 0) {
 			*json = true;
+		} else if (opts && strncmp(s, "--root=", 7) == 0 && s[7]) {
+			*root = s + 7;
+		} else if (opts && strcmp(s, "--root") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0]) {
+				fputs("fabtop: analyze-log: --root needs a directory or a capture\n", stderr);
+				fputs(usage, stderr);
+				return 2;
+			}
+			*root = argv[++i];
 		} else if (opts && (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0)) {
 			fputs(usage, stdout);
 			return 0;
@@ -417,6 +512,7 @@ int analyze_log_parse_args(int argc, char **argv, const char **names, int *n, bo
 int analyze_log_main(int argc, char **argv)
 {
 	bool json;
+	const char *rootspec;
 	int n;
 	struct input *in = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*in));
 	const char **names = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*names));
@@ -426,7 +522,7 @@ int analyze_log_main(int argc, char **argv)
 		free(names);
 		return 2;
 	}
-	int rc = analyze_log_parse_args(argc, argv, names, &n, &json);
+	int rc = analyze_log_parse_args(argc, argv, names, &n, &json, &rootspec);
 	for (int i = 0; i < n; i++)
 		in[i].name = names[i];
 	free(names);
@@ -454,6 +550,12 @@ int analyze_log_main(int argc, char **argv)
 	}
 	free(buf);
 	nccl_log_finish(a);
+	if (rate_against_node(a, rootspec) != 0) {
+		nccl_log_free(a);
+		free(a);
+		free(in);
+		return 2;
+	}
 	if (a->verdict == NCCL_V_UNKNOWN && !unreadable)
 		fab_fprintf(stderr, "fabtop: no NCCL lines found in %s%s (was NCCL_DEBUG=INFO set?)\n",
 			in[0].name, n > 1 ? " and the others" : "");
@@ -467,8 +569,11 @@ int analyze_log_main(int argc, char **argv)
 		out_close_obj(o);
 		rc = out_free(o) == 0 ? 0 : 2;
 	}
+	bool low = false;
+	for (int i = 0; i < a->ncolls; i++)
+		low |= a->colls[i].verdict == NCCL_CV_LOW;
 	if (rc == 0)
-		rc = unreadable || a->verdict == NCCL_V_UNKNOWN ? 2 : a->verdict == NCCL_V_OK ? 0 : 1;
+		rc = unreadable || a->verdict == NCCL_V_UNKNOWN ? 2 : a->verdict == NCCL_V_OK && !low ? 0 : 1;
 	nccl_log_free(a);
 	free(a);
 	free(in);

@@ -22,7 +22,9 @@ const char fab_cli_usage[] =
 "       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
 "              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
 "                                                    (`fabtop wizard --help` for the rest)\n"
-"       fabtop analyze-log FILE... [--json]          NCCL_DEBUG logs: network, HCAs, GDR, errors, verdict\n"
+"       fabtop analyze-log FILE... [--json] [--root R]\n"
+"                                                    NCCL_DEBUG logs: network, HCAs, GDR, errors, verdict;\n"
+"                                                    nccl-tests runs against the HCAs' line rate\n"
 "       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
 "       fabtop --version | --help\n"
 "Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";

@@ -134,6 +134,75 @@ const char *nccl_verdict_hint(enum nccl_verdict v)
 	return "no NCCL lines found: run the job with NCCL_DEBUG=INFO";
 }
 
+const char *nccl_coll_verdict_name(enum nccl_coll_verdict v)
+{
+	static const char *const names[] = {
+		[NCCL_CV_OK] = "ok",
+		[NCCL_CV_LOW] = "low-busbw",
+		[NCCL_CV_WRONG] = "wrong-values",
+		[NCCL_CV_INCOMPLETE] = "incomplete",
+	};
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "unknown";
+}
+
+int nccl_log_colls_done(const struct nccl_log *a)
+{
+	int n = 0;
+	for (int i = 0; i < a->ncolls; i++)
+		n += a->colls[i].avg_busbw.ok;
+	return n;
+}
+
+const struct nccl_log_coll *nccl_log_coll_open(const struct nccl_log *a)
+{
+	for (int i = 0; i < a->ncolls; i++)
+		if (!a->colls[i].avg_busbw.ok)
+			return &a->colls[i];
+	return NULL;
+}
+
+const char *nccl_coll_label(const struct nccl_log *a, int i, char *buf, size_t len)
+{
+	if (a->colls[i].name[0])
+		return a->colls[i].name;
+	snprintf(buf, len, "run %d", i + 1);
+	return buf;
+}
+
+void nccl_coll_decide(struct nccl_log_coll *c)
+{
+	char peak[64] = "no row";
+	if (c->peak_busbw.ok)
+		snprintf(peak, sizeof(peak), "peak bus bandwidth %.2f GB/s at %lld B", c->peak_busbw.v,
+			 c->peak_bytes);
+	bool rated = c->line_gbs.ok && c->line_gbs.v > 0 && c->pct.ok;
+	if (!c->avg_busbw.ok) {
+		c->verdict = NCCL_CV_INCOMPLETE;
+		if (c->nsizes)
+			snprintf(c->reason, sizeof(c->reason), "no summary: stopped after the %lld-byte row",
+				 c->sizes[c->nsizes - 1].bytes);
+		else
+			snprintf(c->reason, sizeof(c->reason), "no summary and no result row");
+	} else if (c->oob_values.ok && c->oob_values.v > 0) {
+		c->verdict = NCCL_CV_WRONG;
+		snprintf(c->reason, sizeof(c->reason), "%lld wrong values (Out of bounds values)",
+			 c->oob_values.v);
+	} else if (rated && c->pct.v < NCCL_BW_LOW * 100) {
+		c->verdict = NCCL_CV_LOW;
+		snprintf(c->reason, sizeof(c->reason), "%s is %.0f%% of the %.2f GB/s line rate per rank "
+			 "(under %.0f%%)", peak, c->pct.v, c->line_gbs.v, NCCL_BW_LOW * 100);
+	} else if (rated) {
+		c->verdict = NCCL_CV_OK;
+		/* Above 100%: NVLink (NVLS, trees) carried part of the reduction. */
+		snprintf(c->reason, sizeof(c->reason), "%s is %.0f%% of the %.2f GB/s line rate per rank%s",
+			 peak, c->pct.v, c->line_gbs.v, c->pct.v > 100 ?
+			 " (more than the NICs carry: NVLink did part of it)" : "");
+	} else {
+		c->verdict = NCCL_CV_OK;
+		snprintf(c->reason, sizeof(c->reason), "%s; line rate unknown", peak);
+	}
+}
+
 const char *nccl_outcome_name(enum nccl_outcome o)
 {
 	switch (o) {
@@ -975,34 +1044,126 @@ static bool parse_num(const char *s, fab_num *out)
 	return true;
 }
 
-/* "       8      2  float  sum  -1  37.2  0.00  0.00  0  36.5  0.00  0.00  0" */
+/* ---- nccl-tests runs (nccl_log.h: struct nccl_log_coll) ---- */
+
+static struct nccl_log_coll *coll_cur(struct nccl_log *a)
+{
+	return a->ncolls && !a->st.coll_drop ? &a->colls[a->ncolls - 1] : NULL;
+}
+
+static bool coll_fresh(const struct nccl_log_coll *c)
+{
+	return !c->nsizes && !c->sizes_dropped && !c->avg_busbw.ok && !c->oob_values.ok;
+}
+
+/* A run begins: the current one goes on while it holds nothing yet (its
+ * version, starting and nThread lines all begin it); NULL once
+ * NCCL_LOG_MAX_COLLS are kept (the run is counted, its lines dropped). */
+static struct nccl_log_coll *coll_begin(struct nccl_log *a)
+{
+	struct nccl_log_coll *c = a->ncolls ? &a->colls[a->ncolls - 1] : NULL;
+	if (a->st.coll_drop && !a->st.coll_drop_data)
+		return NULL;
+	if (!(c && !a->st.coll_drop && coll_fresh(c))) {
+		if (a->ncolls >= NCCL_LOG_MAX_COLLS) {
+			a->colls_dropped++;
+			a->st.coll_drop = true;
+			a->st.coll_drop_data = false;
+			return NULL;
+		}
+		c = &a->colls[a->ncolls++];
+		memset(c, 0, sizeof(*c));
+	}
+	a->st.coll_drop = false;
+	if (!c->name[0] && a->st.next_name[0]) {
+		copy_str(c->name, sizeof(c->name), a->st.next_name);
+		copy_str(c->named_by, sizeof(c->named_by), "command");
+	}
+	a->st.next_name[0] = '\0';
+	return c;
+}
+
+/* The run a row or a summary line belongs to: a new one after a finished run. */
+static struct nccl_log_coll *coll_for_data(struct nccl_log *a, bool summary_line)
+{
+	if (a->st.coll_drop) {
+		a->st.coll_drop_data = true;
+		return NULL;
+	}
+	struct nccl_log_coll *c = coll_cur(a);
+	if (!c || c->avg_busbw.ok || (summary_line && c->oob_values.ok && !c->nsizes))
+		c = coll_begin(a);
+	if (!c)
+		a->st.coll_drop_data = true;
+	return c;
+}
+
+/* "alltoall_perf" from a command line's word ("./build/alltoall_perf",
+ * "/nix/store/...-nccl-tests-2.13.6/bin/all_gather_perf"), false if none. */
+static bool perf_binary(const char *t, char *out, size_t size)
+{
+	/* Build output names every binary: it runs none. */
+	if (strncmp(t, "Linking", 7) == 0 || strncmp(t, "Compiling", 9) == 0 || strncmp(t, "make", 4) == 0)
+		return false;
+	for (const char *p = t; *p; ) {
+		p += strspn(p, " \t\"'=");
+		size_t n = strcspn(p, " \t\"'");
+		const char *w = p, *slash;
+		while ((slash = memchr(w, '/', (size_t)(p + n - w))))
+			w = slash + 1;
+		size_t wl = (size_t)(p + n - w);
+		if (wl > 5 && wl < size && memcmp(w + wl - 5, "_perf", 5) == 0 &&
+		    strspn(w, "abcdefghijklmnopqrstuvwxyz_0123456789") >= wl) {
+			memcpy(out, w, wl);
+			out[wl] = '\0';
+			return true;
+		}
+		p += n;
+	}
+	return false;
+}
+
+/* "       8      2  float  sum  -1  37.2  0.00  0.00  0  36.5  0.00  0.00  0";
+ * before nccl-tests 2.13 rows of all_gather, sendrecv, alltoall and
+ * broadcast have no redop word ("  8  2  float  37.2 ..."). */
 static bool on_tests_row(struct nccl_log *a, char *s)
 {
 	char *tok[32];
 	int n = 0;
 	for (char *t = strtok(s, " \t"); t && n < 32; t = strtok(NULL, " \t"))
 		tok[n++] = t;
-	for (int i = 0; i < 4 && i + 12 <= n; i++) {
+	for (int i = 0; i < 4 && i + 11 <= n; i++) {
 		long long bytes, count;
 		const char *e1, *e2;
 		if (!parse_ll(tok[i], &bytes, &e1) || *e1 || !parse_ll(tok[i + 1], &count, &e2) || *e2 ||
-		    !is_word(tok[i + 2]) || !is_word(tok[i + 3]))
+		    !is_word(tok[i + 2]))
 			continue;
+		bool redop = is_word(tok[i + 3]);
 		/* The last eight: time algbw busbw #wrong, out of place then in place. */
 		struct nccl_log_size r;
 		memset(&r, 0, sizeof(r));
-		if (n - (i + 4) < 8 || !parse_num(tok[n - 7], &r.algbw_oop) ||
+		if (n - (i + 3 + redop) < 8 || !parse_num(tok[n - 7], &r.algbw_oop) ||
 		    !parse_num(tok[n - 6], &r.busbw_oop) || !parse_num(tok[n - 3], &r.algbw_ip) ||
 		    !parse_num(tok[n - 2], &r.busbw_ip))
 			return false;
 		r.bytes = bytes;
 		r.count = count;
 		copy_str(r.type, sizeof(r.type), tok[i + 2]);
-		copy_str(r.redop, sizeof(r.redop), tok[i + 3]);
-		if (a->nsizes < NCCL_LOG_MAX_SIZES)
-			a->sizes[a->nsizes++] = r;
+		copy_str(r.redop, sizeof(r.redop), redop ? tok[i + 3] : "");
+		struct nccl_log_coll *c = coll_for_data(a, false);
+		if (!c)
+			return true;
+		for (int k = 0; k < 2; k++) {
+			fab_num b = k ? r.busbw_ip : r.busbw_oop;
+			if (b.ok && (!c->peak_busbw.ok || b.v > c->peak_busbw.v)) {
+				c->peak_busbw = b;
+				c->peak_bytes = bytes;
+			}
+		}
+		if (c->nsizes < NCCL_LOG_MAX_SIZES)
+			c->sizes[c->nsizes++] = r;
 		else
-			a->sizes_dropped++;
+			c->sizes_dropped++;
 		return true;
 	}
 	return false;
@@ -1012,27 +1173,44 @@ static void on_tests_comment(struct nccl_log *a, const char *s)
 {
 	const char *p;
 	long long v;
+	struct nccl_log_coll *c;
 	if ((p = strstr(s, "Avg bus bandwidth"))) {
 		p = strchr(p, ':');
-		if (p) {
-			char *e;
-			double x = strtod(p + 1, &e);
-			if (e != p + 1)
-				a->avg_busbw = fab_num_of(x);
-		}
+		char *e;
+		double x = p ? strtod(p + 1, &e) : 0;
+		if (p && e != p + 1 && (c = coll_for_data(a, true)))
+			c->avg_busbw = fab_num_of(x);
 		a->tests_started = true;
 	} else if ((p = strstr(s, "Out of bounds values"))) {
 		p = strchr(p, ':');
-		if (p && parse_ll(p + 1 + strspn(p + 1, " "), &v, NULL))
-			a->oob_values = fab_int_of(v);
+		if (p && parse_ll(p + 1 + strspn(p + 1, " "), &v, NULL) && (c = coll_for_data(a, true)))
+			c->oob_values = fab_int_of(v);
 		a->tests_started = true;
 	} else if ((p = strstr(s, "nccl-tests version"))) {
 		a->tests_started = true;
+		coll_begin(a);
 		if (ll_after(p, "nccl-library=", &v) && v > 0)
 			snprintf(a->st.tests_version, sizeof(a->st.tests_version), "%lld.%lld.%lld",
 				 v / 10000, v / 100 % 100, v % 100);
-	} else if (has(s, "nThread ") || has(s, "Using devices") || has(s, "  size ") ||
-		   has(s, " Rank ")) {
+	} else if ((p = strstr(s, "Collective test starting:"))) {
+		/* nccl-tests 2.16.7 on: the binary's own name. */
+		char name[32];
+		a->tests_started = true;
+		c = coll_begin(a);
+		if (c && perf_binary(p + 25, name, sizeof(name))) {
+			copy_str(c->name, sizeof(c->name), name);
+			copy_str(c->named_by, sizeof(c->named_by), "nccl-tests");
+		}
+	} else if (has(s, "nThread ")) {
+		a->tests_started = true;
+		coll_begin(a);
+	} else if (has(s, "  size ")) {
+		/* A table header after a run's rows: the next run, whose nThread
+		 * line was lost (a cut paste, grep). */
+		a->tests_started = true;
+		if (a->st.coll_drop ? a->st.coll_drop_data : (c = coll_cur(a)) && !coll_fresh(c))
+			coll_begin(a);
+	} else if (has(s, "Using devices") || has(s, " Rank ")) {
 		a->tests_started = true;
 	}
 }
@@ -1126,7 +1304,10 @@ static void on_other_line(struct nccl_log *a, char *s, size_t len)
 		add_error(a, t, c, true, NULL);
 		return;
 	}
-	if (a->tests_started && len < 512 && strpbrk(t, "0123456789"))
+	char name[32];
+	if (perf_binary(t, name, sizeof(name)))
+		copy_str(a->st.next_name, sizeof(a->st.next_name), name);
+	else if (a->tests_started && len < 512 && strpbrk(t, "0123456789"))
 		on_tests_row(a, s);
 }
 
@@ -1311,11 +1492,14 @@ static bool error_verdict(struct nccl_log *a, bool completed, bool causes)
 
 static void incomplete_reason(struct nccl_log *a, char *out, size_t size)
 {
-	if (a->tests_started && a->nsizes)
-		snprintf(out, size, "nccl-tests stopped after the %lld-byte row, before its summary",
-			 a->sizes[a->nsizes - 1].bytes);
+	const struct nccl_log_coll *c = nccl_log_coll_open(a);
+	const char *name = c && c->name[0] ? c->name : NULL;
+	if (c && c->nsizes)
+		snprintf(out, size, "nccl-tests%s%s stopped after the %lld-byte row, before its summary",
+			 name ? " " : "", name ? name : "", c->sizes[c->nsizes - 1].bytes);
 	else if (a->tests_started)
-		snprintf(out, size, "nccl-tests started but printed no result");
+		snprintf(out, size, "nccl-tests%s%s started but printed no result", name ? " " : "",
+			 name ? name : "");
 	else if (a->init_start > a->init_complete)
 		snprintf(out, size, "stopped during communicator init");
 	else if (a->init_complete)
@@ -1442,7 +1626,10 @@ void nccl_log_finish(struct nccl_log *a)
 	a->outcome_reason[0] = '\0';
 	a->nwarn = 0;
 
-	bool summary = a->avg_busbw.ok;
+	for (int i = 0; i < a->ncolls; i++)
+		nccl_coll_decide(&a->colls[i]);
+	/* Every run printed its summary (a run cut or hung is the outcome). */
+	bool summary = a->ncolls > 0 && nccl_log_colls_done(a) == a->ncolls;
 	bool completed = summary || (a->destroy_complete > 0 && !a->tests_started);
 	if (!a->nccl_lines && !a->tests_started && !a->errors) {
 		a->outcome = NCCL_RUN_UNKNOWN;
@@ -1473,11 +1660,21 @@ void nccl_log_finish(struct nccl_log *a)
 
 	/* The cause the log shows, first match wins (nccl_log.h). */
 	bool no_net = nccl_log_no_net_channel(a);
-	if (summary && a->oob_values.ok && a->oob_values.v > 0) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%lld", a->oob_values.v);
+	long long wrong = 0;
+	char where[NCCL_LOG_TEXT] = "";
+	for (int i = 0, at = 0; i < a->ncolls; i++) {
+		const struct nccl_log_coll *c = &a->colls[i];
+		if (!c->oob_values.ok || c->oob_values.v <= 0)
+			continue;
+		wrong += c->oob_values.v;
+		if (c->name[0] && at < (int)sizeof(where))
+			at += snprintf(where + at, sizeof(where) - (size_t)at, "%s%s", at ? ", " : " in ", c->name);
+	}
+	if (summary && wrong > 0) {
+		char buf[NCCL_LOG_TEXT];
+		snprintf(buf, sizeof(buf), "%lld wrong values%s", wrong, where);
 		a->verdict = NCCL_V_NCCL_ERROR;
-		set_reason(a, "nccl-tests found %s wrong values (Out of bounds values)", buf, NULL);
+		set_reason(a, "nccl-tests found %s (Out of bounds values)", buf, NULL);
 	} else if (!summary && error_verdict(a, completed, true)) {
 		/* invalid usage, IB, bootstrap, out of memory, CUDA */
 	} else if (socket_verdict(a) && a->verdict == NCCL_V_SOCKET_FALLBACK) {

@@ -78,8 +78,13 @@ static void out_run(struct wiz_step *s, const struct ab_run *r)
 	if (!l->nnets)
 		wiz_out(s, " none named");
 	wiz_out(s, "; GPUDirect RDMA %s", nccl_gdr_name(l->gdr));
-	if (l->avg_busbw.ok)
-		wiz_out(s, "; average bus bandwidth %.2f GB/s", l->avg_busbw.v);
+	for (int i = 0; i < l->ncolls; i++) {
+		char label[32];
+		const char *name = l->ncolls > 1 ? nccl_coll_label(l, i, label, sizeof(label)) : "";
+		if (l->colls[i].avg_busbw.ok)
+			wiz_out(s, "; %s%saverage bus bandwidth %.2f GB/s", name, name[0] ? " " : "",
+				l->colls[i].avg_busbw.v);
+	}
 	wiz_out(s, "\n");
 	for (int i = 0; i < l->nerr && i < 3; i++)
 		wiz_out(s, "  error %s: %s\n", nccl_err_kind_name(l->err[i].kind), l->err[i].text);
@@ -162,7 +167,7 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 		return -1;
 	}
 	struct ab_opts o = { .argv = argv, .hang_s = w->hang_s, .run_timeout_s = w->run_timeout_s,
-			     .env_extra = extra };
+			     .env_extra = extra, .model = m };
 	if (ab_init(ab, &o, err, sizeof(err)) != 0) {
 		free(ab);
 		snprintf(s->verdict, sizeof(s->verdict), "cannot run the A/B: %s", err);

@@ -232,9 +232,21 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 	field(c, "HCAs", n ? buf : "none named", 0);
 	/* The analyzer decides GDR once the log is over. */
 	field(c, "GDR", r->state == AB_RUNNING ? "-" : nccl_gdr_name(lg->gdr), 0);
-	if (lg->avg_busbw.ok)
-		snprintf(buf, sizeof(buf), "%.2f GB/s", lg->avg_busbw.v);
-	else
+	n = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < lg->ncolls && n + 1 < sizeof(buf); i++) {
+		const struct nccl_log_coll *co = &lg->colls[i];
+		char label[32], pct[48] = "";
+		if (!co->avg_busbw.ok)
+			continue;
+		if (co->pct.ok)
+			snprintf(pct, sizeof(pct), " (peak %.0f%% of line%s)", co->pct.v,
+				 co->verdict == NCCL_CV_LOW ? ", low" : "");
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s%s%.2f GB/s%s", n ? ", " : "",
+				      lg->ncolls > 1 ? nccl_coll_label(lg, i, label, sizeof(label)) : "",
+				      lg->ncolls > 1 ? " " : "", co->avg_busbw.v, pct);
+	}
+	if (!n)
 		snprintf(buf, sizeof(buf), "%s", r->state == AB_RUNNING ? "-" : "N/A (no nccl-tests summary)");
 	field(c, "bus bw", buf, 0);
 	if (k == 1 && ab->ratio > 0) {

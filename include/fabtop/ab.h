@@ -45,7 +45,11 @@
  *                        libibverbs, NCCL_IB_DISABLE/NCCL_NET set)
  *   rdma-ok              both completed, A over IB/RoCE, A at least
  *                        AB_FASTER_RATIO times faster than B (bus bandwidth
- *                        from the nccl-tests summary, else wall time)
+ *                        from the nccl-tests summary, the slowest of the
+ *                        runs both printed when there are several, else
+ *                        wall time). With a model, the reason adds A's peak
+ *                        bus bandwidth per run against the line rate of the
+ *                        HCAs A used, and a low one gives the hint
  *   rdma-slow            both completed, A over IB/RoCE but not clearly
  *                        faster than B
  *   socket-path-problem  A completed over IB/RoCE, B failed or hung: the
@@ -121,6 +125,9 @@ struct ab_opts {
 	double run_timeout_s;         /* 0: none */
 	const char *const *env_extra; /* more K=V for both runs (e.g. the wizard's
 	                                 NCCL_SOCKET_IFNAME), NULL-terminated, or NULL */
+	const struct fab_model *model; /* the node's, for A's bus bandwidth against its HCAs'
+	                                 line rate (nccl_log_line_rate); NULL: not judged. It
+	                                 must outlive the A/B */
 };
 
 struct ab {
@@ -133,6 +140,7 @@ struct ab {
 	char reason[512];             /* the verdict in one or two sentences, with evidence */
 	char hint[512];               /* what to do next, "" for rdma-ok */
 	char launcher[160];           /* how an MPI launcher passes the variables on, "" none */
+	const struct fab_model *model; /* ab_opts.model */
 };
 
 /* Copies argv (at most AB_MAX_ARGS words, each validated as plain text:

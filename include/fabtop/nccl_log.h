@@ -171,8 +171,50 @@ struct nccl_log_count {
 
 struct nccl_log_size {
 	long long bytes, count;
-	char type[16], redop[16];
+	char type[16], redop[16];     /* redop "" where the layout has none (before 2.13) */
 	fab_num algbw_oop, busbw_oop, algbw_ip, busbw_ip;  /* GB/s */
+};
+
+/*
+ * One nccl-tests run in the output: its table, summary and verdict. Several
+ * binaries run one after the other (a script, `for t in *_perf`, files
+ * appended) give one each. A run begins at its "# nccl-tests version" line
+ * (2.13 on), its "# Collective test starting: NAME" (2.16.7 on) or its
+ * "# nThread ..." line (every version), or at a table header or row that
+ * follows a finished run. Its name is nccl-tests' own (the starting line),
+ * else the *_perf binary of a command line seen before it (`mpirun ...
+ * ./build/alltoall_perf -b 8`, "Running .../all_gather_perf"), else "".
+ * The column layout does not name it: before 2.13 all_gather, sendrecv,
+ * alltoall and broadcast rows carry no redop, and from 2.13 alltoall,
+ * all_gather and broadcast say "none" while sendrecv says "sum".
+ */
+enum nccl_coll_verdict {
+	NCCL_CV_OK,                   /* summary printed, no wrong value, bandwidth not low */
+	NCCL_CV_LOW,                  /* peak bus bandwidth under NCCL_BW_LOW of the line rate */
+	NCCL_CV_WRONG,                /* Out of bounds values > 0 */
+	NCCL_CV_INCOMPLETE,           /* no summary: stopped, hung or cut */
+};
+
+#define NCCL_LOG_MAX_COLLS 12     /* nccl-tests runs kept */
+#define NCCL_BW_LOW        0.75   /* peak busbw / line rate under this is low (l3's bw-low bar) */
+
+struct nccl_log_coll {
+	char name[32];                /* "alltoall_perf", "" when the output does not say */
+	char named_by[16];            /* "nccl-tests", "command", "" */
+	fab_num avg_busbw;            /* "# Avg bus bandwidth : x" GB/s */
+	fab_int oob_values;           /* "# Out of bounds values : n OK|FAILED" */
+	fab_num peak_busbw;           /* the largest busbw of its rows, GB/s */
+	long long peak_bytes;         /* the row it was seen at */
+	struct nccl_log_size sizes[NCCL_LOG_MAX_SIZES];
+	int nsizes;
+	long long sizes_dropped;
+	/* Set by nccl_log_line_rate() (nccl_rate.c) when a model is there. */
+	fab_num line_gbs;             /* GB/s this collective's peak busbw can reach, per rank */
+	fab_num pct;                  /* peak_busbw / line_gbs * 100 */
+	char basis[NCCL_LOG_TEXT];    /* how line_gbs was worked out, or why it is unknown */
+	/* Set by nccl_log_finish(), again by nccl_log_line_rate(). */
+	enum nccl_coll_verdict verdict;
+	char reason[NCCL_LOG_TEXT];
 };
 
 struct nccl_log {
@@ -219,11 +261,9 @@ struct nccl_log {
 	long long init_start, init_complete, destroy_complete, abort_complete;
 
 	bool tests_started;           /* nccl-tests header or table seen */
-	fab_num avg_busbw;            /* "# Avg bus bandwidth : x" GB/s */
-	fab_int oob_values;           /* "# Out of bounds values : n OK|FAILED" */
-	struct nccl_log_size sizes[NCCL_LOG_MAX_SIZES];
-	int nsizes;
-	long long sizes_dropped;
+	struct nccl_log_coll colls[NCCL_LOG_MAX_COLLS];  /* in the order they ran */
+	int ncolls;
+	long long colls_dropped;      /* runs past NCCL_LOG_MAX_COLLS, not kept */
 
 	char last_line[NCCL_LOG_TEXT];/* the last NCCL line: where it stopped (finish) */
 
@@ -252,6 +292,8 @@ struct nccl_log {
 		char plugin_fail[NCCL_LOG_TEXT];    /* a plugin found but not loaded */
 		char plugin_missing[NCCL_LOG_TEXT]; /* a plugin asked for by name, not found */
 		char tests_version[32];             /* from nccl-tests' nccl-library= */
+		char next_name[32];                 /* a *_perf on a command line, for the next run */
+		bool coll_drop, coll_drop_data;     /* a run past the cap; it has had lines */
 		char buf[2][NCCL_LOG_LINE_MAX + 1];  /* this line; the last NCCL one */
 		int cur, last;
 		size_t last_len;
@@ -267,6 +309,28 @@ void nccl_log_finish(struct nccl_log *a);
 void nccl_log_free(struct nccl_log *a);
 
 const char *nccl_verdict_name(enum nccl_verdict v);
+const char *nccl_coll_verdict_name(enum nccl_coll_verdict v);
+/* A run's verdict and reason from its fields (one function for both callers). */
+void nccl_coll_decide(struct nccl_log_coll *c);
+/* The runs that ended with their summary; the first one that did not, or NULL. */
+int nccl_log_colls_done(const struct nccl_log *a);
+const struct nccl_log_coll *nccl_log_coll_open(const struct nccl_log *a);
+/* "alltoall_perf", or "run 2" when the output does not name it. */
+const char *nccl_coll_label(const struct nccl_log *a, int i, char *buf, size_t len);
+
+/*
+ * nccl_rate.c: each run's peak bus bandwidth set against the line rate of
+ * the HCAs the log says NCCL used ("NET/IB : Using [0]mlx5_0:1/IB ..."), read
+ * from the model (port_line_gbps). Unknown, with the reason in basis, when
+ * an HCA is not in the model, a port's rate is unknown, the ranks per node
+ * are not in the log, or no network channel carried data. Then each run's
+ * verdict is decided again. Needs the model, so not in nccl_log.c (which
+ * stays free of it for the fuzzer).
+ */
+void nccl_log_line_rate(struct nccl_log *a, const struct fab_model *m);
+/* Whether every HCA the log names is in the model (a live node that is
+ * not the one the log came from has other HCAs or none). */
+bool nccl_log_hcas_in_model(const struct nccl_log *a, const struct fab_model *m);
 /* One line on what to do next, "" for ok. */
 const char *nccl_verdict_hint(enum nccl_verdict v);
 const char *nccl_outcome_name(enum nccl_outcome o);

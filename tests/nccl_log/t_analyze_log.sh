@@ -56,8 +56,8 @@ check "2.12 RoCE without GDR" 1 "no-gdr: completed over IB without GPUDirect RDM
 check "2.18 no libibverbs" 1 "socket-fallback: Failed to open libibverbs.so[.1]" "$F/v2.18-socket-fallback-no-verbs.log"
 check "2.21 IBext plugin with NCCL_IB_DISABLE=1" 0 "ok: completed over IBext_v8, GPUDirect RDMA on" "$F/v2.21-ibext-plugin-ignores-ib-disable.log"
 check "2.23 QP connect timeout" 1 "ib-error: Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3" "$F/v2.23-modify-qp-timeout.log"
-check "2.24 nccl-tests hang" 1 "incomplete: nccl-tests stopped after the 65536-byte row, before its summary" "$F/v2.24-tests-hang.log"
-check "2.26 wrong values" 1 "nccl-error: nccl-tests found 24 wrong values (Out of bounds values)" "$F/v2.26-wrong-values.log"
+check "2.24 nccl-tests hang" 1 "incomplete: nccl-tests all_reduce_perf stopped after the 65536-byte row, before its summary" "$F/v2.24-tests-hang.log"
+check "2.26 wrong values" 1 "nccl-error: nccl-tests found 24 wrong values in all_reduce_perf (Out of bounds values)" "$F/v2.26-wrong-values.log"
 
 # issue 13: the verdict is the cause even when the log is cut; outcome apart;
 # warnings. Real logs from public trackers (tests/fixtures/nccl-logs/README):
@@ -79,10 +79,91 @@ then ok "text: outcome and warning lines"; else nok "text: outcome and warning l
 
 check_json "JSON: 2.19 completion error" 1 '[.verdict, .errors.list[0].kind, .errors.list[0].status, .errors.list[0].status_text, .ranks]' \
 	'["ib-error","completion-error",12,"transport retry counter exceeded",2]' "$F/v2.19-completion-error-mpirun.log"
-check_json "JSON: 2.10 HCAs, GDR, bus bandwidth" 0 '[.hcas[].name, .gdr.state, .nccl_tests.avg_busbw_gbs, .nccl_tests.sizes[3].busbw_oop_gbs, .qps.mtu]' \
+check_json "JSON: 2.10 HCAs, GDR, bus bandwidth" 0 '[.hcas[].name, .gdr.state, .nccl_tests.runs[0].avg_busbw_gbs, .nccl_tests.runs[0].sizes[3].busbw_oop_gbs, .qps.mtu]' \
 	'["mlx5_0","mlx5_1","on",18.7711,58.99,[4096]]' "$F/v2.10-ib-gdr-ok.log"
 check_json "JSON: h200 bad ifname env and files" 1 '[.env, .files[0].lines, .version, .bootstrap.interface]' \
 	'[[{"name":"NCCL_SOCKET_IFNAME","value":"bogus0","conflict":false}],8,null,null]' "$F/h200-bad-ifname.log"
+
+# issue 13, class 8: several nccl-tests runs in one output, each with its own
+# table, average, peak and verdict, and the peak against the line rate of the
+# HCAs NCCL used.
+# nccl-tests#78 (https://github.com/NVIDIA/nccl-tests/issues/78, ngc7292's
+# comment, 8 nodes x 8 V100, 100G IB): all_reduce then alltoall, pasted one
+# after the other; the alltoall rows of that nccl-tests have no redop.
+check_json "nccl-tests#78: all_reduce then alltoall, two runs" 0 \
+	'[.verdict, .outcome, [.nccl_tests.runs[] | [.name, .verdict, .avg_busbw_gbs, .peak_busbw_gbs, .peak_bytes, (.sizes | length), .sizes[1].redop, .sizes[1].busbw_oop_gbs]]]' \
+	'["ok","completed",[[null,"ok",4.32178,4.33,268435456,2,"sum",4.32],[null,"ok",0.507636,0.51,268435456,2,null,0.51]]]' \
+	"$F/tests78-v2.8-allreduce-then-alltoall.log"
+run "$F/tests78-v2.8-allreduce-then-alltoall.log" >"$T/out" 2>&1
+sed -n '/^nccl-tests/,/^errors/p' "$T/out" | grep -v '^errors' >"$T/runs.txt"
+cat >"$T/want.txt" <<'EOW'
+nccl-tests   2 runs
+  run 1 ok: peak bus bandwidth 4.33 GB/s at 268435456 B; line rate unknown
+    avg bus bandwidth 4.32 GB/s, out of bounds values 0
+    line rate unknown: no NCCL INFO line says which HCAs NCCL used (set NCCL_DEBUG=INFO)
+         size(B)        count     type  redop      algbw      busbw   algbw ip   busbw ip
+       268435456     67108864    float    sum       2.20       4.33       2.20       4.33
+       536870912    134217728    float    sum       2.19       4.32       2.19       4.32
+  run 2 ok: peak bus bandwidth 0.51 GB/s at 268435456 B; line rate unknown
+    avg bus bandwidth 0.51 GB/s, out of bounds values 0
+    line rate unknown: no NCCL INFO line says which HCAs NCCL used (set NCCL_DEBUG=INFO)
+         size(B)        count     type  redop      algbw      busbw   algbw ip   busbw ip
+       268435456      1048576    float    N/A       0.52       0.51       0.52       0.51
+       536870912      2097152    float    N/A       0.52       0.51       0.52       0.51
+EOW
+if diff -u "$T/want.txt" "$T/runs.txt" >"$T/diff"; then ok "text: one table per run"
+else nok "text: one table per run" "$(cat "$T/diff")"; fi
+
+# Two DGX H100 nodes (the dgx-h100 scenario: 8 x 400G NDR compute HCAs),
+# 16 ranks, alltoall_perf then sendrecv_perf in nccl-tests 2.17's wording
+# (written: tests/fixtures/nccl-logs/README). Per rank: 8 x 400 Gb/s / 8
+# ranks = 50 GB/s; alltoall on 2 nodes x 2/1 = 100 GB/s (nccl-tests#130).
+A2S=$F/v2.28-tests-alltoall-then-sendrecv.log
+H100=${FABTOP_SCENARIOS:-$top/build/scenarios}/dgx-h100
+if [ -d "$H100" ]; then
+	run --root "$H100" "$A2S" >"$T/out" 2>"$T/err"; rc=$?
+	sed -n '/^nccl-tests/,/^errors/p' "$T/out" | grep -v '^ *size(B)\|^ *[0-9]\|^errors' >"$T/runs.txt"
+	cat >"$T/want.txt" <<'EOW'
+nccl-tests   2 runs
+  alltoall_perf ok: peak bus bandwidth 86.41 GB/s at 4294967296 B is 86% of the 100.00 GB/s line rate per rank
+    avg bus bandwidth 76.16 GB/s, out of bounds values 0
+    line rate 100.00 GB/s per rank (peak 86%): the 8 HCAs NCCL used, 3200 Gb/s in all, shared by 8 ranks per node, x 2/1 for alltoall on 2 nodes (only the off-node share crosses the NICs)
+  sendrecv_perf low-busbw: peak bus bandwidth 21.99 GB/s at 4294967296 B is 44% of the 50.00 GB/s line rate per rank (under 75%)
+    avg bus bandwidth 19.98 GB/s, out of bounds values 0
+    line rate 50.00 GB/s per rank (peak 44%): the 8 HCAs NCCL used, 3200 Gb/s in all, shared by 8 ranks per node
+EOW
+	if [ $rc -eq 1 ] && head -n 1 "$T/out" | grep -qx 'verdict      ok: completed over IB, GPUDirect RDMA on' &&
+	   diff -u "$T/want.txt" "$T/runs.txt" >"$T/diff"
+	then ok "--root dgx-h100: alltoall ok, sendrecv low against the line rate, exit 1"
+	else nok "--root dgx-h100: alltoall ok, sendrecv low against the line rate, exit 1" "rc $rc" "$(cat "$T/diff" "$T/err")"; fi
+	check_json "JSON: per-run line rate" 1 \
+		'[.nccl_tests.runs[] | [.name, .named_by, .verdict, .avg_busbw_gbs, .peak_busbw_gbs, .line_rate.per_rank_gbs, .line_rate.pct]]' \
+		'[["alltoall_perf","nccl-tests","ok",76.1637,86.41,100,86.41],["sendrecv_perf","nccl-tests","low-busbw",19.98,21.99,50,43.98]]' \
+		--root "$H100" "$A2S"
+	# Cut inside the second run: the first keeps its verdict, the log is incomplete.
+	head -n -4 "$A2S" >"$T/cut.log"
+	check_json "second run cut: incomplete, named" 1 \
+		'[.verdict, .reason, [.nccl_tests.runs[] | .verdict]]' \
+		'["incomplete","nccl-tests sendrecv_perf stopped after the 4294967296-byte row, before its summary",["ok","incomplete"]]' \
+		--root "$H100" "$T/cut.log"
+else
+	ok "--root dgx-h100 line rate # SKIP no build/scenarios/dgx-h100 (make tests)"
+fi
+# Without --root, this node judges only when it has every HCA the log names.
+if [ ! -e /sys/class/infiniband/mlx5_11 ]; then
+	check_json "no --root, HCAs not on this node: line rate unknown, says why" 0 \
+		'[.nccl_tests.runs[] | [.verdict, .line_rate.per_rank_gbs, .line_rate.basis]]' \
+		'[["ok",null,"this node does not have the HCAs the log names (give --root with a capture of that node)"],["ok",null,"this node does not have the HCAs the log names (give --root with a capture of that node)"]]' \
+		"$A2S"
+else
+	ok "no --root, HCAs not on this node # SKIP this node has mlx5_11"
+fi
+run --root "$T/no-such-root" "$A2S" >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "cannot open root $T/no-such-root" "$T/err"; then ok "--root that does not open: exit 2"
+else nok "--root that does not open: exit 2" "rc $rc" "$(cat "$T/err")"; fi
+run --root >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q -- '--root needs a directory' "$T/err"; then ok "--root without a value: exit 2"
+else nok "--root without a value: exit 2" "rc $rc" "$(cat "$T/err")"; fi
 
 # stdin, and a pipe whose writer stops in the middle of a line
 run - <"$F/v2.12-roce-no-gdr.log" >"$T/out" 2>&1; rc=$?

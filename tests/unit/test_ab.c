@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fabtop/ab.h"
+#include "fabtop/collect.h"
 #include "fabtop/print.h"
+#include "fabtop/root.h"
 
 #define FIX "tests/fixtures/nccl-logs/"
 
@@ -94,6 +96,54 @@ static void test_decide_rdma_ok_and_slow(void **state)
 	assert_non_null(strstr(ab.hint, "GPUDirect RDMA (on in A's log)"));
 	assert_int_equal(ab_exit_code(ab.verdict), 1);
 	unpair(&ab);
+}
+
+/* Several nccl-tests runs (issue 13, class 8): A/B by the run with the least
+ * gain, and A's peak bus bandwidth against its HCAs' line rate from the model
+ * (the dgx-h100 scenario: 8 x 400G for 8 ranks a node). */
+static void test_decide_runs_and_line_rate(void **state)
+{
+	struct fab_root root;
+	char err[512];
+	if (root_open(&root, "build/scenarios/dgx-h100", err, sizeof(err)) != 0)
+		skip();  /* make tests builds the scenarios */
+	struct fab_model *m = malloc(sizeof(*m));
+	assert_non_null(m);
+	model_init(m);
+	collect_all(&root, m);
+	struct ab ab;
+	memset(&ab, 0, sizeof(ab));
+	ab.cur = -1;
+	ab.hang_s = 120;
+	set_run(&ab, 0, FIX "v2.28-tests-alltoall-then-sendrecv.log", AB_COMPLETED, 0, 30.0);
+	nccl_log_line_rate(&ab.run[0].log, m);
+	set_run(&ab, 1, NULL, AB_COMPLETED, 0, 300.0);
+	struct nccl_log *b = &ab.run[1].log;
+	nccl_log_free(b);
+	nccl_log_init(b);
+	static const char *const lines[] = {
+		"# Collective test starting: alltoall_perf\n",
+		"  4294967296      67108864     float    none      -1   1000000    4.29    4.03       0   1000000    4.29    4.03       0\n",
+		"# Out of bounds values : 0 OK\n", "# Avg bus bandwidth    : 4 \n",
+		"# Collective test starting: sendrecv_perf\n",
+		"  4294967296    1073741824     float     sum      -1    429496   10.00   10.00       0    429496   10.00   10.00       0\n",
+		"# Out of bounds values : 0 OK\n", "# Avg bus bandwidth    : 10 \n", NULL };
+	for (int i = 0; lines[i]; i++)
+		nccl_log_feed(b, lines[i], strlen(lines[i]));
+	nccl_log_finish(b);
+	ab_decide(&ab);
+	assert_int_equal(ab.verdict, AB_V_RDMA_OK);
+	assert_string_equal(ab.measure, "bus bandwidth");
+	assert_true(ab.ratio > 1.997 && ab.ratio < 1.999);  /* sendrecv: 19.98 / 10 */
+	assert_string_equal(ab.reason, "both runs completed; A over IB is 2.0x faster than sockets (A 19.98 "
+			    "GB/s, B 10.00 GB/s average bus bandwidth in sendrecv_perf, the least gain of 2 runs: "
+			    "A/B 2.00x); against the line rate of A's HCAs: alltoall_perf peak 86.41 GB/s, 86% of "
+			    "100.00 GB/s per rank, sendrecv_perf peak 21.99 GB/s, 44% of 50.00 GB/s per rank (low)");
+	assert_non_null(strstr(ab.hint, "under 75% of its HCAs' line rate"));
+	unpair(&ab);
+	model_free(m);
+	free(m);
+	root_close(&root);
 }
 
 static void test_decide_ib_not_used(void **state)
@@ -498,8 +548,8 @@ static void test_engine_ok_env_reaches_child(void **state)
 	assert_int_equal(ab.run[1].state, AB_COMPLETED);
 	assert_string_equal(ab.measure, "bus bandwidth");
 	assert_true(ab.ratio > 19.999 && ab.ratio < 20.001);
-	assert_true(ab.run[0].log.avg_busbw.ok && ab.run[0].log.avg_busbw.v == 180.0);
-	assert_true(ab.run[1].log.avg_busbw.ok && ab.run[1].log.avg_busbw.v == 9.0);
+	assert_true(ab.run[0].log.ncolls == 1 && ab.run[0].log.colls[0].avg_busbw.ok && ab.run[0].log.colls[0].avg_busbw.v == 180.0);
+	assert_true(ab.run[1].log.ncolls == 1 && ab.run[1].log.colls[0].avg_busbw.ok && ab.run[1].log.colls[0].avg_busbw.v == 9.0);
 	assert_int_equal(ab.run[0].log.nccl_lines, 26);
 	assert_true(nccl_log_used_rdma(&ab.run[0].log));
 	assert_false(nccl_log_used_rdma(&ab.run[1].log));
@@ -684,6 +734,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decide_rdma_ok_and_slow),
+		cmocka_unit_test(test_decide_runs_and_line_rate),
 		cmocka_unit_test(test_decide_ib_not_used),
 		cmocka_unit_test(test_decide_ib_disable_ignored),
 		cmocka_unit_test(test_decide_no_network),

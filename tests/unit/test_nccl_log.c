@@ -284,17 +284,17 @@ static void test_v210_ib_gdr_ok(void **state)
 	assert_int_equal(a->nmtu, 1);
 	assert_int_equal(a->mtu[0], 4096);
 	assert_int_equal(a->ngid_index, 0);  /* IB: LID, no GID */
-	assert_int_equal(a->nsizes, 4);
-	assert_int_equal(a->sizes[3].bytes, 134217728);
-	assert_int_equal(a->sizes[3].count, 33554432);
-	assert_string_equal(a->sizes[3].type, "float");
-	assert_string_equal(a->sizes[3].redop, "sum");
-	assert_float_equal(a->sizes[3].algbw_oop.v, 39.33, 1e-9);
-	assert_float_equal(a->sizes[3].busbw_oop.v, 58.99, 1e-9);
-	assert_float_equal(a->sizes[3].busbw_ip.v, 59.06, 1e-9);
-	assert_true(a->avg_busbw.ok);
-	assert_float_equal(a->avg_busbw.v, 18.7711, 1e-9);
-	assert_int_equal(a->oob_values.v, 0);
+	assert_int_equal(a->colls[0].nsizes, 4);
+	assert_int_equal(a->colls[0].sizes[3].bytes, 134217728);
+	assert_int_equal(a->colls[0].sizes[3].count, 33554432);
+	assert_string_equal(a->colls[0].sizes[3].type, "float");
+	assert_string_equal(a->colls[0].sizes[3].redop, "sum");
+	assert_float_equal(a->colls[0].sizes[3].algbw_oop.v, 39.33, 1e-9);
+	assert_float_equal(a->colls[0].sizes[3].busbw_oop.v, 58.99, 1e-9);
+	assert_float_equal(a->colls[0].sizes[3].busbw_ip.v, 59.06, 1e-9);
+	assert_true(a->colls[0].avg_busbw.ok);
+	assert_float_equal(a->colls[0].avg_busbw.v, 18.7711, 1e-9);
+	assert_int_equal(a->colls[0].oob_values.v, 0);
 	assert_int_equal(a->init_complete, 4);
 	assert_int_equal(a->destroy_complete, 2);
 	done(a);
@@ -324,11 +324,11 @@ static void test_v212_roce_no_gdr(void **state)
 	assert_int_equal(a->nranks.v, 16);
 	assert_int_equal(a->nnodes.v, 2);
 	/* nccl-tests with the root column */
-	assert_int_equal(a->nsizes, 4);
-	assert_int_equal(a->sizes[0].bytes, 1048576);
-	assert_float_equal(a->sizes[0].busbw_oop.v, 4.77, 1e-9);
-	assert_float_equal(a->sizes[0].algbw_ip.v, 2.56, 1e-9);
-	assert_float_equal(a->avg_busbw.v, 12.9452, 1e-9);
+	assert_int_equal(a->colls[0].nsizes, 4);
+	assert_int_equal(a->colls[0].sizes[0].bytes, 1048576);
+	assert_float_equal(a->colls[0].sizes[0].busbw_oop.v, 4.77, 1e-9);
+	assert_float_equal(a->colls[0].sizes[0].algbw_ip.v, 2.56, 1e-9);
+	assert_float_equal(a->colls[0].avg_busbw.v, 12.9452, 1e-9);
 	done(a);
 }
 
@@ -371,8 +371,8 @@ static void test_v219_completion_error(void **state)
 	assert_null(nccl_wc_status_str(-1));
 	assert_null(nccl_wc_status_str(22));
 	assert_true(a->tests_started);
-	assert_false(a->avg_busbw.ok);
-	assert_int_equal(a->nsizes, 1);
+	assert_false(a->colls[0].avg_busbw.ok);
+	assert_int_equal(a->colls[0].nsizes, 1);
 	assert_int_equal(a->first_retcode.v, 6);
 	assert_string_equal(a->version, "2.19.3+cuda12.3");
 	assert_int_equal(a->gdr, NCCL_GDR_ON);
@@ -421,8 +421,8 @@ static void test_v221_plugins(void **state)
 	assert_int_equal(a->gdr_enabled_lines, 2);
 	assert_int_equal(a->ch_net_gdr, 2);
 	assert_int_equal(a->ch_p2p, 2);
-	assert_float_equal(a->avg_busbw.v, 259.32, 1e-9);
-	assert_float_equal(a->sizes[1].busbw_ip.v, 272.13, 1e-9);
+	assert_float_equal(a->colls[0].avg_busbw.v, 259.32, 1e-9);
+	assert_float_equal(a->colls[0].sizes[1].busbw_ip.v, 272.13, 1e-9);
 	done(a);
 
 	a = analyze(FIX "v2.21-torch-watchdog.log");
@@ -472,22 +472,112 @@ static void test_tests_results(void **state)
 	struct nccl_log *a = analyze(FIX "v2.24-tests-hang.log");
 	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
 	assert_int_equal(a->outcome, NCCL_RUN_INCOMPLETE);
-	assert_string_equal(a->reason, "nccl-tests stopped after the 65536-byte row, before its summary");
+	assert_string_equal(a->reason, "nccl-tests all_reduce_perf stopped after the 65536-byte row, before its summary");
 	assert_string_equal(a->version, "2.24.3");  /* nccl-library=22403 */
-	assert_int_equal(a->nsizes, 3);
+	assert_int_equal(a->colls[0].nsizes, 3);
 	done(a);
 
 	a = analyze(FIX "v2.26-wrong-values.log");
 	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
 	assert_int_equal(a->outcome, NCCL_RUN_COMPLETED);
-	assert_string_equal(a->reason, "nccl-tests found 24 wrong values (Out of bounds values)");
-	assert_int_equal(a->oob_values.v, 24);
+	assert_string_equal(a->reason, "nccl-tests found 24 wrong values in all_reduce_perf (Out of bounds values)");
+	assert_int_equal(a->colls[0].oob_values.v, 24);
 	done(a);
 
 	a = analyze(FIX "v2.27-version-mismatch.log");
 	assert_int_equal(a->verdict, NCCL_V_INVALID_USAGE);
 	assert_true(a->version_mismatch);
 	assert_string_equal(a->version, "2.27.3+cuda12.9");
+	done(a);
+}
+
+/* Several nccl-tests runs in one output (issue 13, class 8). */
+static void test_tests_runs(void **state)
+{
+	(void)state;
+	/* https://github.com/NVIDIA/nccl-tests/issues/78 (ngc7292's comment):
+	 * all_reduce, then alltoall, whose rows carry no redop before 2.13. */
+	struct nccl_log *a = analyze(FIX "tests78-v2.8-allreduce-then-alltoall.log");
+	assert_int_equal(a->ncolls, 2);
+	assert_string_equal(a->colls[0].name, "");
+	assert_int_equal(a->colls[0].nsizes, 2);
+	assert_string_equal(a->colls[0].sizes[1].redop, "sum");
+	assert_float_equal(a->colls[0].avg_busbw.v, 4.32178, 1e-9);
+	assert_float_equal(a->colls[0].peak_busbw.v, 4.33, 1e-9);
+	assert_int_equal(a->colls[0].peak_bytes, 268435456);
+	assert_int_equal(a->colls[1].nsizes, 2);
+	assert_string_equal(a->colls[1].sizes[0].redop, "");
+	assert_int_equal(a->colls[1].sizes[1].count, 2097152);
+	assert_float_equal(a->colls[1].sizes[1].busbw_ip.v, 0.51, 1e-9);
+	assert_float_equal(a->colls[1].avg_busbw.v, 0.507636, 1e-9);
+	assert_int_equal(a->colls[1].verdict, NCCL_CV_OK);
+	assert_string_equal(a->colls[1].reason, "peak bus bandwidth 0.51 GB/s at 268435456 B; line rate unknown");
+	assert_int_equal(a->verdict, NCCL_V_OK);
+	assert_int_equal(a->outcome, NCCL_RUN_COMPLETED);
+	char buf[32];
+	assert_string_equal(nccl_coll_label(a, 1, buf, sizeof(buf)), "run 2");
+	done(a);
+
+	/* The binary from the command line before the output: nixpkgs#251856
+	 * (https://github.com/NixOS/nixpkgs/pull/251856, nccl-tests 2.13.6,
+	 * first run of the suite, excerpt up to its first row). Build output
+	 * names binaries it does not run (nccl-tests#294). */
+	a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	nccl_log_init(a);
+	feed_text(a,
+		"Linking  /home/ubuntu/nccl-tests/build/reduce.o > /home/ubuntu/nccl-tests/build/reduce_perf\n"
+		"Running /nix/store/6v92dmg26nf71b46b20q4664b3d9y08i-nccl-tests-2.13.6/bin/all_gather_perf\n"
+		"# nThread 1 nGpus 1 minBytes 33554432 maxBytes 33554432 step: 1048576(bytes) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+		"#\n"
+		"# Using devices\n"
+		"#  Rank  0 Group  0 Pid 272738 on nixos-desktop device  0 [0x01] NVIDIA GeForce RTX 4090\n"
+		"#\n"
+		"#                                                              out-of-place                       in-place          \n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
+		"    33554432       8388608     float    none      -1    18.48  1816.16    0.00      0     0.05  619657.10    0.00      0\n");
+	nccl_log_finish(a);
+	assert_int_equal(a->ncolls, 1);
+	assert_string_equal(a->colls[0].name, "all_gather_perf");
+	assert_string_equal(a->colls[0].named_by, "command");
+	assert_string_equal(a->colls[0].sizes[0].redop, "none");
+	assert_int_equal(a->colls[0].verdict, NCCL_CV_INCOMPLETE);
+	assert_string_equal(a->colls[0].reason, "no summary: stopped after the 33554432-byte row");
+	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
+	assert_string_equal(a->reason, "nccl-tests all_gather_perf stopped after the 33554432-byte row, "
+			    "before its summary");
+	done(a);
+
+	/* A second table after a summary is a second run even without its
+	 * nThread line; the cap keeps NCCL_LOG_MAX_COLLS and counts the rest. */
+	a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	nccl_log_init(a);
+	for (int k = 0; k < NCCL_LOG_MAX_COLLS + 3; k++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+			 "     1048576        262144     float     sum      -1    98.31   10.67   %d.00      0    97.85   10.72   16.07      0\n"
+			 "# Out of bounds values : %d %s\n"
+			 "# Avg bus bandwidth    : %d.5 \n", 10 + k, k == 1 ? 3 : 0, k == 1 ? "FAILED" : "OK", k);
+		feed_text(a, text);
+	}
+	nccl_log_finish(a);
+	assert_int_equal(a->ncolls, NCCL_LOG_MAX_COLLS);
+	assert_int_equal(a->colls_dropped, 3);
+	for (int k = 0; k < NCCL_LOG_MAX_COLLS; k++) {
+		assert_int_equal(a->colls[k].nsizes, 1);
+		assert_float_equal(a->colls[k].avg_busbw.v, k + 0.5, 1e-9);
+		assert_float_equal(a->colls[k].peak_busbw.v, 10 + k < 16.07 ? 16.07 : 10 + k, 1e-9);
+	}
+	assert_int_equal(a->colls[1].verdict, NCCL_CV_WRONG);
+	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
+	assert_string_equal(a->reason, "nccl-tests found 3 wrong values (Out of bounds values)");
+	/* Without a model: every run's line rate is unknown, and says why. */
+	nccl_log_line_rate(a, NULL);
+	assert_false(a->colls[0].line_gbs.ok);
+	assert_string_equal(a->colls[0].basis, "no NCCL INFO line says which HCAs NCCL used (set NCCL_DEBUG=INFO)");
 	done(a);
 }
 
@@ -618,8 +708,8 @@ static void test_crlf_and_cut_line(void **state)
 	assert_string_equal(a->hcas[1].link_layer, "IB");
 	assert_string_equal(a->nets[0].name, "IB");
 	assert_string_equal(a->reason, b->reason);
-	assert_int_equal(a->nsizes, b->nsizes);
-	assert_float_equal(a->avg_busbw.v, 18.7711, 1e-9);
+	assert_int_equal(a->colls[0].nsizes, b->colls[0].nsizes);
+	assert_float_equal(a->colls[0].avg_busbw.v, 18.7711, 1e-9);
 	assert_string_equal(a->last_line, b->last_line);
 	done(a);
 	done(b);
@@ -631,7 +721,7 @@ static void test_crlf_and_cut_line(void **state)
 			 "# nThread 1 nGpus 1\n"
 			 "     8      2   float   sum   -1   30.1   0.00   0.00   0   29.8   0.00   0.00   0\n"
 			 "  1048576   262144   float   sum   -1   98.3");
-	assert_int_equal(a->nsizes, 1);
+	assert_int_equal(a->colls[0].nsizes, 1);
 	assert_int_equal(a->verdict, NCCL_V_INCOMPLETE);
 	done(a);
 	a = analyze_text("h:1:1 [0] NCCL INFO Using network IB");
@@ -701,8 +791,8 @@ static void test_bounds(void **state)
 	assert_int_equal(a->nenv, NCCL_LOG_MAX_ENV);
 	assert_true(a->env[0].conflict);
 	assert_false(a->env[1].conflict);
-	assert_int_equal(a->nsizes, NCCL_LOG_MAX_SIZES);
-	assert_int_equal(a->sizes_dropped, 6);
+	assert_int_equal(a->colls[0].nsizes, NCCL_LOG_MAX_SIZES);
+	assert_int_equal(a->colls[0].sizes_dropped, 6);
 	assert_int_equal(a->verdict, NCCL_V_NCCL_ERROR);
 	assert_string_equal(a->reason, "odd thing 0");
 	done(a);
@@ -1144,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_v222_bootstrap_srun),
 		cmocka_unit_test(test_v223_qp_timeout),
 		cmocka_unit_test(test_tests_results),
+		cmocka_unit_test(test_tests_runs),
 		cmocka_unit_test(test_v228_completion_words),
 		cmocka_unit_test(test_unknown_and_garbage),
 		cmocka_unit_test(test_interleaved_ranks),
