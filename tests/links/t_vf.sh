@@ -74,11 +74,13 @@ check() {
 	python3 - "$T/out.json" > "$T/why" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-ids = []
+ids, hcas = [], set()
 def walk(o):
     if isinstance(o, dict):
         if "id" in o and "severity" in o:
             ids.append((o["id"], o.get("subject")))
+        if "name" in o and "ports" in o:
+            hcas.add(o["name"])
         for v in o.values():
             walk(v)
     elif isinstance(o, list):
@@ -86,17 +88,6 @@ def walk(o):
             walk(v)
 walk(doc)
 bad = [i for i in ids if i[0] in ("links.pcie-bottleneck", "links.rate-degraded")]
-hcas = set()
-def names(o):
-    if isinstance(o, dict):
-        if "name" in o and "ports" in o:
-            hcas.add(o["name"])
-        for v in o.values():
-            names(v)
-    elif isinstance(o, list):
-        for v in o:
-            names(v)
-names(doc)
 vfs = {"mlx5_%d" % i for i in range(8, 15)}
 if bad or not vfs <= hcas:
     print("findings:", bad, "hcas:", sorted(hcas))

@@ -675,6 +675,23 @@ static void set_rate(struct fab_port *p, double g, int width, const char *str, c
 	fab_strlcpy(p->speed, speed, sizeof(p->speed));
 }
 
+/* A GB10's ConnectX-7 (sources in test_card): four functions, .0 and .1
+ * on each of two Gen5 x4 links in PCI domains 0000 and 0002, one card by
+ * sys_image_guid and board id, every port up at 200 Gb/s. */
+static void gb10(struct fab_model *m)
+{
+	build(m, true);
+	m->nnics = 4;
+	for (int i = 0; i < 4; i++) {
+		struct fab_pci_dev *d = &m->pci[i];
+		snprintf(d->bdf, sizeof(d->bdf), "%04x:01:00.%d", i < 2 ? 0 : 2, i % 2);
+		d->link.cur_width = d->link.max_width = fab_int_of(4);
+		fab_strlcpy(m->nics[i].sys_image_guid, "4821:0b03:0096:04cb", sizeof(m->nics[i].sys_image_guid));
+		fab_strlcpy(m->nics[i].board_id, "NVD0000000087", sizeof(m->nics[i].board_id));
+		set_rate(port(m, i), 200, 4, "200 Gb/sec (4X HDR)", "HDR");
+	}
+}
+
 /* Issue 13, class 1 and 2: what a port of a card can do, and the line rate
  * of a function. */
 static void test_card(void **state)
@@ -775,16 +792,7 @@ static void test_card(void **state)
 	 * performance_benchmarking_guide.md), are healthy, not "49% of 200".
 	 * One info finding says the halves make the port; nothing advises
 	 * another slot. */
-	build(&m, true);
-	m.nnics = 4;
-	for (int i = 0; i < 4; i++) {
-		struct fab_pci_dev *d = &m.pci[i];
-		snprintf(d->bdf, sizeof(d->bdf), "%04x:01:00.%d", i < 2 ? 0 : 2, i % 2);
-		d->link.cur_width = d->link.max_width = fab_int_of(4);
-		fab_strlcpy(m.nics[i].sys_image_guid, "4821:0b03:0096:04cb", sizeof(m.nics[i].sys_image_guid));
-		fab_strlcpy(m.nics[i].board_id, "NVD0000000087", sizeof(m.nics[i].board_id));
-		set_rate(port(&m, i), 200, 4, "200 Gb/sec (4X HDR)", "HDR");
-	}
+	gb10(&m);
 	findings_run(&m);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(m.nics[i].card, 0);
@@ -812,16 +820,7 @@ static void test_card(void **state)
 	 * thread above: 0002:01:00.0/.1 LnkSta Width x2 of x4): a warning for
 	 * that link, which points at the link, not at the slot. */
 	model_free(&m);
-	build(&m, true);
-	m.nnics = 4;
-	for (int i = 0; i < 4; i++) {
-		struct fab_pci_dev *d = &m.pci[i];
-		snprintf(d->bdf, sizeof(d->bdf), "%04x:01:00.%d", i < 2 ? 0 : 2, i % 2);
-		d->link.cur_width = d->link.max_width = fab_int_of(4);
-		fab_strlcpy(m.nics[i].sys_image_guid, "4821:0b03:0096:04cb", sizeof(m.nics[i].sys_image_guid));
-		fab_strlcpy(m.nics[i].board_id, "NVD0000000087", sizeof(m.nics[i].board_id));
-		set_rate(port(&m, i), 200, 4, "200 Gb/sec (4X HDR)", "HDR");
-	}
+	gb10(&m);
 	m.pci[2].link.cur_width = m.pci[3].link.cur_width = fab_int_of(2);
 	findings_run(&m);
 	assert_int_equal(nlinks(&m, "links.pcie-bottleneck"), 1);
