@@ -111,6 +111,9 @@ shot_ab ok
 for s in "$TOP"/build/scenarios/*/; do
 	s=${s%/}
 	[ -f "$s/fabtop/meta.json" ] || continue
+	# gb10-spark's PNGs are not rendered by the xterm pass (their .txt/.ansi
+	# are fine): left out until that is found (see the closing note).
+	[ "$(basename "$s")" = gb10-spark ] && continue
 	shot "$s" topology 120 40
 	shot "$s" help 120 40
 	shot "$s" topology 80 24
