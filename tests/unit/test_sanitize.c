@@ -244,7 +244,7 @@ static void test_shq(void **state)
 	assert_string_equal(fab_shq(NULL, b, sizeof(b)), "''");
 	assert_string_equal(fab_shq("a b", b, sizeof(b)), "'a b'");
 	assert_string_equal(fab_shq("it's", b, sizeof(b)), "'it'\\''s'");
-	assert_string_equal(fab_shq("x;curl x|sh;#", b, sizeof(b)), "'x;curl x|sh;#'");
+	assert_string_equal(fab_shq("x;touch pwned;#", b, sizeof(b)), "'x;touch pwned;#'");
 	assert_string_equal(fab_shq("$(reboot)", b, sizeof(b)), "'$(reboot)'");
 	assert_string_equal(fab_shq("`id`", b, sizeof(b)), "'`id`'");
 	assert_string_equal(fab_shq("a*", b, sizeof(b)), "'a*'");
