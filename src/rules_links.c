@@ -203,99 +203,95 @@ static bool port_unused(const struct fab_model *m, const struct fab_nic *n, cons
  * and waits for the subnet manager: that is links.no-sm, not this rule. */
 static void rule_port_down(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			bool phys_down = p->phys_state.ok && p->phys_state.v != PH_LINKUP;
-			bool sm_wait = is_ib(p) && p->state.ok &&
-				       (p->state.v == ST_INIT || p->state.v == ST_ARMED);
-			bool log_down = p->state.ok && !port_active(p) && !sm_wait;
-			if (!phys_down && !log_down)
-				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			bool roce = is_roce(p);
-			const struct fab_netdev *d = model_netdev(m, p->netdev);
-			enum roce_why why = roce_disabled_why(d);
-			struct port_role r;
-			if (port_unused(m, n, p, &r)) {
-				struct fab_finding *f = model_add_finding(m, "links.port-unused", SEV_INFO, subj);
-				snprintf(f->message, sizeof(f->message),
-					 "unused: no cable (state %s, physical state %s), while %s on the same "
-					 "card carries the traffic and %s",
-					 st_word(p), ph_word(p), r.carrier, r.sib_up ?
-					 "most cards leave this port free too" : "no other card uses this port");
-				snprintf(f->evidence, sizeof(f->evidence), "%s/state=%s phys_state=%s; "
-					 "link_downed=0 (never up since the counters were cleared)",
-					 dir, st_word(p), ph_word(p));
-				if (r.sib_up + r.sib_down)
-					fab_catf(f->evidence, sizeof(f->evidence), "; the same port of its "
-						 "model's other cards: %d up, %d not", r.sib_up, r.sib_down);
-				snprintf(f->hint, sizeof(f->hint),
-					 "nothing to do if it is meant to be free: NCCL skips ports that are not "
-					 "ACTIVE; a job whose NCCL_IB_HCA names it runs without it (the job step "
-					 "says so)");
-				continue;
-			}
-			struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
-			if (phys_down)
-				snprintf(f->message, sizeof(f->message),
-					 "not usable: state %s, physical state %s (%s)",
-					 st_word(p), ph_word(p),
-					 phys_meaning(p->phys_state.v, roce, why));
-			else
-				snprintf(f->message, sizeof(f->message),
-					 "not usable: state %s%s%s", st_word(p),
-					 p->phys_state.ok ? " although the physical link is " : "",
-					 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
-			/* Why it is not just an unused port beside a busy one. */
-			bool rail = r.no_cable && r.carrier[0] && r.sib_up > r.sib_down;
-			if (r.downed > 0)
-				fab_catf(f->message, sizeof(f->message), "; it was up and went down");
-			else if (rail)
-				fab_catf(f->message, sizeof(f->message), "; a rail like its siblings, "
-					 "which are up");
-			else if (r.no_cable && r.carrier[0] && r.downed < 0)
-				fab_catf(f->message, sizeof(f->message), "; whether it was ever up is "
-					 "unknown (link_downed unreadable)");
-			snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
-			if (p->state.ok)
-				fab_catf(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
-			if (p->phys_state.ok)
-				fab_catf(f->evidence, sizeof(f->evidence), "%sphys_state=%lld: %s",
-				    p->state.ok ? " " : "", p->phys_state.v, ph_word(p));
-			if (ll_name(p->ll))
-				fab_catf(f->evidence, sizeof(f->evidence), " link_layer=%s", ll_name(p->ll));
-			if (d && d->operstate[0])
-				fab_catf(f->evidence, sizeof(f->evidence), "; /sys/class/net/%s/operstate=%s",
-				    d->name, d->operstate);
-			if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
-				fab_catf(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
-			if (r.downed > 0)
-				fab_catf(f->evidence, sizeof(f->evidence), "; link_downed=%lld since the "
-					 "counters were cleared", r.downed);
-			if (rail)
-				fab_catf(f->evidence, sizeof(f->evidence), "; the same port is up on %s "
-					 "(same model, same function)", r.rail);
-			if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
-			    why == ROCE_ADMIN_DOWN)
-				snprintf(f->hint, sizeof(f->hint),
-					 "ibstat %s %d; ip link show %s (state DOWN?); suggestion: ip link set dev %s up",
-					 FAB_SHQ(n->name), p->num, FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
-			else if (roce && p->netdev[0])
-				snprintf(f->hint, sizeof(f->hint),
-					 "ibstat %s %d; %sip link show %s; ethtool %s | grep 'Link detected'; "
-					 "check the cable, the transceiver and the switch port",
-					 FAB_SHQ(n->name), p->num,
-					 d ? "" : "on the host (the netdev is not in this namespace): ",
-					 FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
-			else
-				snprintf(f->hint, sizeof(f->hint),
-					 "ibstat %s %d; check the cable and transceiver seating and the switch "
-					 "port (its LEDs and its state on the switch or in UFM)", FAB_SHQ(n->name), p->num);
+	FOR_EACH_PORT(m, n, p) {
+		bool phys_down = p->phys_state.ok && p->phys_state.v != PH_LINKUP;
+		bool sm_wait = is_ib(p) && p->state.ok &&
+			       (p->state.v == ST_INIT || p->state.v == ST_ARMED);
+		bool log_down = p->state.ok && !port_active(p) && !sm_wait;
+		if (!phys_down && !log_down)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		bool roce = is_roce(p);
+		const struct fab_netdev *d = model_netdev(m, p->netdev);
+		enum roce_why why = roce_disabled_why(d);
+		struct port_role r;
+		if (port_unused(m, n, p, &r)) {
+			struct fab_finding *f = model_add_finding(m, "links.port-unused", SEV_INFO, subj);
+			snprintf(f->message, sizeof(f->message),
+				 "unused: no cable (state %s, physical state %s), while %s on the same "
+				 "card carries the traffic and %s",
+				 st_word(p), ph_word(p), r.carrier, r.sib_up ?
+				 "most cards leave this port free too" : "no other card uses this port");
+			snprintf(f->evidence, sizeof(f->evidence), "%s/state=%s phys_state=%s; "
+				 "link_downed=0 (never up since the counters were cleared)",
+				 dir, st_word(p), ph_word(p));
+			if (r.sib_up + r.sib_down)
+				fab_catf(f->evidence, sizeof(f->evidence), "; the same port of its "
+					 "model's other cards: %d up, %d not", r.sib_up, r.sib_down);
+			snprintf(f->hint, sizeof(f->hint),
+				 "nothing to do if it is meant to be free: NCCL skips ports that are not "
+				 "ACTIVE; a job whose NCCL_IB_HCA names it runs without it (the job step "
+				 "says so)");
+			continue;
 		}
+		struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
+		if (phys_down)
+			snprintf(f->message, sizeof(f->message),
+				 "not usable: state %s, physical state %s (%s)",
+				 st_word(p), ph_word(p),
+				 phys_meaning(p->phys_state.v, roce, why));
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "not usable: state %s%s%s", st_word(p),
+				 p->phys_state.ok ? " although the physical link is " : "",
+				 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
+		/* Why it is not just an unused port beside a busy one. */
+		bool rail = r.no_cable && r.carrier[0] && r.sib_up > r.sib_down;
+		if (r.downed > 0)
+			fab_catf(f->message, sizeof(f->message), "; it was up and went down");
+		else if (rail)
+			fab_catf(f->message, sizeof(f->message), "; a rail like its siblings, "
+				 "which are up");
+		else if (r.no_cable && r.carrier[0] && r.downed < 0)
+			fab_catf(f->message, sizeof(f->message), "; whether it was ever up is "
+				 "unknown (link_downed unreadable)");
+		snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
+		if (p->state.ok)
+			fab_catf(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
+		if (p->phys_state.ok)
+			fab_catf(f->evidence, sizeof(f->evidence), "%sphys_state=%lld: %s",
+			    p->state.ok ? " " : "", p->phys_state.v, ph_word(p));
+		if (ll_name(p->ll))
+			fab_catf(f->evidence, sizeof(f->evidence), " link_layer=%s", ll_name(p->ll));
+		if (d && d->operstate[0])
+			fab_catf(f->evidence, sizeof(f->evidence), "; /sys/class/net/%s/operstate=%s",
+			    d->name, d->operstate);
+		if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
+			fab_catf(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
+		if (r.downed > 0)
+			fab_catf(f->evidence, sizeof(f->evidence), "; link_downed=%lld since the "
+				 "counters were cleared", r.downed);
+		if (rail)
+			fab_catf(f->evidence, sizeof(f->evidence), "; the same port is up on %s "
+				 "(same model, same function)", r.rail);
+		if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
+		    why == ROCE_ADMIN_DOWN)
+			snprintf(f->hint, sizeof(f->hint),
+				 "ibstat %s %d; ip link show %s (state DOWN?); suggestion: ip link set dev %s up",
+				 FAB_SHQ(n->name), p->num, FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
+		else if (roce && p->netdev[0])
+			snprintf(f->hint, sizeof(f->hint),
+				 "ibstat %s %d; %sip link show %s; ethtool %s | grep 'Link detected'; "
+				 "check the cable, the transceiver and the switch port",
+				 FAB_SHQ(n->name), p->num,
+				 d ? "" : "on the host (the netdev is not in this namespace): ",
+				 FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "ibstat %s %d; check the cable and transceiver seating and the switch "
+				 "port (its LEDs and its state on the switch or in UFM)", FAB_SHQ(n->name), p->num);
 	}
 }
 
@@ -306,45 +302,41 @@ static void rule_port_down(struct fab_model *m)
  * SM reached it; an ACTIVE port with sm_lid 0 knows no SM for SA queries. */
 static void rule_no_sm(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			if (!is_ib(p) || !p->state.ok)
-				continue;
-			if (p->phys_state.ok && p->phys_state.v != PH_LINKUP)
-				continue;   /* links.port-down speaks for it */
-			bool waiting = p->state.v == ST_INIT || p->state.v == ST_ARMED;
-			bool no_sm = port_active(p) && p->sm_lid.ok && p->sm_lid.v == 0;
-			if (!waiting && !no_sm)
-				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			struct fab_finding *f = model_add_finding(m, "links.no-sm",
-								  waiting ? SEV_ERROR : SEV_WARN, subj);
-			if (p->state.v == ST_INIT)
-				snprintf(f->message, sizeof(f->message),
-					 "INIT: the physical link is up but no subnet manager has "
-					 "configured the port (no LID, no routes), so it carries no traffic");
-			else if (p->state.v == ST_ARMED)
-				snprintf(f->message, sizeof(f->message),
-					 "ARMED: a subnet manager gave it a LID but never made it ACTIVE "
-					 "(the SM stopped or failed mid-sweep); it carries no traffic");
-			else
-				snprintf(f->message, sizeof(f->message),
-					 "ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
-					 "SA queries (path records for rdma_cm, IPoIB, MPI) fail");
-			char lb[24], sb[24];
-			snprintf(f->evidence, sizeof(f->evidence),
-				 "%s/state=%lld: %s phys_state=%s lid=%s sm_lid=%s", dir, p->state.v,
-				 st_word(p), p->phys_state.ok ? ph_word(p) : "N/A",
-				 fab_int_str(p->lid, lb, sizeof(lb)), fab_int_str(p->sm_lid, sb, sizeof(sb)));
-			snprintf(f->hint, sizeof(f->hint),
-				 "sminfo -C %s -P %d; ibstat %s %d (SM lid); check that opensm runs "
-				 "(systemctl status opensm on the SM node) or that UFM manages this subnet",
-				 FAB_SHQ(n->name), p->num, FAB_SHQ(n->name), p->num);
-		}
+	FOR_EACH_PORT(m, n, p) {
+		if (!is_ib(p) || !p->state.ok)
+			continue;
+		if (p->phys_state.ok && p->phys_state.v != PH_LINKUP)
+			continue;   /* links.port-down speaks for it */
+		bool waiting = p->state.v == ST_INIT || p->state.v == ST_ARMED;
+		bool no_sm = port_active(p) && p->sm_lid.ok && p->sm_lid.v == 0;
+		if (!waiting && !no_sm)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		struct fab_finding *f = model_add_finding(m, "links.no-sm",
+							  waiting ? SEV_ERROR : SEV_WARN, subj);
+		if (p->state.v == ST_INIT)
+			snprintf(f->message, sizeof(f->message),
+				 "INIT: the physical link is up but no subnet manager has "
+				 "configured the port (no LID, no routes), so it carries no traffic");
+		else if (p->state.v == ST_ARMED)
+			snprintf(f->message, sizeof(f->message),
+				 "ARMED: a subnet manager gave it a LID but never made it ACTIVE "
+				 "(the SM stopped or failed mid-sweep); it carries no traffic");
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
+				 "SA queries (path records for rdma_cm, IPoIB, MPI) fail");
+		char lb[24], sb[24];
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "%s/state=%lld: %s phys_state=%s lid=%s sm_lid=%s", dir, p->state.v,
+			 st_word(p), p->phys_state.ok ? ph_word(p) : "N/A",
+			 fab_int_str(p->lid, lb, sizeof(lb)), fab_int_str(p->sm_lid, sb, sizeof(sb)));
+		snprintf(f->hint, sizeof(f->hint),
+			 "sminfo -C %s -P %d; ibstat %s %d (SM lid); check that opensm runs "
+			 "(systemctl status opensm on the SM node) or that UFM manages this subnet",
+			 FAB_SHQ(n->name), p->num, FAB_SHQ(n->name), p->num);
 	}
 }
 
@@ -407,75 +399,71 @@ static const char *pci_bdf(const struct fab_model *m, const struct fab_nic *n)
  * expected at what its card does at 4X, never at another model's rate. */
 static void rule_rate_degraded(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			if (!port_active(p) || !p->rate_gbps.ok)
-				continue;
-			double rate = p->rate_gbps.v, sib = 0;
-			int agree = 0, total = 0;
-			bool has_sib = sibling_rate(m, n, p, &sib, &agree, &total);
-			bool below_cap = n->cap_gbps.ok && rate < n->cap_gbps.v - 0.5;
-			bool below_sib = has_sib && rate < sib - 0.5;
-			bool narrow = is_ib(p) && p->width.ok && p->width.v < 4 &&
-				      !(n->cap_gbps.ok && !below_cap);
-			if (!below_cap && !below_sib && !narrow)
-				continue;
-			bool like_sibs = has_sib && same_rate(rate, sib);
-			enum fab_severity sev = below_sib || (below_cap && n->cap_sure && !like_sibs) ||
-						(narrow && !like_sibs) ? SEV_WARN : SEV_INFO;
-			double expect = below_cap ? n->cap_gbps.v : 0;
-			if (below_sib && sib > expect)
-				expect = sib;
-			if (!expect && narrow && p->width.v > 0 && !like_sibs)
-				expect = rate * 4.0 / (double)p->width.v;   /* same lane speed, 4X */
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[200] = "";
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			const char *ll = is_roce(p) ? "RoCE" : "IB";
-			if (below_cap)
-				fab_catf(why, sizeof(why), "a port of this card can do %.0f Gb/s%s", n->cap_gbps.v,
-				    sev == SEV_INFO && !n->cap_sure && !like_sibs ? " (if the card has one port: a dual-port "
-				    "card runs less per port)" : "");
-			if (below_sib)
-				fab_catf(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
-				    why[0] ? "; " : "", agree, total, ll, sib);
-			if (narrow || (p->width.ok && p->width.v < 4 && (below_cap || below_sib)))
-				fab_catf(why, sizeof(why), "%s%lld of 4 lanes are up (%lldX)",
-				    why[0] ? "; " : "", p->width.v, p->width.v);
-			struct fab_finding *f = model_add_finding(m, "links.rate-degraded", sev, subj);
-			if (expect > 0)
-				snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s, expected %.0f Gb/s: %s%s",
-					 rate, expect, why,
-					 like_sibs ? " (as do its siblings: a node-wide limit such as the switch "
-						     "speed or a split-cable design)" : "");
-			else
-				snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s: %s%s",
-					 rate, why,
-					 like_sibs ? " (as do its siblings: a node-wide limit such as a "
-						     "split-cable design)" : "");
-			snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
-			if (n->cap_gbps.ok)
-				fab_catf(f->evidence, sizeof(f->evidence), "; a port of %s (%s, %d port%s on the card): "
-				    "%.0f Gb/s (fabtop's adapter table)", n->name,
-				    n->hca_type[0] ? n->hca_type : n->board_id, n->card_ports,
-				    n->card_ports == 1 ? "" : "s", n->cap_gbps.v);
-			if (has_sib)
-				fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
-				    agree, total, ll, sib);
-			const char *bdf = pci_bdf(m, n);
-			if (is_roce(p) && p->netdev[0])
-				snprintf(f->hint, sizeof(f->hint),
-					 "ethtool %s (Speed, Lanes); mlxlink -d %s -m (cable, lanes, BER); "
-					 "reseat or replace the cable/transceiver, check the switch port's speed",
-					 FAB_SHQ(p->netdev), FAB_SHQ(bdf[0] ? bdf : n->name));
-			else
-				snprintf(f->hint, sizeof(f->hint),
-					 "ibstat %s %d; mlxlink -d %s -m (cable, lanes, BER); reseat or replace "
-					 "the cable/transceiver, check the switch port",
-					 FAB_SHQ(n->name), p->num, FAB_SHQ(bdf[0] ? bdf : n->name));
-		}
+	FOR_EACH_PORT(m, n, p) {
+		if (!port_active(p) || !p->rate_gbps.ok)
+			continue;
+		double rate = p->rate_gbps.v, sib = 0;
+		int agree = 0, total = 0;
+		bool has_sib = sibling_rate(m, n, p, &sib, &agree, &total);
+		bool below_cap = n->cap_gbps.ok && rate < n->cap_gbps.v - 0.5;
+		bool below_sib = has_sib && rate < sib - 0.5;
+		bool narrow = is_ib(p) && p->width.ok && p->width.v < 4 &&
+			      !(n->cap_gbps.ok && !below_cap);
+		if (!below_cap && !below_sib && !narrow)
+			continue;
+		bool like_sibs = has_sib && same_rate(rate, sib);
+		enum fab_severity sev = below_sib || (below_cap && n->cap_sure && !like_sibs) ||
+					(narrow && !like_sibs) ? SEV_WARN : SEV_INFO;
+		double expect = below_cap ? n->cap_gbps.v : 0;
+		if (below_sib && sib > expect)
+			expect = sib;
+		if (!expect && narrow && p->width.v > 0 && !like_sibs)
+			expect = rate * 4.0 / (double)p->width.v;   /* same lane speed, 4X */
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[200] = "";
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		const char *ll = is_roce(p) ? "RoCE" : "IB";
+		if (below_cap)
+			fab_catf(why, sizeof(why), "a port of this card can do %.0f Gb/s%s", n->cap_gbps.v,
+			    sev == SEV_INFO && !n->cap_sure && !like_sibs ? " (if the card has one port: a dual-port "
+			    "card runs less per port)" : "");
+		if (below_sib)
+			fab_catf(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
+			    why[0] ? "; " : "", agree, total, ll, sib);
+		if (narrow || (p->width.ok && p->width.v < 4 && (below_cap || below_sib)))
+			fab_catf(why, sizeof(why), "%s%lld of 4 lanes are up (%lldX)",
+			    why[0] ? "; " : "", p->width.v, p->width.v);
+		struct fab_finding *f = model_add_finding(m, "links.rate-degraded", sev, subj);
+		if (expect > 0)
+			snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s, expected %.0f Gb/s: %s%s",
+				 rate, expect, why,
+				 like_sibs ? " (as do its siblings: a node-wide limit such as the switch "
+					     "speed or a split-cable design)" : "");
+		else
+			snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s: %s%s",
+				 rate, why,
+				 like_sibs ? " (as do its siblings: a node-wide limit such as a "
+					     "split-cable design)" : "");
+		snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
+		if (n->cap_gbps.ok)
+			fab_catf(f->evidence, sizeof(f->evidence), "; a port of %s (%s, %d port%s on the card): "
+			    "%.0f Gb/s (fabtop's adapter table)", n->name,
+			    n->hca_type[0] ? n->hca_type : n->board_id, n->card_ports,
+			    n->card_ports == 1 ? "" : "s", n->cap_gbps.v);
+		if (has_sib)
+			fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
+			    agree, total, ll, sib);
+		const char *bdf = pci_bdf(m, n);
+		if (is_roce(p) && p->netdev[0])
+			snprintf(f->hint, sizeof(f->hint),
+				 "ethtool %s (Speed, Lanes); mlxlink -d %s -m (cable, lanes, BER); "
+				 "reseat or replace the cable/transceiver, check the switch port's speed",
+				 FAB_SHQ(p->netdev), FAB_SHQ(bdf[0] ? bdf : n->name));
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "ibstat %s %d; mlxlink -d %s -m (cable, lanes, BER); reseat or replace "
+				 "the cable/transceiver, check the switch port",
+				 FAB_SHQ(n->name), p->num, FAB_SHQ(bdf[0] ? bdf : n->name));
 	}
 }
 
@@ -712,52 +700,48 @@ static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
  * RDMA MTU is not affected). fabtop only suggests the command. */
 static void rule_mtu_mismatch(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
-			if (!d || !d->mtu.ok)
-				continue;
-			bool cut = p->active_mtu.ok && p->max_mtu.ok && p->active_mtu.v < p->max_mtu.v &&
-				   d->mtu.v < p->max_mtu.v + ROCE_MTU_OVERHEAD;
-			long long common = 0;
-			int agree = 0, total = 0;
-			bool odd = sibling_mtu(m, p, &common, &agree, &total) && d->mtu.v != common;
-			if (!cut && !odd)
-				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			struct fab_finding *f = model_add_finding(m, "links.mtu-mismatch",
-								  cut ? SEV_WARN : SEV_INFO, subj);
-			if (cut)
-				snprintf(f->message, sizeof(f->message),
-					 "RoCE MTU %lld needs the netdev MTU above %lld plus headers (%lld or more); "
-					 "%s has MTU %lld, so RDMA on %s runs at %lld",
-					 p->max_mtu.v, p->max_mtu.v, p->max_mtu.v + ROCE_MTU_OVERHEAD, d->name,
-					 d->mtu.v, subj, p->active_mtu.v);
-			else
-				snprintf(f->message, sizeof(f->message),
-					 "its netdev %s has MTU %lld while its sibling RoCE netdevs use %lld",
-					 d->name, d->mtu.v, common);
-			if (cut && odd)
-				fab_catf(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
-			char am[24], mm[24];
-			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%lld; %s active_mtu=%s max_mtu=%s",
-				 d->name, d->mtu.v, subj, fab_int_str(p->active_mtu, am, sizeof(am)),
-				 fab_int_str(p->max_mtu, mm, sizeof(mm)));
-			if (p->mtu_source[0])
-				fab_catf(f->evidence, sizeof(f->evidence), " from %s", p->mtu_source);
-			if (odd)
-				fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other RoCE netdevs have mtu=%lld",
-				    agree, total, common);
-			long long want = odd && common > d->mtu.v ? common : 9000;
-			snprintf(f->hint, sizeof(f->hint),
-				 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld, with the switch "
-				 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu",
-				 FAB_SHQ(d->name), want, FAB_SHQ(n->name));
-		}
+	FOR_EACH_PORT(m, n, p) {
+		const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
+		if (!d || !d->mtu.ok)
+			continue;
+		bool cut = p->active_mtu.ok && p->max_mtu.ok && p->active_mtu.v < p->max_mtu.v &&
+			   d->mtu.v < p->max_mtu.v + ROCE_MTU_OVERHEAD;
+		long long common = 0;
+		int agree = 0, total = 0;
+		bool odd = sibling_mtu(m, p, &common, &agree, &total) && d->mtu.v != common;
+		if (!cut && !odd)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		struct fab_finding *f = model_add_finding(m, "links.mtu-mismatch",
+							  cut ? SEV_WARN : SEV_INFO, subj);
+		if (cut)
+			snprintf(f->message, sizeof(f->message),
+				 "RoCE MTU %lld needs the netdev MTU above %lld plus headers (%lld or more); "
+				 "%s has MTU %lld, so RDMA on %s runs at %lld",
+				 p->max_mtu.v, p->max_mtu.v, p->max_mtu.v + ROCE_MTU_OVERHEAD, d->name,
+				 d->mtu.v, subj, p->active_mtu.v);
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "its netdev %s has MTU %lld while its sibling RoCE netdevs use %lld",
+				 d->name, d->mtu.v, common);
+		if (cut && odd)
+			fab_catf(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
+		char am[24], mm[24];
+		snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%lld; %s active_mtu=%s max_mtu=%s",
+			 d->name, d->mtu.v, subj, fab_int_str(p->active_mtu, am, sizeof(am)),
+			 fab_int_str(p->max_mtu, mm, sizeof(mm)));
+		if (p->mtu_source[0])
+			fab_catf(f->evidence, sizeof(f->evidence), " from %s", p->mtu_source);
+		if (odd)
+			fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other RoCE netdevs have mtu=%lld",
+			    agree, total, common);
+		long long want = odd && common > d->mtu.v ? common : 9000;
+		snprintf(f->hint, sizeof(f->hint),
+			 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld, with the switch "
+			 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu",
+			 FAB_SHQ(d->name), want, FAB_SHQ(n->name));
 	}
 }
 
@@ -770,43 +754,39 @@ static bool is_v2(const struct fab_gid *g) { return strcmp(g->type, "RoCE v2") =
  * look for one; link-local GIDs do not route beyond the L2 segment. */
 static void rule_roce_no_ipv4(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			/* A port that carries nothing (no cable, down) needs no
-			 * address yet: links.port-down/port-unused speak for it. */
-			if (!is_roce(p) || p->ngids == 0 || !port_active(p))
-				continue;
-			bool found = false, unknown = false, v6 = false;
-			for (int g = 0; g < p->ngids; g++) {
-				const struct fab_gid *gd = &p->gids[g];
-				unknown |= !gd->type[0];
-				found |= is_v2(gd) && gd->ipv4;
-				v6 |= is_v2(gd) && !gd->ipv4 && gd->ip[0] &&
-				      strncmp(gd->ip, "fe80:", 5) != 0;
-			}
-			if (found || unknown)
-				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			struct fab_finding *f = model_add_finding(m, "links.roce-no-ipv4", SEV_WARN, subj);
-			snprintf(f->message, sizeof(f->message),
-				 "no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
-				 "an IPv4 RoCE v2 GID, and a link-local GID does not route beyond the L2 segment",
-				 v6 ? "its RoCE v2 GIDs are IPv6 only" : "only link-local GIDs");
-			snprintf(f->evidence, sizeof(f->evidence), "%s/gids, gid_attrs/types:", dir);
-			for (int g = 0; g < p->ngids; g++) {
-				const struct fab_gid *gd = &p->gids[g];
-				fab_catf(f->evidence, sizeof(f->evidence), " %d=%s %s%s", gd->index, gd->type,
-				    gd->ip[0] ? gd->ip : gd->gid, g + 1 < p->ngids ? ";" : "");
-			}
-			snprintf(f->hint, sizeof(f->hint),
-				 "cat %s/gid_attrs/types/* (or show_gids); suggestion: ip addr add <IPv4>/<len> "
-				 "dev %s adds the IPv4 GID; NCCL_IB_GID_INDEX selects a GID by hand",
-				 FAB_SHQ(dir), p->netdev[0] ? FAB_SHQ(p->netdev) : "<netdev>");
+	FOR_EACH_PORT(m, n, p) {
+		/* A port that carries nothing (no cable, down) needs no
+		 * address yet: links.port-down/port-unused speak for it. */
+		if (!is_roce(p) || p->ngids == 0 || !port_active(p))
+			continue;
+		bool found = false, unknown = false, v6 = false;
+		for (int g = 0; g < p->ngids; g++) {
+			const struct fab_gid *gd = &p->gids[g];
+			unknown |= !gd->type[0];
+			found |= is_v2(gd) && gd->ipv4;
+			v6 |= is_v2(gd) && !gd->ipv4 && gd->ip[0] &&
+			      strncmp(gd->ip, "fe80:", 5) != 0;
 		}
+		if (found || unknown)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		struct fab_finding *f = model_add_finding(m, "links.roce-no-ipv4", SEV_WARN, subj);
+		snprintf(f->message, sizeof(f->message),
+			 "no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
+			 "an IPv4 RoCE v2 GID, and a link-local GID does not route beyond the L2 segment",
+			 v6 ? "its RoCE v2 GIDs are IPv6 only" : "only link-local GIDs");
+		snprintf(f->evidence, sizeof(f->evidence), "%s/gids, gid_attrs/types:", dir);
+		for (int g = 0; g < p->ngids; g++) {
+			const struct fab_gid *gd = &p->gids[g];
+			fab_catf(f->evidence, sizeof(f->evidence), " %d=%s %s%s", gd->index, gd->type,
+			    gd->ip[0] ? gd->ip : gd->gid, g + 1 < p->ngids ? ";" : "");
+		}
+		snprintf(f->hint, sizeof(f->hint),
+			 "cat %s/gid_attrs/types/* (or show_gids); suggestion: ip addr add <IPv4>/<len> "
+			 "dev %s adds the IPv4 GID; NCCL_IB_GID_INDEX selects a GID by hand",
+			 FAB_SHQ(dir), p->netdev[0] ? FAB_SHQ(p->netdev) : "<netdev>");
 	}
 }
 
@@ -835,52 +815,48 @@ static void rule_gid_netns(struct fab_model *m)
 {
 	if (m->nnetdevs == 0)
 		return;   /* netdevs unknown: unknown is not bad */
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			char names[160] = "", idx[96] = "";
-			const char *first = NULL;   /* the first foreign netdev, for the hint */
-			int nforeign = 0, nlocal = 0;
-			for (int g = 0; g < p->ngids; g++) {
-				const struct fab_gid *gd = &p->gids[g];
-				if (!gd->netdev[0])
-					continue;
-				enum fab_tri here = model_netdev_here(m, gd->netdev, NULL, NULL, 0);
-				if (here == FAB_YES)
-					nlocal++;
-				if (here != FAB_NO)
-					continue;   /* unknown is not elsewhere */
-				fab_catf(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
-				if (!nforeign)
-					first = gd->netdev;
-				nforeign++;
-				if (!has_word(names, gd->netdev))
-					fab_catf(names, sizeof(names), "%s%s", names[0] ? " " : "", gd->netdev);
-			}
-			if (!nforeign)
+	FOR_EACH_PORT(m, n, p) {
+		char names[160] = "", idx[96] = "";
+		const char *first = NULL;   /* the first foreign netdev, for the hint */
+		int nforeign = 0, nlocal = 0;
+		for (int g = 0; g < p->ngids; g++) {
+			const struct fab_gid *gd = &p->gids[g];
+			if (!gd->netdev[0])
 				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			struct fab_finding *f = model_add_finding(m, "links.gid-netns", SEV_INFO, subj);
-			snprintf(f->message, sizeof(f->message),
-				 "RoCE GIDs %s name %s, not in this network namespace: the interface lives "
-				 "in another one (the host's or another pod's); %s",
-				 idx, names,
-				 nlocal ? "rdma_cm here can use only the GIDs of local netdevs"
-					: "rdma_cm here cannot address this port; raw verbs (NCCL) still can");
-			snprintf(f->evidence, sizeof(f->evidence), "%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has",
-				 dir, idx, names);
-			for (int d = 0; d < m->nnetdevs; d++)
-				fab_catf(f->evidence, sizeof(f->evidence), " %s", m->netdevs[d].name);
-			if (m->rdma_netns_mode[0])
-				fab_catf(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
-			snprintf(f->hint, sizeof(f->hint),
-				 "rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
-				 "host: ip -br link show %s; in a pod, use the HCA whose netdev the pod owns",
-				 FAB_SHQ(first));
+			enum fab_tri here = model_netdev_here(m, gd->netdev, NULL, NULL, 0);
+			if (here == FAB_YES)
+				nlocal++;
+			if (here != FAB_NO)
+				continue;   /* unknown is not elsewhere */
+			fab_catf(idx, sizeof(idx), "%s%d", nforeign ? "," : "", gd->index);
+			if (!nforeign)
+				first = gd->netdev;
+			nforeign++;
+			if (!has_word(names, gd->netdev))
+				fab_catf(names, sizeof(names), "%s%s", names[0] ? " " : "", gd->netdev);
 		}
+		if (!nforeign)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		struct fab_finding *f = model_add_finding(m, "links.gid-netns", SEV_INFO, subj);
+		snprintf(f->message, sizeof(f->message),
+			 "RoCE GIDs %s name %s, not in this network namespace: the interface lives "
+			 "in another one (the host's or another pod's); %s",
+			 idx, names,
+			 nlocal ? "rdma_cm here can use only the GIDs of local netdevs"
+				: "rdma_cm here cannot address this port; raw verbs (NCCL) still can");
+		snprintf(f->evidence, sizeof(f->evidence), "%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has",
+			 dir, idx, names);
+		for (int d = 0; d < m->nnetdevs; d++)
+			fab_catf(f->evidence, sizeof(f->evidence), " %s", m->netdevs[d].name);
+		if (m->rdma_netns_mode[0])
+			fab_catf(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
+		snprintf(f->hint, sizeof(f->hint),
+			 "rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
+			 "host: ip -br link show %s; in a pod, use the HCA whose netdev the pod owns",
+			 FAB_SHQ(first));
 	}
 }
 
@@ -907,64 +883,60 @@ static const struct err_def {
  * snapshot cannot tell whether they still grow, so it says so. */
 static void rule_link_errors(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			char list[200] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
-			int hits = 0;
-			enum fab_severity sev = SEV_INFO;
-			/* A port that is down now: link_downed records that very event,
-			 * which links.port-down reports already. */
-			bool down_now = (p->state.ok && !port_active(p)) ||
-					(p->phys_state.ok && p->phys_state.v != PH_LINKUP);
-			for (int d = 0; d < NERR_DEFS; d++)
-				for (int c = 0; c < p->nerrors; c++) {
-					const struct fab_counter *ct = &p->errors[c];
-					if (strcmp(ct->name, err_defs[d].name) != 0 || !ct->value.ok ||
-					    ct->value.v <= 0)
-						continue;
-					if (down_now && strcmp(ct->name, "link_downed") == 0)
-						continue;
-					bool s = ct->pinned;
-					if (counter_total_judge(ct->def, ct->value.v) == CTR_TOTAL_WARN)
-						sev = SEV_WARN;
-					/* A gloss for the first two; the evidence has them all. */
-					fab_catf(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
-					    ct->value.v, hits < 2 ? " (" : "", hits < 2 ? err_defs[d].gloss : "",
-					    hits < 2 ? ")" : "");
-					fab_catf(ev, sizeof(ev), " %s=%lld", ct->name, ct->value.v);
-					if (s)
-						fab_catf(sat, sizeof(sat), "%s%s", sat[0] ? ", " : "", ct->name);
-					hits++;
-				}
-			if (!hits)
-				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			struct fab_finding *f = model_add_finding(m, "links.errors", sev, subj);
-			if (sat[0])
-				snprintf(f->message, sizeof(f->message),
-					 "%s since the counters were last cleared; %s saturated (stuck at the "
-					 "counter's maximum): the true count is higher and new errors no longer show",
-					 list, sat);
-			else
-				snprintf(f->message, sizeof(f->message),
-					 "%s since the counters were last cleared; a snapshot cannot tell "
-					 "whether they still grow", list);
-			snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
-			if (is_roce(p) && p->netdev[0])
-				snprintf(f->hint, sizeof(f->hint),
-					 "watch them grow in fabtop's live counters pane; ethtool -S %s | grep -iE "
-					 "'fec|symbol|err'; mlxlink -d %s -c; growing errors: reseat/replace the cable",
-					 FAB_SHQ(p->netdev), FAB_SHQ(pci_bdf(m, n)[0] ? pci_bdf(m, n) : n->name));
-			else
-				snprintf(f->hint, sizeof(f->hint),
-					 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
-					 "twice a minute apart (perfquery -R clears them); growing errors: "
-					 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
-		}
+	FOR_EACH_PORT(m, n, p) {
+		char list[200] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
+		int hits = 0;
+		enum fab_severity sev = SEV_INFO;
+		/* A port that is down now: link_downed records that very event,
+		 * which links.port-down reports already. */
+		bool down_now = (p->state.ok && !port_active(p)) ||
+				(p->phys_state.ok && p->phys_state.v != PH_LINKUP);
+		for (int d = 0; d < NERR_DEFS; d++)
+			for (int c = 0; c < p->nerrors; c++) {
+				const struct fab_counter *ct = &p->errors[c];
+				if (strcmp(ct->name, err_defs[d].name) != 0 || !ct->value.ok ||
+				    ct->value.v <= 0)
+					continue;
+				if (down_now && strcmp(ct->name, "link_downed") == 0)
+					continue;
+				bool s = ct->pinned;
+				if (counter_total_judge(ct->def, ct->value.v) == CTR_TOTAL_WARN)
+					sev = SEV_WARN;
+				/* A gloss for the first two; the evidence has them all. */
+				fab_catf(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
+				    ct->value.v, hits < 2 ? " (" : "", hits < 2 ? err_defs[d].gloss : "",
+				    hits < 2 ? ")" : "");
+				fab_catf(ev, sizeof(ev), " %s=%lld", ct->name, ct->value.v);
+				if (s)
+					fab_catf(sat, sizeof(sat), "%s%s", sat[0] ? ", " : "", ct->name);
+				hits++;
+			}
+		if (!hits)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		struct fab_finding *f = model_add_finding(m, "links.errors", sev, subj);
+		if (sat[0])
+			snprintf(f->message, sizeof(f->message),
+				 "%s since the counters were last cleared; %s saturated (stuck at the "
+				 "counter's maximum): the true count is higher and new errors no longer show",
+				 list, sat);
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "%s since the counters were last cleared; a snapshot cannot tell "
+				 "whether they still grow", list);
+		snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
+		if (is_roce(p) && p->netdev[0])
+			snprintf(f->hint, sizeof(f->hint),
+				 "watch them grow in fabtop's live counters pane; ethtool -S %s | grep -iE "
+				 "'fec|symbol|err'; mlxlink -d %s -c; growing errors: reseat/replace the cable",
+				 FAB_SHQ(p->netdev), FAB_SHQ(pci_bdf(m, n)[0] ? pci_bdf(m, n) : n->name));
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
+				 "twice a minute apart (perfquery -R clears them); growing errors: "
+				 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
 	}
 }
 
@@ -999,35 +971,31 @@ static void xport_hint(const struct fab_nic *n, const struct fab_port *p,
  * tell whether they still grow; `report counters` can. */
 static void rule_transport_errors(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			for (int c = 0; c < p->nxport && c < FAB_MAX_XPORT; c++) {
-				const struct fab_counter *ct = &p->xport[c];
-				if (!ct->value.ok || !ct->def)
-					continue;
-				enum ctr_total j = counter_total_judge(ct->def, ct->value.v);
-				if (j == CTR_TOTAL_NONE)
-					continue;
-				char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], th[48];
-				port_name(n, p, subj, sizeof(subj));
-				port_dir(n, p, dir, sizeof(dir));
-				if (ct->def->warn_at == CTR_WARN_NEVER)
-					snprintf(th, sizeof(th), "info at any total");
-				else
-					snprintf(th, sizeof(th), "a warning from %lld", ct->def->warn_at);
-				struct fab_finding *f = model_add_finding(m, "links.transport-errors",
-					j == CTR_TOTAL_WARN ? SEV_WARN : SEV_INFO, subj);
-				snprintf(f->message, sizeof(f->message),
-					 "%s=%lld since the counters were last cleared (%s): %s; a snapshot "
-					 "cannot tell whether it still grows", ct->name, ct->value.v, th,
-					 ct->def->meaning);
-				snprintf(f->evidence, sizeof(f->evidence),
-					 "%s/hw_counters/%s=%lld (%s, %d-bit, wraps)", dir, ct->name,
-					 ct->value.v, ct->def->layer, ct->def->width);
-				xport_hint(n, p, ct, f->hint, sizeof(f->hint));
-			}
+	FOR_EACH_PORT(m, n, p) {
+		for (int c = 0; c < p->nxport && c < FAB_MAX_XPORT; c++) {
+			const struct fab_counter *ct = &p->xport[c];
+			if (!ct->value.ok || !ct->def)
+				continue;
+			enum ctr_total j = counter_total_judge(ct->def, ct->value.v);
+			if (j == CTR_TOTAL_NONE)
+				continue;
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], th[48];
+			port_name(n, p, subj, sizeof(subj));
+			port_dir(n, p, dir, sizeof(dir));
+			if (ct->def->warn_at == CTR_WARN_NEVER)
+				snprintf(th, sizeof(th), "info at any total");
+			else
+				snprintf(th, sizeof(th), "a warning from %lld", ct->def->warn_at);
+			struct fab_finding *f = model_add_finding(m, "links.transport-errors",
+				j == CTR_TOTAL_WARN ? SEV_WARN : SEV_INFO, subj);
+			snprintf(f->message, sizeof(f->message),
+				 "%s=%lld since the counters were last cleared (%s): %s; a snapshot "
+				 "cannot tell whether it still grows", ct->name, ct->value.v, th,
+				 ct->def->meaning);
+			snprintf(f->evidence, sizeof(f->evidence),
+				 "%s/hw_counters/%s=%lld (%s, %d-bit, wraps)", dir, ct->name,
+				 ct->value.v, ct->def->layer, ct->def->width);
+			xport_hint(n, p, ct, f->hint, sizeof(f->hint));
 		}
 	}
 }
@@ -1039,39 +1007,35 @@ static void rule_transport_errors(struct fab_model *m)
  * believed, and a healthy reading would be a lie. */
 static void rule_counter_implausible(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			char list[160] = "", ev[FAB_PATH_LEN] = "";
-			int hits = 0;
-			for (int c = 0; c < p->nerrors; c++) {
-				const struct fab_counter *ct = &p->errors[c];
-				if (!ct->implausible)
-					continue;
-				int w = ct->def ? ct->def->width : 64;
-				fab_catf(list, sizeof(list), "%s%s=\"%s\"", hits ? ", " : "", ct->name, ct->raw);
-				fab_catf(ev, sizeof(ev), " %s=\"%s\" (%d-bit, 0..%llu)", ct->name, ct->raw, w,
-				    (unsigned long long)counter_max(w));
-				hits++;
-			}
-			if (!hits)
+	FOR_EACH_PORT(m, n, p) {
+		char list[160] = "", ev[FAB_PATH_LEN] = "";
+		int hits = 0;
+		for (int c = 0; c < p->nerrors; c++) {
+			const struct fab_counter *ct = &p->errors[c];
+			if (!ct->implausible)
 				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
-			port_name(n, p, subj, sizeof(subj));
-			port_dir(n, p, dir, sizeof(dir));
-			struct fab_finding *f = model_add_finding(m, "links.counter-implausible", SEV_WARN,
-								  subj);
-			snprintf(f->message, sizeof(f->message),
-				 "%s: not a value an unsigned counter of its width can hold, so this port's "
-				 "counts cannot be believed (a driver or firmware fault, or an altered capture)",
-				 list);
-			snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
-			snprintf(f->hint, sizeof(f->hint),
-				 "cat %s/counters/* twice a few seconds apart; perfquery -x -C %s -P %d reads the "
-				 "same counters through the MAD interface; a capture: take it again", FAB_SHQ(dir),
-				 FAB_SHQ(n->name), p->num);
+			int w = ct->def ? ct->def->width : 64;
+			fab_catf(list, sizeof(list), "%s%s=\"%s\"", hits ? ", " : "", ct->name, ct->raw);
+			fab_catf(ev, sizeof(ev), " %s=\"%s\" (%d-bit, 0..%llu)", ct->name, ct->raw, w,
+			    (unsigned long long)counter_max(w));
+			hits++;
 		}
+		if (!hits)
+			continue;
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
+		port_name(n, p, subj, sizeof(subj));
+		port_dir(n, p, dir, sizeof(dir));
+		struct fab_finding *f = model_add_finding(m, "links.counter-implausible", SEV_WARN,
+							  subj);
+		snprintf(f->message, sizeof(f->message),
+			 "%s: not a value an unsigned counter of its width can hold, so this port's "
+			 "counts cannot be believed (a driver or firmware fault, or an altered capture)",
+			 list);
+		snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
+		snprintf(f->hint, sizeof(f->hint),
+			 "cat %s/counters/* twice a few seconds apart; perfquery -x -C %s -P %d reads the "
+			 "same counters through the MAD interface; a capture: take it again", FAB_SHQ(dir),
+			 FAB_SHQ(n->name), p->num);
 	}
 }
 
@@ -1135,57 +1099,53 @@ static const char *slave_down_why(const struct fab_netdev *s, char *buf, size_t 
  * hashed to the lost link move; with active-backup the redundancy is. */
 static void rule_bond_slave_down(struct fab_model *m)
 {
-	for (int i = 0; i < m->nnics; i++) {
-		const struct fab_nic *n = &m->nics[i];
-		for (int k = 0; k < n->nports; k++) {
-			const struct fab_port *p = &n->ports[k];
-			const struct fab_netdev *b = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
-			if (!b || !b->bond_mode[0])
+	FOR_EACH_PORT(m, n, p) {
+		const struct fab_netdev *b = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
+		if (!b || !b->bond_mode[0])
+			continue;
+		char list[sizeof(b->bond_slaves)], down[200] = "", ev[FAB_PATH_LEN] = "", why[64];
+		const char *first = NULL;
+		int nslaves = 0, ndown = 0;
+		fab_strlcpy(list, b->bond_slaves, sizeof(list));
+		for (char *save, *w = strtok_r(list, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			const struct fab_netdev *sl = model_netdev(m, w);
+			nslaves++;
+			if (!slave_down_why(sl, why, sizeof(why)))
 				continue;
-			char list[sizeof(b->bond_slaves)], down[200] = "", ev[FAB_PATH_LEN] = "", why[64];
-			const char *first = NULL;
-			int nslaves = 0, ndown = 0;
-			fab_strlcpy(list, b->bond_slaves, sizeof(list));
-			for (char *save, *w = strtok_r(list, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-				const struct fab_netdev *sl = model_netdev(m, w);
-				nslaves++;
-				if (!slave_down_why(sl, why, sizeof(why)))
-					continue;
-				fab_catf(down, sizeof(down), "%s%s (%s)", ndown ? ", " : "", w, why);
-				fab_catf(ev, sizeof(ev), "; /sys/class/net/%s/bonding_slave/mii_status=%s operstate=%s",
-					 w, sl && sl->slave_mii[0] ? sl->slave_mii : "?",
-					 sl && sl->operstate[0] ? sl->operstate : "?");
-				if (!ndown++)
-					first = sl ? sl->name : w;
-			}
-			if (nslaves && !ndown)
-				continue;
-			char subj[FAB_NAME_LEN + 8];
-			port_name(n, p, subj, sizeof(subj));
-			struct fab_finding *f = model_add_finding(m, "links.bond-slave-down", SEV_WARN, subj);
-			bool backup = strcmp(b->bond_mode, "active-backup") == 0;
-			if (!nslaves)
-				snprintf(f->message, sizeof(f->message),
-					 "its netdev %s is a %s bond with no slave: the RDMA port has no link under it",
-					 b->name, b->bond_mode);
-			else
-				snprintf(f->message, sizeof(f->message),
-					 "bond %s runs on %d of its %d links: %s down; %s", b->name,
-					 nslaves - ndown, nslaves, down,
-					 backup ? "active-backup: the traffic has no failover left"
-						: "the port carries only what the links left can, and the "
-						  "flows hashed to the lost link move");
-			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/bonding/mode=%s slaves=%s%s",
-				 b->name, b->bond_mode, b->bond_slaves[0] ? b->bond_slaves : "(none)", ev);
-			if (first)
-				snprintf(f->hint, sizeof(f->hint),
-					 "cat /proc/net/bonding/%s; ip link show %s; ethtool %s | grep 'Link detected'; "
-					 "check that link's cable, transceiver and switch port (and the switch's LAG)",
-					 FAB_SHQ(b->name), FAB_SHQ(first), FAB_SHQ(first));
-			else
-				snprintf(f->hint, sizeof(f->hint), "cat /proc/net/bonding/%s; ip link set <port> master %s",
-					 FAB_SHQ(b->name), FAB_SHQ(b->name));
+			fab_catf(down, sizeof(down), "%s%s (%s)", ndown ? ", " : "", w, why);
+			fab_catf(ev, sizeof(ev), "; /sys/class/net/%s/bonding_slave/mii_status=%s operstate=%s",
+				 w, sl && sl->slave_mii[0] ? sl->slave_mii : "?",
+				 sl && sl->operstate[0] ? sl->operstate : "?");
+			if (!ndown++)
+				first = sl ? sl->name : w;
 		}
+		if (nslaves && !ndown)
+			continue;
+		char subj[FAB_NAME_LEN + 8];
+		port_name(n, p, subj, sizeof(subj));
+		struct fab_finding *f = model_add_finding(m, "links.bond-slave-down", SEV_WARN, subj);
+		bool backup = strcmp(b->bond_mode, "active-backup") == 0;
+		if (!nslaves)
+			snprintf(f->message, sizeof(f->message),
+				 "its netdev %s is a %s bond with no slave: the RDMA port has no link under it",
+				 b->name, b->bond_mode);
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "bond %s runs on %d of its %d links: %s down; %s", b->name,
+				 nslaves - ndown, nslaves, down,
+				 backup ? "active-backup: the traffic has no failover left"
+					: "the port carries only what the links left can, and the "
+					  "flows hashed to the lost link move");
+		snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/bonding/mode=%s slaves=%s%s",
+			 b->name, b->bond_mode, b->bond_slaves[0] ? b->bond_slaves : "(none)", ev);
+		if (first)
+			snprintf(f->hint, sizeof(f->hint),
+				 "cat /proc/net/bonding/%s; ip link show %s; ethtool %s | grep 'Link detected'; "
+				 "check that link's cable, transceiver and switch port (and the switch's LAG)",
+				 FAB_SHQ(b->name), FAB_SHQ(first), FAB_SHQ(first));
+		else
+			snprintf(f->hint, sizeof(f->hint), "cat /proc/net/bonding/%s; ip link set <port> master %s",
+				 FAB_SHQ(b->name), FAB_SHQ(b->name));
 	}
 }
 
