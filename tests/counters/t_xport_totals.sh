@@ -11,20 +11,9 @@
 # The rest of that listing is not in the thread: the other transport
 # counters of every port are set to 0 here, so the finding is exactly one.
 # Prints "ok - name" / "not ok - name". Needs $FABTOP and $FABTOP_TOP.
-top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${FABTOP:-$top/build/san/fabtop}
+NAME=xport; . "${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 S=$top/build/scenarios
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-xport.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /' | head -n 20; done; }
-
-if [ ! -x "$bin" ] || [ ! -d "$S/congested" ]; then
-	nok "fabtop binary $bin or scenario $S/congested is missing (make tests)"
-	exit 0
-fi
+need "$S/congested"
 
 run() {
 	n=$1; shift

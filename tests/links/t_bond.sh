@@ -10,20 +10,9 @@
 # roce-faults scenario (its ens33np0 and ens34np0 as the slaves; on a real
 # LAG both are functions of one card, which the rule does not depend on).
 # Prints "ok - name" / "not ok - name". Needs $FABTOP and $FABTOP_TOP.
-top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${FABTOP:-$top/build/san/fabtop}
+NAME=bond; . "${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 S=$top/build/scenarios/roce-faults
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-bond.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /' | head -n 20; done; }
-
-if [ ! -x "$bin" ] || [ ! -d "$S" ]; then
-	nok "needs $bin and $S (make tests)"
-	exit 0
-fi
+need "$S"
 command -v python3 >/dev/null || { echo "ok - bond # SKIP needs python3"; exit 0; }
 
 # mkbond ROOT MII2 CARRIER2: bond0 over ens33np0 (up) and ens34np0 (the

@@ -11,24 +11,9 @@
 #    that fixes it, instead of HCAs of zeros and "ok".
 # Prints "ok - name" / "not ok - name". Needs $FABTOP (the sanitized binary)
 # and $FABTOP_TOP (the repository).
-top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${FABTOP:-$top/build/san/fabtop}
+NAME=real-input; . "${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 S=$top/build/scenarios/ib-8port
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-real-input.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /' | head -n 15; done; }
-
-if [ ! -x "$bin" ]; then
-	nok "fabtop binary $bin is missing (make build/san/fabtop)"
-	exit 0
-fi
-if [ ! -d "$S/sys/class/infiniband" ]; then
-	nok "scenario $S is missing (make scenarios)"
-	exit 0
-fi
+need "$S/sys/class/infiniband"
 
 cat > "$T/chk.py" <<'PY'
 """chk.py JSON CMD [ARGS]: exact assertions over a report."""

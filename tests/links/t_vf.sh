@@ -10,20 +10,9 @@
 # 0000:18:00.0, 400 Gb/s InfiniBand); the check runs on the tree and again on
 # a capture of it, so the capture keeps physfn.
 # Prints "ok - name" / "not ok - name". Needs $FABTOP and $FABTOP_TOP.
-top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${FABTOP:-$top/build/san/fabtop}
+NAME=vf; . "${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 S=$top/build/scenarios/ib-8port
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-vf.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /' | head -n 20; done; }
-
-if [ ! -x "$bin" ] || [ ! -d "$S" ]; then
-	nok "needs $bin and $S (make tests)"
-	exit 0
-fi
+need "$S"
 command -v python3 >/dev/null || { echo "ok - vf # SKIP needs python3"; exit 0; }
 
 R=$T/root

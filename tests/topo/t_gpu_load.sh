@@ -6,16 +6,9 @@
 # while NVML says P8 / 0% (H100s drop to Gen1 when idle) and a warning at
 # P0 / 87%; without the two fields it stays information, said as unknown.
 # Prints "ok - name" / "not ok - name". Needs $FABTOP and $FABTOP_TOP.
-top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${FABTOP:-$top/build/san/fabtop}
+NAME=gpu-load; . "${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 S=$top/build/scenarios/dgx-h100
-T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-t-gpu-load.XXXXXX") || { echo "not ok - mktemp"; exit 0; }
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-if [ ! -x "$bin" ] || [ ! -d "$S" ]; then
-	echo "not ok - needs $bin and $S (make tests)"
-	exit 0
-fi
+need "$S"
 command -v python3 >/dev/null || { echo "ok - gpu load # SKIP needs python3"; exit 0; }
 
 # mk NAME PSTATE UTIL: the copy, GPU2 at 2.5 GT/s, its nvml.json fields set
