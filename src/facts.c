@@ -207,21 +207,29 @@ static const struct fab_nic *nic_pf(const struct fab_model *m, const struct fab_
 	return NULL;
 }
 
-/* Two physical functions of one card: the same PCI ID, and the same slot
- * (one link), or the same system image GUID and board id (a multi-host or
- * socket-direct card shows its functions in two PCI domains:
- * 0000:01:00.0 and 0002:01:00.0 on a GB10). */
+bool nic_same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
+{
+	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
+	if (da && db && da->vendor.ok && db->vendor.ok && da->device.ok && db->device.ok) {
+		if (da->vendor.v != db->vendor.v || da->device.v != db->device.v)
+			return false;
+	} else if (!a->hca_type[0] || strcmp(a->hca_type, b->hca_type) != 0) {
+		return false;
+	}
+	return !a->board_id[0] || !b->board_id[0] || strcmp(a->board_id, b->board_id) == 0;
+}
+
+/* Two physical functions of one card: the same model, and the same slot
+ * (one link), or the same system image GUID (a multi-host or socket-direct
+ * card shows its functions in two PCI domains: 0000:01:00.0 and
+ * 0002:01:00.0 on a GB10). */
 static bool pf_same_card(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
 {
 	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
-	if (!da || !db || da->is_vf || db->is_vf || !da->vendor.ok || !db->vendor.ok ||
-	    !da->device.ok || !db->device.ok || da->vendor.v != db->vendor.v ||
-	    da->device.v != db->device.v)
+	if (!da || !db || da->is_vf || db->is_vf || !nic_same_model(m, a, b))
 		return false;
-	if (fab_bdf_same_slot(da->bdf, db->bdf))
-		return true;
-	return guid_set(a->sys_image_guid) && strcmp(a->sys_image_guid, b->sys_image_guid) == 0 &&
-	       strcmp(a->board_id, b->board_id) == 0;
+	return fab_bdf_same_slot(da->bdf, db->bdf) ||
+	       (guid_set(a->sys_image_guid) && strcmp(a->sys_image_guid, b->sys_image_guid) == 0);
 }
 
 #define CARD_MAX_LINKS 8
@@ -251,17 +259,18 @@ static void card_derive(struct fab_model *m)
 		struct fab_nic *n = &m->nics[i];
 		n->card = m->nics[n->card].card;   /* a VF listed before its PF */
 	}
+	/* Per card, at its first function: the links (its physical functions'
+	 * slots: one, or one per host or socket) and the ports on one link. */
 	for (int i = 0; i < m->nnics; i++) {
-		struct fab_nic *n = &m->nics[i];
-		int card = n->card;
-		/* The card's links: its physical functions' slots (a card has
-		 * one, a multi-host card one per host or socket). */
+		struct fab_nic *c = &m->nics[i];
+		if (c->card != i)
+			continue;
 		char slots[CARD_MAX_LINKS][16];
 		int nslots = 0, ports_per_slot[CARD_MAX_LINKS] = { 0 }, ports = 0;
-		for (int j = 0; j < m->nnics; j++) {
+		for (int j = i; j < m->nnics; j++) {
 			const struct fab_nic *o = &m->nics[j];
 			const struct fab_pci_dev *d = nic_pci(m, o);
-			if (o->card != card || !d || d->is_vf)
+			if (o->card != i || !d || d->is_vf)
 				continue;
 			int s = 0;
 			while (s < nslots && !fab_bdf_same_slot(slots[s], d->bdf))
@@ -274,18 +283,26 @@ static void card_derive(struct fab_model *m)
 			if (ports_per_slot[s] > ports)
 				ports = ports_per_slot[s];
 		}
-		n->card_links = nslots;
-		n->card_ports = ports;
-		const struct fab_nic *c = &m->nics[card];
-		n->cap_gbps = (fab_num){ 0, false };
-		n->cap_sure = false;
+		c->card_links = nslots;
+		c->card_ports = ports;
+		c->cap_gbps = (fab_num){ 0, false };
+		c->cap_sure = false;
 		if (c->cap_port_max.ok && c->cap_card_total.ok && ports > 0) {
 			double each = c->cap_card_total.v / ports;
-			n->cap_gbps = fab_num_of(each < c->cap_port_max.v ? each : c->cap_port_max.v);
+			c->cap_gbps = fab_num_of(each < c->cap_port_max.v ? each : c->cap_port_max.v);
 			/* With one port seen, a card whose ports share its total might
 			 * have a second one out of sight (another container's). */
-			n->cap_sure = ports > 1 || c->cap_card_total.v >= 2 * c->cap_port_max.v;
+			c->cap_sure = ports > 1 || c->cap_card_total.v >= 2 * c->cap_port_max.v;
 		}
+	}
+	/* Every other function of the card (VFs too) says the same. */
+	for (int i = 0; i < m->nnics; i++) {
+		struct fab_nic *n = &m->nics[i];
+		const struct fab_nic *c = &m->nics[n->card];
+		n->card_links = c->card_links;
+		n->card_ports = c->card_ports;
+		n->cap_gbps = c->cap_gbps;
+		n->cap_sure = c->cap_sure;
 	}
 }
 

@@ -118,22 +118,6 @@ static long long link_downed(const struct fab_port *p)
 	return -1;
 }
 
-/* Two HCAs of one adapter model: the same PCI ID (vendor:device) where both
- * are known, else the same hca_type (MT4129); and the same board id (PSID)
- * where both are known, since one chip makes single- and dual-port boards
- * (a dual-port ConnectX-7 runs 200 Gb/s a port, the single-port 400). */
-static bool same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
-{
-	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
-	if (da && db && da->vendor.ok && db->vendor.ok && da->device.ok && db->device.ok) {
-		if (da->vendor.v != db->vendor.v || da->device.v != db->device.v)
-			return false;
-	} else if (!a->hca_type[0] || strcmp(a->hca_type, b->hca_type) != 0) {
-		return false;
-	}
-	return !a->board_id[0] || !b->board_id[0] || strcmp(a->board_id, b->board_id) == 0;
-}
-
 /* Why a down port is or is not merely unused (port_unused). */
 struct port_role {
 	char carrier[FAB_NAME_LEN + 8];   /* the up port on the same card, "" none */
@@ -156,7 +140,7 @@ struct port_role {
  *            a multi-host card, card_derive) is up
  *        and it is not a rail like its siblings. Its siblings are the
  *            ports in the same role on the node's other cards: the same
- *            adapter model (same_model), the same PCI function on their
+ *            adapter model (nic_same_model), the same PCI function on their
  *            card and the same port number, the same link layer. It is a
  *            rail when most of its siblings are up (8 dual-port cards
  *            with port 2 cabled on 7: the 8th is a rail down; port 2
@@ -183,7 +167,7 @@ static bool port_unused(const struct fab_model *m, const struct fab_nic *n, cons
 			if (card) {
 				if (is_up(q) && !r->carrier[0])
 					snprintf(r->carrier, sizeof(r->carrier), "%s/%d", o->name, q->num);
-			} else if (same_model(m, o, n) && q->num == p->num && q->ll == p->ll &&
+			} else if (nic_same_model(m, o, n) && q->num == p->num && q->ll == p->ll &&
 				   fab_bdf_function(bdf_of(m, o)) == fn) {
 				if (is_up(q)) {
 					r->sib_up++;
@@ -351,7 +335,7 @@ static bool sibling_rate(const struct fab_model *m, const struct fab_nic *self_n
 	double vals[64];
 	int cnt[64], nv = 0, tot = 0;
 	for (int i = 0; i < m->nnics; i++) {
-		if (!same_model(m, &m->nics[i], self_nic))
+		if (!nic_same_model(m, &m->nics[i], self_nic))
 			continue;
 		for (int k = 0; k < m->nics[i].nports; k++) {
 			const struct fab_port *q = &m->nics[i].ports[k];

@@ -355,6 +355,11 @@ const struct fab_pci_dev *nic_pci(const struct fab_model *m, const struct fab_ni
 /* The PCIe link an HCA's traffic crosses: its function's, its PF's for an
  * SR-IOV VF (NULL when that PF is not in the model). */
 const struct fab_pci_dev *nic_link_dev(const struct fab_model *m, const struct fab_nic *n);
+/* Two HCAs of one adapter model: the same PCI ID (vendor:device) where
+ * both are known, else the same hca_type (MT4129); and the same board id
+ * (PSID) where both are known, since one chip makes single- and dual-port
+ * boards (a dual-port ConnectX-7 runs 200 Gb/s a port, the single-port 400). */
+bool nic_same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b);
 /* THE line rate bandwidth is judged against (the l3 perftest step, the
  * counters' share of the line, the A/B, nccl-tests' bus bandwidth): the
  * lower of the port's rate and what its function's PCIe link carries.
