@@ -22,24 +22,13 @@
 #include "fabtop/model.h"
 #include "fabtop/nccl_log.h"
 
-static const struct fab_port *find_port(const struct fab_nic *n, int num)
-{
-	int np = n->nports > FAB_MAX_PORTS ? FAB_MAX_PORTS : n->nports;
-	for (int i = 0; i < np; i++)
-		if (n->ports[i].num == num)
-			return &n->ports[i];
-	return NULL;
-}
-
 bool nccl_log_hcas_in_model(const struct nccl_log *a, const struct fab_model *m)
 {
 	if (!a->nhcas || !m)
 		return false;
-	for (int i = 0; i < a->nhcas; i++) {
-		int k = model_find_nic(m, a->hcas[i].name);
-		if (k < 0 || !find_port(&m->nics[k], a->hcas[i].port))
+	for (int i = 0; i < a->nhcas; i++)
+		if (!model_find_port(m, a->hcas[i].name, a->hcas[i].port, NULL))
 			return false;
-	}
 	return true;
 }
 
@@ -53,15 +42,15 @@ static double hcas_gbps(const struct nccl_log *a, const struct fab_model *m, cha
 	limit[0] = '\0';
 	for (int i = 0; i < a->nhcas; i++) {
 		const struct nccl_log_hca *h = &a->hcas[i];
-		int k = m ? model_find_nic(m, h->name) : -1;
-		const struct fab_port *p = k >= 0 ? find_port(&m->nics[k], h->port) : NULL;
+		const struct fab_nic *n = NULL;
+		const struct fab_port *p = m ? model_find_port(m, h->name, h->port, &n) : NULL;
 		char r[160] = "";
 		if (!p) {
 			snprintf(why, len, "%s port %d is not on this node (give --root with a capture of "
 				 "the node the log came from)", h->name, h->port);
 			return 0;
 		}
-		double g = port_line_gbps(m, &m->nics[k], p, r, sizeof(r));
+		double g = port_line_gbps(m, n, p, r, sizeof(r));
 		if (!(g > 0)) {
 			snprintf(why, len, "%s:%d: %s", h->name, h->port, r[0] ? r : "line rate unknown");
 			return 0;
