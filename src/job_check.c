@@ -507,6 +507,110 @@ static void hca_port_down(struct ctx *c, const char *spec, const struct fab_nic 
 	c->found++;
 }
 
+/* One entry of an NCCL_IB_HCA list that names HCAs (exactly, or by
+ * prefix): the HCAs it selects in use, or why not (job.ib-hca-down for a
+ * port NCCL will skip, job.ib-hca-unusable, job.ib-hca-missing); reported
+ * marks the ports said. */
+static void check_hca_entry(struct ctx *c, const char *spec, const struct nccl_list *l, int k,
+			    const char *all, bool reported[][FAB_MAX_PORTS])
+{
+	const struct fab_model *m = c->m;
+	char why[256];
+	struct fab_finding *f;
+	int hits = 0;
+	for (int n = 0; n < m->nnics; n++) {
+		const struct fab_nic *nic = &m->nics[n];
+		if (!name_match(l, k, nic->name))
+			continue;
+		hits++;
+		if (job_nic_usable(nic, c->j, l->port[k], why, sizeof(why))) {
+			if (n < 64)
+				c->hca_in_use[n] = true;
+			continue;
+		}
+		/* A prefix ("mlx5") selects a family: NCCL passing over one
+		 * of its down ports is note_hca_skipped's info, not an error. */
+		char why2[256];
+		bool named = l->exact || strcmp(nic->name, l->name[k]) == 0;
+		bool reach = job_nic_reachable(nic, c->j, why2, sizeof(why2));
+		int down = 0;
+		for (int p = 0; reach && named && p < nic->nports && p < FAB_MAX_PORTS; p++) {
+			const struct fab_port *pt = &nic->ports[p];
+			if ((l->port[k] > 0 && pt->num != l->port[k]) || !port_skipped(pt))
+				continue;
+			if (n < 64 && reported[n][p])
+				continue;
+			if (n < 64)
+				reported[n][p] = true;
+			hca_port_down(c, spec, nic, pt, l->port[k] > 0 || nic->nports > 1);
+			down++;
+		}
+		if (down || (reach && !named))
+			continue;
+		f = add(c->out, "job.ib-hca-unusable", SEV_ERROR, c->j, LAYER_IB);
+		snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s, which NCCL "
+			 "cannot use here", spec, nic->name);
+		snprintf(f->evidence, sizeof(f->evidence), "%s", why);
+		snprintf(f->hint, sizeof(f->hint), "fix the device (layer 1 of the wizard) or "
+			 "name a usable HCA: %s", c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : "none here");
+		c->found++;
+	}
+	if (hits == 0) {
+		f = add(c->out, "job.ib-hca-missing", SEV_ERROR, c->j, LAYER_IB);
+		snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s: no HCA %s '%s' on "
+			 "this node", spec, l->exact ? "named" : "starting with", l->name[k]);
+		snprintf(f->evidence, sizeof(f->evidence), "HCAs here (/sys/class/infiniband): %s",
+			 all[0] ? all : "none");
+		snprintf(f->hint, sizeof(f->hint), "names differ between node types (mlx5_0 vs "
+			 "mlx5_ib0); without a usable HCA NCCL falls back to sockets");
+		c->found++;
+	}
+}
+
+/* The ports NCCL passes over that the job did not name (reported): what
+ * NCCL does, said once (job.ib-hca-skipped); an unused port
+ * (links.port-unused) costs nothing. */
+static void note_hca_skipped(struct ctx *c, const char *spec, const struct nccl_list *l,
+			     bool reported[][FAB_MAX_PORTS])
+{
+	const struct fab_model *m = c->m;
+	char why[256];
+	struct fab_finding *f;
+	char skipped[320] = "";
+	int nskip = 0;
+	for (int n = 0; n < m->nnics && n < 64; n++) {
+		const struct fab_nic *nic = &m->nics[n];
+		if (!job_nic_reachable(nic, c->j, why, sizeof(why)))
+			continue;
+		for (int p = 0; p < nic->nports && p < FAB_MAX_PORTS; p++) {
+			const struct fab_port *pt = &nic->ports[p];
+			if (reported[n][p] || !port_skipped(pt) || !list_match(l, nic->name, pt->num))
+				continue;
+			char one[FAB_NAME_LEN + 64];
+			snprintf(one, sizeof(one), "%s:%d (%s/%s)", nic->name, pt->num,
+				 pt->state_str[0] ? pt->state_str : "?",
+				 pt->phys_state_str[0] ? pt->phys_state_str : "?");
+			list_add(skipped, sizeof(skipped), one);
+			nskip++;
+		}
+	}
+	if (!nskip)
+		return;
+	char usable[256];
+	model_usable_hcas(m, usable, sizeof(usable));
+	f = add(c->out, "job.ib-hca-skipped", SEV_INFO, c->j, LAYER_IB);
+	snprintf(f->message, sizeof(f->message), "%s: NCCL takes the ACTIVE ports and passes over %s "
+		 "that %s not: %s", spec && *spec ? "NCCL_IB_HCA selects them by prefix or exclusion" :
+		 "NCCL_IB_HCA is unset", nskip == 1 ? "the one" : "those", nskip == 1 ? "is" : "are", skipped);
+	snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_HCA=%s; ncclIbInit drops ports that are not "
+		 "ACTIVE before it reads NCCL_IB_HCA, without a warning; usable here: %s",
+		 spec && *spec ? spec : "(unset)", usable[0] ? usable : "none");
+	snprintf(f->hint, sizeof(f->hint), "nothing to do for a port meant to be free (links.port-unused); "
+		 "a down rail is links.port-down's error%s%s", usable[0] ? "; to make the choice explicit: "
+		 "NCCL_IB_HCA=" : "", usable[0] ? FAB_SHQ(usable) : "");
+	c->found++;
+}
+
 static void check_hca(struct ctx *c)
 {
 	const struct fab_model *m = c->m;
@@ -539,95 +643,11 @@ static void check_hca(struct ctx *c)
 			c->found++;
 		}
 	} else {
-		for (int k = 0; k < l.n; k++) {
-			int hits = 0;
-			for (int n = 0; n < m->nnics; n++) {
-				const struct fab_nic *nic = &m->nics[n];
-				if (!name_match(&l, k, nic->name))
-					continue;
-				hits++;
-				if (job_nic_usable(nic, c->j, l.port[k], why, sizeof(why))) {
-					if (n < 64)
-						c->hca_in_use[n] = true;
-					continue;
-				}
-				/* A prefix ("mlx5") selects a family: NCCL passing
-				 * over one of its down ports is the job.ib-hca-skipped
-				 * note below, not an error. */
-				char why2[256];
-				bool named = l.exact || strcmp(nic->name, l.name[k]) == 0;
-				bool reach = job_nic_reachable(nic, c->j, why2, sizeof(why2));
-				int down = 0;
-				for (int p = 0; reach && named && p < nic->nports && p < FAB_MAX_PORTS; p++) {
-					const struct fab_port *pt = &nic->ports[p];
-					if ((l.port[k] > 0 && pt->num != l.port[k]) || !port_skipped(pt))
-						continue;
-					if (n < 64 && reported[n][p])
-						continue;
-					if (n < 64)
-						reported[n][p] = true;
-					hca_port_down(c, spec, nic, pt, l.port[k] > 0 || nic->nports > 1);
-					down++;
-				}
-				if (down || (reach && !named))
-					continue;
-				f = add(c->out, "job.ib-hca-unusable", SEV_ERROR, c->j, LAYER_IB);
-				snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s, which NCCL "
-					 "cannot use here", spec, nic->name);
-				snprintf(f->evidence, sizeof(f->evidence), "%s", why);
-				snprintf(f->hint, sizeof(f->hint), "fix the device (layer 1 of the wizard) or "
-					 "name a usable HCA: %s", c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : "none here");
-				c->found++;
-			}
-			if (hits == 0) {
-				f = add(c->out, "job.ib-hca-missing", SEV_ERROR, c->j, LAYER_IB);
-				snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s: no HCA %s '%s' on "
-					 "this node", spec, l.exact ? "named" : "starting with", l.name[k]);
-				snprintf(f->evidence, sizeof(f->evidence), "HCAs here (/sys/class/infiniband): %s",
-					 all[0] ? all : "none");
-				snprintf(f->hint, sizeof(f->hint), "names differ between node types (mlx5_0 vs "
-					 "mlx5_ib0); without a usable HCA NCCL falls back to sockets");
-				c->found++;
-			}
-		}
+		for (int k = 0; k < l.n; k++)
+			check_hca_entry(c, spec, &l, k, all, reported);
 	}
-	/* The ports NCCL passes over that the job did not name: what NCCL
-	 * does, said once; an unused port (links.port-unused) costs nothing. */
-	if (c->ib_off)
-		return;
-	char skipped[320] = "";
-	int nskip = 0;
-	for (int n = 0; n < m->nnics && n < 64; n++) {
-		const struct fab_nic *nic = &m->nics[n];
-		if (!job_nic_reachable(nic, c->j, why, sizeof(why)))
-			continue;
-		for (int p = 0; p < nic->nports && p < FAB_MAX_PORTS; p++) {
-			const struct fab_port *pt = &nic->ports[p];
-			if (reported[n][p] || !port_skipped(pt) || !list_match(&l, nic->name, pt->num))
-				continue;
-			char one[FAB_NAME_LEN + 64];
-			snprintf(one, sizeof(one), "%s:%d (%s/%s)", nic->name, pt->num,
-				 pt->state_str[0] ? pt->state_str : "?",
-				 pt->phys_state_str[0] ? pt->phys_state_str : "?");
-			list_add(skipped, sizeof(skipped), one);
-			nskip++;
-		}
-	}
-	if (!nskip)
-		return;
-	char usable[256];
-	model_usable_hcas(m, usable, sizeof(usable));
-	f = add(c->out, "job.ib-hca-skipped", SEV_INFO, c->j, LAYER_IB);
-	snprintf(f->message, sizeof(f->message), "%s: NCCL takes the ACTIVE ports and passes over %s "
-		 "that %s not: %s", spec && *spec ? "NCCL_IB_HCA selects them by prefix or exclusion" :
-		 "NCCL_IB_HCA is unset", nskip == 1 ? "the one" : "those", nskip == 1 ? "is" : "are", skipped);
-	snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_HCA=%s; ncclIbInit drops ports that are not "
-		 "ACTIVE before it reads NCCL_IB_HCA, without a warning; usable here: %s",
-		 spec && *spec ? spec : "(unset)", usable[0] ? usable : "none");
-	snprintf(f->hint, sizeof(f->hint), "nothing to do for a port meant to be free (links.port-unused); "
-		 "a down rail is links.port-down's error%s%s", usable[0] ? "; to make the choice explicit: "
-		 "NCCL_IB_HCA=" : "", usable[0] ? FAB_SHQ(usable) : "");
-	c->found++;
+	if (!c->ib_off)
+		note_hca_skipped(c, spec, &l, reported);
 }
 
 /* The HCAs this job would use mix IB and RoCE ports: NCCL then pairs an
