@@ -274,7 +274,7 @@ void ab_decide(struct ab *ab)
 				snprintf(ab->hint, sizeof(ab->hint), "A is faster than sockets but under %.0f%% of "
 					 "its HCAs' line rate: check the link rate and errors (l1), GPUDirect RDMA "
 					 "(%s in A's log), PFC/ECN on RoCE, and the GPU-NIC PCIe path",
-					 NCCL_BW_LOW * 100, nccl_gdr_name(a->log.gdr));
+					 FAB_LINE_SHARE_LOW * 100, nccl_gdr_name(a->log.gdr));
 		} else {
 			ab->verdict = AB_V_RDMA_SLOW;
 			snprintf(ab->reason, sizeof(ab->reason), "both runs completed, A over %s, but it is not "

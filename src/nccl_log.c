@@ -187,10 +187,10 @@ void nccl_coll_decide(struct nccl_log_coll *c)
 		c->verdict = NCCL_CV_WRONG;
 		snprintf(c->reason, sizeof(c->reason), "%lld wrong values (Out of bounds values)",
 			 c->oob_values.v);
-	} else if (rated && c->pct.v < NCCL_BW_LOW * 100) {
+	} else if (rated && c->pct.v < FAB_LINE_SHARE_LOW * 100) {
 		c->verdict = NCCL_CV_LOW;
 		snprintf(c->reason, sizeof(c->reason), "%s is %.0f%% of the %.2f GB/s line rate per rank "
-			 "(under %.0f%%)", peak, c->pct.v, c->line_gbs.v, NCCL_BW_LOW * 100);
+			 "(under %.0f%%)", peak, c->pct.v, c->line_gbs.v, FAB_LINE_SHARE_LOW * 100);
 	} else if (rated) {
 		c->verdict = NCCL_CV_OK;
 		/* Above 100%: NVLink (NVLS, trees) carried part of the reduction. */

@@ -40,8 +40,6 @@
 #define L3_RUN_S           600.0  /* one perftest run at most */
 #define L3_CONNECT_TRIES   10
 #define L3_RETRY_S         1.0
-#define L3_GOOD            0.90   /* "a healthy link reaches about 90-97%" */
-#define L3_SHORT           0.75
 
 enum { PH_BW = 0, PH_LAT, PH_DONE };
 
@@ -308,21 +306,21 @@ static void bw_findings(struct l3 *st)
 		return;
 	}
 	double frac = big->avg_gbps / st->rate_gbps;
-	const char *id = frac >= L3_GOOD ? "l3.bw" : frac >= L3_SHORT ? "l3.bw-short" : "l3.bw-low";
-	struct fab_finding *f = wiz_finding(st->s, id, frac >= L3_GOOD ? SEV_INFO : SEV_WARN, st->dev);
+	const char *id = frac >= FAB_LINE_SHARE_GOOD ? "l3.bw" : frac >= FAB_LINE_SHARE_LOW ? "l3.bw-short" : "l3.bw-low";
+	struct fab_finding *f = wiz_finding(st->s, id, frac >= FAB_LINE_SHARE_GOOD ? SEV_INFO : SEV_WARN, st->dev);
 	if (!f)
 		return;
 	snprintf(f->message, sizeof(f->message), "%s: %.2f Gb/s at %s = %.0f%% of the %.0f Gb/s line rate%s",
 		 p->test[0] ? p->test : "ib_write_bw", big->avg_gbps, size_name(big->bytes, sz, sizeof(sz)),
-		 100.0 * frac, st->rate_gbps, frac >= L3_GOOD ? "" : frac >= L3_SHORT ? " (short of the "
+		 100.0 * frac, st->rate_gbps, frac >= FAB_LINE_SHARE_GOOD ? "" : frac >= FAB_LINE_SHARE_LOW ? " (short of the "
 		 "90% a healthy link reaches)" : " (low)");
 	fab_strlcpy(f->evidence, ev, sizeof(f->evidence));
 	if (st->rate_why[0])
 		fab_catf(f->evidence, sizeof(f->evidence), "; line rate: %s", st->rate_why);
 	fab_strlcpy(f->layer, "layer 3: a healthy link reaches about 90-97% of line rate with "
 		    "ib_write_bw at 64 KiB and above", sizeof(f->layer));
-	if (frac < L3_GOOD)
-		snprintf(f->hint, sizeof(f->hint), "%s", frac >= L3_SHORT
+	if (frac < FAB_LINE_SHARE_GOOD)
+		snprintf(f->hint, sizeof(f->hint), "%s", frac >= FAB_LINE_SHARE_LOW
 			 ? "check PCIe (width/speed of the HCA's link, Topology pane), the HCA's NUMA node, and "
 			   "congestion from other traffic"
 			 : "well below line rate: a degraded link (layer 1 rate/width), PCIe downtraining, "

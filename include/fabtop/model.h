@@ -367,6 +367,11 @@ bool nic_same_model(const struct fab_model *m, const struct fab_nic *a, const st
  * link is the lower one, "" otherwise. */
 double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
 		      const struct fab_port *p, char *why, size_t len);
+/* Measured bandwidth as a share of that line rate: a healthy link reaches
+ * about 90-97% of it (ib_write_bw at 64 KiB and above); under 75% is low,
+ * for the l3 step and for nccl-tests' bus bandwidth alike. */
+#define FAB_LINE_SHARE_GOOD 0.90
+#define FAB_LINE_SHARE_LOW  0.75
 /* Computes the derived facts above into the model (usable, pinned
  * counters); collect_all and findings_run call it, and it may run again. */
 void model_derive(struct fab_model *m);

@@ -190,13 +190,12 @@ struct nccl_log_size {
  */
 enum nccl_coll_verdict {
 	NCCL_CV_OK,                   /* summary printed, no wrong value, bandwidth not low */
-	NCCL_CV_LOW,                  /* peak bus bandwidth under NCCL_BW_LOW of the line rate */
+	NCCL_CV_LOW,                  /* peak bus bandwidth under FAB_LINE_SHARE_LOW of the line rate */
 	NCCL_CV_WRONG,                /* Out of bounds values > 0 */
 	NCCL_CV_INCOMPLETE,           /* no summary: stopped, hung or cut */
 };
 
 #define NCCL_LOG_MAX_COLLS 12     /* nccl-tests runs kept */
-#define NCCL_BW_LOW        0.75   /* peak busbw / line rate under this is low (l3's bw-low bar) */
 
 struct nccl_log_coll {
 	char name[32];                /* "alltoall_perf", "" when the output does not say */
