@@ -329,6 +329,8 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	if (!c.err[0])
 		capture_qp(&c);
 	if (!c.err[0])
+		capture_ras(&c, o->ras, o->window);
+	if (!c.err[0])
 		write_meta(&c, o, (long long)now, procs_unreadable);
 	if (!c.err[0] && o->samples > 0)
 		cap_take_samples(&c, o->samples, o->interval);

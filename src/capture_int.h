@@ -83,5 +83,9 @@ void capture_qp(struct cap *c);
  * NCCL variable of its own. */
 json_t *capture_env_json(char *env, size_t n, bool *nccl);
 int capture_procs(struct cap *c);
+/* capture_ras.c: NCCL's RAS asked under the gate and recorded in
+ * fabtop/ras/ (see there); a capture source's processes and record are
+ * carried instead when no --ras is given. 0. */
+int capture_ras(struct cap *c, const char *ras_addr, double window);
 
 #endif

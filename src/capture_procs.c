@@ -5,6 +5,7 @@
  * NCCL_ variable of its own (procfs_nccl_var()). */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -58,6 +59,9 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	json_object_set_new(j, "nccl_lib", mapped ? json_string(lib) : json_null());
 	/* The job rule's other half, since that variable may not be kept. */
 	json_object_set_new(j, "nccl_var", json_boolean(nccl));
+	/* Its age when captured: RAS is not asked of a job still starting. */
+	double age = procfs_age(atoi(pid));
+	json_object_set_new(j, "age_s", age >= 0 ? json_real(floor(age)) : json_null());
 	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	ssize_t l = fd >= 0 ? cap_read_fd(fd, buf, sizeof(buf) - 1) : -1;

@@ -14,11 +14,17 @@ const char fab_cli_usage[] =
 "                                                    counter rates, sample by sample (like top -b;\n"
 "                                                    default 5 samples 1 s apart; a capture with\n"
 "                                                    samples plays them all back)\n"
+"       fabtop [--root R] report job [--ras ADDR] [--window S] [--verbose] [--json]\n"
+"                                                    the job as NCCL's RAS sees it: which rank is\n"
+"                                                    stuck (job-ok 0; job-stuck, job-dead-ranks,\n"
+"                                                    job-init 1; ras-off, ras-unavailable, no-job 2)\n"
 "       fabtop capture -o FILE.tar.gz|DIR/|- [--force] [--samples N --interval S]\n"
 "                                                    record this node for replay with --root\n"
 "                                                    (an existing file is replaced only with\n"
 "                                                    --force; a FIFO or /dev/null is written\n"
-"                                                    in place; - is standard output)\n"
+"                                                    in place; - is standard output;\n"
+"              [--ras ADDR] [--window S]             RAS asked at the start and, with --window,\n"
+"                                                    again S seconds later)\n"
 "       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
 "              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
 "                                                    (`fabtop wizard --help` for the rest)\n"
@@ -40,6 +46,9 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 		{ "count", required_argument, NULL, 'c' },
 		{ "source", required_argument, NULL, 's' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "ras", required_argument, NULL, 'r' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -59,6 +68,15 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 		case 'o': out->output = optarg; break;
 		case 's': out->source = optarg; break;
 		case 'f': out->force = true; break;
+		case 'r': out->ras = optarg; break;
+		case 'v': out->verbose = true; break;
+		case 'w':
+			out->window = strtod(optarg, &end);
+			if (*end || !(out->window > 0.0) || out->window > 86400) {
+				fab_fprintf(stderr, "fabtop: --window wants seconds (0 < S <= 86400), not \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
 		case 'n': {
 			/* Checked as a long: cast first, 2^32 + 1 became 1. */
 			long v = strtol(optarg, &end, 10);

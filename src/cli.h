@@ -7,7 +7,7 @@
  * fab_cli_parse() only parses: it prints --help and --version, and a
  * usage error, and opens, reads or runs nothing. Numbers it accepts are
  * within what its messages promise: samples 0..100000, interval in
- * (0, 3600] seconds, count 1..100000 (0: not given). It may be called
+ * (0, 3600] seconds, count 1..100000 (0: not given), window in (0, 86400] seconds. It may be called
  * again with another argv: getopt's state is reset each time.
  */
 #ifndef FABTOP_CLI_H
@@ -25,6 +25,9 @@ struct fab_cli {
 	bool interval_set;
 	int count;
 	bool force;
+	const char *ras;              /* --ras ADDR: report job, capture */
+	double window;                /* --window S: report job, capture; 0 not given */
+	bool verbose;                 /* --verbose: VERBOSE STATUS for report job */
 	const char *cmd;              /* the first word: report, capture, demo; NULL: the TUI */
 	const char *arg;              /* the word after it, or NULL */
 };

@@ -276,6 +276,7 @@ static int scan_pid(int pid, struct fab_job *j)
 		return n == -ENOENT || n == -ESRCH || procfs_is_kthread(pid) ? 0 : (int)n;
 	memset(j, 0, sizeof(*j));
 	j->pid = pid;
+	j->age_s = procfs_age(pid);
 	struct job_env e = { .j = j };
 	bool own_nccl = job_parse_environ(&e, env, (size_t)n);
 	const char *home = e.home, *hostname = e.hostname;
@@ -441,6 +442,8 @@ static int scan_capture(const struct fab_root *r, struct fab_job_list *l, char *
 		memset(j, 0, sizeof(*j));
 		j->from_capture = true;
 		j->pid = j->nspid = (int)json_integer_value(json_object_get(doc, "pid"));
+		json_t *age = json_object_get(doc, "age_s");
+		j->age_s = json_is_number(age) ? json_number_value(age) : -1;
 		const char *s;
 		if ((s = json_string_value(json_object_get(doc, "comm"))))
 			fab_strlcpy(j->comm, s, sizeof(j->comm));

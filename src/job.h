@@ -91,6 +91,8 @@ struct fab_job {
 	char nccl_lib[FAB_PATH_LEN];  /* the libnccl mapped; "" when none or unknown */
 	char host[FAB_NAME_LEN];      /* its host name (NCCL's %h, up to the first '.'); "" unknown */
 	bool from_capture;
+	double age_s;                 /* seconds since it started (at the capture's time for a
+				       * capture); < 0 unknown */
 	struct fab_job_var nccl[JOB_MAX_VARS];
 	int nnccl;
 	struct fab_job_var rank[JOB_MAX_RANK];  /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, ... */
@@ -129,6 +131,13 @@ void job_net_read(int pid, bool same_netns, struct fab_job_net *net);
 /* The same view from a model's netdevs (a capture). */
 void job_net_from_model(const struct fab_model *m, struct fab_job_net *net);
 void job_net_free(struct fab_job_net *net);
+
+/* A socket (socket(2)'s arguments; SOCK_CLOEXEC is added) opened inside
+ * pid's network namespace by a forked child that entered it with setns()
+ * (CAP_SYS_ADMIN over it); the child only enters, opens and sends it back,
+ * so nothing is changed there. Route netlink for job_net_read(), TCP for
+ * the RAS client. fd, or -errno. */
+int job_netns_socket(int pid, int domain, int type, int protocol);
 
 /* The value of a variable the job has (environment or nccl.conf), or NULL. */
 const char *job_var(const struct fab_job *j, const char *name);

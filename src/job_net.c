@@ -215,10 +215,7 @@ static int read_rtnl(int fd, struct fab_job_net *net)
 	return e;
 }
 
-/* A route netlink socket opened inside pid's network namespace by a forked
- * child (setns needs CAP_SYS_ADMIN over it); the child only enters, opens
- * and sends, so nothing is changed there. fd, or -errno. */
-static int socket_in_netns(int pid)
+int job_netns_socket(int pid, int domain, int type, int protocol)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/ns/net", pid);
@@ -243,7 +240,7 @@ static int socket_in_netns(int pid)
 		int err = 0, s = -1;
 		if (setns(nsfd, CLONE_NEWNET) != 0)
 			err = errno;
-		else if ((s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)) < 0)
+		else if ((s = socket(domain, type | SOCK_CLOEXEC, protocol)) < 0)
 			err = errno;
 		union { char b[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
 		struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
@@ -370,7 +367,7 @@ void job_net_read(int pid, bool same_netns, struct fab_job_net *net)
 {
 	memset(net, 0, sizeof(*net));
 	int fd = same_netns ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)
-			    : socket_in_netns(pid);
+			    : job_netns_socket(pid, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 	int e = fd >= 0 ? 0 : (same_netns ? -errno : fd);
 	if (fd >= 0) {
 		e = read_rtnl(fd, net);

@@ -231,6 +231,25 @@ static int run_counters(const struct fab_cli *o)
 	return rc;
 }
 
+/* report job: the node's model to join the ranks with, RAS over the window. */
+static int run_job(const struct fab_cli *o)
+{
+	struct fab_root root;
+	char err[1024];
+	if (root_open(&root, o->root, err, sizeof(err)) != 0) {
+		fab_fprintf(stderr, "fabtop: %s\n", err);
+		return 2;
+	}
+	struct job_report_opts jo = { .ras = o->ras, .window = o->window, .verbose = o->verbose, .json = o->json };
+	struct fab_model m;
+	model_init(&m);
+	collect_all(&root, &m);
+	int rc = report_job(&root, &m, &jo, stdout, stderr);
+	model_free(&m);
+	root_close(&root);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct fab_cli o;
@@ -257,8 +276,10 @@ int main(int argc, char **argv)
 		const char *section = arg ? arg : "all";
 		if (strcmp(section, "counters") == 0)
 			return run_counters(&o);
+		if (strcmp(section, "job") == 0)
+			return run_job(&o);
 		if (strcmp(section, "topo") && strcmp(section, "links") && strcmp(section, "all")) {
-			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters or all)\n", section);
+			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters, job or all)\n", section);
 			return 2;
 		}
 		return run_on(o.root, section, o.json, false);
@@ -271,6 +292,7 @@ int main(int argc, char **argv)
 		struct capture_opts co = {
 			.output = o.output, .force = o.force, .samples = o.samples, .interval = o.interval,
 			.src_root = o.source ? o.source : o.root,
+			.ras = o.ras, .window = o.window,
 		};
 		return capture_run(&co, stderr);
 	}

@@ -113,6 +113,32 @@ bool procfs_is_kthread(int pid)
 	return k;
 }
 
+double procfs_parse_age(const char *stat, const char *uptime, long hz)
+{
+	/* starttime is field 22; after "(comm)" (field 2) it is the 20th. */
+	const char *s = strrchr(stat, ')');
+	unsigned long long start;
+	double up;
+	if (!s || hz <= 0 || sscanf(uptime, "%lf", &up) != 1 ||
+	    sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu", &start) != 1)
+		return -1;
+	double age = up - (double)start / (double)hz;
+	return age >= 0 ? age : 0;
+}
+
+double procfs_age(int pid)
+{
+	char p[64], *st = NULL, *up = NULL;
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	double age = -1;
+	if (procfs_slurp(p, &st) > 0 && procfs_slurp("/proc/uptime", &up) > 0)
+		age = procfs_parse_age(st, up, sysconf(_SC_CLK_TCK));
+	free(st);
+	free(up);
+	return age;
+}
+
 int procfs_parse_nspid(const char *status, int dflt)
 {
 	const char *l = strstr(status, "\nNSpid:");
@@ -192,6 +218,9 @@ static const struct {
 	{ "NCCL_SHM_DISABLE", PROCFS_ENV_NCCL },
 	{ "NCCL_NET_PLUGIN", PROCFS_ENV_NCCL },
 	{ "NCCL_NET_GDR_LEVEL", PROCFS_ENV_NCCL },
+	/* Where the job's RAS listens, and whether it runs (ras.c). */
+	{ "NCCL_RAS_ADDR", PROCFS_ENV_NCCL },
+	{ "NCCL_RAS_ENABLE", PROCFS_ENV_NCCL },
 	/* Launchers' rank and placement variables: torchrun, Open MPI, Slurm,
 	 * PMI/PMIx (MPICH, Intel MPI), the rendezvous they point at. */
 	{ "RANK", PROCFS_ENV_RANK },

@@ -44,6 +44,12 @@ bool procfs_is_kthread(int pid);
 /* Its parser: the flags field of a NUL-terminated /proc/<pid>/stat. */
 bool procfs_parse_kthread(const char *stat);
 
+/* How long ago the process started, in seconds: field 22 (starttime,
+ * clock ticks after boot) of /proc/<pid>/stat against /proc/uptime; -1
+ * when unknown. The parser takes both files' text and the tick rate. */
+double procfs_age(int pid);
+double procfs_parse_age(const char *stat, const char *uptime, long hz);
+
 /* The pid in its own PID namespace: the last field of NSpid: in a
  * NUL-terminated /proc/<pid>/status; dflt when there is none. */
 int procfs_parse_nspid(const char *status, int dflt);

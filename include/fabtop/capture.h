@@ -19,6 +19,11 @@ struct capture_opts {
 	int samples;           /* counter samples, 0 for none */
 	double interval;       /* seconds between samples */
 	const char *src_root;  /* "/" normally; another root for tests */
+	/* NCCL's RAS, asked under the gate's rules (ras.h) and recorded in
+	 * fabtop/ras/: at the start, and when window > 0 again window seconds
+	 * later. ras: --ras ADDR, else the job's own address. */
+	const char *ras;
+	double window;
 };
 
 /* Returns 0, or 2 with a message on stderr naming what failed. */

@@ -52,4 +52,17 @@ struct fab_root;
 int report_counters(const struct fab_root *r, const struct fab_model *m,
 		    const struct counters_opts *co, FILE *fp, FILE *log);
 
+/* `report job`: NCCL's RAS over the window (ras_job.h), the lagging
+ * ranks, and the ranks on this node joined with its GPUs and QPs. Returns
+ * job_verdict_exit() of the verdict. */
+struct fab_root;
+struct job_report_opts {
+	const char *ras;       /* --ras ADDR, or NULL: the job's own address */
+	double window;         /* --window S; 0: RAS_DEFAULT_WINDOW */
+	bool verbose;          /* --verbose: VERBOSE STATUS, where the version table allows */
+	bool json;
+};
+int report_job(const struct fab_root *r, const struct fab_model *m, const struct job_report_opts *o,
+	       FILE *fp, FILE *err);
+
 #endif
