@@ -66,10 +66,15 @@ build/tests/%: tests/unit/%.c $(SLIBOBJS)
 run: deps build/fabtop $(SCENARIOS)
 	@scripts/start.sh build/fabtop
 
-tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl $(SCENARIOS)
+tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server $(SCENARIOS)
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -std=gnu11 $(WARN) -o $@ $<
+
+# The RAS client's stand-in NCCL RAS server (tests/ras): plain, like fake_nccl.
+build/tests/ras_server: tests/ras/ras_server.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -std=gnu11 $(WARN) -o $@ $<
 

@@ -82,7 +82,7 @@ struct ras_rank {
  * operation 6650"); derived from the per-rank counts in JSON. */
 struct ras_count_group {
 	char op[24];              /* "" when the release has one count for all types */
-	int64_t value;            /* -1: "have not launched any operations" is 0 */
+	int64_t value;            /* 0 for "have not launched any operations" */
 	int nranks;
 };
 
@@ -92,6 +92,8 @@ struct ras_comm {
 	char hash[24];            /* lower-case hex without 0x ("27a079b828ff1a75"); "" unknown */
 	char secondary[48];       /* JSON secondary_hash; "" */
 	int ncomms;               /* text group row: comms in the group; else 1 */
+	int group_ranks;          /* text group row: "Ranks in group" (distinct GPUs of its
+				   * comms); -1 otherwise */
 	int size;                 /* ranks in the communicator; -1 unknown */
 	int nnodes;               /* -1 unknown */
 	char ranks_per_node[16];  /* text: "8", "7-8"; "" */
@@ -132,6 +134,11 @@ struct ras_reply {
 	int ncomms;
 	struct ras_proc *procs;   /* missing and dead processes */
 	int nprocs;
+	/* How many the Errors section counts ("Missing communicator data from 12 job
+	 * processes", "3 job processes are considered dead"): NCCL names only up to
+	 * 10 of them, so procs may hold fewer. JSON: from the missing ranks. 0 when
+	 * the Errors section has none; -1 when the report never got that far. */
+	int nmissing_procs, ndead_procs;
 	int timeouts;             /* communication timeouts while gathering; 0 */
 	double collection_s;      /* -1 unknown */
 	bool no_comms;            /* "No communicator data collected!" or an empty list */
