@@ -529,9 +529,14 @@ enum job_verdict ras_session_verdict(const struct ras_session *s, char *why, siz
 		unknown += t->progress == CP_UNKNOWN;
 	}
 	if (stuck || (frozen && !adv && !soon)) {
-		snprintf(why, len, "%d communicator%s with counts frozen for %.0f s or more%s", stuck + (adv ? 0 : frozen),
-			 stuck + (adv ? 0 : frozen) == 1 ? "" : "s", s->window,
-			 stuck ? ", ranks at different counts" : ", every rank at the same count");
+		if (stuck)
+			snprintf(why, len, "%d communicator%s stuck: counts frozen for %.0f s or more with ranks at "
+				 "different counts%s", stuck, stuck == 1 ? "" : "s", s->window,
+				 frozen ? "; others frozen with every rank at the same count" : "");
+		else
+			snprintf(why, len, "nothing advances: %d communicator%s frozen for %.0f s or more with every "
+				 "rank at the same count (all wait in the same collective)", frozen,
+				 frozen == 1 ? "" : "s", s->window);
 		return JV_STUCK;
 	}
 	if (adv) {

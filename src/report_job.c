@@ -24,13 +24,19 @@ static const char *rank_gpu_label(const struct fab_model *m, int g, char *buf, s
 	return buf;
 }
 
+/* A string that text shows only when there is one; JSON null otherwise. */
+static void opt_str(struct fab_out *o, const char *key, const char *fmt, const char *v)
+{
+	out_str(o, v && v[0] ? PR_ANY : PR_JSON, key, fmt, v && v[0] ? v : NULL);
+}
+
 static void print_ras(struct fab_out *o, const struct ras_session *s)
 {
 	out_open_obj(o, "ras");
 	out_str(o, PR_ANY, "host", "  RAS:      %s", s->addr.host);
 	out_str(o, PR_ANY, "port", ":%s", s->addr.port);
 	out_str(o, PR_ANY, "source", " (%s)\n", s->addr.source);
-	out_str(o, PR_ANY, "namespace", "            %s\n", s->netns_note[0] ? s->netns_note : NULL);
+	opt_str(o, "namespace", "            %s\n", s->netns_note);
 	char ver[24] = "";
 	if (s->version)
 		snprintf(ver, sizeof(ver), "%d.%d.%d", s->version / 10000, s->version / 100 % 100, s->version % 100);
@@ -45,8 +51,8 @@ static void print_ras(struct fab_out *o, const struct ras_session *s)
 	out_num(o, PR_ANY, "interval_s", ", at most one query per %.0f s", (fab_num){ s->interval, true });
 	out_bool(o, PR_JSON, "replayed", NULL, s->replayed);
 	out_text(o, "%s\n", s->replayed ? " (replayed from the capture)" : "");
-	out_str(o, PR_ANY, "not_sent", "  not sent: %s\n", s->not_sent[0] ? s->not_sent : NULL);
-	out_str(o, PR_ANY, "last_error", "  error:    %s\n", s->last_why[0] ? s->last_why : NULL);
+	opt_str(o, "not_sent", "  not sent: %s\n", s->not_sent);
+	opt_str(o, "last_error", "  error:    %s\n", s->last_why);
 	out_close_obj(o);
 }
 
