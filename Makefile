@@ -34,7 +34,7 @@ SCENARIOS := build/scenarios/index
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
         fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
-        fuzz-proc fuzz-args
+        fuzz-proc fuzz-args fuzz-ras
 
 all: build/fabtop $(SCENARIOS)
 
@@ -192,7 +192,7 @@ fuzz-json: build/fuzz/fuzz_json build/fuzz/seeds-json/.done $(SCENARIOS)
 
 # The first directory collects new inputs; the others are read-only seeds.
 fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
-      fuzz-proc fuzz-args fuzz-capture fuzz-json
+      fuzz-proc fuzz-args fuzz-capture fuzz-json fuzz-ras
 
 fuzz-util: build/fuzz/fuzz_util
 	@mkdir -p build/fuzz/corpus-util
@@ -213,6 +213,16 @@ fuzz-counter_value: build/fuzz/fuzz_counter_value
 fuzz-nccl_log: build/fuzz/fuzz_nccl_log
 	@mkdir -p build/fuzz/corpus-nccl_log
 	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-nccl_log tests/fixtures/nccl-logs
+
+# NCCL RAS replies and MONITOR streams; the seeds are the real and built
+# transcripts of tests/fixtures/ras.
+build/fuzz/fuzz_ras: fuzz/fuzz_ras.c src/ras_parse.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< src/ras_parse.c $(PKG_LIBS)
+
+fuzz-ras: build/fuzz/fuzz_ras
+	@mkdir -p build/fuzz/corpus-ras
+	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-ras tests/fixtures/ras
 
 build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c src/sanitize.c $(HDRS)
 	@mkdir -p $(dir $@)

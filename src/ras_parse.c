@@ -730,7 +730,9 @@ static void text_line(struct tctx *t, char *line)
 		ok = t_job(t, s);
 	else if (t->sec == SEC_COMMS)
 		ok = t_group_row(t, s);
-	else if (t->sec == SEC_ERRORS || t->sec == SEC_WARNINGS) {
+	/* an excerpt may lack its Errors/Warnings heading: the sections are
+	 * told by their own first line */
+	if (!ok && t->sec >= SEC_COMMS) {
 		ok = t_section_kind(t, s);
 		if (!ok && t->det != DET_NONE) {
 			t->known = false;
@@ -1186,7 +1188,9 @@ static int json_report(const char *buf, size_t len, struct ras_reply *r)
 	int budget = RAS_PARSE_MAX_RANKS;
 	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!doc) {
-		r->truncated |= json_error_code(&je) == json_error_premature_end_of_input;
+		/* cut mid-way: the parser ran out of input (also inside "tru") */
+		r->truncated |= json_error_code(&je) == json_error_premature_end_of_input ||
+				(je.position >= 0 && (size_t)je.position >= len);
 		snprintf(r->error, sizeof(r->error), "%s JSON at line %d column %d: %.80s",
 			 r->truncated ? "truncated" : "invalid", je.line, je.column, je.text);
 		return -1;
