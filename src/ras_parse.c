@@ -1180,6 +1180,46 @@ static void j_top_key(struct ras_reply *r, const char *key, json_t *v, int *budg
 	}
 }
 
+/* NCCL 2.28.7 - 2.29.1 print a missing rank's "nvml_dev": N without the
+ * comma before its "status" (jsonWriteMissingRank; 2.29.2 added it), so
+ * every report of a job with a missing or dead rank - the one that
+ * matters - is invalid JSON. A copy with that one comma put back, or NULL
+ * when the defect is not there. */
+static char *repair_missing_comma(const char *buf, size_t len, size_t *outlen)
+{
+	static const char key[] = "\"nvml_dev\": ";
+	char *out = NULL;
+	size_t o = 0, from = 0, fixes = 0;
+	for (size_t i = 0; i + sizeof(key) - 1 <= len; i++) {
+		if (memcmp(buf + i, key, sizeof(key) - 1) != 0)
+			continue;
+		size_t k = i + sizeof(key) - 1;
+		while (k < len && ((buf[k] >= '0' && buf[k] <= '9') || buf[k] == '-'))
+			k++;
+		size_t w = k;
+		while (w < len && (buf[w] == ' ' || buf[w] == '\n' || buf[w] == '\r' || buf[w] == '\t'))
+			w++;
+		if (w >= len || buf[w] != '"')
+			continue;
+		if (!out && !(out = malloc(len + len / 16 + 2)))
+			return NULL;
+		if (o + (k - from) + 1 > len + len / 16 + 1)
+			break;
+		memcpy(out + o, buf + from, k - from);
+		o += k - from;
+		out[o++] = ',';
+		from = k;
+		fixes++;
+	}
+	if (!fixes) {
+		free(out);
+		return NULL;
+	}
+	memcpy(out + o, buf + from, len - from);
+	*outlen = o + len - from;
+	return out;
+}
+
 static int json_report(const char *buf, size_t len, struct ras_reply *r)
 {
 	json_error_t je;
@@ -1187,6 +1227,15 @@ static int json_report(const char *buf, size_t len, struct ras_reply *r)
 	json_t *v;
 	int budget = RAS_PARSE_MAX_RANKS;
 	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		size_t fl;
+		char *fixed = repair_missing_comma(buf, len, &fl);
+		if (fixed) {
+			json_error_t je2;
+			doc = json_loadb(fixed, fl, JSON_REJECT_DUPLICATES, &je2);
+			free(fixed);
+		}
+	}
 	if (!doc) {
 		/* cut mid-way: the parser ran out of input (also inside "tru") */
 		r->truncated |= json_error_code(&je) == json_error_premature_end_of_input ||

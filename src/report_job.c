@@ -191,7 +191,7 @@ int report_job(const struct fab_root *r, const struct fab_model *m, const struct
 	struct fab_out *o = out_new(opt->json ? OUT_JSON : OUT_TEXT, fp);
 	int rc = 2;
 	if (o) {
-		out_open_obj(o, "job");
+		out_open_obj(o, NULL);
 		out_str(o, PR_ANY, "verdict", "Job: %s", job_verdict_word(v));
 		out_str(o, PR_ANY, "why", " - %s\n", why);
 		print_ras(o, &s);

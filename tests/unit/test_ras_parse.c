@@ -561,6 +561,34 @@ static void test_events_incremental(void **st)
 	assert_int_equal(used, strlen(junk));
 }
 
+/* NCCL 2.28.7 - 2.29.1 leave the comma out after a missing rank's
+ * nvml_dev: the report of exactly the job that lost a rank is invalid JSON.
+ * It is read with that one comma put back. */
+static void test_json_228_missing_comma(void **state)
+{
+	size_t n;
+	char *b = slurp("json-built-2.28.9-dead.json", &n);
+	struct ras_reply r;
+	assert_int_equal(ras_parse(b, n, &r), 0);
+	assert_int_equal(r.version, 22809);
+	int dead = 0, missing = 0;
+	for (int c = 0; c < r.ncomms; c++)
+		for (int k = 0; k < r.comms[c].nranks; k++) {
+			missing += r.comms[c].ranks[k].missing;
+			dead += r.comms[c].ranks[k].dead;
+			if (r.comms[c].ranks[k].missing)
+				assert_int_equal(r.comms[c].ranks[k].nvml_dev, 2);
+		}
+	assert_true(missing >= 1);
+	assert_true(dead >= 1);
+	ras_reply_free(&r);
+	/* a real syntax error elsewhere stays an error */
+	char bad[] = "{ \"nccl_version\": \"2.28.9\" \"x\": 1 }";
+	assert_int_equal(ras_parse(bad, strlen(bad), &r), -1);
+	ras_reply_free(&r);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_version_code),
 		cmocka_unit_test(test_events_docs),
 		cmocka_unit_test(test_events_incremental),
+		cmocka_unit_test(test_json_228_missing_comma),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
