@@ -139,8 +139,8 @@ static enum fab_tri iommu_breaks(const struct fab_model *m, int pci, const char 
 	case FAB_IOMMU_IDENTITY:
 		return FAB_NO;
 	case FAB_IOMMU_DMA:
-		snprintf(why, len, "the IOMMU translates DMA for %s %s (iommu_group type %s)", who,
-			 d->bdf, d->iommu_type);
+		snprintf(why, len, "the IOMMU translates %s %s's DMA (%s)", who, d->bdf,
+			 d->iommu_type);
 		return FAB_YES;
 	case FAB_IOMMU_OTHER:
 		snprintf(why, len, "%s %s's iommu_group type is %s", who, d->bdf, d->iommu_type);
@@ -192,8 +192,8 @@ int gdr_judge(const struct fab_model *m, int g, int n, const struct fab_gdr_env 
 	/* NCCL's order (ncclTopoCheckGdr): the HCA, the GPU, the distance. */
 	if (out->nic == FAB_NO) {
 		out->nccl = FAB_NO;
-		set(out, FAB_NO, GDR_NO_SUPPORT, "NCCL disables GPUDirect RDMA for %s: %s; and %s",
-		    nic->name, pm->why, db.why);
+		set(out, FAB_NO, GDR_NO_SUPPORT, "NCCL disables it for %s: no peer-memory module "
+		    "NCCL finds, and no DMA-BUF: %s", nic->name, db.why);
 		return 0;
 	}
 	if (gpu->cu_gdr == FAB_NO) {
@@ -206,34 +206,35 @@ int gdr_judge(const struct fab_model *m, int g, int n, const struct fab_gdr_env 
 		set(out, FAB_NO, GDR_FAR, "path %s is farther than %s (%s)", pw, lw, lsrc);
 		return 0;
 	}
+	/* Beyond NCCL's rule: peer-to-peer DMA through a translating IOMMU
+	 * fails whatever NCCL decides about the rest. */
+	char wg[160] = "", wn[160] = "", gname[16];
+	snprintf(gname, sizeof(gname), "GPU%d", g);
+	enum fab_tri ig = iommu_breaks(m, gpu->pci, gname, wg, sizeof(wg));
+	enum fab_tri in = iommu_breaks(m, nic->pci, nic->name, wn, sizeof(wn));
+	const char *via = pm->v == FAB_YES ? "nvidia_peermem" : db.v == FAB_YES ? "DMA-BUF" :
+			  "module or DMA-BUF unknown";
+	bool known = out->nic == FAB_YES && gpu->cu_gdr == FAB_YES && out->path != NCCL_PATH_UNKNOWN;
+	out->nccl = known ? FAB_YES : FAB_UNKNOWN;
+	if (ig == FAB_YES || in == FAB_YES) {
+		set(out, FAB_NO, GDR_IOMMU, "NCCL %s it on (%s within %s, %s), but %s: "
+		    "peer-to-peer fails; set iommu=pt", known ? "turns" : "may turn", pw, lw, via,
+		    ig == FAB_YES ? wg : wn);
+		return 0;
+	}
 	if (out->nic == FAB_UNKNOWN) {
-		out->nccl = FAB_UNKNOWN;
-		set(out, FAB_UNKNOWN, GDR_UNKNOWN_SUPPORT, "whether %s can do GPUDirect RDMA: %s; %s",
-		    nic->name, pm->why, db.why);
+		set(out, FAB_UNKNOWN, GDR_UNKNOWN_SUPPORT, "%s: %s", pm->v == FAB_UNKNOWN ? "peer-memory "
+		    "module unknown" : "no peer-memory module NCCL finds", db.why);
 		return 0;
 	}
 	if (gpu->cu_gdr == FAB_UNKNOWN) {
-		out->nccl = FAB_UNKNOWN;
 		set(out, FAB_UNKNOWN, GDR_UNKNOWN_GPU, "GPU%d's GPUDirect RDMA support is unknown "
 		    "(no CUDA driver asked)", g);
 		return 0;
 	}
 	if (out->path == NCCL_PATH_UNKNOWN) {
-		out->nccl = FAB_UNKNOWN;
 		set(out, FAB_UNKNOWN, GDR_UNKNOWN_PATH, "the path from GPU%d to %s is unknown", g,
 		    nic->name);
-		return 0;
-	}
-	out->nccl = FAB_YES;
-	/* Beyond NCCL's rule: peer-to-peer DMA through a translating IOMMU. */
-	char wg[160] = "", wn[160] = "";
-	enum fab_tri ig = iommu_breaks(m, gpu->pci, "the GPU", wg, sizeof(wg));
-	enum fab_tri in = iommu_breaks(m, nic->pci, nic->name, wn, sizeof(wn));
-	const char *via = pm->v == FAB_YES ? "nvidia_peermem" : "DMA-BUF";
-	if (ig == FAB_YES || in == FAB_YES) {
-		set(out, FAB_NO, GDR_IOMMU, "NCCL turns it on (%s within %s, %s), but %s: the NIC's "
-		    "peer-to-peer DMA to GPU memory fails or crawls; set the IOMMU to passthrough "
-		    "(iommu=pt)", pw, lw, via, ig == FAB_YES ? wg : wn);
 		return 0;
 	}
 	if (ig == FAB_UNKNOWN || in == FAB_UNKNOWN) {
