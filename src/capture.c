@@ -93,6 +93,8 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 		json_object_set_new(m, "nccl", json_string(tm.nccl_status));
 		model_free(&tm);
 		json_object_set_new(m, "procs_unreadable", json_integer(procs_unreadable));
+		/* The peer-memory and IOMMU files were looked for: absent means absent. */
+		json_object_set_new(m, "gdr_sysfs", json_true());
 	} else {
 		/* A capture of a capture keeps what the first one knew. */
 		json_error_t je;
@@ -103,6 +105,8 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 			if (json_is_string(v))
 				json_object_set(m, *k, v);
 		}
+		if (sm && json_is_true(json_object_get(sm, "gdr_sysfs")))
+			json_object_set_new(m, "gdr_sysfs", json_true());
 		json_decref(sm);
 	}
 	json_object_set_new(m, "demo", json_false());
@@ -131,6 +135,14 @@ static void write_live_extras(struct cap *c)
 		json_decref(j);
 	} else {
 		fab_fprintf(c->log, "fabtop: no devices.json: %s\n", err);
+	}
+	err[0] = '\0';
+	j = cuda_gpus_snapshot_json(err, sizeof(err));
+	if (j) {
+		cap_out_json(c, "/fabtop/cuda.json", j);
+		json_decref(j);
+	} else if (err[0]) {
+		fab_fprintf(c->log, "fabtop: no cuda.json: %s\n", err);
 	}
 	err[0] = '\0';
 	j = nvml_snapshot_json(err, sizeof(err));
@@ -324,6 +336,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "hwloc.xml");
 		carry_file(&c, "netlink.json");
 		carry_file(&c, "nvml.json");
+		carry_file(&c, "cuda.json");
 		carry_file(&c, "devices.json");
 	}
 	if (!c.err[0])

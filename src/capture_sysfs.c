@@ -41,12 +41,14 @@ enum kind {
 	K_CPU,          /* /sys/devices/system/cpu/cpuN */
 	K_DMI,          /* /sys/class/dmi/id: the machine's make and model */
 	K_PKEYS,        /* <port>/pkeys/: only the default entry, 0 */
+	K_IOMMU_ROOT,   /* /sys/kernel/iommu_groups */
+	K_IOMMU_GROUP,  /* /sys/kernel/iommu_groups/N: only its type */
 };
 
 /* Names never copied in device directories: huge, irrelevant, slow or
  * links that lead out of the set. */
 static const char *const skip_names[] = {
-	"power", "msi_irqs", "subsystem", "firmware_node", "iommu", "iommu_group",
+	"power", "msi_irqs", "subsystem", "firmware_node", "iommu",
 	"consumer:*", "supplier:*", "resource[0-9]*", "rom", "vpd", "driver_override",
 	"reset_method", "of_node", "queues", "phydev", "broken_parity_status",
 	NULL
@@ -85,6 +87,7 @@ static const struct subdir_rule subdir_rules[] = {
 	{ K_NODE_ROOT, "node[0-9]*", K_NODE },
 	{ K_CPU_ROOT, "cpu[0-9]*", K_CPU },
 	{ K_CPU, "topology", K_ATTRS },
+	{ K_IOMMU_ROOT, "[0-9]*", K_IOMMU_GROUP },
 };
 
 /* Kinds that copy only the files named here (the rest of them is noise). */
@@ -93,6 +96,9 @@ static const char *const node_files[] = { "cpulist", "cpumap", "distance", "memi
 static const char *const cpu_root_files[] = { "online", "possible", "present", "kernel_max",
 	NULL };
 static const char *const pkey_files[] = { "0", NULL };
+/* A PCI function's iommu_group link leads here: whether the IOMMU
+ * translates its DMA (GPUDirect RDMA's peer-to-peer breaks when it does). */
+static const char *const iommu_group_files[] = { "type", NULL };
 /* No serial numbers or UUIDs: they identify the machine, not its fabric. */
 static const char *const dmi_files[] = { "sys_vendor", "product_name", "product_version",
 	"product_family", "board_vendor", "board_name", "board_version", "bios_vendor",
@@ -130,7 +136,8 @@ static const char *const *file_filter(enum kind k)
 	case K_CPU_ROOT: return cpu_root_files;
 	case K_DMI: return dmi_files;
 	case K_PKEYS: return pkey_files;
-	case K_CPU: case K_PORTS: case K_GID_ATTRS: return no_files;
+	case K_IOMMU_GROUP: return iommu_group_files;
+	case K_CPU: case K_PORTS: case K_GID_ATTRS: case K_IOMMU_ROOT: return no_files;
 	default: return NULL;
 	}
 }
@@ -430,6 +437,13 @@ void cap_copy_sysfs(struct cap *c)
 	copy_class(c, "/sys/class/dmi", K_DMI);
 	copy_dir(c, "/sys/devices/system/node", K_NODE_ROOT);
 	copy_dir(c, "/sys/devices/system/cpu", K_CPU_ROOT);
+	copy_dir(c, "/sys/kernel/iommu_groups", K_IOMMU_ROOT);
+	/* What NCCL tests for a GPU peer-memory module (host.c's list), and
+	 * a file that only a loaded nvidia_peermem has. */
+	cap_copy_node_file(c, "/sys/kernel/mm/memory_peers/nv_mem/version");
+	cap_copy_node_file(c, "/sys/kernel/mm/memory_peers/nv_mem_nc/version");
+	cap_copy_node_file(c, "/sys/module/nvidia_peermem/version");
+	cap_copy_node_file(c, "/sys/module/nvidia_peermem/initstate");
 	cap_copy_node_file(c, "/proc/sys/kernel/hostname");
 	cap_copy_node_file(c, "/proc/sys/kernel/osrelease");
 	cap_copy_node_file(c, "/proc/cpuinfo");

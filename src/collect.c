@@ -15,6 +15,7 @@ int collect_all(const struct fab_root *r, struct fab_model *m)
 	collect_netlink(r, m);
 	collect_cuda(r, m);
 	collect_gpus(r, m);        /* after nvml: names, order and NVLink */
+	collect_cuda_gpus(r, m);   /* after gpus: GPUDirect RDMA and DMA-BUF support */
 	findings_run(m);
 	return 0;
 }

@@ -156,6 +156,10 @@ int job_check_unreadable(const struct fab_job_list *l, struct fab_model *out);
 /* NCCL's interface list matching (ncclFindInterfaces, src/misc/socket.cc):
  * "^" excludes, "=" matches whole names, else prefixes; ":port" ignored. */
 bool job_if_match(const char *spec, const char *ifname);
+/* NCCL_IB_HCA's matching (ncclIbInit: the same list syntax, "dev:port"
+ * entries): whether spec selects port `port` of HCA dev (port -1: any).
+ * NULL or "" selects every port. */
+bool job_hca_match(const char *spec, const char *dev, int port);
 
 /* The interfaces NCCL would use for its sockets in net: spec is
  * NCCL_SOCKET_IFNAME (NULL or shorter than 2 characters: NCCL's own choice:

@@ -76,6 +76,13 @@ bool job_if_match(const char *spec, const char *ifname)
 	return list_match(&l, ifname, -1);
 }
 
+bool job_hca_match(const char *spec, const char *dev, int port)
+{
+	struct nccl_list l;
+	parse_list(spec && *spec ? spec : NULL, &l);
+	return list_match(&l, dev, port);
+}
+
 /* ---- which interfaces NCCL would use ---- */
 
 static bool if_usable(const struct fab_job_net *net, const struct fab_job_if *i)

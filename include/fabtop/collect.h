@@ -29,6 +29,9 @@ int collect_netlink(const struct fab_root *r, struct fab_model *m);
 int collect_gpus(const struct fab_root *r, struct fab_model *m);
 int collect_nvml(const struct fab_root *r, struct fab_model *m);
 int collect_cuda(const struct fab_root *r, struct fab_model *m);
+/* Each GPU's GPUDirect RDMA and DMA-BUF support from the CUDA driver
+ * (libcuda, live) or fabtop/cuda.json (replay); unknown without. After gpus. */
+int collect_cuda_gpus(const struct fab_root *r, struct fab_model *m);
 
 /* What collect_nvml() learnt, looked up by PCI address ("0000:1b:00.0").
  * nvml_lookup returns 0 when NVML knows the GPU (numa_id -1 when none);
@@ -49,6 +52,8 @@ struct json_t *netlink_snapshot_json(char *err, size_t errlen);
 /* fabtop/devices.json: every /dev/infiniband/uverbs* with stat and open results. */
 struct json_t *uverbs_snapshot_json(char *err, size_t errlen);
 struct json_t *nvml_snapshot_json(char *err, size_t errlen);
+/* fabtop/cuda.json: {"gpus": [{"bus_id", "gpu_direct_rdma", "dma_buf"}]}. */
+struct json_t *cuda_gpus_snapshot_json(char *err, size_t errlen);
 int collect_hwloc_xml(const char *path, char *err, size_t errlen);
 
 #endif

@@ -29,6 +29,18 @@ typedef struct { double v; bool ok; } fab_num;
 static inline fab_int fab_int_of(long long v) { return (fab_int){ v, true }; }
 static inline fab_num fab_num_of(double v) { return (fab_num){ v, true }; }
 
+/* Yes, no, or could not tell: "could not read" is never "no". */
+enum fab_tri { FAB_UNKNOWN = 0, FAB_NO, FAB_YES };
+
+/* A PCI function's IOMMU mode (/sys/bus/pci/devices/<bdf>/iommu_group/type). */
+enum fab_iommu {
+	FAB_IOMMU_UNKNOWN = 0,        /* not read (an older capture), or unreadable */
+	FAB_IOMMU_NONE,               /* no iommu_group, /sys/kernel/iommu_groups read: no IOMMU translates it */
+	FAB_IOMMU_IDENTITY,           /* "identity": passthrough (iommu=pt) */
+	FAB_IOMMU_DMA,                /* "DMA", "DMA-FQ": addresses translated */
+	FAB_IOMMU_OTHER,              /* "blocked", "unmanaged" (VFIO) or a word this fabtop does not know */
+};
+
 /* PCIe port role, when the full config space says so. */
 enum fab_pcie_type {
 	PCIE_TYPE_UNKNOWN = 0,
@@ -66,6 +78,10 @@ struct fab_pci_dev {
 	bool config_full;             /* false: "needs root" for LnkCap/ACS */
 	enum fab_pcie_type pcie_type;
 	fab_int acs_ctrl;             /* ACS control register, bridges only */
+	/* How the IOMMU handles its DMA (iommu_group/type, sysfs_pci.c):
+	 * translated DMA breaks GPUDirect RDMA's peer-to-peer (gdr.h). */
+	enum fab_iommu iommu;
+	char iommu_type[16];          /* the word read: "identity", "DMA-FQ"; "" otherwise */
 };
 
 struct fab_numa_node {
@@ -85,6 +101,10 @@ struct fab_gpu {
 	fab_int nvlinks[FAB_MAX_GPUS];/* bonded NVLinks to GPU j, from NVML */
 	fab_int util_pct;             /* GPU utilisation %, from NVML; N/A without it */
 	fab_int pstate;               /* performance state, 0 = P0 (busiest); N/A without NVML */
+	/* From the CUDA driver (cuDeviceGetAttribute; a capture's fabtop/cuda.json),
+	 * unknown without it: what NCCL asks before GPUDirect RDMA (gdr.h). */
+	enum fab_tri cu_gdr;          /* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED */
+	enum fab_tri cu_dmabuf;       /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED */
 };
 
 /* One filled slot of a port's GID table (ports/N/gids/I, gid_attrs/...). */
@@ -97,8 +117,6 @@ struct fab_gid {
 	bool ipv4;                    /* ip is an IPv4-mapped address */
 };
 
-/* Yes, no, or could not tell: "could not read" is never "no". */
-enum fab_tri { FAB_UNKNOWN = 0, FAB_NO, FAB_YES };
 
 /* A judgement that may be unknown, with the reason in one line
  * ("/dev/infiniband/uverbs3 is absent here", "port DOWN/Disabled"). */
@@ -284,6 +302,14 @@ struct fab_model {
 	char nccl_status[256];
 	char rdma_netns_mode[16];     /* "shared", "exclusive"; "" when RDMA netlink is absent */
 	struct fab_nic *nics; int nnics;
+	/* A GPU peer-memory module, as NCCL's net_ib tests it (host.c): one of
+	 * /sys/kernel/mm/memory_peers/nv_mem/version, .../nv_mem_nc/version,
+	 * /sys/module/nvidia_peermem/version exists. Unknown when a capture
+	 * did not look (gdr_recorded false). */
+	struct fab_judged peermem;
+	/* Live, or a capture that recorded the peer-memory and IOMMU files
+	 * (meta.json "gdr_sysfs"): their absence then means absent. */
+	bool gdr_recorded;
 	struct fab_netdev *netdevs; int nnetdevs;
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;

@@ -146,6 +146,95 @@ static void from_meta(const struct fab_root *r, struct fab_model *m)
 	json_decref(meta);
 }
 
+/* ---- what NCCL asks the driver before GPUDirect RDMA, per GPU ----
+ * CUdevice_attribute values of cuda.h (CUDA 11.3+ and 11.7+). */
+#define CU_ATTR_GPU_DIRECT_RDMA_SUPPORTED 116
+#define CU_ATTR_DMA_BUF_SUPPORTED 124
+
+typedef int (*cu_init_fn)(unsigned);
+typedef int (*cu_count_fn)(int *);
+typedef int (*cu_get_fn)(int *, int);
+typedef int (*cu_busid_fn)(char *, int, int);
+typedef int (*cu_attr_fn)(int *, int, int);
+
+/* One attribute as JSON: true/false, null when the driver would not say. */
+static json_t *attr_json(cu_attr_fn attr, int a, int dev)
+{
+	int v = 0;
+	return attr(&v, a, dev) == 0 ? json_boolean(v != 0) : json_null();
+}
+
+/* libcuda.so.1 is the driver itself: cuInit and attribute queries make no
+ * context on the GPU. NULL with why when it cannot be asked. */
+json_t *cuda_gpus_snapshot_json(char *why, size_t len)
+{
+	static const char *const sonames[] = { "libcuda.so.1", NULL };
+	static void *cu;
+	if (!cu && !(cu = fab_dlopen_first(sonames, NULL, why, len)))
+		return NULL;
+	cu_init_fn init = (cu_init_fn)dlsym(cu, "cuInit");
+	cu_count_fn count = (cu_count_fn)dlsym(cu, "cuDeviceGetCount");
+	cu_get_fn get = (cu_get_fn)dlsym(cu, "cuDeviceGet");
+	cu_busid_fn busid = (cu_busid_fn)dlsym(cu, "cuDeviceGetPCIBusId");
+	cu_attr_fn attr = (cu_attr_fn)dlsym(cu, "cuDeviceGetAttribute");
+	int n = 0;
+	if (!init || !count || !get || !busid || !attr) {
+		put(why, len, "libcuda.so.1 lacks cuInit/cuDeviceGetCount/cuDeviceGet/"
+		    "cuDeviceGetPCIBusId/cuDeviceGetAttribute");
+		return NULL;
+	}
+	int rc = init(0);
+	if (rc != 0 || count(&n) != 0) {
+		put(why, len, "cuInit failed (CUresult %d): no GPU the driver can use", rc);
+		return NULL;
+	}
+	json_t *gpus = json_array();
+	for (int i = 0; i < n && i < FAB_MAX_GPUS; i++) {
+		int dev;
+		char bus[32];
+		if (get(&dev, i) != 0 || busid(bus, (int)sizeof(bus), dev) != 0)
+			continue;
+		for (char *c = bus; *c; c++)
+			if (*c >= 'A' && *c <= 'F')
+				*c = (char)(*c - 'A' + 'a');   /* "0000:1B:00.0" as sysfs spells it */
+		json_t *g = json_object();
+		json_object_set_new(g, "bus_id", json_string(bus));
+		json_object_set_new(g, "gpu_direct_rdma", attr_json(attr, CU_ATTR_GPU_DIRECT_RDMA_SUPPORTED, dev));
+		json_object_set_new(g, "dma_buf", attr_json(attr, CU_ATTR_DMA_BUF_SUPPORTED, dev));
+		json_array_append_new(gpus, g);
+	}
+	json_t *j = json_object();
+	json_object_set_new(j, "gpus", gpus);
+	return j;
+}
+
+static enum fab_tri tri_of(json_t *v)
+{
+	return json_is_boolean(v) ? (json_is_true(v) ? FAB_YES : FAB_NO) : FAB_UNKNOWN;
+}
+
+int collect_cuda_gpus(const struct fab_root *r, struct fab_model *m)
+{
+	char why[256] = "";
+	json_error_t je;
+	json_t *j = r->live ? cuda_gpus_snapshot_json(why, sizeof(why))
+			    : root_load_json(r, "/fabtop/cuda.json", &je);
+	json_t *gpus = json_object_get(j, "gpus");
+	size_t i;
+	json_t *g;
+	json_array_foreach(gpus, i, g) {
+		const char *bus = json_string_value(json_object_get(g, "bus_id"));
+		int p = bus ? model_find_pci(m, bus) : FAB_NO_INDEX;
+		for (int k = 0; p != FAB_NO_INDEX && k < m->ngpus; k++)
+			if (m->gpus[k].pci == p) {
+				m->gpus[k].cu_gdr = tri_of(json_object_get(g, "gpu_direct_rdma"));
+				m->gpus[k].cu_dmabuf = tri_of(json_object_get(g, "dma_buf"));
+			}
+	}
+	json_decref(j);
+	return 0;
+}
+
 int collect_cuda(const struct fab_root *r, struct fab_model *m)
 {
 	if (!r->live) {

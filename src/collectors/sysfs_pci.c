@@ -75,6 +75,31 @@ static fab_num read_speed(const struct fab_root *r, struct fab_model *m, const c
 	return (fab_num){ 0, false };
 }
 
+/* iommu_group/type (kernel 5.11+): "identity" passes DMA through, "DMA"
+ * and "DMA-FQ" translate it (lazy flush for -FQ), "blocked" and
+ * "unmanaged" (VFIO) leave it to others. No group: no IOMMU handles the
+ * device, when fabtop could look (live, or a capture that recorded it). */
+static void read_iommu(const struct fab_root *r, struct fab_model *m, struct fab_pci_dev *d,
+		       const char *dir)
+{
+	char p[1024], buf[64];
+	snprintf(p, sizeof(p), "%s/iommu_group", dir);
+	if (root_readlink(r, p, buf, sizeof(buf)) <= 0) {
+		d->iommu = m->gdr_recorded ? FAB_IOMMU_NONE : FAB_IOMMU_UNKNOWN;
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/iommu_group/type", dir);
+	if (sys_line(r, m, p, buf, sizeof(buf)) != 0)
+		return;   /* a kernel before 5.11, or unreadable: unknown */
+	fab_strlcpy(d->iommu_type, buf, sizeof(d->iommu_type));
+	if (strcmp(buf, "identity") == 0)
+		d->iommu = FAB_IOMMU_IDENTITY;
+	else if (strcmp(buf, "DMA") == 0 || strcmp(buf, "DMA-FQ") == 0)
+		d->iommu = FAB_IOMMU_DMA;
+	else
+		d->iommu = FAB_IOMMU_OTHER;
+}
+
 static void read_dev(const struct fab_root *r, struct fab_model *m, struct fab_pci_dev *d,
 		     const char *dir)
 {
@@ -111,6 +136,7 @@ static void read_dev(const struct fab_root *r, struct fab_model *m, struct fab_p
 		if (is_bdf(pf, strlen(pf)))
 			fab_strlcpy(d->pf_bdf, pf, sizeof(d->pf_bdf));
 	}
+	read_iommu(r, m, d, dir);
 #undef ATTR
 }
 

@@ -230,6 +230,11 @@ class Node:
         self.virt_netdevs = []     # virtual interfaces (veth, macvlan): dicts, see write_virt_netdev
         self.timeline = None       # counter samples over time: dict(interval, times, step), see timeline_samples
         self.qps = None            # fabtop/rdma-qp.bin: fn(rail, ib) -> QPs of that device, see job_qps
+        # GPUDirect RDMA's inputs (gdr.h): the IOMMU mode every PCI function's
+        # iommu_group reports (None: no IOMMU, no groups), whether the driver's
+        # nvidia_peermem is loaded; fabtop/cuda.json follows nvml (the driver is there).
+        self.iommu = "identity"
+        self.peermem = True
 
     def node_cpus(self, nid):
         return [c["cpu"] for c in self.cpus if c["node"] == nid]
@@ -384,6 +389,10 @@ def build_pcie_2numa():
                         cuda="not loaded: libcuda.so.1: cannot open shared object file",
                         nccl="not loaded: libnccl.so.2: cannot open shared object file")
     n.devices = all_uverbs_ok(2)
+    # intel_iommu=on without iommu=pt: the kernel's default domain translates
+    # (DMA-FQ), so GPUDirect RDMA between GPU0 and mlx5_0 (PIX) breaks although
+    # NCCL turns it on.
+    n.iommu = "DMA-FQ"
     return n
 
 
@@ -1459,10 +1468,12 @@ def write_node(n, root):
         tr.rlink("sys/class/dmi/id", "sys/devices/virtual/dmi/id")
     tr.line("proc/sys/kernel/hostname", n.host)
     tr.line("proc/sys/kernel/osrelease", n.kernel)
+    write_gdr(tr, n)
     meta = {"format": 1, "fabtop": FABTOP_VERSION, "host": n.host, "kernel": n.kernel,
             "time": n.time, "uid": n.uid, "samples": 0, "interval": 0}
     if samples:
         meta.update({"samples": len(samples["samples"]), "interval": samples["interval"]})
+    meta["gdr_sysfs"] = True
     meta.update(n.meta_extra)
     meta.update({"demo": n.demo, "description": n.description})
     tr.json("fabtop/meta.json", meta)
@@ -1479,6 +1490,25 @@ def write_node(n, root):
         make_hwloc(n, root)
         drop_cpu_tree(root)
     check(n, root)
+
+
+def write_gdr(tr, n):
+    """What fabtop reads for GPUDirect RDMA (gdr.h): each function's IOMMU group
+    (one per function, as an ACS-isolating server has them), nvidia_peermem's
+    version file (MODULE_VERSION(NV_VERSION_STRING)), and CUDA's answers."""
+    if n.iommu:
+        for i, d in enumerate(sorted(n.pci, key=lambda d: d["bdf"])):
+            g = "sys/kernel/iommu_groups/%d" % i
+            tr.line(g + "/type", n.iommu)
+            tr.rlink(d["sysdir"] + "/iommu_group", g)
+    if n.peermem:
+        ver = (n.nvml or {}).get("driver", "550.90.07")
+        tr.line("sys/module/nvidia_peermem/version", ver)
+        tr.line("sys/module/nvidia_peermem/initstate", "live")
+    if n.nvml:
+        tr.json("fabtop/cuda.json", {"gpus": [
+            {"bus_id": g["pci_bus_id"], "gpu_direct_rdma": True, "dma_buf": True}
+            for g in n.nvml["gpus"]]})
 
 
 def drop_cpu_tree(root):
