@@ -221,6 +221,9 @@ static const struct {
 	/* Where the job's RAS listens, and whether it runs (ras.c). */
 	{ "NCCL_RAS_ADDR", PROCFS_ENV_NCCL },
 	{ "NCCL_RAS_ENABLE", PROCFS_ENV_NCCL },
+	/* GPUDirect RDMA's settings besides NCCL_NET_GDR_LEVEL (gdr.c). */
+	{ "NCCL_NET_GDR_C2C", PROCFS_ENV_NCCL },
+	{ "NCCL_DMABUF_ENABLE", PROCFS_ENV_NCCL },
 	/* Launchers' rank and placement variables: torchrun, Open MPI, Slurm,
 	 * PMI/PMIx (MPICH, Intel MPI), the rendezvous they point at. */
 	{ "RANK", PROCFS_ENV_RANK },

@@ -386,6 +386,17 @@ void ras_session_feed(struct ras_session *s, const struct ras_xfer *x, double t)
 	track_reply(s, t);
 }
 
+void ras_session_offline(struct ras_session *s, const struct fab_root *r)
+{
+	s->offline = true;
+	s->next = -1;
+	snprintf(s->not_sent, sizeof(s->not_sent), "%s", s->replayed
+		 ? "a capture: its recorded replies are judged, nothing is asked"
+		 : "a capture or a directory of another node: RAS is asked only on the live node (or "
+		   "with --ras); this one recorded no RAS exchange");
+	(void)r;
+}
+
 bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, bool *json)
 {
 	if (s->start_t < 0)
@@ -398,8 +409,7 @@ bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, b
 		.gpus = s->have_reply ? s->reply.gpus : -1,
 		.ras_off = s->ras_off, .verbose_asked = s->verbose_asked,
 	};
-	if (s->replayed) {
-		snprintf(s->not_sent, sizeof(s->not_sent), "a capture: its recorded replies are shown, nothing is asked");
+	if (s->offline) {
 		s->next = -1;
 		return false;
 	}
@@ -457,8 +467,11 @@ static bool settled(enum job_verdict v)
  * played instead when it has one and no --ras is given. */
 void ras_session_run(struct ras_session *s, const struct fab_root *r, bool live_asked)
 {
-	if (!live_asked && r && !r->live && ras_session_load(s, r) > 0)
+	if (!live_asked && r && !r->live) {
+		ras_session_load(s, r);
+		ras_session_offline(s, r);
 		return;
+	}
 	double t0 = mono_s();
 	ras_session_poll(s, t0);
 	char why[8];
@@ -497,6 +510,10 @@ enum job_verdict ras_session_verdict(const struct ras_session *s, char *why, siz
 	if (!s->njobs && !s->explicit_addr) {
 		snprintf(why, len, "no NCCL process here and no --ras address");
 		return JV_NO_JOB;
+	}
+	if (!s->nqueries && s->offline) {
+		snprintf(why, len, "%s", s->not_sent);
+		return JV_UNAVAILABLE;
 	}
 	if (!s->nqueries) {
 		bool young = s->youngest_age >= 0 && s->youngest_age < RAS_MIN_AGE && s->next >= 0;
@@ -823,6 +840,23 @@ static void count_qps(struct job_local_rank *lr, const struct fab_qp_list *qps)
 	}
 }
 
+void job_gpu_plan(const struct fab_model *m, const struct fab_topo *t, const struct fab_job *j, int g,
+		  struct job_gpu_plan *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gpu = g;
+	struct fab_gdr_env env = {
+		.net_gdr_level = j ? job_var(j, "NCCL_NET_GDR_LEVEL") : NULL,
+		.net_gdr_c2c = j ? job_var(j, "NCCL_NET_GDR_C2C") : NULL,
+		.dmabuf_enable = j ? job_var(j, "NCCL_DMABUF_ENABLE") : NULL,
+	};
+	gdr_nic_for_gpu(m, t, g, j ? job_var(j, "NCCL_IB_HCA") : NULL, &out->nic);
+	if (out->nic.nic < 0 || gdr_judge(m, g, out->nic.nic, &env, &out->gdr) != 0) {
+		out->gdr.v.v = FAB_UNKNOWN;
+		snprintf(out->gdr.v.why, sizeof(out->gdr.v.why), "no NIC for this GPU");
+	}
+}
+
 int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs,
 		    const struct fab_model *m, const struct fab_qp_list *qps,
 		    struct job_local_rank *out, int max)
@@ -830,6 +864,8 @@ int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs
 	if (!s->have_reply)
 		return 0;
 	bool addrs = any_address(jobs, m);
+	struct fab_topo t;
+	bool topo = m && topo_build(m, &t) == 0;
 	int n = 0;
 	for (int c = 0; c < s->reply.ncomms; c++) {
 		const struct ras_comm *cm = &s->reply.comms[c];
@@ -861,9 +897,14 @@ int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs
 				lr->gpu = gpu_by_nvml(m, r->nvml_dev >= 0 ? r->nvml_dev : r->cuda_dev);
 				fab_strlcpy(lr->why, why, sizeof(lr->why));
 				count_qps(lr, qps);
+				lr->plan.nic.nic = -1;
+				if (topo && lr->gpu >= 0)
+					job_gpu_plan(m, &t, j >= 0 ? &jobs->jobs[j] : NULL, lr->gpu, &lr->plan);
 			}
 			n++;
 		}
 	}
+	if (topo)
+		topo_free(&t);
 	return n;
 }

@@ -5,14 +5,24 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "fabtop/ras_job.h"
 #include "fabtop/rdma_res.h"
+#include "fabtop/sampler.h"
 #include "fabtop/report.h"
 #include "fabtop/root.h"
 #include "fabtop/sanitize.h"
+#include "fabtop/topo.h"
 #include "job.h"
 
 #define MAX_SHOWN 64
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static const char *rank_gpu_label(const struct fab_model *m, int g, char *buf, size_t len)
 {
@@ -40,10 +50,11 @@ static void print_ras(struct fab_out *o, const struct ras_session *s)
 	char ver[24] = "";
 	if (s->version)
 		snprintf(ver, sizeof(ver), "%d.%d.%d", s->version / 10000, s->version / 100 % 100, s->version % 100);
-	out_str(o, PR_ANY, "nccl_version", "  NCCL:     %s", ver);
-	out_str(o, PR_ANY, "version_from", " (from %s)\n", s->version_from[0] ? s->version_from : NULL);
+	out_str(o, PR_ANY, "nccl_version", "  NCCL:     %s", ver[0] ? ver : "unknown");
+	opt_str(o, "version_from", " (from %s)", s->version_from);
+	out_text(o, "\n");
 	const char *fmt = !s->have_reply ? NULL : s->reply.format == RAS_FMT_JSON ? "json" : "text";
-	out_str(o, PR_ANY, "format", "  report:   %s", fmt);
+	out_str(o, PR_ANY, "format", "  report:   %s", fmt ? fmt : "none");
 	out_int(o, PR_ANY, "queries", ", %lld quer", (fab_int){ s->nqueries, true });
 	out_text(o, "%s", s->nqueries == 1 ? "y" : "ies");
 	out_int(o, PR_ANY, "failed", " (%lld failed)", (fab_int){ s->nfailed, true });
@@ -123,8 +134,86 @@ static void print_lagging(struct fab_out *o, const struct ras_session *s, const 
 	out_close_arr(o);
 }
 
+static const char *tri_word(enum fab_tri t)
+{
+	return t == FAB_YES ? "yes" : t == FAB_NO ? "no" : "unknown";
+}
+
+/* One GPU's NIC, NCCL path type and GPUDirect RDMA, the one way both the
+ * rank list and the plan print it. */
+static void print_plan_of(struct fab_out *o, const struct fab_model *m, const struct job_gpu_plan *pl,
+			  const char *indent)
+{
+	const struct fab_nccl_nic *n = &pl->nic;
+	out_open_obj(o, "nccl");
+	out_text(o, "%s", indent);
+	out_str(o, PR_ANY, "nic", "NIC %s", n->nic >= 0 ? m->nics[n->nic].name : NULL);
+	out_int(o, PR_ANY, "port", " port %lld", (fab_int){ n->port, n->nic >= 0 });
+	out_str(o, PR_ANY, "path", " (%s", nccl_path_word(n->path));
+	out_str(o, PR_ANY, "nic_why", "; %s)", n->why);
+	out_int(o, PR_JSON, "ties", NULL, (fab_int){ n->ties, n->nic >= 0 });
+	out_str(o, PR_ANY, "gdr", ", GPUDirect RDMA: %s", tri_word(pl->gdr.v.v));
+	out_str(o, PR_ANY, "gdr_why", " (%s)\n", pl->gdr.v.why);
+	out_str(o, PR_JSON, "nccl_gdr", NULL, tri_word(pl->gdr.nccl));
+	out_close_obj(o);
+}
+
+/* What NCCL will do for every GPU here, under the first job's settings. */
+static void print_plan(struct fab_out *o, const struct fab_model *m, const struct fab_job_list *jobs)
+{
+	struct fab_topo t;
+	out_open_arr(o, "nccl_plan");
+	if (m->ngpus && topo_build(m, &t) == 0) {
+		const struct fab_job *j = jobs->njobs ? &jobs->jobs[0] : NULL;
+		out_text(o, "\nWhat NCCL will do here (%s)\n", j ? "the job's settings" : "NCCL's defaults");
+		for (int g = 0; g < m->ngpus; g++) {
+			struct job_gpu_plan pl;
+			char gl[48];
+			job_gpu_plan(m, &t, j, g, &pl);
+			out_open_obj(o, NULL);
+			out_str(o, PR_ANY, "gpu", "  %s\n", rank_gpu_label(m, g, gl, sizeof(gl)));
+			print_plan_of(o, m, &pl, "      ");
+			out_close_obj(o);
+		}
+		topo_free(&t);
+	}
+	out_close_arr(o);
+}
+
+/* The port NCCL uses for a rank: its traffic and the loss and retry
+ * counters that grew over the window (the sampler's first and last read). */
+static void print_port_activity(struct fab_out *o, const struct fab_model *m, const struct fab_sampler *smp,
+				const struct job_gpu_plan *pl)
+{
+	if (!smp || pl->nic.nic < 0)
+		return;
+	int i = sampler_find(smp, m->nics[pl->nic.nic].name, pl->nic.port);
+	if (i < 0 || smp->tick < 2)
+		return;
+	const struct fab_series *p = &smp->ports[i];
+	char grown[512];
+	int n = sampler_grown(smp, i, grown, sizeof(grown));
+	int dev = sampler_find(smp, m->nics[pl->nic.nic].name, 0);
+	char dgrown[512] = "";
+	if (dev >= 0)
+		n += sampler_grown(smp, dev, dgrown, sizeof(dgrown));
+	out_open_obj(o, "port_activity");
+	out_text(o, "      %s:", smp->playback ? "last recorded sample" : "over the window");
+	out_num(o, PR_JSON, "seconds", NULL, (fab_num){ smp->dt, smp->dt > 0 });
+	out_bool(o, PR_JSON, "recorded", NULL, smp->playback);
+	out_num(o, PR_ANY, "tx_gbps", " TX %.2f Gb/s", (fab_num){ p->tx_gbps, p->has_rates });
+	out_num(o, PR_ANY, "rx_gbps", ", RX %.2f Gb/s", (fab_num){ p->rx_gbps, p->has_rates });
+	out_int(o, PR_JSON, "trouble_counters_grown", NULL, (fab_int){ n, true });
+	out_text(o, "%s", grown[0] && smp->playback ? "; grew during the recording:" : grown[0] ? "; grew:" : "");
+	out_str(o, grown[0] ? PR_ANY : PR_JSON, "grown", " %s", grown[0] ? grown : NULL);
+	out_str(o, dgrown[0] ? PR_ANY : PR_JSON, "device_grown", "; device: %s", dgrown[0] ? dgrown : NULL);
+	out_text(o, "%s\n", n ? "" : "; no loss or retry counter grew");
+	out_close_obj(o);
+}
+
 static void print_local(struct fab_out *o, const struct ras_session *s, const struct fab_job_list *jobs,
-			const struct fab_model *m, const struct fab_qp_list *qps, const char *qp_err)
+			const struct fab_model *m, const struct fab_qp_list *qps, const char *qp_err,
+			const struct fab_sampler *smp)
 {
 	struct job_local_rank lr[MAX_SHOWN];
 	int n = ras_local_ranks(s, jobs, m, qps, lr, MAX_SHOWN);
@@ -139,10 +228,13 @@ static void print_local(struct fab_out *o, const struct ras_session *s, const st
 		out_int(o, PR_ANY, "pid", " pid %lld", (fab_int){ lr[i].pid, lr[i].pid > 0 });
 		out_str(o, PR_ANY, "gpu", " %s", rank_gpu_label(m, lr[i].gpu, g, sizeof(g)));
 		out_text(o, "\n");
+		print_plan_of(o, m, &lr[i].plan, "      ");
+		print_port_activity(o, m, smp, &lr[i].plan);
 		out_int(o, PR_ANY, "qps", "      QPs: %lld", (fab_int){ lr[i].nqps, qps != NULL && lr[i].pid > 0 });
 		out_int(o, PR_ANY, "qps_bad", " (%lld in ERR/SQE)", (fab_int){ lr[i].nqps_bad, qps && lr[i].nqps });
 		out_str(o, PR_ANY, "qp_hcas", " on %s", lr[i].qp_devs[0] ? lr[i].qp_devs : NULL);
-		out_str(o, PR_TEXT, NULL, " (%s)", qps ? NULL : qp_err);
+		if (!qps)
+			out_text(o, " (%s)", qp_err);
 		out_text(o, "\n");
 		out_str(o, PR_ANY, "matched", "      here because %s\n", lr[i].why);
 		out_close_obj(o);
@@ -158,11 +250,12 @@ static void print_procs(struct fab_out *o, const struct fab_job_list *jobs)
 		const struct fab_job *j = &jobs->jobs[i];
 		out_open_obj(o, NULL);
 		out_int(o, PR_ANY, "pid", "  pid %lld", (fab_int){ j->pid, true });
-		out_int(o, PR_ANY, "nspid", " (%lld in its namespace)", (fab_int){ j->nspid, j->nspid != j->pid });
+		out_int(o, j->nspid != j->pid ? PR_ANY : PR_JSON, "nspid", " (%lld in its namespace)",
+			(fab_int){ j->nspid, true });
 		out_str(o, PR_ANY, "comm", " %s", j->comm);
 		out_num(o, PR_ANY, "age_s", ", started %.0f s ago", (fab_num){ j->age_s, j->age_s >= 0 });
-		out_str(o, PR_ANY, "nccl_lib", ", %s", j->nccl_lib[0] ? j->nccl_lib : NULL);
-		out_str(o, PR_ANY, "ras_addr", ", NCCL_RAS_ADDR=%s", job_var(j, "NCCL_RAS_ADDR"));
+		opt_str(o, "nccl_lib", ", %s", j->nccl_lib);
+		opt_str(o, "ras_addr", ", NCCL_RAS_ADDR=%s", job_var(j, "NCCL_RAS_ADDR"));
 		out_text(o, "\n");
 		out_close_obj(o);
 	}
@@ -182,7 +275,26 @@ int report_job(const struct fab_root *r, const struct fab_model *m, const struct
 	}
 	struct ras_session s;
 	ras_session_init(&s, &jobs, opt->ras, opt->window, opt->verbose);
+	/* The ports' counters over the same window: read before and after. */
+	struct fab_sampler smp;
+	char serr[256];
+	memset(&smp, 0, sizeof(smp));
+	bool sampling;
+	if (r->is_capture) {
+		/* A capture's recorded samples, all of them: the recording is the window. */
+		sampling = sampler_playback_open(&smp, r, serr, sizeof(serr)) == 0;
+		if (sampling) {
+			sampler_use_model(&smp, m);
+			while (sampler_playback_step(&smp) == 0)
+				;
+		}
+	} else if ((sampling = sampler_open(&smp, r, serr, sizeof(serr)) == 0)) {
+		sampler_use_model(&smp, m);
+		sampler_read(&smp, mono_now());
+	}
 	ras_session_run(&s, r, opt->ras != NULL);
+	if (sampling && !smp.playback)
+		sampler_read(&smp, mono_now());
 	struct fab_qp_list qps = { 0 };
 	char qerr[200] = "";
 	bool have_qps = rdma_res_from_root(r, &qps, qerr, sizeof(qerr)) == 0;
@@ -198,7 +310,8 @@ int report_job(const struct fab_root *r, const struct fab_model *m, const struct
 		print_summary(o, &s);
 		print_comms(o, &s);
 		print_lagging(o, &s, &jobs, m);
-		print_local(o, &s, &jobs, m, have_qps ? &qps : NULL, qerr);
+		print_local(o, &s, &jobs, m, have_qps ? &qps : NULL, qerr, sampling ? &smp : NULL);
+		print_plan(o, m, &jobs);
 		print_procs(o, &jobs);
 		rc = job_verdict_exit(v);
 		out_int(o, PR_JSON, "exit", NULL, (fab_int){ rc, true });
@@ -207,6 +320,8 @@ int report_job(const struct fab_root *r, const struct fab_model *m, const struct
 			rc = 2;
 	}
 	qp_list_free(&qps);
+	if (sampling)
+		sampler_close(&smp);
 	ras_session_free(&s);
 	job_list_free(&jobs);
 	return rc;

@@ -40,6 +40,34 @@ int sampler_bad_grew(const struct fab_sampler *s)
 	return n;
 }
 
+int sampler_find(const struct fab_sampler *s, const char *dev, int port)
+{
+	for (int i = 0; i < s->nports; i++)
+		if (s->ports[i].port == port && strcmp(s->ports[i].dev, dev) == 0)
+			return i;
+	return -1;
+}
+
+int sampler_grown(const struct fab_sampler *s, int i, char *buf, size_t len)
+{
+	int n = 0;
+	size_t o = 0;
+	buf[0] = '\0';
+	if (i < 0 || i >= s->nports)
+		return 0;
+	const struct fab_series *p = &s->ports[i];
+	for (int k = p->first_ctr; k < p->first_ctr + p->nctr; k++) {
+		const struct fab_ctr *c = &s->ctrs[k];
+		if (!c->def || !c->def->bad_when_grows || !c->since_baseline)
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s +%llu", n ? ", " : "", c->name,
+					      (unsigned long long)c->since_baseline);
+		n++;
+	}
+	return n;
+}
+
 float sampler_hist(const struct fab_sampler *s, const float *ring, int i)
 {
 	if (!ring || i < 0 || i >= s->hist_len)

@@ -66,8 +66,10 @@ static int job_open(struct view *v, struct view_ctx *c)
 	if (jp->jobs_ok)
 		job_check_all(&jp->jobs, c->m, &jp->findings);
 	ras_session_init(&jp->s, jp->jobs_ok ? &jp->jobs : NULL, NULL, RAS_DEFAULT_WINDOW, false);
-	if (c->root && !c->root->live)
+	if (c->root && !c->root->live) {
 		ras_session_load(&jp->s, c->root);
+		ras_session_offline(&jp->s, c->root);
+	}
 	if (pipe2(jp->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		jp->pipe[0] = jp->pipe[1] = -1;
 	v->priv = jp;

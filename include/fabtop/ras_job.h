@@ -29,6 +29,7 @@
 #include "fabtop/ras.h"
 
 struct fab_job_list;
+struct fab_job;
 
 enum job_verdict {
 	JV_NO_JOB = 0,        /* no NCCL process here and no --ras */
@@ -114,6 +115,7 @@ struct ras_session {
 	int nlog;
 	bool keep_log;
 	bool replayed;            /* fed from a capture's record, not asked live */
+	bool offline;             /* never asks: a capture or another node's directory */
 };
 
 /* Sets the session up from the jobs found here (ras_off, the address from
@@ -152,6 +154,11 @@ int ras_session_load(struct ras_session *s, const struct fab_root *r);
  * (RAS off, no job, unavailable, init, dead ranks). */
 void ras_session_run(struct ras_session *s, const struct fab_root *r, bool live_asked);
 
+/* A root that is not this live node (a capture, a fixture directory)
+ * is never asked on the network without --ras: the session only judges
+ * what the capture recorded (ras_session_load() first). */
+void ras_session_offline(struct ras_session *s, const struct fab_root *r);
+
 /* The verdict, and one line saying why. */
 enum job_verdict ras_session_verdict(const struct ras_session *s, char *why, size_t len);
 /* The lagging ranks, up to max; returns how many there are. */
@@ -159,8 +166,20 @@ int ras_session_lagging(const struct ras_session *s, struct ras_lag *out, int ma
 
 /* ---- the ranks on this node, joined with the node (ras_job.c) ---- */
 
-struct fab_model;
+#include "fabtop/gdr.h"
 struct fab_qp_list;
+
+/* What NCCL will do for one GPU here (gdr.h): the NIC it will use (the
+ * job's NCCL_IB_HCA, else the closest usable NIC), NCCL's path type to it,
+ * and whether GPUDirect RDMA will be used and work. */
+struct job_gpu_plan {
+	int gpu;                      /* index into model.gpus */
+	struct fab_nccl_nic nic;
+	struct fab_gdr gdr;           /* unknown when no NIC */
+};
+/* The plan for GPU g under job j's settings (j NULL: NCCL's defaults). */
+void job_gpu_plan(const struct fab_model *m, const struct fab_topo *t, const struct fab_job *j, int g,
+		  struct job_gpu_plan *out);
 
 /* A rank RAS names that runs here: its host is one of this node's
  * addresses (or, when none is known, its pid is an NCCL process's here). */
@@ -174,6 +193,7 @@ struct job_local_rank {
 	int nqps, nqps_bad;       /* RDMA QPs the process owns (RDMA netlink), in ERR/SQE */
 	char qp_devs[64];         /* "mlx5_0 mlx5_3": the HCAs its QPs are on */
 	char why[96];             /* how it was matched ("10.0.0.1 is ens1's address") */
+	struct job_gpu_plan plan; /* its GPU's NIC and GPUDirect RDMA (plan.nic.nic -1: none) */
 };
 /* Writes the ranks of the last reply that run here (up to max; each rank
  * once, from the first communicator naming it); returns how many there are.

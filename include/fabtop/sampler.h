@@ -156,5 +156,11 @@ int counter_badness(const struct fab_ctr *c);
 
 /* Number of bad_when_grows counters that grew in the last step. */
 int sampler_bad_grew(const struct fab_sampler *s);
+/* The series of port `port` of dev (0: the device-level hw_counters); -1. */
+int sampler_find(const struct fab_sampler *s, const char *dev, int port);
+/* The counters of series i that speak of trouble when they grow (loss,
+ * retries, errors) and grew since the baseline, as "name +N, ..." in buf;
+ * returns how many. */
+int sampler_grown(const struct fab_sampler *s, int i, char *buf, size_t len);
 
 #endif

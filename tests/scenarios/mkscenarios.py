@@ -230,6 +230,7 @@ class Node:
         self.virt_netdevs = []     # virtual interfaces (veth, macvlan): dicts, see write_virt_netdev
         self.timeline = None       # counter samples over time: dict(interval, times, step), see timeline_samples
         self.qps = None            # fabtop/rdma-qp.bin: fn(rail, ib) -> QPs of that device, see job_qps
+        self.procs = []            # fabtop/procs/<pid>.json: the NCCL job's processes, see job_procs
         # GPUDirect RDMA's inputs (gdr.h): the IOMMU mode every PCI function's
         # iommu_group reports (None: no IOMMU, no groups), whether the driver's
         # nvidia_peermem is loaded; fabtop/cuda.json follows nvml (the driver is there).
@@ -667,7 +668,7 @@ def samples_text(doc):
                                                                       ",\n    ".join(lines))
 
 
-JOB_PID = 4242          # the training job's process, owner of the RC QPs
+JOB_PID = 4242          # the training job's first process; rail r's RC QPs are pid JOB_PID + r's
 JOB_QPS = 4             # RC QPs per HCA
 
 
@@ -681,11 +682,24 @@ def job_qps(bad_states=None):
         states = (bad_states(rail) if bad_states else None) or {}
         for i in range(JOB_QPS):
             out.append({"lqpn": 4200 + 16 * rail + i, "type": "RC", "state": states.get(i, "RTS"),
-                        "port": 1, "pid": JOB_PID, "rqpn": 8300 + 16 * rail + i, "pdn": 3,
+                        "port": 1, "pid": JOB_PID + rail, "rqpn": 8300 + 16 * rail + i, "pdn": 3,
                         "sq_psn": rnd("sq%d.%d" % (rail, i), 0, 0xffffff),
                         "rq_psn": rnd("rq%d.%d" % (rail, i), 0, 0xffffff)})
         return out
     return qps
+
+
+def job_procs(nranks, world, master, age_s=5400):
+    """The job's processes as `fabtop capture` records them (fabtop/procs):
+    torchrun's one process per GPU, pids JOB_PID + local rank, with only the
+    environment fabtop keeps (procfs.c's table) and its age when captured."""
+    return [{"pid": JOB_PID + r, "comm": "python3", "netns": "net:[4026531840]",
+             "nccl_lib": "/opt/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2",
+             "nccl_var": True, "age_s": age_s,
+             "env": {"NCCL_DEBUG": "WARN", "NCCL_SOCKET_IFNAME": "eno1", "RANK": str(r),
+                     "LOCAL_RANK": str(r), "WORLD_SIZE": str(world), "LOCAL_WORLD_SIZE": str(nranks),
+                     "MASTER_ADDR": master, "MASTER_PORT": "29500", "HOSTNAME": "trainer-0"}}
+            for r in range(nranks)]
 
 
 def qp_bytes(n):
@@ -748,6 +762,8 @@ def build_hang():
     # On the stalled rails two of the job's QPs ran out of retries (ERR); the
     # other two still retry, which is what local_ack_timeout_err counts.
     n.qps = job_qps(lambda rail: {0: "ERR", 1: "ERR"} if rail in HANG_STALLED else None)
+    # The job: 8 local ranks of a 16-rank job, an hour and a half old.
+    n.procs = job_procs(8, 16, "10.10.0.17")
     return n
 
 
@@ -1486,6 +1502,8 @@ def write_node(n, root):
         tr.write("fabtop/samples.json", samples_text(samples))
     if n.qps:
         tr.write("fabtop/rdma-qp.bin", qp_bytes(n))
+    for p in n.procs:
+        tr.json("fabtop/procs/%d.json" % p["pid"], p)
     if n.hwloc:
         make_hwloc(n, root)
         drop_cpu_tree(root)
