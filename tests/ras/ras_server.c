@@ -273,7 +273,7 @@ static unsigned long rank_count(const struct rank *x, int op)
 
 static int nops(void) { return vcode >= 22600 ? NOPS : 1; }
 
-static void comm_derive(const struct job *j, struct comm *c)
+static void comm_derive(struct comm *c)
 {
 	int pernode[2] = { 0, 0 };
 	c->nranks = c->nincomplete = 0;
@@ -296,7 +296,6 @@ static void comm_derive(const struct job *j, struct comm *c)
 			if (rank_count(x, op) != rank_count(first, op))
 				c->errors |= ER_MISMATCH;
 	}
-	(void)j;
 	c->nnodes = 0;
 	c->rpn_min = 64;
 	c->rpn_max = 0;
@@ -517,7 +516,7 @@ static bool report(int fd, bool json, bool verbose)
 	bool ok = true;
 	job_state(&j, nstatus++);
 	for (int c = 0; c < j.ncomms; c++)
-		comm_derive(&j, &j.comms[c]);
+		comm_derive(&j.comms[c]);
 
 	if (json) {
 		report_json(&o, &j);
