@@ -413,9 +413,11 @@ if ! command -v tmux >/dev/null 2>&1; then
 	ok "tmux: the real terminal # SKIP tmux is not installed (scripts/deps.sh check)"
 elif need hang; then
 	printf 'key 3\nkey +\nkey +\nkey +\nkey +\ntick 60\ndump %s\nkey q\n' "$T/end.txt" > "$T/end.script"
-	script end "$SCEN/hang" 80x24
+	# 30 rows: the QP list (one broken line per process) above the
+	# counters leaves the growing counter's row in view.
+	script end "$SCEN/hang" 80x30
 	rm -f "$T/t.rc" "$T/t.stty"
-	tm new-session -d -s t -x 80 -y 24 \
+	tm new-session -d -s t -x 80 -y 30 \
 		"trap '' INT TERM; '$BIN' --root '$SCEN/hang' 2>'$T/t.err'; echo \$? > '$T/t.rc'; stty -a > '$T/t.tmp'; mv '$T/t.tmp' '$T/t.stty'"
 	i=0
 	while ! cap t | grep -q "q:quit" && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
