@@ -59,6 +59,17 @@ static void carry_file(struct cap *c, const char *name)
 	cap_out_write(c, node, c->buf, (size_t)n);
 }
 
+/* A source capture's file that may be larger than carry_file's buffer
+ * (root_file_cap() says how large: samples.json). */
+static void carry_alloc(struct cap *c, const char *node)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (root_read_alloc(&c->src, node, &buf, &len) == 0)
+		cap_out_write(c, node, buf, len);
+	free(buf);
+}
+
 static void line_of(struct cap *c, const char *node_path, char *buf, size_t len)
 {
 	ssize_t n = cap_src_read(c, node_path, buf, len);
@@ -338,6 +349,9 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "nvml.json");
 		carry_file(&c, "cuda.json");
 		carry_file(&c, "devices.json");
+		/* Its recorded counters too, unless new samples are taken. */
+		if (o->samples <= 0)
+			carry_alloc(&c, "/fabtop/samples.json");
 	}
 	if (!c.err[0])
 		capture_qp(&c);

@@ -145,6 +145,7 @@ void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, co
 {
 	memset(s, 0, sizeof(*s));
 	s->window = window > 0 ? window : RAS_DEFAULT_WINDOW;
+	s->window_given = window > 0;
 	s->interval = ras_interval(s->window);
 	s->timeout = 5;
 	s->verbose_asked = verbose;
@@ -730,6 +731,12 @@ int ras_session_load(struct ras_session *s, const struct fab_root *r)
 		fab_strlcpy(s->addr.port, p, sizeof(s->addr.port));
 	}
 	snprintf(s->addr.source, sizeof(s->addr.source), "%s (recorded by the capture)", src ? src : "?");
+	/* The window the capture watched, unless the user asks for another. */
+	double w = json_number_value(json_object_get(doc, "window_s"));
+	if (!s->window_given && w > 0 && w <= 86400) {
+		s->window = w;
+		s->interval = ras_interval(w);
+	}
 	size_t i;
 	json_t *e;
 	int n = 0;

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fabtop/gdr.h"
 #include "fabtop/ras_job.h"
 #include "fabtop/rdma_res.h"
 #include "fabtop/root.h"
+#include "fabtop/sampler.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/view.h"
 #include "job.h"
@@ -42,6 +44,11 @@ struct job_pane {
 	enum ras_req req;
 	bool json;
 	struct ras_xfer x;
+	/* the ranks' ports: a capture's recording played whole, or read live
+	 * once a second while the pane shows */
+	struct fab_sampler smp;
+	bool sampling;
+	double next_sample;
 };
 
 static void *ask(void *arg)
@@ -65,7 +72,7 @@ static int job_open(struct view *v, struct view_ctx *c)
 	model_init(&jp->findings);
 	if (jp->jobs_ok)
 		job_check_all(&jp->jobs, c->m, &jp->findings);
-	ras_session_init(&jp->s, jp->jobs_ok ? &jp->jobs : NULL, NULL, RAS_DEFAULT_WINDOW, false);
+	ras_session_init(&jp->s, jp->jobs_ok ? &jp->jobs : NULL, NULL, 0, false);
 	if (c->root && !c->root->live) {
 		ras_session_load(&jp->s, c->root);
 		ras_session_offline(&jp->s, c->root);
@@ -95,6 +102,8 @@ static void job_close(struct view *v, struct view_ctx *c)
 		job_list_free(&jp->jobs);
 	model_free(&jp->findings);
 	qp_list_free(&jp->qps);
+	if (jp->sampling)
+		sampler_close(&jp->smp);
 	free(jp);
 	v->priv = NULL;
 }
@@ -106,14 +115,30 @@ static void job_show(struct view *v, struct view_ctx *c)
 		return;
 	jp->qps_read = true;
 	jp->have_qps = rdma_res_from_root(c->root, &jp->qps, jp->qp_err, sizeof(jp->qp_err)) == 0;
+	char err[256];
+	if (c->root->is_capture) {
+		jp->sampling = sampler_playback_open(&jp->smp, c->root, err, sizeof(err)) == 0;
+		if (jp->sampling) {
+			sampler_use_model(&jp->smp, c->m);
+			while (sampler_playback_step(&jp->smp) == 0)
+				;
+		}
+	} else if ((jp->sampling = sampler_open(&jp->smp, c->root, err, sizeof(err)) == 0)) {
+		sampler_use_model(&jp->smp, c->m);
+		sampler_read(&jp->smp, view_now(c));
+		jp->next_sample = view_now(c) + 1;
+	}
 }
 
 static double job_due(struct view *v, struct view_ctx *c)
 {
 	struct job_pane *jp = v->priv;
-	if (!jp || jp->busy || !v->current || jp->pipe[0] < 0)
+	if (!jp || !v->current)
 		return -1;
-	return jp->s.next;
+	double d = jp->sampling && !jp->smp.playback ? jp->next_sample : -1;
+	if (!jp->busy && jp->pipe[0] >= 0 && jp->s.next >= 0 && (d < 0 || jp->s.next < d))
+		d = jp->s.next;
+	return d;
 }
 
 static bool job_tick(struct view *v, struct view_ctx *c)
@@ -131,11 +156,17 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 		ras_xfer_free(&jp->x);
 		return true;
 	}
-	if (!v->current || jp->pipe[0] < 0)
+	if (!v->current)
 		return false;
 	double now = view_now(c);
-	if (jp->s.next < 0 || now < jp->s.next)
-		return false;
+	bool redraw = false;
+	if (jp->sampling && !jp->smp.playback && now >= jp->next_sample) {
+		sampler_read(&jp->smp, now);
+		jp->next_sample = now + 1;
+		redraw = true;
+	}
+	if (jp->pipe[0] < 0 || jp->s.next < 0 || now < jp->s.next)
+		return redraw;
 	if (!ras_session_may_ask(&jp->s, now, &jp->req, &jp->json))
 		return true;      /* not_sent changed */
 	jp->asked_at = now;
@@ -251,6 +282,47 @@ static void draw_lagging(struct view_pen *p, const struct job_pane *jp, const st
 	}
 }
 
+static const char *tri_word(enum fab_tri t)
+{
+	return t == FAB_YES ? "yes" : t == FAB_NO ? "no" : "unknown";
+}
+
+static void draw_plan(struct view_pen *p, const struct fab_model *m, const struct job_gpu_plan *pl)
+{
+	char buf[512];
+	const struct fab_nccl_nic *n = &pl->nic;
+	if (n->nic < 0) {
+		snprintf(buf, sizeof(buf), "NIC: none (%s)", n->why);
+		line(p, 6, buf, fab_attr(CP_WARN));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "NIC %s port %d (%s; %s), GPUDirect RDMA: %s (%s)", m->nics[n->nic].name,
+		 n->port, nccl_path_word(n->path), n->why, tri_word(pl->gdr.v.v), pl->gdr.v.why);
+	line(p, 6, buf, pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
+}
+
+/* The rank's port now (live) or at the end of the recording: its traffic
+ * and the loss and retry counters that grew. */
+static void draw_activity(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m,
+			  const struct job_gpu_plan *pl)
+{
+	if (!jp->sampling || pl->nic.nic < 0)
+		return;
+	const char *dev = m->nics[pl->nic.nic].name;
+	int i = sampler_find(&jp->smp, dev, pl->nic.port);
+	if (i < 0 || !jp->smp.ports[i].has_rates)
+		return;
+	const struct fab_series *sr = &jp->smp.ports[i];
+	char grown[384] = "", dgrown[256] = "", buf[768];
+	int n = sampler_grown(&jp->smp, i, grown, sizeof(grown));
+	n += sampler_grown(&jp->smp, sampler_find(&jp->smp, dev, 0), dgrown, sizeof(dgrown));
+	snprintf(buf, sizeof(buf), "%s: TX %.2f Gb/s, RX %.2f Gb/s%s%s%s%s%s",
+		 jp->smp.playback ? "last recorded sample" : "now", sr->tx_gbps, sr->rx_gbps,
+		 n ? (jp->smp.playback ? "; grew during the recording: " : "; grew since the pane opened: ") :
+		     "; no loss or retry counter grew", grown, grown[0] && dgrown[0] ? ", " : "", dgrown, "");
+	line(p, 6, buf, n ? fab_attr(CP_ERROR) : 0);
+}
+
 static void draw_local(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m)
 {
 	struct job_local_rank lr[MAX_ROWS];
@@ -266,6 +338,8 @@ static void draw_local(struct view_pen *p, const struct job_pane *jp, const stru
 		const char *bdf = r->gpu >= 0 ? m->pci[m->gpus[r->gpu].pci].bdf : "?";
 		snprintf(buf, sizeof(buf), "%s rank %d pid %d: GPU%d %s", r->comm, r->rank, r->pid, r->gpu, bdf);
 		line(p, 2, buf, A_BOLD);
+		draw_plan(p, m, &r->plan);
+		draw_activity(p, jp, m, &r->plan);
 		if (jp->have_qps)
 			snprintf(buf, sizeof(buf), "QPs: %d (%d in ERR/SQE)%s%s", r->nqps, r->nqps_bad,
 				 r->qp_devs[0] ? " on " : "", r->qp_devs);

@@ -88,6 +88,7 @@ struct ras_session {
 	int netns_pid;            /* > 0: connect from inside this process's namespace */
 	char netns_note[160];     /* why the namespace is or is not entered */
 	double window, interval, timeout;
+	bool window_given;        /* the user chose the window (else a capture's own is used) */
 	bool verbose_asked;
 	/* the job here */
 	int njobs;
