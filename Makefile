@@ -82,7 +82,7 @@ check: check-deps
 	@$(MAKE) --no-print-directory tests
 	@tests/run.sh
 
-screenshots: build/fabtop build/tests/fake_nccl $(SCENARIOS)
+screenshots: build/fabtop build/tests/fake_nccl build/tests/ras_server $(SCENARIOS)
 	@scripts/screenshots.sh build/fabtop
 
 scenarios: $(SCENARIOS)

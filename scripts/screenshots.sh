@@ -105,7 +105,32 @@ shot_ab() {
 	grab "$name" 120 40 "the A/B on the stand-in, mode $1"
 }
 
+# shot_job: the Job pane on a capture of the hang scenario taken while the
+# stand-in RAS server (build/tests/ras_server: no GPU here for a real NCCL
+# job) played a stuck job whose ranks 0-3 run on that node.
+shot_job() {
+	name="job-stuck-120x40"
+	case $ONLY in "  ") ;; *" $name "*) ;; *) return 0 ;; esac
+	srv=$TOP/build/tests/ras_server
+	[ -x "$srv" ] || { echo "screenshots.sh: $srv is not built (make build/tests/ras_server)" >&2; return 1; }
+	"$srv" --scenario stuck --version 2.29.7 --port 0 --port-file "$T/ras.port" --host0 10.10.0.17 \
+		--pid0 4242 >/dev/null 2>&1 &
+	srv_pid=$!
+	i=0
+	while [ ! -s "$T/ras.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	"$BIN" capture --root "$TOP/build/scenarios/hang" --ras "127.0.0.1:$(cat "$T/ras.port")" --window 2 \
+		-o "$T/stuck.tar.gz" >/dev/null 2>&1
+	kill $srv_pid 2>/dev/null
+	tm new-session -d -s shot -x 120 -y 40 "'$BIN' --root '$T/stuck.tar.gz'"
+	settle shot || { tm kill-session -t shot; return 1; }
+	tm send-keys -t shot 5
+	sleep 0.5
+	settle shot
+	grab "$name" 120 40 "the Job pane on a stuck job's capture"
+}
+
 : > "$T/list"
+shot_job
 shot_ab ib-fail
 shot_ab ok
 for s in "$TOP"/build/scenarios/*/; do

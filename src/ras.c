@@ -369,10 +369,33 @@ static int read_reply(int fd, struct ras_xfer *x, double timeout_s, double deadl
 }
 
 /* The exchange over a connected socket; 0 or -1 with x->err, x->why. */
+static int handshake(int fd, bool want_json, double timeout_s, struct ras_xfer *x);
+
 static int converse(int fd, enum ras_req req, bool want_json, double timeout_s, struct ras_xfer *x)
 {
-	char line[256], cmd[64];
+	char cmd[64];
 	double deadline = mono() + 3 * timeout_s + 10;   /* the whole exchange */
+	if (handshake(fd, want_json, timeout_s, x) != 0)
+		return -1;
+	const char *step = ras_req_name(req);
+	snprintf(cmd, sizeof(cmd), "%s\n", step);
+	int e = send_line(fd, cmd, mono() + timeout_s);
+	if (!e)
+		e = read_reply(fd, x, timeout_s, deadline);
+	if (e == -ETIMEDOUT)
+		return fail(x, ETIMEDOUT, "no complete answer to %s (read timeout %.0f s)", step, timeout_s);
+	if (e)
+		return fail(x, -e, "%s: %s", step, strerror(-e));
+	if (!x->len)
+		return fail(x, ECONNRESET, "the server closed the connection without answering %s", step);
+	return 0;
+}
+
+/* The handshake up to (not including) the request: CLIENT PROTOCOL,
+ * TIMEOUT, SET FORMAT json when want_json. 0 or -1 with x->err, x->why. */
+static int handshake(int fd, bool want_json, double timeout_s, struct ras_xfer *x)
+{
+	char line[256], cmd[64];
 	int e = send_line(fd, "CLIENT PROTOCOL 2\n", mono() + timeout_s);
 	if (!e)
 		e = read_line(fd, line, sizeof(line), mono() + timeout_s);
@@ -407,30 +430,13 @@ static int converse(int fd, enum ras_req req, bool want_json, double timeout_s, 
 	if (e)
 		return fail(x, e == -ECONNRESET ? ECONNRESET : -e, "%s: %s", step,
 			    e == -ECONNRESET ? "the server closed the connection" : strerror(-e));
-	step = ras_req_name(req);
-	snprintf(cmd, sizeof(cmd), "%s\n", step);
-	e = send_line(fd, cmd, mono() + timeout_s);
-	if (!e)
-		e = read_reply(fd, x, timeout_s, deadline);
-	if (e == -ETIMEDOUT)
-		return fail(x, ETIMEDOUT, "no complete answer to %s (read timeout %.0f s)", step, timeout_s);
-	if (e)
-		return fail(x, -e, "%s: %s", step, strerror(-e));
-	if (!x->len)
-		return fail(x, ECONNRESET, "the server closed the connection without answering %s", step);
 	return 0;
 }
 
-int ras_query(const struct ras_addr *a, int netns_pid, enum ras_req req, bool want_json,
-	      double timeout_s, struct ras_xfer *x)
+/* A connected socket to a (from inside netns_pid's namespace when > 0),
+ * or -1 with x->err, x->why. */
+static int dial(const struct ras_addr *a, int netns_pid, double timeout_s, struct ras_xfer *x)
 {
-	memset(x, 0, sizeof(*x));
-	x->addr = *a;
-	x->req = req;
-	double t0 = mono();
-	x->t_sent = t0;
-	if (req != RAS_REQ_STATUS && req != RAS_REQ_VERBOSE)
-		return fail(x, EINVAL, "%s is not a query", ras_req_name(req));
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
 	int g = getaddrinfo(a->host, a->port, &hints, &res);
@@ -443,15 +449,62 @@ int ras_query(const struct ras_addr *a, int netns_pid, enum ras_req req, bool wa
 			break;
 	}
 	freeaddrinfo(res);
+	if (fd >= 0)
+		return fd;
+	if (fd == -ECONNREFUSED)
+		return fail(x, ECONNREFUSED, "nothing listens on %s port %s%s", a->host, a->port,
+			    netns_pid > 0 ? " in the job's network namespace" : "");
+	if (fd == -EPERM && netns_pid > 0)
+		return fail(x, EPERM, "cannot enter the job's network namespace (pid %d): "
+			    "run as root, or give --ras with an address reachable from here", netns_pid);
+	return fail(x, -fd, "connecting to %s port %s: %s", a->host, a->port, strerror(-fd));
+}
+
+int ras_monitor_open(const struct ras_addr *a, int netns_pid, bool want_json, double timeout_s,
+		     struct ras_xfer *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->addr = *a;
+	x->req = RAS_REQ_MONITOR;
+	x->t_sent = mono();
+	int fd = dial(a, netns_pid, timeout_s, x);
+	if (fd < 0)
+		return -1;
+	char line[256];
+	int e = handshake(fd, want_json, timeout_s, x);
+	if (!e) {
+		e = send_line(fd, "MONITOR\n", mono() + timeout_s);
+		if (!e)
+			e = read_line(fd, line, sizeof(line), mono() + timeout_s);
+		if (e)
+			e = fail(x, -e, "MONITOR: %s", strerror(-e));
+		else if (strcasecmp(line, "OK") != 0) {
+			char s[96];
+			fab_sanitize(line, s, sizeof(s));
+			e = fail(x, ENOTSUP, "MONITOR refused (NCCL 2.29 or later has it): %s", s);
+		}
+	}
+	if (e) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int ras_query(const struct ras_addr *a, int netns_pid, enum ras_req req, bool want_json,
+	      double timeout_s, struct ras_xfer *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->addr = *a;
+	x->req = req;
+	double t0 = mono();
+	x->t_sent = t0;
+	if (req != RAS_REQ_STATUS && req != RAS_REQ_VERBOSE)
+		return fail(x, EINVAL, "%s is not a query", ras_req_name(req));
+	int fd = dial(a, netns_pid, timeout_s, x);
 	if (fd < 0) {
 		x->elapsed = mono() - t0;
-		if (fd == -ECONNREFUSED)
-			return fail(x, ECONNREFUSED, "nothing listens on %s port %s%s", a->host, a->port,
-				    netns_pid > 0 ? " in the job's network namespace" : "");
-		if (fd == -EPERM && netns_pid > 0)
-			return fail(x, EPERM, "cannot enter the job's network namespace (pid %d): "
-				    "run as root, or give --ras with an address reachable from here", netns_pid);
-		return fail(x, -fd, "connecting to %s port %s: %s", a->host, a->port, strerror(-fd));
+		return -1;
 	}
 	int rc = converse(fd, req, want_json, timeout_s, x);
 	close(fd);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include "fabtop/ras_job.h"
 #include "fabtop/model.h"
+#include "fabtop/nccl_log.h"
 #include "fabtop/rdma_res.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"
@@ -398,11 +399,8 @@ void ras_session_offline(struct ras_session *s, const struct fab_root *r)
 	(void)r;
 }
 
-bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, bool *json)
+static struct ras_gate_in gate_in(const struct ras_session *s, double now)
 {
-	if (s->start_t < 0)
-		s->start_t = now;
-	*req = s->verbose_asked ? RAS_REQ_VERBOSE : RAS_REQ_STATUS;
 	struct ras_gate_in in = {
 		.now = now, .last_query = s->last_query, .interval = s->interval, .window = s->window,
 		.youngest_age = s->youngest_age < 0 ? -1 : s->youngest_age + (now - s->start_t),
@@ -410,6 +408,15 @@ bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, b
 		.gpus = s->have_reply ? s->reply.gpus : -1,
 		.ras_off = s->ras_off, .verbose_asked = s->verbose_asked,
 	};
+	return in;
+}
+
+bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, bool *json)
+{
+	if (s->start_t < 0)
+		s->start_t = now;
+	*req = s->verbose_asked ? RAS_REQ_VERBOSE : RAS_REQ_STATUS;
+	struct ras_gate_in in = gate_in(s, now);
 	if (s->offline) {
 		s->next = -1;
 		return false;
@@ -426,6 +433,19 @@ bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, b
 	char why[8];
 	*json = ras_gate(RAS_REQ_SET_FORMAT, &in, &nx, why, sizeof(why));
 	return true;
+}
+
+bool ras_session_may_monitor(const struct ras_session *s, double now, bool *json, char *why, size_t len)
+{
+	struct ras_gate_in in = gate_in(s, now);
+	double nx;
+	char w[8];
+	if (s->offline || (!s->explicit_addr && !s->njobs) || !s->have_reply) {
+		snprintf(why, len, "MONITOR follows a first STATUS reply on a live job");
+		return false;
+	}
+	*json = ras_gate(RAS_REQ_SET_FORMAT, &in, &nx, w, sizeof(w));
+	return ras_gate(RAS_REQ_MONITOR, &in, &nx, why, len);
 }
 
 int ras_session_poll(struct ras_session *s, double now)
@@ -914,4 +934,61 @@ int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs
 	if (topo)
 		topo_free(&t);
 	return n;
+}
+
+/* ---- the prediction against what NCCL's log says ---- */
+
+enum nccl_gdr job_log_gdr(const struct fab_job *j, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (!j || !j->debug_file_open[0])
+		return NCCL_GDR_UNKNOWN;
+	FILE *f = fopen(j->debug_file_open, "re");
+	if (!f) {
+		snprintf(why, len, "its log %s cannot be read: %s", j->debug_file_open, strerror(errno));
+		return NCCL_GDR_UNKNOWN;
+	}
+	struct nccl_log *a = calloc(1, sizeof(*a));
+	if (!a) {
+		fclose(f);
+		return NCCL_GDR_UNKNOWN;
+	}
+	nccl_log_init(a);
+	nccl_log_source(a, j->debug_file_open);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0)
+		nccl_log_feed(a, line, (size_t)n);
+	free(line);
+	fclose(f);
+	nccl_log_finish(a);
+	enum nccl_gdr g = a->gdr;
+	snprintf(why, len, "pid %d's log: %lld GPU Direct RDMA Enabled / %lld Disabled line(s), %lld of %lld NET "
+		 "channel(s) GDRDMA", j->pid, a->gdr_enabled_lines, a->gdr_disabled_lines, a->ch_net_gdr,
+		 a->ch_net_rdma);
+	nccl_log_free(a);
+	free(a);
+	return g;
+}
+
+int job_gdr_vs_log(enum nccl_gdr logged, const struct job_gpu_plan *plans, int n, char *buf, size_t len)
+{
+	int on = 0, off = 0, unk = 0;
+	for (int i = 0; i < n; i++) {
+		on += plans[i].gdr.nccl == FAB_YES;
+		off += plans[i].gdr.nccl == FAB_NO;
+		unk += plans[i].gdr.nccl == FAB_UNKNOWN;
+	}
+	const char *pred = unk == n ? "unknown" : on == n ? "on" : off == n ? "off" : "partial";
+	if (logged == NCCL_GDR_UNKNOWN || unk) {
+		snprintf(buf, len, "predicted %s for %d GPU(s); %s", pred, n,
+			 logged == NCCL_GDR_UNKNOWN ? "the log does not say" : "the prediction is incomplete");
+		return 0;
+	}
+	bool agree = strcmp(pred, nccl_gdr_name(logged)) == 0;
+	snprintf(buf, len, "NCCL's log says GPUDirect RDMA %s; predicted %s for %d GPU(s)%s", nccl_gdr_name(logged),
+		 pred, n, agree ? ": they agree" : ": they differ (check nvidia_peermem, DMA-BUF and "
+		 "NCCL_NET_GDR_LEVEL against the log's NET/IB lines)");
+	return agree ? 1 : -1;
 }

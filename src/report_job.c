@@ -166,16 +166,29 @@ static void print_plan(struct fab_out *o, const struct fab_model *m, const struc
 	if (m->ngpus && topo_build(m, &t) == 0) {
 		const struct fab_job *j = jobs->njobs ? &jobs->jobs[0] : NULL;
 		out_text(o, "\nWhat NCCL will do here (%s)\n", j ? "the job's settings" : "NCCL's defaults");
-		for (int g = 0; g < m->ngpus; g++) {
-			struct job_gpu_plan pl;
+		struct job_gpu_plan *plans = calloc((size_t)m->ngpus, sizeof(*plans));
+		for (int g = 0; plans && g < m->ngpus; g++) {
 			char gl[48];
-			job_gpu_plan(m, &t, j, g, &pl);
+			job_gpu_plan(m, &t, j, g, &plans[g]);
 			out_open_obj(o, NULL);
 			out_str(o, PR_ANY, "gpu", "  %s\n", rank_gpu_label(m, g, gl, sizeof(gl)));
-			print_plan_of(o, m, &pl, "      ");
+			print_plan_of(o, m, &plans[g], "      ");
 			out_close_obj(o);
 		}
+		out_close_arr(o);
+		/* Set against what the job's own log says, when fabtop can read it. */
+		char lwhy[256] = "", cmp[320] = "";
+		enum nccl_gdr lg = job_log_gdr(j, lwhy, sizeof(lwhy));
+		if (plans && lg != NCCL_GDR_UNKNOWN)
+			job_gdr_vs_log(lg, plans, m->ngpus, cmp, sizeof(cmp));
+		out_open_obj(o, "gdr_vs_log");
+		out_str(o, PR_JSON, "log", NULL, nccl_gdr_name(lg));
+		opt_str(o, "compared", "  %s", cmp);
+		opt_str(o, "log_why", cmp[0] ? " (%s)\n" : "  %s\n", lwhy);
+		out_close_obj(o);
+		free(plans);
 		topo_free(&t);
+		return;
 	}
 	out_close_arr(o);
 }

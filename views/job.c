@@ -10,7 +10,10 @@
  * answer to its session. A capture replays what it recorded.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 #include "job.h"
 
 #define MAX_ROWS 64
+#define MAX_EVENTS 32
 
 struct job_pane {
 	struct fab_job_list jobs;
@@ -49,17 +53,139 @@ struct job_pane {
 	struct fab_sampler smp;
 	bool sampling;
 	double next_sample;
+	/* MONITOR (2.29+) between queries: one connection at a time, so the
+	 * stream is closed before each STATUS and opened again after it */
+	pthread_t mon;
+	bool mon_running, mon_off;
+	int mon_stop;                 /* atomic: the pane asks the thread to end */
+	int x_done;                   /* atomic: the query thread has its answer */
+	bool mon_json;
+	pthread_mutex_t mu;           /* guards ev, nev, mon_note (the thread writes them) */
+	struct ras_event ev[MAX_EVENTS];
+	int nev;                      /* events seen; the last MAX_EVENTS are kept */
+	char mon_note[200];
+	/* what NCCL will do for every GPU here, and the job's log against it */
+	struct job_gpu_plan *plans;
+	int nplans;
+	char log_cmp[512];
 };
+
+static void wake(struct job_pane *jp)
+{
+	char b = 1;
+	if (write(jp->pipe[1], &b, 1) < 0) {
+		/* full: the pane has a wake-up pending anyway */
+	}
+}
+
+static void mon_note(struct job_pane *jp, const char *fmt, const char *arg)
+{
+	pthread_mutex_lock(&jp->mu);
+	snprintf(jp->mon_note, sizeof(jp->mon_note), fmt, arg);
+	pthread_mutex_unlock(&jp->mu);
+}
+
+/* The MONITOR thread: opens the stream, then parses its events into the
+ * pane's ring until the pane asks it to end or the job closes it. */
+static void *monitor(void *arg)
+{
+	struct job_pane *jp = arg;
+	struct ras_xfer x;
+	int fd = ras_monitor_open(&jp->s.addr, jp->s.netns_pid, jp->mon_json, jp->s.timeout, &x);
+	if (fd < 0) {
+		mon_note(jp, "MONITOR not open: %s", x.why);
+		if (x.err == ENOTSUP)
+			__atomic_store_n(&jp->mon_stop, 2, __ATOMIC_SEQ_CST);   /* never again */
+		wake(jp);
+		return NULL;
+	}
+	mon_note(jp, "%s", "MONITOR open: events appear below as the job's RAS sends them");
+	char buf[16384];
+	size_t have = 0;
+	while (!__atomic_load_n(&jp->mon_stop, __ATOMIC_SEQ_CST)) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		if (poll(&pf, 1, 200) <= 0)
+			continue;
+		ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
+		if (n <= 0) {
+			mon_note(jp, "%s", "the job's RAS closed the MONITOR stream");
+			break;
+		}
+		have += (size_t)n;
+		struct ras_event ev[8];
+		size_t used = 0;
+		int k = ras_parse_events(buf, have, ev, 8, &used);
+		pthread_mutex_lock(&jp->mu);
+		for (int i = 0; i < k && i < 8; i++)
+			jp->ev[jp->nev++ % MAX_EVENTS] = ev[i];
+		pthread_mutex_unlock(&jp->mu);
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (have == sizeof(buf))
+			have = 0;            /* one event longer than the buffer: dropped */
+		if (k)
+			wake(jp);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void mon_stop(struct job_pane *jp)
+{
+	if (!jp->mon_running)
+		return;
+	if (__atomic_load_n(&jp->mon_stop, __ATOMIC_SEQ_CST) != 2)
+		__atomic_store_n(&jp->mon_stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(jp->mon, NULL);
+	jp->mon_running = false;
+}
+
+static void mon_start(struct job_pane *jp, double now)
+{
+	char why[256];
+	if (jp->mon_running || jp->mon_off || jp->pipe[0] < 0)
+		return;
+	if (__atomic_load_n(&jp->mon_stop, __ATOMIC_SEQ_CST) == 2) {
+		jp->mon_off = true;
+		return;
+	}
+	if (!ras_session_may_monitor(&jp->s, now, &jp->mon_json, why, sizeof(why))) {
+		mon_note(jp, "MONITOR not opened: %s", why);
+		return;
+	}
+	__atomic_store_n(&jp->mon_stop, 0, __ATOMIC_SEQ_CST);
+	jp->mon_running = pthread_create(&jp->mon, NULL, monitor, jp) == 0;
+}
 
 static void *ask(void *arg)
 {
 	struct job_pane *jp = arg;
 	ras_query(&jp->s.addr, jp->s.netns_pid, jp->req, jp->json, jp->s.timeout, &jp->x);
+	__atomic_store_n(&jp->x_done, 1, __ATOMIC_SEQ_CST);
 	char b = 1;
 	if (write(jp->pipe[1], &b, 1) < 0) {
 		/* the pane then finds the answer on its next tick */
 	}
 	return NULL;
+}
+
+static void plan_all(struct job_pane *jp, const struct fab_model *m)
+{
+	struct fab_topo t;
+	if (!m->ngpus || topo_build(m, &t) != 0)
+		return;
+	const struct fab_job *j = jp->jobs_ok && jp->jobs.njobs ? &jp->jobs.jobs[0] : NULL;
+	jp->plans = calloc((size_t)m->ngpus, sizeof(*jp->plans));
+	for (int g = 0; jp->plans && g < m->ngpus; g++)
+		job_gpu_plan(m, &t, j, g, &jp->plans[g]);
+	jp->nplans = jp->plans ? m->ngpus : 0;
+	topo_free(&t);
+	char why[256], cmp[320] = "";
+	enum nccl_gdr lg = job_log_gdr(j, why, sizeof(why));
+	if (jp->plans && lg != NCCL_GDR_UNKNOWN)
+		job_gdr_vs_log(lg, jp->plans, jp->nplans, cmp, sizeof(cmp));
+	snprintf(jp->log_cmp, sizeof(jp->log_cmp), "%s%s%s%s", cmp, cmp[0] && why[0] ? " (" : "", why,
+		 cmp[0] && why[0] ? ")" : "");
 }
 
 static int job_open(struct view *v, struct view_ctx *c)
@@ -68,6 +194,7 @@ static int job_open(struct view *v, struct view_ctx *c)
 	if (!jp)
 		return -1;
 	jp->pipe[0] = jp->pipe[1] = -1;
+	pthread_mutex_init(&jp->mu, NULL);
 	jp->jobs_ok = job_scan(c->root, &jp->jobs, jp->jobs_err, sizeof(jp->jobs_err)) == 0;
 	model_init(&jp->findings);
 	if (jp->jobs_ok)
@@ -77,6 +204,7 @@ static int job_open(struct view *v, struct view_ctx *c)
 		ras_session_load(&jp->s, c->root);
 		ras_session_offline(&jp->s, c->root);
 	}
+	plan_all(jp, c->m);
 	if (pipe2(jp->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		jp->pipe[0] = jp->pipe[1] = -1;
 	v->priv = jp;
@@ -93,6 +221,8 @@ static void job_close(struct view *v, struct view_ctx *c)
 		pthread_cancel(jp->th);
 		pthread_join(jp->th, NULL);
 	}
+	mon_stop(jp);
+	pthread_mutex_destroy(&jp->mu);
 	ras_xfer_free(&jp->x);
 	for (int i = 0; i < 2; i++)
 		if (jp->pipe[i] >= 0)
@@ -102,6 +232,7 @@ static void job_close(struct view *v, struct view_ctx *c)
 		job_list_free(&jp->jobs);
 	model_free(&jp->findings);
 	qp_list_free(&jp->qps);
+	free(jp->plans);
 	if (jp->sampling)
 		sampler_close(&jp->smp);
 	free(jp);
@@ -146,14 +277,18 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 	struct job_pane *jp = v->priv;
 	if (!jp)
 		return false;
+	char b;
+	bool woke = false;
+	while (jp->pipe[0] >= 0 && read(jp->pipe[0], &b, 1) == 1)
+		woke = true;
 	if (jp->busy) {
-		char b;
-		if (read(jp->pipe[0], &b, 1) != 1)
-			return false;
+		if (!__atomic_load_n(&jp->x_done, __ATOMIC_SEQ_CST))
+			return woke;     /* a MONITOR event meanwhile */
 		pthread_join(jp->th, NULL);
 		jp->busy = false;
 		ras_session_feed(&jp->s, &jp->x, jp->asked_at);
 		ras_xfer_free(&jp->x);
+		mon_start(jp, view_now(c));
 		return true;
 	}
 	if (!v->current)
@@ -166,11 +301,13 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 		redraw = true;
 	}
 	if (jp->pipe[0] < 0 || jp->s.next < 0 || now < jp->s.next)
-		return redraw;
+		return redraw || woke;
 	if (!ras_session_may_ask(&jp->s, now, &jp->req, &jp->json))
 		return true;      /* not_sent changed */
 	jp->asked_at = now;
 	memset(&jp->x, 0, sizeof(jp->x));
+	mon_stop(jp);            /* one connection at a time */
+	__atomic_store_n(&jp->x_done, 0, __ATOMIC_SEQ_CST);
 	if (pthread_create(&jp->th, NULL, ask, jp) != 0) {
 		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "could not start the query thread");
 		jp->s.next = now + jp->s.interval;
@@ -184,7 +321,7 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 static int job_wait_fd(struct view *v, struct view_ctx *c)
 {
 	struct job_pane *jp = v->priv;
-	return jp && jp->busy ? jp->pipe[0] : -1;
+	return jp && (jp->busy || jp->mon_running) ? jp->pipe[0] : -1;
 }
 
 /* ---- drawing ---- */
@@ -349,6 +486,29 @@ static void draw_local(struct view_pen *p, const struct job_pane *jp, const stru
 	}
 }
 
+static void draw_plans(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m)
+{
+	if (!jp->nplans)
+		return;
+	char buf[512];
+	view_pen_nl(p);
+	view_pen_put(p, 0, jp->jobs.njobs ? "What NCCL will do here (the job's settings)"
+					 : "What NCCL will do here (NCCL's defaults)", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int g = 0; g < jp->nplans; g++) {
+		const struct job_gpu_plan *pl = &jp->plans[g];
+		if (pl->nic.nic < 0)
+			snprintf(buf, sizeof(buf), "GPU%d: no NIC (%s)", g, pl->nic.why);
+		else
+			snprintf(buf, sizeof(buf), "GPU%d -> %s/%d %s, GPUDirect RDMA %s: %s", g,
+				 m->nics[pl->nic.nic].name, pl->nic.port, nccl_path_word(pl->nic.path),
+				 tri_word(pl->gdr.v.v), pl->gdr.v.why);
+		view_pen_wrap_hang(p, 2, 6, buf, pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
+	}
+	if (jp->log_cmp[0])
+		line(p, 2, jp->log_cmp, 0);
+}
+
 static void draw_procs(struct view_pen *p, const struct job_pane *jp)
 {
 	char buf[512];
@@ -372,6 +532,27 @@ static void draw_procs(struct view_pen *p, const struct job_pane *jp)
 		view_pen_finding(p, 2, &jp->findings.findings[i]);
 }
 
+static void draw_events(struct view_pen *p, struct job_pane *jp)
+{
+	char buf[512];
+	pthread_mutex_lock(&jp->mu);
+	int n = jp->nev, first = n > MAX_EVENTS ? n - MAX_EVENTS : 0;
+	if (n || jp->mon_note[0]) {
+		view_pen_nl(p);
+		view_pen_put(p, 0, "RAS events (MONITOR)", fab_attr(CP_TITLE));
+		view_pen_nl(p);
+		if (jp->mon_note[0])
+			line(p, 2, jp->mon_note, fab_attr(CP_DIM));
+	}
+	for (int i = first; i < n; i++) {
+		const struct ras_event *e = &jp->ev[i % MAX_EVENTS];
+		snprintf(buf, sizeof(buf), "[%s] %s: pid %d on %s GPU %s%s%s", e->time, e->event, e->pid, e->host,
+			 e->gpus[0] ? e->gpus : "?", e->details[0] ? " " : "", e->details);
+		line(p, 2, buf, strstr(e->event, "DEAD") ? fab_attr(CP_ERROR) : 0);
+	}
+	pthread_mutex_unlock(&jp->mu);
+}
+
 static void body(struct view_pen *p, const struct fab_model *m)
 {
 	const struct job_pane *jp = p->v->priv;
@@ -382,8 +563,10 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	}
 	draw_head(p, jp, m);
 	draw_comms(p, &jp->s);
+	draw_events(p, (struct job_pane *)jp);
 	draw_lagging(p, jp, m);
 	draw_local(p, jp, m);
+	draw_plans(p, jp, m);
 	draw_procs(p, jp);
 }
 

@@ -271,4 +271,12 @@ void ras_xfer_free(struct ras_xfer *x);
 int ras_query(const struct ras_addr *a, int netns_pid, enum ras_req req, bool want_json,
 	      double timeout_s, struct ras_xfer *x);
 
+/* MONITOR (2.29+): the handshake, MONITOR, and its "OK"; returns the
+ * connected socket, from which the events then arrive (ras_parse_events)
+ * until the caller closes it, or -1 with x->err and x->why (an older server
+ * answers "ERROR: Unknown command MONITOR": ENOTSUP). The caller has passed
+ * the gate for RAS_REQ_MONITOR and holds no other connection. */
+int ras_monitor_open(const struct ras_addr *a, int netns_pid, bool want_json, double timeout_s,
+		     struct ras_xfer *x);
+
 #endif

@@ -131,6 +131,9 @@ void ras_session_free(struct ras_session *s);
  * The Job pane asks from a worker thread with ras_query() and feeds the
  * result back with ras_session_feed(), stamped with this now. */
 bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, bool *json);
+/* Whether a MONITOR stream may be opened now (live, after a first reply,
+ * on 2.29+ or an unknown version, the age rule met); why when not. */
+bool ras_session_may_monitor(const struct ras_session *s, double now, bool *json, char *why, size_t len);
 /* Live: when the gate allows, one query (blocking up to the timeout);
  * otherwise s->not_sent says why. Returns 1 when a query was made, 0 not. */
 int ras_session_poll(struct ras_session *s, double now);
@@ -205,5 +208,16 @@ int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs
 /* Is host (RAS's name of a node: its bootstrap address) this node? */
 bool ras_host_is_here(const char *host, const struct fab_job_list *jobs, const struct fab_model *m,
 		      char *why, size_t len);
+
+/* ---- the prediction against the job's own log (ras_job.c) ---- */
+
+#include "fabtop/nccl_log.h"
+/* What job j's NCCL_DEBUG_FILE says of GPUDirect RDMA (nccl_log.h: the
+ * "GPU Direct RDMA Enabled/Disabled for HCA" and "/GDRDMA" channel lines);
+ * unknown when it has none fabtop can open (why says so, or ""). */
+enum nccl_gdr job_log_gdr(const struct fab_job *j, char *why, size_t len);
+/* NCCL's own decision predicted for n GPUs (plans[].gdr.nccl) set against
+ * the log's: 1 agree, -1 differ, 0 cannot tell; buf says which. */
+int job_gdr_vs_log(enum nccl_gdr logged, const struct job_gpu_plan *plans, int n, char *buf, size_t len);
 
 #endif

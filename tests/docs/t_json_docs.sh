@@ -135,3 +135,23 @@ run "analyze-log issue1267-v2.19-plugin-symbol.log: exit 1 (a failed plugin)" 1 
 run "analyze-log issue1126-v2.10-lo-no-device-cut.log: exit 1 (lo warnings)" 1 "$T/a-lo.json" \
 	"$BIN" analyze-log --json "$LOGS/issue1126-v2.10-lo-no-device-cut.log"
 compare analyze-log "$T"/a-*.json
+
+# --- fabtop report job --json ------------------------------------------------------
+# A stuck job against the stand-in RAS server (its ranks 0-3 on the hang
+# scenario's node), and a node with no job.
+SRV=$TOP/build/tests/ras_server
+if [ -x "$SRV" ]; then
+	"$SRV" --scenario stuck --version 2.29.7 --port 0 --port-file "$T/ras.port" --host0 10.10.0.17 --pid0 4242 \
+		>"$T/ras.out" 2>&1 &
+	srv=$!
+	i=0
+	while [ ! -s "$T/ras.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	run "report job on hang with a stuck job: exit 1" 1 "$T/j-stuck.json" \
+		"$BIN" --root "$TOP/build/scenarios/hang" report job --json --ras "127.0.0.1:$(cat "$T/ras.port")" --window 1
+	kill $srv 2>/dev/null
+	run "report job on a capture with no job: exit 2" 2 "$T/j-none.json" \
+		"$BIN" --root "$TOP/build/scenarios/pcie-2numa" report job --json
+	compare job "$T"/j-*.json
+else
+	notok "no stand-in RAS server at $SRV (make tests)"
+fi

@@ -340,6 +340,36 @@ static void test_verdicts_from_transcripts(void **state)
 	ras_session_free(&s);
 }
 
+/* The prediction set against the job's own NCCL log (the public logs of
+ * tests/fixtures/nccl-logs, sources in its README). */
+static void test_gdr_against_log(void **state)
+{
+	char why[256], buf[320];
+	struct fab_job j;
+	memset(&j, 0, sizeof(j));
+	j.pid = 77;
+	snprintf(j.debug_file_open, sizeof(j.debug_file_open), "%s/tests/fixtures/nccl-logs/v2.10-ib-gdr-ok.log",
+		 getenv("FABTOP_TOP") ? getenv("FABTOP_TOP") : ".");
+	assert_int_equal(job_log_gdr(&j, why, sizeof(why)), NCCL_GDR_ON);
+	assert_non_null(strstr(why, "Enabled"));
+	snprintf(j.debug_file_open, sizeof(j.debug_file_open), "%s/tests/fixtures/nccl-logs/v2.12-roce-no-gdr.log",
+		 getenv("FABTOP_TOP") ? getenv("FABTOP_TOP") : ".");
+	assert_int_equal(job_log_gdr(&j, why, sizeof(why)), NCCL_GDR_OFF);
+	j.debug_file_open[0] = '\0';
+	assert_int_equal(job_log_gdr(&j, why, sizeof(why)), NCCL_GDR_UNKNOWN);
+	struct job_gpu_plan p[2];
+	memset(p, 0, sizeof(p));
+	p[0].gdr.nccl = p[1].gdr.nccl = FAB_YES;
+	assert_int_equal(job_gdr_vs_log(NCCL_GDR_ON, p, 2, buf, sizeof(buf)), 1);
+	assert_non_null(strstr(buf, "agree"));
+	assert_int_equal(job_gdr_vs_log(NCCL_GDR_OFF, p, 2, buf, sizeof(buf)), -1);
+	assert_non_null(strstr(buf, "differ"));
+	p[1].gdr.nccl = FAB_NO;
+	assert_int_equal(job_gdr_vs_log(NCCL_GDR_PARTIAL, p, 2, buf, sizeof(buf)), 1);
+	p[1].gdr.nccl = FAB_UNKNOWN;
+	assert_int_equal(job_gdr_vs_log(NCCL_GDR_ON, p, 2, buf, sizeof(buf)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_process_age),
 		cmocka_unit_test(test_verdicts_over_time),
 		cmocka_unit_test(test_verdicts_from_transcripts),
+		cmocka_unit_test(test_gdr_against_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
