@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "fabtop/ras.h"
 #include "fabtop/sanitize.h"
 
 const char fab_cli_usage[] =
 "usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
+"              [--ras ADDR] [--window S]             the Job pane's RAS address and window\n"
 "       fabtop [--root R] report [topo|links|all] [--json]\n"
 "                                                    batch output, no TTY needed\n"
 "       fabtop [--root R] report counters [--interval S] [--count N] [--json]\n"
@@ -68,7 +70,16 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 		case 'o': out->output = optarg; break;
 		case 's': out->source = optarg; break;
 		case 'f': out->force = true; break;
-		case 'r': out->ras = optarg; break;
+		case 'r': {
+			struct ras_addr a;
+			if (ras_addr_parse(optarg, &a) != 0) {
+				fab_fprintf(stderr, "fabtop: --ras wants HOST:PORT, [V6]:PORT or HOST (port %s), not \"%s\"\n",
+					    RAS_DEFAULT_PORT, optarg);
+				return 2;
+			}
+			out->ras = optarg;
+			break;
+		}
 		case 'v': out->verbose = true; break;
 		case 'w':
 			out->window = strtod(optarg, &end);

@@ -264,6 +264,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const char *cmd = o.cmd, *arg = o.arg;
+	tui_job_opts(o.ras, o.window);
 	if (!cmd) {
 		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];

@@ -35,7 +35,7 @@ int job_verdict_exit(enum job_verdict v)
 	}
 }
 
-const char *comm_progress_word(enum comm_progress p)
+const char *ras_progress_word(enum comm_progress p)
 {
 	switch (p) {
 	case CP_TOO_SOON: return "watching";
@@ -87,7 +87,8 @@ static bool addr_from_log(const struct fab_job *j, struct ras_addr *a)
 		return false;
 	char line[1024];
 	bool found = false;
-	for (int n = 0; !found && n < 200000 && fgets(line, sizeof(line), f); n++) {
+	/* NCCL prints it during init, near the top: the first 16 MiB at most. */
+	for (long off = 0; !found && off < (16L << 20) && fgets(line, sizeof(line), f); off += (long)strlen(line)) {
 		const char *p = strstr(line, "RAS client listening socket at ");
 		if (p && ras_addr_parse(p + 31, a) == 0) {
 			snprintf(a->source, sizeof(a->source), "the log of pid %d (RAS client listening socket)",
@@ -101,9 +102,18 @@ static bool addr_from_log(const struct fab_job *j, struct ras_addr *a)
 
 static void pick_addr(struct ras_session *s, const struct fab_job_list *jobs, const char *ras_addr)
 {
-	if (ras_addr && ras_addr_parse(ras_addr, &s->addr) == 0) {
+	if (ras_addr) {
+		/* Never another address in its place: asking the job's own, or
+		 * this machine's, instead of the one given could reach a job the
+		 * user did not mean (the CLI refuses such values first). */
 		s->explicit_addr = true;
 		snprintf(s->addr.source, sizeof(s->addr.source), "--ras");
+		if (ras_addr_parse(ras_addr, &s->addr) != 0) {
+			s->offline = true;
+			s->next = -1;
+			snprintf(s->not_sent, sizeof(s->not_sent), "--ras wants HOST:PORT, [V6]:PORT or HOST; "
+				 "nothing is asked");
+		}
 		return;
 	}
 	for (int i = 0; jobs && i < jobs->njobs; i++) {
@@ -157,6 +167,19 @@ void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, co
 	s->njobs = jobs ? jobs->njobs : 0;
 	pick_addr(s, jobs, ras_addr);
 	pick_netns(s, jobs);
+	/* The job's ages: the processes that map libnccl, when any does (a
+	 * shell or a sidecar that only carries NCCL_* settings is not one of
+	 * its ranks); else every process found. */
+	bool mapped = false;
+	for (int i = 0; i < s->njobs; i++)
+		mapped |= jobs->jobs[i].nccl_lib[0] != '\0';
+	for (int i = 0; i < s->njobs; i++) {
+		const struct fab_job *j = &jobs->jobs[i];
+		if (!mapped || j->nccl_lib[0]) {
+			if (j->age_s < 0 && !j->from_capture && !s->age_unknown)
+				s->age_unknown = j->pid;
+		}
+	}
 	for (int i = 0; i < s->njobs; i++) {
 		const struct fab_job *j = &jobs->jobs[i];
 		const char *en = job_var(j, "NCCL_RAS_ENABLE");
@@ -165,7 +188,8 @@ void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, co
 			snprintf(s->off_why, sizeof(s->off_why), "pid %d sets NCCL_RAS_ENABLE=%.16s: the job runs "
 				 "no RAS, so there is nothing to ask", j->pid, en);
 		}
-		if (j->age_s >= 0 && (s->youngest_age < 0 || j->age_s < s->youngest_age))
+		if ((!mapped || j->nccl_lib[0]) && j->age_s >= 0 &&
+		    (s->youngest_age < 0 || j->age_s < s->youngest_age))
 			s->youngest_age = j->age_s;
 		int v = j->nccl_lib[0] ? version_from_lib(j->nccl_lib, j->pid, !j->from_capture) : 0;
 		if (v && !s->version) {
@@ -196,7 +220,9 @@ static uint64_t mix(uint64_t h, int64_t v)
 static void comm_key(const struct ras_comm *c, char *key, size_t len, char *label, size_t llen)
 {
 	if (c->hash[0]) {
-		snprintf(key, len, "%s:%s", c->hash, c->secondary);
+		/* NCCL's hash alone is not unique (ras_internal.h): JSON adds the
+		 * secondary hash, text the section's id. */
+		snprintf(key, len, "%s:%s:%s", c->hash, c->secondary, c->id);
 		snprintf(label, llen, "%s%s%s", c->id, c->id[0] ? " " : "", c->hash);
 	} else {
 		snprintf(key, len, "%s", c->id);
@@ -236,12 +262,16 @@ static uint64_t comm_sig(const struct ras_comm *c, int64_t *total)
 	return h;
 }
 
+/* Ranks at different counts of one collective type: two count groups of
+ * the same op. (The errors column's MISMATCH also covers ranks in
+ * different states, which says nothing about counts.) */
 static bool comm_mismatch(const struct ras_comm *c)
 {
-	for (int g = 1; g < c->ngroups; g++)
-		if (strcmp(c->groups[g].op, c->groups[0].op) == 0)
-			return true;
-	return strstr(c->errors, "MISMATCH") != NULL;
+	for (int g = 0; g < c->ngroups; g++)
+		for (int k = g + 1; k < c->ngroups; k++)
+			if (strcmp(c->groups[g].op, c->groups[k].op) == 0)
+				return true;
+	return false;
 }
 
 /* A text group row ("#0") whose comms are described in detail ("#0-0")
@@ -285,8 +315,10 @@ static enum comm_progress judge(const struct ras_track *t, double window)
 
 static void track_reply(struct ras_session *s, double t)
 {
-	for (int i = 0; i < s->ntracks; i++)
+	for (int i = 0; i < s->ntracks; i++) {
 		s->tracks[i].in_last = false;
+		s->tracks[i].dup = false;
+	}
 	for (int i = 0; i < s->reply.ncomms; i++) {
 		const struct ras_comm *c = &s->reply.comms[i];
 		if (covered(&s->reply, c))
@@ -299,6 +331,13 @@ static void track_reply(struct ras_session *s, double t)
 		int64_t total;
 		uint64_t sig = comm_sig(c, &total);
 		bool known = c->counts_known;
+		if (tr->seen && tr->last_t == t && tr->in_last) {
+			/* Two communicators of this reply share the key: their counts
+			 * cannot be told apart over time. */
+			tr->counts_known = false;
+			tr->dup = true;
+			continue;
+		}
 		if (!tr->seen) {
 			tr->first_t = tr->since_t = t;
 		} else if (known && tr->counts_known && sig != tr->sig) {
@@ -319,7 +358,8 @@ static void track_reply(struct ras_session *s, double t)
 		tr->reply_idx = i;
 	}
 	for (int i = 0; i < s->ntracks; i++)
-		s->tracks[i].progress = s->tracks[i].in_last ? judge(&s->tracks[i], s->window) : CP_UNKNOWN;
+		s->tracks[i].progress = s->tracks[i].in_last && !s->tracks[i].dup
+					? judge(&s->tracks[i], s->window) : CP_UNKNOWN;
 }
 
 static bool reply_has_init(const struct ras_reply *r)
@@ -415,7 +455,8 @@ bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, b
 {
 	if (s->start_t < 0)
 		s->start_t = now;
-	*req = s->verbose_asked ? RAS_REQ_VERBOSE : RAS_REQ_STATUS;
+	/* VERBOSE STATUS only once a STATUS told the job's size (#1762). */
+	*req = s->verbose_asked && s->have_reply && s->reply.gpus >= 0 ? RAS_REQ_VERBOSE : RAS_REQ_STATUS;
 	struct ras_gate_in in = gate_in(s, now);
 	if (s->offline) {
 		s->next = -1;
@@ -423,6 +464,12 @@ bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, b
 	}
 	if (!s->explicit_addr && !s->njobs) {
 		snprintf(s->not_sent, sizeof(s->not_sent), "no NCCL process here: give --ras ADDR to ask a job elsewhere");
+		s->next = -1;
+		return false;
+	}
+	if (s->age_unknown) {
+		snprintf(s->not_sent, sizeof(s->not_sent), "when pid %d started cannot be read (/proc/%d/stat): "
+			 "not asked, since it may still be initialising", s->age_unknown, s->age_unknown);
 		s->next = -1;
 		return false;
 	}
@@ -440,8 +487,12 @@ bool ras_session_may_monitor(const struct ras_session *s, double now, bool *json
 	struct ras_gate_in in = gate_in(s, now);
 	double nx;
 	char w[8];
-	if (s->offline || (!s->explicit_addr && !s->njobs) || !s->have_reply) {
+	if (s->offline || (!s->explicit_addr && !s->njobs) || !s->have_reply || s->age_unknown) {
 		snprintf(why, len, "MONITOR follows a first STATUS reply on a live job");
+		return false;
+	}
+	if (s->last_saw_init) {
+		snprintf(why, len, "communicators are in INIT: no connection until the next window");
 		return false;
 	}
 	*json = ras_gate(RAS_REQ_SET_FORMAT, &in, &nx, w, sizeof(w));
@@ -519,6 +570,12 @@ static int count_dead(const struct ras_reply *r, int *missing)
 		dead += r->procs[i].dead;
 	for (int i = 0; i < r->ncomms; i++)
 		*missing += r->comms[i].nmissing;
+	/* NCCL names at most 10 processes; its counts are whole. A process
+	 * missing without a rank named is missing all the same. */
+	if (r->ndead_procs > dead)
+		dead = r->ndead_procs;
+	if (r->nmissing_procs > *missing)
+		*missing = r->nmissing_procs;
 	return dead;
 }
 
@@ -958,7 +1015,9 @@ enum nccl_gdr job_log_gdr(const struct fab_job *j, char *why, size_t len)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	while ((n = getline(&line, &cap, f)) > 0)
+	/* The GDR and channel lines come at init: the first 64 MiB of a log
+	 * of any size are enough, and the console never waits for more. */
+	for (long off = 0; off < (64L << 20) && (n = getline(&line, &cap, f)) > 0; off += n)
 		nccl_log_feed(a, line, (size_t)n);
 	free(line);
 	fclose(f);

@@ -12,6 +12,7 @@
 #include "fabtop/report.h"
 #include "fabtop/root.h"
 #include "fabtop/sanitize.h"
+#include "fabtop/vocab.h"
 #include "fabtop/topo.h"
 #include "job.h"
 
@@ -92,7 +93,7 @@ static void print_comms(struct fab_out *o, const struct ras_session *s)
 		out_str(o, PR_ANY, "status", " %-9s", c ? c->status : NULL);
 		out_str(o, PR_ANY, "errors", " %-20s", c ? c->errors : NULL);
 		out_int(o, PR_ANY, "size", " %4lld ranks", (fab_int){ c ? c->size : -1, c && c->size >= 0 });
-		out_str(o, PR_ANY, "progress", "  %s", comm_progress_word(t->progress));
+		out_str(o, PR_ANY, "progress", "  %s", ras_progress_word(t->progress));
 		out_bool(o, PR_JSON, "counts_known", NULL, t->counts_known);
 		out_int(o, PR_JSON, "total", NULL, (fab_int){ t->total, t->counts_known });
 		out_int(o, PR_ANY, "since_last", " (%+lld since the last query)",
@@ -134,11 +135,6 @@ static void print_lagging(struct fab_out *o, const struct ras_session *s, const 
 	out_close_arr(o);
 }
 
-static const char *tri_word(enum fab_tri t)
-{
-	return t == FAB_YES ? "yes" : t == FAB_NO ? "no" : "unknown";
-}
-
 /* One GPU's NIC, NCCL path type and GPUDirect RDMA, the one way both the
  * rank list and the plan print it. */
 static void print_plan_of(struct fab_out *o, const struct fab_model *m, const struct job_gpu_plan *pl,
@@ -152,9 +148,9 @@ static void print_plan_of(struct fab_out *o, const struct fab_model *m, const st
 	out_str(o, PR_ANY, "path", " (%s", nccl_path_word(n->path));
 	out_str(o, PR_ANY, "nic_why", "; %s)", n->why);
 	out_int(o, PR_JSON, "ties", NULL, (fab_int){ n->ties, n->nic >= 0 });
-	out_str(o, PR_ANY, "gdr", ", GPUDirect RDMA: %s", tri_word(pl->gdr.v.v));
+	out_str(o, PR_ANY, "gdr", ", GPUDirect RDMA: %s", tri_name(pl->gdr.v.v));
 	out_str(o, PR_ANY, "gdr_why", " (%s)\n", pl->gdr.v.why);
-	out_str(o, PR_JSON, "nccl_gdr", NULL, tri_word(pl->gdr.nccl));
+	out_str(o, PR_JSON, "nccl_gdr", NULL, tri_name(pl->gdr.nccl));
 	out_close_obj(o);
 }
 

@@ -531,6 +531,15 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static const char *job_ras_addr;
+static double job_window;
+
+void tui_job_opts(const char *ras_addr, double window)
+{
+	job_ras_addr = ras_addr;
+	job_window = window;
+}
+
 int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 {
 	static bool atexit_done;
@@ -546,7 +555,8 @@ int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 	struct wizard *own_wizard = NULL;
 	if (!wizard)
 		wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
-	t.ctx = (struct view_ctx){ .m = m, .root = root, .wizard = wizard };
+	t.ctx = (struct view_ctx){ .m = m, .root = root, .wizard = wizard,
+				   .ras_addr = job_ras_addr, .ras_window = job_window };
 	setlocale(LC_ALL, "");
 	quit_signal = 0;
 	install_signals();

@@ -25,6 +25,7 @@
 #include "fabtop/root.h"
 #include "fabtop/sampler.h"
 #include "fabtop/sanitize.h"
+#include "fabtop/vocab.h"
 #include "fabtop/view.h"
 #include "job.h"
 
@@ -199,12 +200,18 @@ static int job_open(struct view *v, struct view_ctx *c)
 	model_init(&jp->findings);
 	if (jp->jobs_ok)
 		job_check_all(&jp->jobs, c->m, &jp->findings);
-	ras_session_init(&jp->s, jp->jobs_ok ? &jp->jobs : NULL, NULL, 0, false);
-	if (c->root && !c->root->live) {
+	ras_session_init(&jp->s, jp->jobs_ok ? &jp->jobs : NULL, c->ras_addr, c->ras_window, false);
+	if (c->root && !c->root->live && !c->ras_addr) {
 		ras_session_load(&jp->s, c->root);
 		ras_session_offline(&jp->s, c->root);
+	} else if (c->virtual_clock) {
+		/* A scripted console keeps its own clock, which the age rule and
+		 * the pace cannot be measured on: it never asks. */
+		jp->s.offline = true;
+		jp->s.next = -1;
+		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "a scripted console (FABTOP_SCRIPT) "
+			 "keeps its own clock: RAS is not asked");
 	}
-	plan_all(jp, c->m);
 	if (pipe2(jp->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		jp->pipe[0] = jp->pipe[1] = -1;
 	v->priv = jp;
@@ -246,6 +253,7 @@ static void job_show(struct view *v, struct view_ctx *c)
 		return;
 	jp->qps_read = true;
 	jp->have_qps = rdma_res_from_root(c->root, &jp->qps, jp->qp_err, sizeof(jp->qp_err)) == 0;
+	plan_all(jp, c->m);      /* reads the job's log: when the pane is first shown */
 	char err[256];
 	if (c->root->is_capture) {
 		jp->sampling = sampler_playback_open(&jp->smp, c->root, err, sizeof(err)) == 0;
@@ -259,6 +267,17 @@ static void job_show(struct view *v, struct view_ctx *c)
 		sampler_read(&jp->smp, view_now(c));
 		jp->next_sample = view_now(c) + 1;
 	}
+}
+
+/* The QPs the ranks' processes own change as the job runs: read again
+ * after each answer on a live node. */
+static void refresh_qps(struct job_pane *jp, struct view_ctx *c)
+{
+	if (!c->root->live || !jp->qps_read)
+		return;
+	qp_list_free(&jp->qps);
+	memset(&jp->qps, 0, sizeof(jp->qps));
+	jp->have_qps = rdma_res_from_root(c->root, &jp->qps, jp->qp_err, sizeof(jp->qp_err)) == 0;
 }
 
 static double job_due(struct view *v, struct view_ctx *c)
@@ -288,8 +307,14 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 		jp->busy = false;
 		ras_session_feed(&jp->s, &jp->x, jp->asked_at);
 		ras_xfer_free(&jp->x);
-		mon_start(jp, view_now(c));
+		refresh_qps(jp, c);
+		if (v->current)
+			mon_start(jp, view_now(c));
 		return true;
+	}
+	if (!v->current && jp->mon_running) {
+		mon_stop(jp);   /* RAS is asked only while the pane is in view */
+		return false;
 	}
 	if (!v->current)
 		return false;
@@ -384,7 +409,7 @@ static void draw_comms(struct view_pen *p, const struct ras_session *s)
 		snprintf(buf, sizeof(buf), "%-24s %-9s %-18s %4d ranks", t->label, c ? c->status : "gone",
 			 c ? c->errors : "", c ? c->size : 0);
 		int x = view_pen_put(p, 2, buf, 0);
-		x = view_pen_put(p, x + 2, comm_progress_word(t->progress), attr | A_BOLD);
+		x = view_pen_put(p, x + 2, ras_progress_word(t->progress), attr | A_BOLD);
 		if (t->counts_known && t->seen > 1) {
 			snprintf(buf, sizeof(buf), " (%+lld since the last query, unchanged for %.0f s)",
 				 (long long)(t->total - t->prev_total), t->last_t - t->since_t);
@@ -419,11 +444,6 @@ static void draw_lagging(struct view_pen *p, const struct job_pane *jp, const st
 	}
 }
 
-static const char *tri_word(enum fab_tri t)
-{
-	return t == FAB_YES ? "yes" : t == FAB_NO ? "no" : "unknown";
-}
-
 static void draw_plan(struct view_pen *p, const struct fab_model *m, const struct job_gpu_plan *pl)
 {
 	char buf[512];
@@ -434,7 +454,7 @@ static void draw_plan(struct view_pen *p, const struct fab_model *m, const struc
 		return;
 	}
 	snprintf(buf, sizeof(buf), "NIC %s port %d (%s; %s), GPUDirect RDMA: %s (%s)", m->nics[n->nic].name,
-		 n->port, nccl_path_word(n->path), n->why, tri_word(pl->gdr.v.v), pl->gdr.v.why);
+		 n->port, nccl_path_word(n->path), n->why, tri_name(pl->gdr.v.v), pl->gdr.v.why);
 	line(p, 6, buf, pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
 }
 
@@ -502,7 +522,7 @@ static void draw_plans(struct view_pen *p, const struct job_pane *jp, const stru
 		else
 			snprintf(buf, sizeof(buf), "GPU%d -> %s/%d %s, GPUDirect RDMA %s: %s", g,
 				 m->nics[pl->nic.nic].name, pl->nic.port, nccl_path_word(pl->nic.path),
-				 tri_word(pl->gdr.v.v), pl->gdr.v.why);
+				 tri_name(pl->gdr.v.v), pl->gdr.v.why);
 		view_pen_wrap_hang(p, 2, 6, buf, pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
 	}
 	if (jp->log_cmp[0])
@@ -577,15 +597,6 @@ static void job_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 
 static bool job_key(struct view *v, int ch, struct view_ctx *c)
 {
-	struct job_pane *jp = v->priv;
-	if (ch == 'a' && jp && !jp->busy) {
-		/* Ask now: still only when the gate allows. */
-		double now = view_now(c);
-		if (jp->s.next > now)
-			snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "not yet: the next query is allowed in %.0f s",
-				 jp->s.next - now);
-		return true;
-	}
 	return view_scroll_key(v, ch, v->page_h, 8);
 }
 
@@ -600,7 +611,7 @@ const struct view_ops job_view_ops = {
 		"pane is in view, at most once per 15 s, never while the job's processes are younger than "
 		"2 min or a communicator initialises, and never with a request the version table marks as "
 		"having crashed jobs; the pane says when and why it did not ask. NCCL_RAS_ENABLE=0 means RAS "
-		"is off. 'a' asks now when the rules allow. Layer: NCCL.",
+		"is off. Layer: NCCL.",
 	.open = job_open,
 	.close = job_close,
 	.show = job_show,

@@ -50,7 +50,7 @@ const char *job_verdict_word(enum job_verdict v);
 int job_verdict_exit(enum job_verdict v);
 
 enum comm_progress { CP_UNKNOWN = 0, CP_TOO_SOON, CP_ADVANCING, CP_STUCK, CP_FROZEN_EQUAL };
-const char *comm_progress_word(enum comm_progress p);  /* "advancing", "stuck", ... */
+const char *ras_progress_word(enum comm_progress p);  /* "advancing", "stuck", ... */
 
 /* One communicator followed across replies. */
 struct ras_track {
@@ -66,6 +66,7 @@ struct ras_track {
 	int seen;                 /* replies that showed it */
 	bool moved_once;          /* its counts changed between two replies */
 	bool in_last;             /* present in the last reply */
+	bool dup;                 /* two communicators of one reply share its key: progress unknown */
 	int reply_idx;            /* its comms[] index there (when in_last) */
 	enum comm_progress progress;
 };
@@ -92,7 +93,8 @@ struct ras_session {
 	bool verbose_asked;
 	/* the job here */
 	int njobs;
-	double youngest_age;      /* < 0 unknown */
+	double youngest_age;      /* < 0 unknown (no process seen) */
+	int age_unknown;          /* a live process whose start time cannot be read (its pid): never asked */
 	bool ras_off;
 	char off_why[160];
 	int version;              /* 0 unknown; from the library's name, then the replies */
@@ -199,8 +201,8 @@ struct job_local_rank {
 	char why[96];             /* how it was matched ("10.0.0.1 is ens1's address") */
 	struct job_gpu_plan plan; /* its GPU's NIC and GPUDirect RDMA (plan.nic.nic -1: none) */
 };
-/* Writes the ranks of the last reply that run here (up to max; each rank
- * once, from the first communicator naming it); returns how many there are.
+/* Writes the ranks of the last reply that run here (up to max; each (rank,
+ * pid) once, from the first communicator naming it); returns how many there are.
  * qps may be NULL (QPs unknown). */
 int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs,
 		    const struct fab_model *m, const struct fab_qp_list *qps,

@@ -17,6 +17,9 @@ struct wizard;
  * the session's wizard (`fabtop wizard` brings one and opens on its pane),
  * NULL to make one for the Wizard pane. Returns the process exit status. */
 int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard);
+/* The Job pane's --ras ADDR and --window S (0: the default), for the next
+ * tui_run(); the strings must outlive it. */
+void tui_job_opts(const char *ras_addr, double window);
 
 /* Whether the terminal can hold the console: TERM set, in terminfo, with
  * cursor addressing ("cup"). When not, why says so in one line, and the

@@ -31,6 +31,8 @@ struct view_ctx {
 	const struct fab_model *m;    /* the snapshot: read only */
 	const struct fab_root *root;  /* what the panes' services read (the sampler) */
 	struct wizard *wizard;        /* the session's wizard (the Wizard pane drives it); may be NULL */
+	const char *ras_addr;         /* --ras ADDR for the Job pane; NULL: the job's own */
+	double ras_window;            /* --window S for the Job pane; 0: the default */
 	bool virtual_clock;           /* headless scripts: time moves only when told */
 	double vnow;                  /* the virtual clock, seconds */
 };

@@ -186,3 +186,14 @@ got=$(field off 'd["verdict"]')
 n=$(grep -c . "$T/young.log" 2>/dev/null); n=${n:-0}
 [ "$got" = ras-off ] && [ "$n" = 0 ] && [ $rc = 2 ] && ok "NCCL_RAS_ENABLE=0: ras-off, not probed" ||
 	nok "NCCL_RAS_ENABLE=0: ras-off, not probed" "got $got exit $rc, server saw $n lines"
+
+# A --ras that is no address is refused, never replaced by another one.
+for a in ":28028" "host:" "node1:2802x" "[::1"; do
+	"$bin" --root "$scen" report job --ras "$a" >"$T/bad.out" 2>&1
+	rc=$?
+	if [ $rc = 2 ] && grep -q -- "--ras wants HOST:PORT" "$T/bad.out"; then
+		ok "--ras '$a': refused, exit 2"
+	else
+		nok "--ras '$a': refused, exit 2" "exit $rc" "$(cat "$T/bad.out")"
+	fi
+done
