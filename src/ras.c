@@ -374,16 +374,20 @@ static int handshake(int fd, bool want_json, double timeout_s, struct ras_xfer *
 static int converse(int fd, enum ras_req req, bool want_json, double timeout_s, struct ras_xfer *x)
 {
 	char cmd[64];
-	double deadline = mono() + 3 * timeout_s + 10;   /* the whole exchange */
+	/* The server is silent while it gathers from the job: up to TIMEOUT
+	 * per leg, plus NCCL's 5 s extra when a peer does not answer (its own
+	 * client waits as long): each read of the report waits that long. */
+	double reply_timeout = 2 * timeout_s + 7;
+	double deadline = mono() + 3 * timeout_s + reply_timeout + 10;   /* the whole exchange */
 	if (handshake(fd, want_json, timeout_s, x) != 0)
 		return -1;
 	const char *step = ras_req_name(req);
 	snprintf(cmd, sizeof(cmd), "%s\n", step);
 	int e = send_line(fd, cmd, mono() + timeout_s);
 	if (!e)
-		e = read_reply(fd, x, timeout_s, deadline);
+		e = read_reply(fd, x, reply_timeout, deadline);
 	if (e == -ETIMEDOUT)
-		return fail(x, ETIMEDOUT, "no complete answer to %s (read timeout %.0f s)", step, timeout_s);
+		return fail(x, ETIMEDOUT, "no complete answer to %s (read timeout %.0f s)", step, reply_timeout);
 	if (e)
 		return fail(x, -e, "%s: %s", step, strerror(-e));
 	if (!x->len)

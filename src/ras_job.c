@@ -151,6 +151,38 @@ static void pick_netns(struct ras_session *s, const struct fab_job_list *jobs)
 	}
 }
 
+void ras_session_jobs(struct ras_session *s, const struct fab_job_list *jobs, double now)
+{
+	s->njobs = jobs ? jobs->njobs : 0;
+	s->youngest_age = -1;
+	s->age_unknown = 0;
+	s->ras_off = false;
+	/* The job's ages: the processes that map libnccl, when any does (a
+	 * shell or a sidecar that only carries NCCL_* settings is not one of
+	 * its ranks); else every process found. */
+	bool mapped = false;
+	for (int i = 0; i < s->njobs; i++)
+		mapped |= jobs->jobs[i].nccl_lib[0] != '\0';
+	for (int i = 0; i < s->njobs; i++) {
+		const struct fab_job *j = &jobs->jobs[i];
+		const char *en = job_var(j, "NCCL_RAS_ENABLE");
+		if (en && atoi(en) == 0 && !s->ras_off) {
+			s->ras_off = true;
+			snprintf(s->off_why, sizeof(s->off_why), "pid %d sets NCCL_RAS_ENABLE=%.16s: the job runs "
+				 "no RAS, so there is nothing to ask", j->pid, en);
+		}
+		if (mapped && !j->nccl_lib[0])
+			continue;
+		if (j->age_s < 0 && !j->from_capture && !s->age_unknown)
+			s->age_unknown = j->pid;
+		if (j->age_s >= 0 && (s->youngest_age < 0 || j->age_s < s->youngest_age))
+			s->youngest_age = j->age_s;
+	}
+	/* The gate adds the time since they were read (at the first poll when
+	 * read at init). */
+	s->ages_at = now;
+}
+
 void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, const char *ras_addr,
 		      double window, bool verbose)
 {
@@ -167,30 +199,9 @@ void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, co
 	s->njobs = jobs ? jobs->njobs : 0;
 	pick_addr(s, jobs, ras_addr);
 	pick_netns(s, jobs);
-	/* The job's ages: the processes that map libnccl, when any does (a
-	 * shell or a sidecar that only carries NCCL_* settings is not one of
-	 * its ranks); else every process found. */
-	bool mapped = false;
-	for (int i = 0; i < s->njobs; i++)
-		mapped |= jobs->jobs[i].nccl_lib[0] != '\0';
+	ras_session_jobs(s, jobs, -1);
 	for (int i = 0; i < s->njobs; i++) {
 		const struct fab_job *j = &jobs->jobs[i];
-		if (!mapped || j->nccl_lib[0]) {
-			if (j->age_s < 0 && !j->from_capture && !s->age_unknown)
-				s->age_unknown = j->pid;
-		}
-	}
-	for (int i = 0; i < s->njobs; i++) {
-		const struct fab_job *j = &jobs->jobs[i];
-		const char *en = job_var(j, "NCCL_RAS_ENABLE");
-		if (en && atoi(en) == 0 && !s->ras_off) {
-			s->ras_off = true;
-			snprintf(s->off_why, sizeof(s->off_why), "pid %d sets NCCL_RAS_ENABLE=%.16s: the job runs "
-				 "no RAS, so there is nothing to ask", j->pid, en);
-		}
-		if ((!mapped || j->nccl_lib[0]) && j->age_s >= 0 &&
-		    (s->youngest_age < 0 || j->age_s < s->youngest_age))
-			s->youngest_age = j->age_s;
 		int v = j->nccl_lib[0] ? version_from_lib(j->nccl_lib, j->pid, !j->from_capture) : 0;
 		if (v && !s->version) {
 			s->version = v;
@@ -443,7 +454,8 @@ static struct ras_gate_in gate_in(const struct ras_session *s, double now)
 {
 	struct ras_gate_in in = {
 		.now = now, .last_query = s->last_query, .interval = s->interval, .window = s->window,
-		.youngest_age = s->youngest_age < 0 ? -1 : s->youngest_age + (now - s->start_t),
+		.youngest_age = s->youngest_age < 0 ? -1
+				: s->youngest_age + (now - (s->ages_at >= 0 ? s->ages_at : s->start_t)),
 		.last_saw_init = s->last_saw_init, .version = s->version,
 		.gpus = s->have_reply ? s->reply.gpus : -1,
 		.ras_off = s->ras_off, .verbose_asked = s->verbose_asked,
@@ -555,6 +567,15 @@ void ras_session_run(struct ras_session *s, const struct fab_root *r, bool live_
 		if (s->next < 0)
 			break;
 		sleep_until(at);
+		/* The job may have restarted meanwhile: its processes' ages again. */
+		if (r && r->live) {
+			struct fab_job_list jobs;
+			char err[128];
+			if (job_scan(r, &jobs, err, sizeof(err)) == 0) {
+				ras_session_jobs(s, &jobs, mono_s());
+				job_list_free(&jobs);
+			}
+		}
 		if (!ras_session_poll(s, mono_s()) && s->next < 0)
 			break;
 	}

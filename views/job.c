@@ -269,6 +269,26 @@ static void job_show(struct view *v, struct view_ctx *c)
 	}
 }
 
+/* Before each query on a live node: the processes again, since a job that
+ * restarted is young again (and its settings' findings with them). */
+static void rescan(struct job_pane *jp, struct view_ctx *c, double now)
+{
+	if (!c->root->live)
+		return;
+	struct fab_job_list jobs;
+	char err[256];
+	if (job_scan(c->root, &jobs, err, sizeof(err)) != 0)
+		return;
+	if (jp->jobs_ok)
+		job_list_free(&jp->jobs);
+	jp->jobs = jobs;
+	jp->jobs_ok = true;
+	model_free(&jp->findings);
+	model_init(&jp->findings);
+	job_check_all(&jp->jobs, c->m, &jp->findings);
+	ras_session_jobs(&jp->s, &jp->jobs, now);
+}
+
 /* The QPs the ranks' processes own change as the job runs: read again
  * after each answer on a live node. */
 static void refresh_qps(struct job_pane *jp, struct view_ctx *c)
@@ -327,6 +347,7 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 	}
 	if (jp->pipe[0] < 0 || jp->s.next < 0 || now < jp->s.next)
 		return redraw || woke;
+	rescan(jp, c, now);
 	if (!ras_session_may_ask(&jp->s, now, &jp->req, &jp->json))
 		return true;      /* not_sent changed */
 	jp->asked_at = now;

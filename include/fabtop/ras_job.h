@@ -93,7 +93,8 @@ struct ras_session {
 	bool verbose_asked;
 	/* the job here */
 	int njobs;
-	double youngest_age;      /* < 0 unknown (no process seen) */
+	double youngest_age;      /* < 0 unknown (no process seen); as read at ages_at */
+	double ages_at;           /* when the ages were read (session clock); < 0: at the first poll */
 	int age_unknown;          /* a live process whose start time cannot be read (its pid): never asked */
 	bool ras_off;
 	char off_why[160];
@@ -127,6 +128,10 @@ struct ras_session {
 void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, const char *ras_addr,
 		      double window, bool verbose);
 void ras_session_free(struct ras_session *s);
+/* The processes here scanned again (a live node, before a query: a job that
+ * restarted is young again): the count, the youngest age (as read at now,
+ * on the session's clock; -1 at init), an unreadable start time, RAS off. */
+void ras_session_jobs(struct ras_session *s, const struct fab_job_list *jobs, double now);
 
 /* Whether the gate lets the session ask now: the request, and whether to
  * ask for JSON; when not, s->not_sent says why and s->next when it may.

@@ -370,6 +370,48 @@ static void test_gdr_against_log(void **state)
 	assert_int_equal(job_gdr_vs_log(NCCL_GDR_ON, p, 2, buf, sizeof(buf)), 0);
 }
 
+/* A job that restarts between two queries is young again: the second is
+ * not sent. A settings-only process (no libnccl) does not make it young. */
+static void test_restart_is_young_again(void **state)
+{
+	struct fab_job_list l = { 0 };
+	l.jobs = calloc(2, sizeof(*l.jobs));
+	l.njobs = 1;
+	l.jobs[0].pid = 4242;
+	l.jobs[0].age_s = 3600;
+	snprintf(l.jobs[0].nccl_lib, sizeof(l.jobs[0].nccl_lib), "/usr/lib/libnccl.so.2.28.9");
+	struct ras_session s;
+	ras_session_init(&s, &l, NULL, 120, false);
+	assert_int_equal(s.version, 22809);
+	enum ras_req req;
+	bool json;
+	assert_true(ras_session_may_ask(&s, 100, &req, &json));
+	assert_int_equal(req, RAS_REQ_STATUS);
+	struct ras_xfer x = { .err = 111 };
+	ras_session_feed(&s, &x, 100);
+	/* a shell with NCCL_* set, seconds old: not one of the ranks */
+	l.njobs = 2;
+	l.jobs[1].pid = 5000;
+	l.jobs[1].age_s = 3;
+	ras_session_jobs(&s, &l, 130);
+	assert_true(ras_session_may_ask(&s, 130, &req, &json));
+	/* the job restarted: its new process is 10 s old */
+	l.njobs = 1;
+	l.jobs[0].pid = 4300;
+	l.jobs[0].age_s = 10;
+	ras_session_jobs(&s, &l, 150);
+	assert_false(ras_session_may_ask(&s, 150, &req, &json));
+	assert_non_null(strstr(s.not_sent, "10 s ago"));
+	assert_true(s.next > 250 && s.next < 270);
+	/* its start time cannot be read: not asked at all */
+	l.jobs[0].age_s = -1;
+	ras_session_jobs(&s, &l, 300);
+	assert_false(ras_session_may_ask(&s, 300, &req, &json));
+	assert_non_null(strstr(s.not_sent, "cannot be read"));
+	ras_session_free(&s);
+	free(l.jobs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts_over_time),
 		cmocka_unit_test(test_verdicts_from_transcripts),
 		cmocka_unit_test(test_gdr_against_log),
+		cmocka_unit_test(test_restart_is_young_again),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
