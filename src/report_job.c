@@ -53,7 +53,16 @@ static void print_ras(struct fab_out *o, const struct ras_session *s)
 		snprintf(ver, sizeof(ver), "%d.%d.%d", s->version / 10000, s->version / 100 % 100, s->version % 100);
 	out_str(o, PR_ANY, "nccl_version", "  NCCL:     %s", ver[0] ? ver : "unknown");
 	opt_str(o, "version_from", " (from %s)", s->version_from);
+	const struct ras_reply *r = s->have_reply ? &s->reply : NULL;
+	out_int(o, r && r->cuda_runtime >= 0 ? PR_ANY : PR_JSON, "cuda_runtime", "; CUDA runtime %lld",
+		(fab_int){ r ? r->cuda_runtime : 0, r && r->cuda_runtime >= 0 });
+	out_int(o, r && r->cuda_driver >= 0 ? PR_ANY : PR_JSON, "cuda_driver", ", driver %lld",
+		(fab_int){ r ? r->cuda_driver : 0, r && r->cuda_driver >= 0 });
 	out_text(o, "\n");
+	/* Lines or keys this fabtop does not know: a newer NCCL, said, never an error. */
+	out_int(o, r && r->unknown_lines ? PR_ANY : PR_JSON, "unknown_lines",
+		"  note:     %lld line(s) or key(s) of the report unknown to this fabtop (a newer NCCL?)\n",
+		(fab_int){ r ? r->unknown_lines : 0, r != NULL });
 	const char *fmt = !s->have_reply ? NULL : s->reply.format == RAS_FMT_JSON ? "json" : "text";
 	out_str(o, PR_ANY, "format", "  report:   %s", fmt ? fmt : "none");
 	out_int(o, PR_ANY, "queries", ", %lld quer", (fab_int){ s->nqueries, true });
