@@ -439,13 +439,18 @@ static int handshake(int fd, bool want_json, double timeout_s, struct ras_xfer *
 
 /* A connected socket to a (from inside netns_pid's namespace when > 0),
  * or -1 with x->err, x->why. */
-static int dial(const struct ras_addr *a, int netns_pid, double timeout_s, struct ras_xfer *x)
+/* Connects to one resolved host: each of its addresses in turn; an fd, or
+ * -errno of the last failure (-ECONNREFUSED when there was none). */
+static int dial_host(const char *host, const char *port, int flags, int netns_pid, double timeout_s,
+		     struct ras_xfer *x)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = flags };
 	struct addrinfo *res = NULL;
-	int g = getaddrinfo(a->host, a->port, &hints, &res);
-	if (g != 0)
-		return fail(x, EHOSTUNREACH, "cannot resolve %s: %s", a->host, gai_strerror(g));
+	int g = getaddrinfo(host, port, &hints, &res);
+	if (g != 0) {
+		fail(x, EHOSTUNREACH, "cannot resolve %s: %s", host, gai_strerror(g));
+		return -EHOSTUNREACH;
+	}
 	int fd = -ECONNREFUSED;
 	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
 		fd = connect_one(ai, netns_pid, timeout_s);
@@ -453,8 +458,30 @@ static int dial(const struct ras_addr *a, int netns_pid, double timeout_s, struc
 			break;
 	}
 	freeaddrinfo(res);
-	if (fd >= 0)
+	return fd;
+}
+
+/* A connected socket to a (from inside netns_pid's namespace when > 0),
+ * or -1 with x->err, x->why. "localhost" is the loopback itself (RFC 6761),
+ * ::1 then 127.0.0.1, never looked up: a minimal container's /etc/hosts
+ * may not name it, and the job's namespace is not fabtop's. */
+static int dial(const struct ras_addr *a, int netns_pid, double timeout_s, struct ras_xfer *x)
+{
+	int fd;
+	if (strcasecmp(a->host, "localhost") == 0 || strcasecmp(a->host, "localhost.") == 0) {
+		fd = dial_host("::1", a->port, AI_NUMERICHOST, netns_pid, timeout_s, x);
+		if (fd < 0)
+			fd = dial_host("127.0.0.1", a->port, AI_NUMERICHOST, netns_pid, timeout_s, x);
+	} else {
+		fd = dial_host(a->host, a->port, 0, netns_pid, timeout_s, x);
+	}
+	if (fd >= 0) {
+		x->err = 0;
+		x->why[0] = '\0';
 		return fd;
+	}
+	if (fd == -EHOSTUNREACH)
+		return -1;                      /* the lookup failed: said */
 	if (fd == -ECONNREFUSED)
 		return fail(x, ECONNREFUSED, "nothing listens on %s port %s%s", a->host, a->port,
 			    netns_pid > 0 ? " in the job's network namespace" : "");

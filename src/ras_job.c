@@ -412,6 +412,8 @@ void ras_session_feed(struct ras_session *s, const struct ras_xfer *x, double t)
 	}
 	s->last_err = x->err;
 	s->last_why[0] = '\0';
+	if (!s->offline)
+		s->not_sent[0] = '\0';   /* it was sent ("asking ..." in the pane) */
 	if (x->err || !x->len) {
 		s->nfailed++;
 		s->have_reply = false;
