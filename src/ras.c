@@ -234,14 +234,25 @@ static int fail(struct ras_xfer *x, int err, const char *fmt, ...)
 
 /* Waits until fd is ready for ev or the deadline passes: 1, 0 on timeout,
  * -errno. */
+/* The calling thread's cancel descriptor (ras_cancel_on): readable means
+ * "stop now". Per thread, so each worker of the pane has its own. */
+static __thread int cancel_fd = -1;
+
+void ras_cancel_on(int fd)
+{
+	cancel_fd = fd;
+}
+
 static int wait_fd(int fd, short ev, double deadline)
 {
 	for (;;) {
 		double left = deadline - mono();
 		if (left <= 0)
 			return 0;
-		struct pollfd pf = { .fd = fd, .events = ev };
-		int r = poll(&pf, 1, (int)ceil(left * 1000));
+		struct pollfd pf[2] = { { .fd = fd, .events = ev }, { .fd = cancel_fd, .events = POLLIN } };
+		int r = poll(pf, cancel_fd >= 0 ? 2 : 1, (int)ceil(left * 1000));
+		if (r > 0 && cancel_fd >= 0 && (pf[1].revents & POLLIN))
+			return -ECANCELED;
 		if (r > 0)
 			return 1;
 		if (r == 0)

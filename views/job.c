@@ -45,6 +45,7 @@ struct job_pane {
 	pthread_t th;
 	bool busy;
 	int pipe[2];
+	int stop[2];                  /* written to stop a worker at once (ras_cancel_on) */
 	double asked_at;
 	enum ras_req req;
 	bool json;
@@ -92,6 +93,7 @@ static void *monitor(void *arg)
 {
 	struct job_pane *jp = arg;
 	struct ras_xfer x;
+	ras_cancel_on(jp->stop[0]);
 	int fd = ras_monitor_open(&jp->s.addr, jp->s.netns_pid, jp->mon_json, jp->s.timeout, &x);
 	if (fd < 0) {
 		mon_note(jp, "MONITOR not open: %s", x.why);
@@ -104,8 +106,8 @@ static void *monitor(void *arg)
 	char buf[16384];
 	size_t have = 0;
 	while (!__atomic_load_n(&jp->mon_stop, __ATOMIC_SEQ_CST)) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		if (poll(&pf, 1, 200) <= 0)
+		struct pollfd pf[2] = { { .fd = fd, .events = POLLIN }, { .fd = jp->stop[0], .events = POLLIN } };
+		if (poll(pf, 2, 1000) <= 0 || (pf[1].revents & POLLIN))
 			continue;
 		ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
 		if (n <= 0) {
@@ -131,14 +133,33 @@ static void *monitor(void *arg)
 	return NULL;
 }
 
+/* Makes the running worker stop at once (its waits see the stop pipe). */
+static void stop_worker(struct job_pane *jp)
+{
+	char b = 1;
+	if (write(jp->stop[1], &b, 1) < 0) {
+		/* full: a stop is already pending */
+	}
+}
+
+/* The stop pipe emptied before a worker starts. */
+static void stop_clear(struct job_pane *jp)
+{
+	char b;
+	while (read(jp->stop[0], &b, 1) == 1)
+		;
+}
+
 static void mon_stop(struct job_pane *jp)
 {
 	if (!jp->mon_running)
 		return;
 	if (__atomic_load_n(&jp->mon_stop, __ATOMIC_SEQ_CST) != 2)
 		__atomic_store_n(&jp->mon_stop, 1, __ATOMIC_SEQ_CST);
+	stop_worker(jp);
 	pthread_join(jp->mon, NULL);
 	jp->mon_running = false;
+	stop_clear(jp);
 }
 
 static void mon_start(struct job_pane *jp, double now)
@@ -155,12 +176,14 @@ static void mon_start(struct job_pane *jp, double now)
 		return;
 	}
 	__atomic_store_n(&jp->mon_stop, 0, __ATOMIC_SEQ_CST);
+	stop_clear(jp);
 	jp->mon_running = pthread_create(&jp->mon, NULL, monitor, jp) == 0;
 }
 
 static void *ask(void *arg)
 {
 	struct job_pane *jp = arg;
+	ras_cancel_on(jp->stop[0]);
 	ras_query(&jp->s.addr, jp->s.netns_pid, jp->req, jp->json, jp->s.timeout, &jp->x);
 	__atomic_store_n(&jp->x_done, 1, __ATOMIC_SEQ_CST);
 	char b = 1;
@@ -195,6 +218,7 @@ static int job_open(struct view *v, struct view_ctx *c)
 	if (!jp)
 		return -1;
 	jp->pipe[0] = jp->pipe[1] = -1;
+	jp->stop[0] = jp->stop[1] = -1;
 	pthread_mutex_init(&jp->mu, NULL);
 	jp->jobs_ok = job_scan(c->root, &jp->jobs, jp->jobs_err, sizeof(jp->jobs_err)) == 0;
 	model_init(&jp->findings);
@@ -214,6 +238,14 @@ static int job_open(struct view *v, struct view_ctx *c)
 	}
 	if (pipe2(jp->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		jp->pipe[0] = jp->pipe[1] = -1;
+	/* Without the stop pipe a worker could not be stopped: no workers. */
+	if (pipe2(jp->stop, O_CLOEXEC | O_NONBLOCK) != 0) {
+		jp->stop[0] = jp->stop[1] = -1;
+		for (int i = 0; i < 2; i++)
+			if (jp->pipe[i] >= 0)
+				close(jp->pipe[i]);
+		jp->pipe[0] = jp->pipe[1] = -1;
+	}
 	v->priv = jp;
 	return 0;
 }
@@ -224,16 +256,20 @@ static void job_close(struct view *v, struct view_ctx *c)
 	if (!jp)
 		return;
 	if (jp->busy) {
-		/* poll() and connect() are cancellation points: the query stops. */
-		pthread_cancel(jp->th);
+		/* Its waits see the stop pipe: it ends at once, closing its socket. */
+		stop_worker(jp);
 		pthread_join(jp->th, NULL);
+		ras_xfer_free(&jp->x);
 	}
 	mon_stop(jp);
 	pthread_mutex_destroy(&jp->mu);
 	ras_xfer_free(&jp->x);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (jp->pipe[i] >= 0)
 			close(jp->pipe[i]);
+		if (jp->stop[i] >= 0)
+			close(jp->stop[i]);
+	}
 	ras_session_free(&jp->s);
 	if (jp->jobs_ok)
 		job_list_free(&jp->jobs);
@@ -353,6 +389,7 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 	jp->asked_at = now;
 	memset(&jp->x, 0, sizeof(jp->x));
 	mon_stop(jp);            /* one connection at a time */
+	stop_clear(jp);
 	__atomic_store_n(&jp->x_done, 0, __ATOMIC_SEQ_CST);
 	if (pthread_create(&jp->th, NULL, ask, jp) != 0) {
 		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "could not start the query thread");

@@ -271,6 +271,12 @@ void ras_xfer_free(struct ras_xfer *x);
 int ras_query(const struct ras_addr *a, int netns_pid, enum ras_req req, bool want_json,
 	      double timeout_s, struct ras_xfer *x);
 
+/* From now on, in the calling thread, ras_query() and ras_monitor_open()
+ * stop at once with ECANCELED when fd becomes readable (a pipe the caller
+ * writes to when it must not wait: the console quitting, a query due);
+ * -1 turns it off. */
+void ras_cancel_on(int fd);
+
 /* MONITOR (2.29+): the handshake, MONITOR, and its "OK"; returns the
  * connected socket, from which the events then arrive (ras_parse_events)
  * until the caller closes it, or -1 with x->err and x->why (an older server
