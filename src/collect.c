@@ -13,6 +13,7 @@ int collect_all(const struct fab_root *r, struct fab_model *m)
 	collect_rdma(r, m);        /* after net: ports find their netdevs there */
 	collect_uverbs(r, m);
 	collect_netlink(r, m);
+	collect_dcb(r, m);         /* after net and rdma: the RoCE ports' netdevs */
 	collect_cuda(r, m);
 	collect_gpus(r, m);        /* after nvml: names, order and NVLink */
 	collect_cuda_gpus(r, m);   /* after gpus: GPUDirect RDMA and DMA-BUF support */

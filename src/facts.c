@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/dcb.h"
 #include "fabtop/model.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
@@ -402,4 +403,59 @@ enum fab_tri model_netdev_here(const struct fab_model *m, const char *name,
 		return FAB_UNKNOWN;
 	}
 	return FAB_NO;
+}
+
+/* ---- the traffic class RoCE packets carry, and their priority ---- */
+
+__attribute__((format(printf, 4, 5)))
+static int said(int v, char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return v;
+}
+
+int netdev_tc_priority(const struct fab_netdev *d, int tc, char *why, size_t len)
+{
+	if (!d)
+		return said(-1, why, len, "the port's netdev is not known");
+	if (tc < 0 || tc > 255)
+		return said(-1, why, len, "the traffic class is not known");
+	int dscp = tc >> 2;   /* the low two bits are ECN */
+	if (strcmp(d->qos_trust, "pcp") == 0)
+		return said(-1, why, len, "%s trusts pcp (%s): the priority is the QP's service level "
+			    "(NCCL_IB_SL) in the VLAN tag, not traffic class %d", d->name,
+			    d->trust_source[0] ? d->trust_source : "source unknown", tc);
+	if (strcmp(d->qos_trust, "dscp") != 0)
+		return said(-1, why, len, "the trust mode of %s is unknown (%s)", d->name,
+			    d->dcb_why[0] ? d->dcb_why : "neither DCB netlink nor MLNX_OFED's qos/trust said");
+	if (d->dscp_map_ok) {
+		int p = d->dscp2prio[dscp];
+		if (p >= 0 && p < DCB_NPRIO)
+			return said(p, why, len, "traffic class %d is DSCP %d, priority %d on %s (trust "
+				    "dscp from %s; DSCP map from the DCB netlink app table)", tc, dscp, p,
+				    d->name, d->trust_source);
+		return said(-1, why, len, "the DCB netlink app table of %s %s DSCP %d", d->name,
+			    p == DCB_DSCP_SEVERAL ? "maps to several priorities" : "has no entry for",
+			    dscp);
+	}
+	/* mlx5's firmware starts with dscp2prio = DSCP >> 3, as mlnx_qos shows it
+	 * ("prio:3 dscp:31,30,...,24"); nothing read here says otherwise. */
+	return said(dscp >> 3, why, len, "traffic class %d is DSCP %d, priority %d on %s (trust dscp "
+		    "from %s; mlx5's default map, DSCP >> 3: no DSCP map was read)", tc, dscp,
+		    dscp >> 3, d->name, d->trust_source);
+}
+
+int port_effective_tc(const struct fab_port *p, int tc, char *why, size_t len)
+{
+	if (p->tclass.set == FAB_YES)
+		return said(p->tclass.value, why, len, "MLNX_OFED's tc/%d/traffic_class forces "
+			    "traffic class %d on every QP of the port", p->num, p->tclass.value);
+	if (tc < 0 || tc > 255)
+		return said(-1, why, len, "the application's traffic class is not known");
+	return said(tc, why, len, "%s", "");
 }

@@ -207,6 +207,7 @@ static const struct {
 	{ "NCCL_IB_GID_INDEX", PROCFS_ENV_NCCL },     /* layer 3 takes it too */
 	{ "NCCL_IB_ROCE_VERSION_NUM", PROCFS_ENV_NCCL }, /* the GID NCCL picks without an index */
 	{ "NCCL_IB_ADDR_FAMILY", PROCFS_ENV_NCCL },
+	{ "NCCL_IB_TC", PROCFS_ENV_NCCL },            /* the RoCE traffic class (collectors/dcb.c) */
 	{ "NCCL_IB_DISABLE", PROCFS_ENV_NCCL },
 	{ "NCCL_NET", PROCFS_ENV_NCCL },
 	{ "NCCL_DEBUG", PROCFS_ENV_NCCL },

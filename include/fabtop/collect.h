@@ -8,7 +8,7 @@
  *
  * collect_all() runs them in dependency order:
  *   host -> pci (sysfs) -> pci_lib (names, LnkCap, ACS) -> numa (hwloc)
- *   -> net -> rdma -> uverbs -> netlink -> nvml/cuda/nccl -> gpus
+ *   -> net -> rdma -> uverbs -> netlink -> dcb -> nvml/cuda/nccl -> gpus
  */
 #ifndef FABTOP_COLLECT_H
 #define FABTOP_COLLECT_H
@@ -26,6 +26,10 @@ int collect_rdma(const struct fab_root *r, struct fab_model *m);
  * (live), or what fabtop/devices.json recorded (replay). After rdma. */
 int collect_uverbs(const struct fab_root *r, struct fab_model *m);
 int collect_netlink(const struct fab_root *r, struct fab_model *m);
+/* The RoCE traffic-class configuration (dcb.h): DCB netlink of each RoCE
+ * port's netdev (live, or fabtop/dcb.json), MLNX_OFED's tc/N/traffic_class
+ * of each port, and the NCCL jobs' NCCL_IB_TC. After net and rdma. */
+int collect_dcb(const struct fab_root *r, struct fab_model *m);
 int collect_gpus(const struct fab_root *r, struct fab_model *m);
 int collect_nvml(const struct fab_root *r, struct fab_model *m);
 int collect_cuda(const struct fab_root *r, struct fab_model *m);

@@ -151,6 +151,18 @@ struct fab_counter {
 	char raw[24];
 };
 
+/* MLNX_OFED's per-port traffic class override (dcb.h): the file
+ * /sys/class/infiniband/DEV/tc/PORT/traffic_class. Upstream mlx5 has no
+ * such file (rdma_cm's configfs default_roce_tos reaches only rdma_cm
+ * connections, which NCCL does not make). */
+struct fab_tclass {
+	enum fab_tri set;             /* yes: "Global tclass=N"; no: read without one;
+				       * unknown: no such file, or unreadable */
+	int value;                    /* N: every QP of the port carries it, whatever the
+				       * application asked (its DSCP is N >> 2) */
+	int rules;                    /* per-destination "...,tclass=N" rules listed */
+};
+
 #define FAB_MAX_GIDS     32
 #define FAB_MAX_COUNTERS 16
 #define FAB_MAX_XPORT    24
@@ -182,6 +194,7 @@ struct fab_port {
 	/* Derived by model_derive(): whether a job on this node can use the
 	 * port now (port_usable()). */
 	struct fab_judged usable;
+	struct fab_tclass tclass;     /* collect_dcb */
 };
 
 /* Visible (in /sys/class/infiniband) is not usable: the verbs device node
@@ -236,6 +249,21 @@ struct fab_netdev {
 	char qos_trust[8];            /* "pcp", "dscp"; "" when not exposed */
 	fab_int pfc_mask;             /* bit p: PFC enabled on priority p */
 	fab_int ecn_np_mask, ecn_rp_mask;   /* bit p: ECN notification/reaction point enabled */
+	/* Where pfc_mask and qos_trust came from: "DCB netlink", "MLNX_OFED
+	 * sysfs"; "" when unknown (dcb.h). */
+	char qos_source[24];
+	char trust_source[24];
+	/* DCB netlink (collect_dcb): yes when the kernel answered
+	 * DCB_CMD_IEEE_GET, no when it said this netdev has no DCB
+	 * (EOPNOTSUPP), unknown when not asked or the question failed;
+	 * dcb_why says why it is not yes. */
+	enum fab_tri dcb;
+	char dcb_why[96];
+	/* DSCP -> priority from the DCB app table (selector DSCP), when it has
+	 * DSCP entries: DCB_DSCP_NONE / DCB_DSCP_SEVERAL otherwise (dcb.h). */
+	bool dscp_map_ok;
+	signed char dscp2prio[64];
+	fab_int dcbx;                 /* DCB_ATTR_DCBX: DCB_CAP_DCBX_* bits */
 	/* Bonding (a RoCE LAG: mlx5_bond_N's GIDs name the bond). A bond's
 	 * operstate stays up while one slave is, so its slaves are read too. */
 	char bond_slaves[160];        /* bonding/slaves: "ens1f0np0 ens1f1np1"; "" when not a bond */
@@ -311,6 +339,12 @@ struct fab_model {
 	 * (meta.json "gdr_sysfs"): their absence then means absent. */
 	bool gdr_recorded;
 	struct fab_netdev *netdevs; int nnetdevs;
+	/* The traffic class the NCCL jobs on this node give their RoCE QPs
+	 * (NCCL_IB_TC, else NCCL's default 0; collect_dcb from job_scan):
+	 * unknown when no job was found or they differ; job_tc_from says
+	 * which processes, and why when unknown ("" when not looked for). */
+	fab_int job_tc;
+	char job_tc_from[200];
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
 	/* private (model.c): allocated lengths, grown geometrically */
@@ -416,5 +450,17 @@ const struct fab_note *model_unknown(const struct fab_model *m, unsigned need, i
  * else ok. Every report prints this one result; it is the exit status. */
 enum fab_verdict model_verdict(const struct fab_model *m, unsigned need, int worst);
 
+/* The priority RoCE packets of traffic class tc (a byte: DSCP tc >> 2,
+ * ECN in its low two bits) carry on netdev d: by trust dscp, the DSCP map
+ * of the DCB app table, else mlx5's default map (priority = DSCP >> 3,
+ * what its firmware starts with). -1 when it cannot be told (trust pcp:
+ * the priority is then the QP's service level, NCCL_IB_SL, not the
+ * traffic class; trust unknown; a DSCP with conflicting entries). why
+ * (may be NULL) gets one line naming the source either way. */
+int netdev_tc_priority(const struct fab_netdev *d, int tc, char *why, size_t len);
+/* The traffic class port p's RoCE QPs carry when the application asks for
+ * tc (-1: unknown): MLNX_OFED's global override when set, else tc. why
+ * (may be NULL) says which. */
+int port_effective_tc(const struct fab_port *p, int tc, char *why, size_t len);
 
 #endif

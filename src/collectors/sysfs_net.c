@@ -1,7 +1,8 @@
 /* sysfs_net.c - network interfaces from /sys/class/net: their PCI function,
  * MTU, link state, and the RoCE QoS settings a driver exposes in sysfs
- * (MLNX_OFED's qos/ and ecn/ folders; upstream mlx5 keeps them in DCB
- * netlink only, so there they are simply unknown). */
+ * (MLNX_OFED's qos/ and ecn/ folders). Upstream mlx5 keeps PFC and trust
+ * in DCB netlink only: collect_dcb (dcb.h) reads them there afterwards,
+ * and these files are the fallback where a netdev has no DCB. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,15 +79,20 @@ static void read_qos(const struct fab_root *r, struct fab_model *m, struct fab_n
 {
 	char p[700], buf[128];
 	snprintf(p, sizeof(p), "%s/qos/trust", dir);
-	if (opt_line(r, m, p, buf, sizeof(buf)) == 0 &&
-	    !fab_parse_trust(buf, d->qos_trust, sizeof(d->qos_trust)))
-		model_note(m, p, "unexpected content in %s: \"%.40s\" (expected pcp or dscp)", p, buf);
+	if (opt_line(r, m, p, buf, sizeof(buf)) == 0) {
+		if (fab_parse_trust(buf, d->qos_trust, sizeof(d->qos_trust)))
+			fab_strlcpy(d->trust_source, "MLNX_OFED sysfs", sizeof(d->trust_source));
+		else
+			model_note(m, p, "unexpected content in %s: \"%.40s\" (expected pcp or dscp)",
+				   p, buf);
+	}
 	snprintf(p, sizeof(p), "%s/qos/pfc", dir);
 	if (opt_line(r, m, p, buf, sizeof(buf)) == 0) {
 		long long mask;
-		if (fab_parse_prio_mask(buf, &mask))
+		if (fab_parse_prio_mask(buf, &mask)) {
 			d->pfc_mask = fab_int_of(mask);
-		else
+			fab_strlcpy(d->qos_source, "MLNX_OFED sysfs", sizeof(d->qos_source));
+		} else
 			model_note(m, p, "unexpected content in %s: \"%.40s\" (expected eight 0/1 "
 				   "flags or a hex mask)", p, buf);
 	}
