@@ -34,7 +34,7 @@ SCENARIOS := build/scenarios/index
 
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
         fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
-        fuzz-proc fuzz-args fuzz-ras
+        fuzz-proc fuzz-args fuzz-ras fuzz-dcb
 
 all: build/fabtop $(SCENARIOS)
 
@@ -192,7 +192,7 @@ fuzz-json: build/fuzz/fuzz_json build/fuzz/seeds-json/.done $(SCENARIOS)
 
 # The first directory collects new inputs; the others are read-only seeds.
 fuzz: fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
-      fuzz-proc fuzz-args fuzz-capture fuzz-json fuzz-ras
+      fuzz-proc fuzz-args fuzz-capture fuzz-json fuzz-ras fuzz-dcb
 
 fuzz-util: build/fuzz/fuzz_util
 	@mkdir -p build/fuzz/corpus-util
@@ -223,6 +223,18 @@ build/fuzz/fuzz_ras: fuzz/fuzz_ras.c src/ras_parse.c $(HDRS)
 fuzz-ras: build/fuzz/fuzz_ras
 	@mkdir -p build/fuzz/corpus-ras
 	$< $(FUZZ_RUN) -max_len=65536 build/fuzz/corpus-ras tests/fixtures/ras
+
+# DCB netlink replies (dcb.h); the seeds are the recorded and built
+# messages of tests/fixtures/dcb.
+FUZZ_DCB := src/collectors/dcb_parse.c src/facts.c src/counters.c src/model.c src/util.c src/sanitize.c \
+            src/vocab.c
+build/fuzz/fuzz_dcb: fuzz/fuzz_dcb.c $(FUZZ_DCB) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_DCB) $(PKG_LIBS) -lm
+
+fuzz-dcb: build/fuzz/fuzz_dcb
+	@mkdir -p build/fuzz/corpus-dcb
+	$< $(FUZZ_RUN) -max_len=4096 build/fuzz/corpus-dcb tests/fixtures/dcb
 
 build/fuzz/fuzz_perftest: fuzz/fuzz_perftest.c src/perftest.c src/util.c src/sanitize.c $(HDRS)
 	@mkdir -p $(dir $@)

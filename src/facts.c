@@ -426,6 +426,7 @@ int netdev_tc_priority(const struct fab_netdev *d, int tc, char *why, size_t len
 	if (tc < 0 || tc > 255)
 		return said(-1, why, len, "the traffic class is not known");
 	int dscp = tc >> 2;   /* the low two bits are ECN */
+	const char *tsrc = d->trust_source[0] ? d->trust_source : "a source not recorded";
 	if (strcmp(d->qos_trust, "pcp") == 0)
 		return said(-1, why, len, "%s trusts pcp (%s): the priority is the QP's service level "
 			    "(NCCL_IB_SL) in the VLAN tag, not traffic class %d", d->name,
@@ -438,7 +439,7 @@ int netdev_tc_priority(const struct fab_netdev *d, int tc, char *why, size_t len
 		if (p >= 0 && p < DCB_NPRIO)
 			return said(p, why, len, "traffic class %d is DSCP %d, priority %d on %s (trust "
 				    "dscp from %s; DSCP map from the DCB netlink app table)", tc, dscp, p,
-				    d->name, d->trust_source);
+				    d->name, tsrc);
 		return said(-1, why, len, "the DCB netlink app table of %s %s DSCP %d", d->name,
 			    p == DCB_DSCP_SEVERAL ? "maps to several priorities" : "has no entry for",
 			    dscp);
@@ -447,7 +448,7 @@ int netdev_tc_priority(const struct fab_netdev *d, int tc, char *why, size_t len
 	 * ("prio:3 dscp:31,30,...,24"); nothing read here says otherwise. */
 	return said(dscp >> 3, why, len, "traffic class %d is DSCP %d, priority %d on %s (trust dscp "
 		    "from %s; mlx5's default map, DSCP >> 3: no DSCP map was read)", tc, dscp,
-		    dscp >> 3, d->name, d->trust_source);
+		    dscp >> 3, d->name, tsrc);
 }
 
 int port_effective_tc(const struct fab_port *p, int tc, char *why, size_t len)

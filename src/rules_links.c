@@ -1025,6 +1025,16 @@ static void rule_counter_implausible(struct fab_model *m)
 
 /* ---- links.pfc-off / links.pfc-no-ecn -------------------------------- */
 
+/* Where d's PFC setting was read, for evidence (fab_netdev.qos_source). */
+static const char *pfc_where(const struct fab_netdev *d, char *buf, size_t len)
+{
+	if (strcmp(d->qos_source, "DCB netlink") == 0)
+		snprintf(buf, len, "DCB netlink (dcb pfc show dev %s)", d->name);
+	else
+		snprintf(buf, len, "/sys/class/net/%s/qos/pfc", d->name);
+	return buf;
+}
+
 /* A RoCE port whose netdev exposes QoS but has PFC on no priority: RoCE
  * expects a lossless class, and every drop costs a go-back-N retransmission. */
 static void rule_pfc_off(struct fab_model *m)
@@ -1043,10 +1053,12 @@ static void rule_pfc_off(struct fab_model *m)
 				 "PFC is off on every priority of %s, so RoCE traffic is not lossless: each "
 				 "drop costs a go-back-N retransmission (fine only on a fabric designed for lossy RoCE)",
 				 d->name);
-			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/qos/pfc: PFC mask=0x%02llx (none)",
-				 d->name, d->pfc_mask.v);
+			char where[96];
+			snprintf(f->evidence, sizeof(f->evidence), "%s: PFC mask=0x%02llx (none)",
+				 pfc_where(d, where, sizeof(where)), d->pfc_mask.v);
 			if (d->qos_trust[0])
-				fab_catf(f->evidence, sizeof(f->evidence), "; qos/trust=%s", d->qos_trust);
+				fab_catf(f->evidence, sizeof(f->evidence), "; trust %s (%s)", d->qos_trust,
+					 d->trust_source[0] ? d->trust_source : "qos/trust");
 			snprintf(f->hint, sizeof(f->hint),
 				 "mlnx_qos -i %s (PFC row); suggestion: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 "
 				 "(the RoCE priority, matching the switch)", FAB_SHQ(d->name), FAB_SHQ(d->name));
@@ -1305,14 +1317,126 @@ static void rule_pfc_no_ecn(struct fab_model *m)
 				 "PFC is on for priority %s of %s but ECN is not: congestion is handled by "
 				 "pause frames alone (head-of-line blocking, pause storms) instead of DCQCN "
 				 "slowing the senders", bl, d->name);
+			char where[96];
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "/sys/class/net/%s/qos/pfc: PFC on priority %s; /sys/class/net/%s/ecn/"
+				 "%s: PFC on priority %s; /sys/class/net/%s/ecn/"
 				 "roce_np/enable/<prio>=1 on: %s; ecn/roce_rp/enable/<prio>=1 on: %s",
-				 d->name, pl, d->name, np, rp);
+				 pfc_where(d, where, sizeof(where)), pl, d->name, np, rp);
 			snprintf(f->hint, sizeof(f->hint),
 				 "mlnx_qos -i %s; cat /sys/class/net/%s/ecn/roce_{np,rp}/enable/%d; suggestion: "
 				 "echo 1 into both files for priority %d", FAB_SHQ(d->name), FAB_SHQ(d->name), b0, b0);
 		}
+	}
+}
+
+/* ---- links.tc-override / links.tc-no-pfc ------------------------------ */
+
+/* MLNX_OFED's tc/<port>/traffic_class: "Global tclass=N" puts N in every
+ * QP of the port at modify_qp, whatever the application asked
+ * (tclass_get_tclass_locked(), drivers/infiniband/hw/mlx5, MLNX_OFED). A
+ * warning when it differs from the traffic class the NCCL jobs ask for;
+ * information naming what it forces when their traffic class is unknown. */
+static void rule_tc_override(struct fab_model *m)
+{
+	FOR_EACH_PORT(m, n, p) {
+		if (!is_roce(p) || p->tclass.set != FAB_YES)
+			continue;
+		int tc = p->tclass.value;
+		if (m->job_tc.ok && m->job_tc.v == tc)
+			continue;
+		char subj[FAB_NAME_LEN + 8], file[FAB_NAME_LEN + 64], pwhy[200];
+		port_name(n, p, subj, sizeof(subj));
+		snprintf(file, sizeof(file), "/sys/class/infiniband/%s/tc/%d/traffic_class", n->name, p->num);
+		const struct fab_netdev *d = model_netdev(m, p->netdev);
+		int prio = netdev_tc_priority(d, tc, pwhy, sizeof(pwhy));
+		struct fab_finding *f = model_add_finding(m, "links.tc-override",
+							  m->job_tc.ok ? SEV_WARN : SEV_INFO, subj);
+		char pr[24] = "";
+		if (prio >= 0)
+			snprintf(pr, sizeof(pr), ", priority %d", prio);
+		if (m->job_tc.ok)
+			snprintf(f->message, sizeof(f->message),
+				 "a global traffic class %d (DSCP %d%s) on %s overrides the job's %lld "
+				 "(DSCP %lld): its RDMA traffic leaves in another class than the job and "
+				 "the fabric were set up for", tc, tc >> 2, pr, subj, m->job_tc.v,
+				 m->job_tc.v >> 2);
+		else
+			snprintf(f->message, sizeof(f->message),
+				 "every RoCE QP of %s carries traffic class %d (DSCP %d%s), whatever the "
+				 "application asks: a global override", subj, tc, tc >> 2, pr);
+		snprintf(f->evidence, sizeof(f->evidence), "%s: Global tclass=%d%s; %s; the job: %s",
+			 file, tc, p->tclass.rules ? " (and per-destination rules)" : "", pwhy,
+			 m->job_tc_from[0] ? m->job_tc_from : "not looked for");
+		if (m->job_tc.ok)
+			snprintf(f->hint, sizeof(f->hint),
+				 "cat %s; to let the job's NCCL_IB_TC apply: echo -1 > %s (as root); or run "
+				 "the job with NCCL_IB_TC=%d", FAB_SHQ(file), FAB_SHQ(file), tc);
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "cat %s; NCCL_IB_TC of the job has no effect while it is set; echo -1 > %s "
+				 "(as root) clears it", FAB_SHQ(file), FAB_SHQ(file));
+	}
+}
+
+/* A traffic class whose DSCP lands on priority want on d, with ECT(0) in
+ * the ECN bits (DSCP 26 -> 106, as NVIDIA's lossless RoCE setups use); -1
+ * when none does. */
+static int tc_for_priority(const struct fab_netdev *d, int want)
+{
+	/* DSCP 8p + 2 first (26 for priority 3), then any the map sends there. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int dscp = 0; dscp < 64; dscp++) {
+			int tc = dscp << 2 | 2;
+			if ((pass == 0) != (dscp % 8 == 2) || netdev_tc_priority(d, tc, NULL, 0) != want)
+				continue;
+			return tc;
+		}
+	return -1;
+}
+
+/* The priority the RoCE traffic of a port goes out on (the job's traffic
+ * class, or the port's global override, through the trust mode and the
+ * DSCP map) has no PFC while others have: that traffic is lossy, and each
+ * drop costs a go-back-N retransmission; under load a cause of RoCE
+ * timeouts and hangs. Configuration only: the Counters pane's per-priority
+ * packets confirm it while traffic runs. */
+static void rule_tc_no_pfc(struct fab_model *m)
+{
+	FOR_EACH_PORT(m, n, p) {
+		const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
+		if (!d || !d->pfc_mask.ok || (d->pfc_mask.v & 0xff) == 0)
+			continue;                /* PFC unknown, or off everywhere: links.pfc-off */
+		char twhy[160], pwhy[200];
+		int tc = port_effective_tc(p, m->job_tc.ok ? (int)m->job_tc.v : -1, twhy, sizeof(twhy));
+		int prio = tc < 0 ? -1 : netdev_tc_priority(d, tc, pwhy, sizeof(pwhy));
+		if (prio < 0 || (d->pfc_mask.v >> prio & 1))
+			continue;
+		char subj[FAB_NAME_LEN + 8], pl[24], where[96];
+		port_name(n, p, subj, sizeof(subj));
+		fab_prio_list(d->pfc_mask, pl, sizeof(pl));
+		int want = __builtin_ctzll((unsigned long long)(d->pfc_mask.v & 0xff));
+		int good = tc_for_priority(d, want);
+		struct fab_finding *f = model_add_finding(m, "links.tc-no-pfc", SEV_WARN, subj);
+		snprintf(f->message, sizeof(f->message),
+			 "RDMA traffic on a priority without PFC: %s sends traffic class %d on priority "
+			 "%d, where PFC is off (PFC is on %s): drops there are not prevented, and each "
+			 "costs a retransmission (configuration; traffic confirms it)", subj, tc, prio, pl);
+		snprintf(f->evidence, sizeof(f->evidence), "traffic class %d: %s; %s; PFC on %s from %s",
+			 tc, twhy[0] ? twhy : m->job_tc_from, pwhy, pl, pfc_where(d, where, sizeof(where)));
+		if (good >= 0)
+			snprintf(f->hint, sizeof(f->hint),
+				 "dcb app show dev %s; dcb pfc show dev %s; run the job with NCCL_IB_TC=%d "
+				 "(DSCP %d, priority %d)%s; or enable PFC on priority %d on the NIC and the "
+				 "switch: dcb pfc set dev %s prio-pfc %d:on", FAB_SHQ(d->name),
+				 FAB_SHQ(d->name), good, good >> 2, want,
+				 p->tclass.set == FAB_YES ? " after clearing the global traffic class" : "",
+				 prio, FAB_SHQ(d->name), prio);
+		else
+			snprintf(f->hint, sizeof(f->hint),
+				 "dcb app show dev %s; dcb pfc show dev %s; enable PFC on priority %d on the "
+				 "NIC and the switch (dcb pfc set dev %s prio-pfc %d:on), or map the job's "
+				 "DSCP to a priority with PFC", FAB_SHQ(d->name), FAB_SHQ(d->name), prio,
+				 FAB_SHQ(d->name), prio);
 	}
 }
 
@@ -1420,6 +1544,10 @@ static const struct fab_rule links_rules[] = {
 	  .layer = "RoCE QoS: RDMA over Ethernet expects a lossless traffic class (PFC) and recovers from drops slowly" },
 	{ .id = "links.pfc-no-ecn", .run = rule_pfc_no_ecn,
 	  .layer = "RoCE congestion: ECN (DCQCN) slows senders before PFC pause frames spread through the fabric" },
+	{ .id = "links.tc-override", .run = rule_tc_override,
+	  .layer = "RoCE QoS: a global traffic class decides which DSCP, so which priority and lossless class, every QP uses" },
+	{ .id = "links.tc-no-pfc", .run = rule_tc_no_pfc,
+	  .layer = "RoCE QoS: the job's traffic class maps to a priority; only priorities with PFC are lossless" },
 	{ .id = "links.not-usable", .run = rule_not_usable,
 	  .layer = "access: verbs need /dev/infiniband/uverbsN in this mount namespace, openable by this user" },
 	/* Last: a port's own faults above name the cause; its transport totals

@@ -1266,6 +1266,123 @@ static void test_consistency(void **state)
 	model_free(&m);
 }
 
+/* The job's traffic class against PFC (links.tc-no-pfc), and MLNX_OFED's
+ * global traffic class (links.tc-override). The healthy RoCE node trusts
+ * dscp with PFC on 3; without a DSCP map mlx5's default (DSCP >> 3). */
+static void test_tc(void **state)
+{
+	struct fab_model m;
+	/* NCCL_IB_TC=106: DSCP 26, priority 3, PFC on: nothing. */
+	build(&m, true);
+	m.job_tc = fab_int_of(106);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 0);
+	model_free(&m);
+
+	/* NCCL's default 0: priority 0 on every port, where PFC is off. */
+	build(&m, true);
+	m.job_tc = fab_int_of(0);
+	fab_strlcpy(m.job_tc_from, "pid 4242 (python3) without NCCL_IB_TC: NCCL's default 0",
+		    sizeof(m.job_tc_from));
+	fab_strlcpy(m.netdevs[2].qos_source, "DCB netlink", sizeof(m.netdevs[2].qos_source));
+	fab_strlcpy(m.netdevs[2].trust_source, "DCB netlink", sizeof(m.netdevs[2].trust_source));
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.tc-no-pfc"), NNIC);
+	assert_int_equal(nlinks(&m, NULL), NNIC);
+	const struct fab_finding *f = NULL;
+	for (int i = 0; i < m.nfindings; i++)
+		if (strcmp(m.findings[i].subject, "mlx5_2/1") == 0)
+			f = &m.findings[i];
+	assert_non_null(f);
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "RDMA traffic on a priority without PFC");
+	HAS(f->message, "traffic class 0 on priority 0");
+	HAS(f->evidence, "NCCL's default 0");
+	HAS(f->evidence, "trust dscp from DCB netlink; mlx5's default map, DSCP >> 3");
+	HAS(f->evidence, "PFC on 3 from DCB netlink (dcb pfc show dev eth2)");
+	HAS(f->hint, "NCCL_IB_TC=106 (DSCP 26, priority 3)");
+	HAS(f->hint, "dcb pfc set dev eth2 prio-pfc 0:on");
+	for (int i = 0; i < m.nfindings; i++)
+		if (strcmp(m.findings[i].subject, "mlx5_3/1") == 0)
+			HAS(m.findings[i].evidence, "PFC on 3 from /sys/class/net/eth3/qos/pfc");
+	model_free(&m);
+
+	/* A DSCP map from the app table that sends DSCP 26 to priority 5. */
+	build(&m, true);
+	m.job_tc = fab_int_of(106);
+	for (int i = 0; i < NNIC; i++) {
+		struct fab_netdev *d = &m.netdevs[i];
+		d->dscp_map_ok = i == 5;
+		for (int k = 0; k < 64; k++)
+			d->dscp2prio[k] = (signed char)(k >> 3);
+		d->dscp2prio[26] = 5;
+	}
+	findings_run(&m);
+	f = only(&m, "links.tc-no-pfc", "mlx5_5/1");
+	HAS(f->message, "traffic class 106 on priority 5");
+	HAS(f->evidence, "DSCP map from the DCB netlink app table");
+	HAS(f->hint, "NCCL_IB_TC=98 (DSCP 24, priority 3)");
+	model_free(&m);
+
+	/* trust pcp: the traffic class does not decide the priority. */
+	build(&m, true);
+	m.job_tc = fab_int_of(0);
+	for (int i = 0; i < NNIC; i++)
+		fab_strlcpy(m.netdevs[i].qos_trust, i == 4 ? "dscp" : "pcp", sizeof(m.netdevs[i].qos_trust));
+	findings_run(&m);
+	only(&m, "links.tc-no-pfc", "mlx5_4/1");
+	model_free(&m);
+
+	/* PFC unknown, or off everywhere (links.pfc-off says it): no tc-no-pfc. */
+	build(&m, true);
+	m.job_tc = fab_int_of(0);
+	for (int i = 0; i < NNIC; i++)
+		m.netdevs[i].pfc_mask = i == 1 ? fab_int_of(0) : (fab_int){ 0, false };
+	findings_run(&m);
+	only(&m, "links.pfc-off", "mlx5_1/1");
+	model_free(&m);
+
+	/* A global traffic class that differs from the job's: warning; the
+	 * priority it forces (DSCP 24 -> 3) has PFC, so no tc-no-pfc. */
+	build(&m, true);
+	m.job_tc = fab_int_of(106);
+	fab_strlcpy(m.job_tc_from, "NCCL_IB_TC=106 of pid 4242 (python3)", sizeof(m.job_tc_from));
+	port(&m, 4)->tclass = (struct fab_tclass){ .set = FAB_YES, .value = 96 };
+	port(&m, 6)->tclass = (struct fab_tclass){ .set = FAB_YES, .value = 106 };   /* the same */
+	port(&m, 7)->tclass = (struct fab_tclass){ .set = FAB_NO };
+	findings_run(&m);
+	f = only(&m, "links.tc-override", "mlx5_4/1");
+	assert_int_equal(f->sev, SEV_WARN);
+	HAS(f->message, "a global traffic class 96 (DSCP 24, priority 3) on mlx5_4/1 overrides the job's 106");
+	HAS(f->evidence, "/sys/class/infiniband/mlx5_4/tc/1/traffic_class: Global tclass=96");
+	HAS(f->evidence, "NCCL_IB_TC=106 of pid 4242");
+	HAS(f->hint, "echo -1 > /sys/class/infiniband/mlx5_4/tc/1/traffic_class");
+	model_free(&m);
+
+	/* The job unknown: the override alone is information, and it is the
+	 * traffic class judged against PFC (0: priority 0, no PFC). */
+	build(&m, true);
+	port(&m, 0)->tclass = (struct fab_tclass){ .set = FAB_YES, .value = 0 };
+	fab_strlcpy(m.job_tc_from, "no NCCL job found (/proc)", sizeof(m.job_tc_from));
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, NULL), 2);
+	assert_int_equal(nlinks(&m, "links.tc-override"), 1);
+	assert_int_equal(nlinks(&m, "links.tc-no-pfc"), 1);
+	for (int i = 0; i < m.nfindings; i++) {
+		f = &m.findings[i];
+		assert_string_equal(f->subject, "mlx5_0/1");
+		if (strcmp(f->id, "links.tc-override") == 0) {
+			assert_int_equal(f->sev, SEV_INFO);
+			HAS(f->message, "every RoCE QP of mlx5_0/1 carries traffic class 0 (DSCP 0, priority 0)");
+			HAS(f->evidence, "the job: no NCCL job found");
+		} else {
+			HAS(f->evidence, "tc/1/traffic_class forces traffic class 0");
+			HAS(f->hint, "after clearing the global traffic class");
+		}
+	}
+	model_free(&m);
+}
+
 static void test_pfc(void **state)
 {
 	struct fab_model m;
@@ -1380,6 +1497,7 @@ int main(void)
 		cmocka_unit_test(test_transport_errors),
 		cmocka_unit_test(test_total_judge),
 		cmocka_unit_test(test_pfc),
+		cmocka_unit_test(test_tc),
 		cmocka_unit_test(test_not_usable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
