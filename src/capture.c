@@ -24,6 +24,7 @@
 #include "fab_archive.h"
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
+#include "fabtop/dcb.h"
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "capture_int.h"
@@ -126,6 +127,20 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 	json_decref(m);
 }
 
+/* fabtop/dcb.json: DCB netlink asked for the RoCE ports' netdevs, which
+ * the sysfs collectors find (dcb.h). */
+static json_t *capture_dcb_json(struct cap *c, char *err, size_t len)
+{
+	struct fab_model tm;
+	model_init(&tm);
+	collect_pci_sysfs(&c->src, &tm);
+	collect_net(&c->src, &tm);
+	collect_rdma(&c->src, &tm);
+	json_t *j = dcb_snapshot_json(&tm, err, len);
+	model_free(&tm);
+	return j;
+}
+
 static void write_live_extras(struct cap *c)
 {
 	char err[512] = "", p[PATH_MAX];
@@ -138,6 +153,15 @@ static void write_live_extras(struct cap *c)
 		json_decref(j);
 	} else {
 		fab_fprintf(c->log, "fabtop: no netlink.json: %s\n", err);
+	}
+	err[0] = '\0';
+	j = capture_dcb_json(c, err, sizeof(err));
+	if (j) {
+		cap_out_json(c, "/fabtop/dcb.json", j);
+		json_decref(j);
+	} else {
+		fab_fprintf(c->log, "fabtop: no dcb.json (PFC and trust from DCB netlink will be "
+			    "unknown): %s\n", err);
 	}
 	err[0] = '\0';
 	j = uverbs_snapshot_json(err, sizeof(err));
@@ -349,6 +373,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "nvml.json");
 		carry_file(&c, "cuda.json");
 		carry_file(&c, "devices.json");
+		carry_file(&c, "dcb.json");
 		/* Its recorded counters too, unless new samples are taken. */
 		if (o->samples <= 0)
 			carry_alloc(&c, "/fabtop/samples.json");

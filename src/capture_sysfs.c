@@ -70,6 +70,7 @@ static const struct subdir_rule subdir_rules[] = {
 	{ K_NET_LIST, "*", K_NETDEV },
 	{ K_RDMA, "ports", K_PORTS },
 	{ K_RDMA, "hw_counters", K_ATTRS },
+	{ K_RDMA, "tc", K_TREE },       /* MLNX_OFED: tc/<port>/traffic_class (dcb.h) */
 	{ K_PORTS, "*", K_PORT },
 	{ K_PORT, "gids", K_ATTRS },
 	{ K_PORT, "gid_attrs", K_GID_ATTRS },

@@ -1422,7 +1422,8 @@ static void rule_tc_no_pfc(struct fab_model *m)
 			 "%d, where PFC is off (PFC is on %s): drops there are not prevented, and each "
 			 "costs a retransmission (configuration; traffic confirms it)", subj, tc, prio, pl);
 		snprintf(f->evidence, sizeof(f->evidence), "traffic class %d: %s; %s; PFC on %s from %s",
-			 tc, twhy[0] ? twhy : m->job_tc_from, pwhy, pl, pfc_where(d, where, sizeof(where)));
+			 tc, twhy[0] ? twhy : m->job_tc_from[0] ? m->job_tc_from : "the NCCL jobs' NCCL_IB_TC",
+			 pwhy, pl, pfc_where(d, where, sizeof(where)));
 		if (good >= 0)
 			snprintf(f->hint, sizeof(f->hint),
 				 "dcb app show dev %s; dcb pfc show dev %s; run the job with NCCL_IB_TC=%d "

@@ -520,7 +520,10 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 		x = label(p, "QoS");
 		if (d) {
 			x = kv(p, x, "trust", fab_na(d->qos_trust), 0);
-			x = kv(p, x, "PFC", fab_na(fab_prio_list(d->pfc_mask, a, sizeof(a))), 0);
+			/* PFC with where it was read (DCB netlink, MLNX_OFED sysfs: dcb.h). */
+			snprintf(buf, sizeof(buf), d->qos_source[0] ? "%s (%s)" : "%s",
+				 fab_na(fab_prio_list(d->pfc_mask, a, sizeof(a))), d->qos_source);
+			x = kv(p, x, "PFC", buf, 0);
 			x = kv(p, x, "ECN np", fab_na(fab_prio_list(d->ecn_np_mask, a, sizeof(a))), 0);
 			kv(p, x, "rp", fab_na(fab_prio_list(d->ecn_rp_mask, a, sizeof(a))), 0);
 		} else {
