@@ -162,8 +162,8 @@ static void test_above_width(void **state)
 	assert_u64(v, 255);
 	assert_int_equal(counter_value_judge(counter_def("hw_counters", "rx_write_requests"),
 					     "4294967296\n", 11, &v), 1);
-	/* The congestion counters are 64-bit: the same value is fine there. */
-	assert_int_equal(counter_value_judge(counter_def("hw_counters", "np_cnp_sent"),
+	/* The extended PPCNT counter is 64-bit: the same value is fine there. */
+	assert_int_equal(counter_value_judge(counter_def("hw_counters", "rx_icrc_encapsulated"),
 					     "4294967296\n", 11, &v), 0);
 }
 
@@ -189,8 +189,8 @@ static void test_wrap_32(void **state)
 	st = counter_step(4294967295ull, 4294967295ull, 32, false, 1.0, 1.0);
 	assert_int_equal(st.flags, 0);
 	assert_true(st.has_rate);
-	/* The congestion counters are 64-bit: a fall is a clear, never a wrap. */
-	d = counter_def("hw_counters", "np_cnp_sent");
+	/* The 64-bit hw_counters: a fall is a clear, never a wrap. */
+	d = counter_def("hw_counters", "rx_icrc_encapsulated");
 	assert_int_equal(d->width, 64);
 	st = counter_step(4294967000ull, 700, d->width, d->saturates, 1.0, 2.0);
 	assert_int_equal(st.flags, CTR_RESET);
