@@ -31,8 +31,7 @@ static void limits_section(struct view_pen *p)
 		const struct ctr_limit_def *d = &ctr_limit_defs[i];
 		snprintf(buf, sizeof(buf), "%s/%s: %s", d->dir, d->name,
 			 ctr_limit_text(d, lim, sizeof(lim)));
-		view_pen_put(p, 2, buf, A_BOLD);
-		view_pen_nl(p);
+		view_pen_wrap(p, 2, buf, A_BOLD);
 		snprintf(text, sizeof(text), "%s %s. %s. Source: %s.", sev_name(d->sev), d->id,
 			 d->what, d->source);
 		view_pen_wrap(p, 4, text, 0);
