@@ -97,10 +97,11 @@ scenarios: $(SCENARIOS)
 $(SCENARIOS): tests/scenarios/mkscenarios.py tests/scenarios/nldev.py
 	python3 tests/scenarios/mkscenarios.py build/scenarios
 
-bench: build/fabtop build/bench/sampler build/bench/model_grow $(SCENARIOS)
+bench: build/fabtop build/bench/sampler build/bench/ethtool build/bench/model_grow $(SCENARIOS)
 	@bench/startup build/fabtop
 	@bench/demo-open
 	@bench/sampler build/bench/sampler
+	@bench/ethtool build/bench/ethtool
 	@BIN=build/fabtop bench/analyze-log
 	@build/bench/model_grow
 
@@ -108,6 +109,11 @@ bench: build/fabtop build/bench/sampler build/bench/model_grow $(SCENARIOS)
 build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# The ethtool module alone, optimised like the shipped binary.
+build/bench/ethtool: bench/ethtool.c build/obj/src/collectors/ethtool.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -pthread
 
 build/bench/model_grow: bench/model_grow.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
