@@ -43,7 +43,8 @@
  * /proc/PID/ns/net (or /run/netns/NAME) fd, a short-lived thread enters that
  * namespace with setns(), opens the socket, goes back and ends, so the rest
  * of fabtop never changes namespace. setns() needs CAP_SYS_ADMIN: without it
- * ethtool_open fails with ETHTOOL_ST_PERM and says so. The fd is not kept
+ * ethtool_open fails with ETHTOOL_ST_PERM and says so. An fd of fabtop's own
+ * namespace (a job sharing it) needs no setns and no privilege. The fd is not kept
  * (close it after ethtool_open), but the socket holds the namespace alive
  * (and with it any netdev in it, e.g. a VF that would go back to the host
  * when the pod ends): close the reader when the job whose namespace it reads

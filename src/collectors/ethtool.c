@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "fabtop/ethtool.h"
 
@@ -194,11 +195,20 @@ static int netns_socket(int netns_fd, char *err, size_t len)
 	return j.err == EPERM || j.err == EACCES ? ETHTOOL_ST_PERM : ETHTOOL_ST_FAIL;
 }
 
+/* netns_fd names the namespace this thread is in already (a job that shares
+ * fabtop's): then no setns, and no privilege, is needed. */
+static bool netns_is_ours(int netns_fd)
+{
+	struct stat a, b;
+	return fstat(netns_fd, &a) == 0 && stat("/proc/thread-self/ns/net", &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int ethtool_open(struct fab_ethtool **e, int netns_fd, char *err, size_t len)
 {
 	*e = NULL;
 	int fd;
-	if (netns_fd < 0) {
+	if (netns_fd < 0 || netns_is_ours(netns_fd)) {
 		fd = plain_socket();
 		if (fd < 0) {
 			int en = errno;

@@ -185,12 +185,16 @@ if grep -q '^error open perm: reading another network namespace needs CAP_SYS_AD
 else
 	notok "unprivileged, another namespace: CAP_SYS_ADMIN reason" "$T/nobody-ns.out"
 fi
+# Inside B: plainly, and through B's own namespace fd (no setns needed).
 ip netns exec "$B" $NOBODY "$R" vb > "$T/nobody.out" 2>&1
+ip netns exec "$B" $NOBODY "$R" -n "/run/netns/$B" vb > "$T/nobody-own.out" 2>&1
 sed -n '/^# /d; s/=.*//p' "$T/nobody.out" > "$T/nobody.names"
-if cmp -s "$T/nobody.names" "$T/vb.names" && [ "$(val "$T/nobody.out" peer_ifindex)" = "$va_idx" ]; then
-	ok "unprivileged, own namespace reads ($(wc -l < "$T/nobody.names" | tr -d ' ') statistics as uid 65534)"
+sed -n '/^# /d; s/=.*//p' "$T/nobody-own.out" > "$T/nobody-own.names"
+if cmp -s "$T/nobody.names" "$T/vb.names" && cmp -s "$T/nobody-own.names" "$T/vb.names" &&
+   [ "$(val "$T/nobody.out" peer_ifindex)" = "$va_idx" ]; then
+	ok "unprivileged, own namespace reads ($(wc -l < "$T/nobody.names" | tr -d ' ') statistics as uid 65534, also given its own namespace fd)"
 else
-	notok "unprivileged, own namespace reads" "$T/nobody.out"
+	notok "unprivileged, own namespace reads" "$T/nobody.out" "$T/nobody-own.out"
 fi
 
 # 10. against ethtool -S, between two reads of ours that agree (the link idle)
