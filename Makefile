@@ -101,19 +101,18 @@ bench: build/fabtop build/bench/sampler build/bench/ethtool build/bench/model_gr
 	@bench/startup build/fabtop
 	@bench/demo-open
 	@bench/sampler build/bench/sampler
-	@bench/ethtool build/bench/ethtool
 	@BIN=build/fabtop bench/analyze-log
 	@build/bench/model_grow
 
 # Timed like the shipped binary: the optimised objects, not the sanitized ones.
-build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
+build/bench/sampler: bench/sampler.c bench/bench.h $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(LDLIBS)
 
 # The ethtool module alone, optimised like the shipped binary.
-build/bench/ethtool: bench/ethtool.c build/obj/src/collectors/ethtool.o
+build/bench/ethtool: bench/ethtool.c bench/bench.h build/obj/src/collectors/ethtool.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -pthread
+	$(CC) $(CFLAGS) -o $@ $(filter-out %.h,$^) -pthread
 
 build/bench/model_grow: bench/model_grow.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)

@@ -19,31 +19,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "fabtop/ethtool.h"
 
 #define ROUNDS 11
 #define MAXDEV 64
 
 static volatile unsigned long long sink;
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* `ethtool -S ifname` into buf (NUL-terminated); bytes read, or -1. */
 static ssize_t run_ethtool(const char *ifname, char *buf, size_t len)
@@ -163,7 +145,7 @@ int main(int argc, char **argv)
 	int ka = 40000 / (int)total + 1, kb = 3, kc = ka / 4 + 1;
 	double a[ROUNDS], b[ROUNDS], c[ROUNDS], ba[ROUNDS], ca[ROUNDS];
 	for (int r = 0; r < ROUNDS; r++) {
-		double t0 = now();
+		double t0 = bench_now();
 		for (int k = 0; k < ka; k++)
 			for (int i = 0; i < ndev; i++) {
 				if (ethtool_read(e, &sets[i], vals, nmax, err, sizeof(err)) != ETHTOOL_ST_OK) {
@@ -172,7 +154,7 @@ int main(int argc, char **argv)
 				}
 				sink += vals[0];
 			}
-		double t1 = now();
+		double t1 = bench_now();
 		for (int k = 0; have && k < kb; k++)
 			for (int i = 0; i < ndev; i++) {
 				if (run_ethtool(argv[i + 1], out, outlen) < 0) {
@@ -181,7 +163,7 @@ int main(int argc, char **argv)
 				}
 				sink += (unsigned long long)parse_ethtool(out, pv, (int)nmax, NULL);
 			}
-		double t2 = now();
+		double t2 = bench_now();
 		for (int k = 0; k < kc; k++)
 			for (int i = 0; i < ndev; i++) {
 				struct fab_ethtool_set s = { 0 };
@@ -193,7 +175,7 @@ int main(int argc, char **argv)
 				sink += vals[0];
 				ethtool_set_free(&s);
 			}
-		double t3 = now();
+		double t3 = bench_now();
 		a[r] = (t1 - t0) / ((double)ka * total) * 1e9;
 		b[r] = have ? (t2 - t1) / ((double)kb * total) * 1e9 : 0;
 		c[r] = (t3 - t2) / ((double)kc * total) * 1e9;
@@ -211,10 +193,10 @@ int main(int argc, char **argv)
 	if (la)
 		fclose(la);
 	printf("  load average (1 min) at the end: %s on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
-	double ma = median(a, ROUNDS), mb = median(b, ROUNDS), mc = median(c, ROUNDS);
+	double ma = bench_median(a, ROUNDS), mb = bench_median(b, ROUNDS), mc = bench_median(c, ROUNDS);
 	printf("%-26s %9s %9s %9s %8s %8s\n", "", "(a)", "(b)", "(c)", "b/a", "c/a");
 	printf("%-26s %9.1f %9.1f %9.1f %8.1f %8.2f\n", "ns per statistic", ma, mb, mc,
-	       median(ba, ROUNDS), median(ca, ROUNDS));
+	       bench_median(ba, ROUNDS), bench_median(ca, ROUNDS));
 	printf("%-26s %9.3f %9.3f %9.3f\n", "ms per interval (all)", ma * total / 1e6,
 	       mb * total / 1e6, mc * total / 1e6);
 	for (int i = 0; i < ndev; i++)
