@@ -43,12 +43,17 @@
  * /proc/PID/ns/net (or /run/netns/NAME) fd, a short-lived thread enters that
  * namespace with setns(), opens the socket, goes back and ends, so the rest
  * of fabtop never changes namespace. setns() needs CAP_SYS_ADMIN: without it
- * ethtool_open fails with ETHTOOL_ST_PERM and says so. An fd of fabtop's own
- * namespace (a job sharing it) needs no setns and no privilege. The fd is not kept
- * (close it after ethtool_open), but the socket holds the namespace alive
- * (and with it any netdev in it, e.g. a VF that would go back to the host
- * when the pod ends): close the reader when the job whose namespace it reads
- * is gone.
+ * ethtool_open fails with ETHTOOL_ST_PERM and says so. An fd of fabtop's
+ * own namespace (a job sharing it) needs no setns and no privilege. The fd
+ * is not kept (close it after ethtool_open), but the socket holds the
+ * namespace alive (and with it any netdev in it, e.g. a VF that would go
+ * back to the host when the pod ends): close the reader when the job whose
+ * namespace it reads is gone.
+ *
+ * Names to read come from the node (the HCA's netdev), never from a user:
+ * for a name that does not exist, a caller with CAP_NET_ADMIN makes the
+ * kernel ask modprobe for "netdev-NAME" (dev_load() in dev_ioctl()), as
+ * `ethtool -S NAME` does.
  *
  * Cost: one ioctl per netdev per interval (plus the driver's own work: mlx5
  * queries the firmware for the physical-port groups on each call; functions
