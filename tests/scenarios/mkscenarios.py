@@ -1064,6 +1064,7 @@ def roce_step(tx, rx, dt, prio, corrected=400, up=True):
 
 
 def add(inc, where, name, v):
+    """More growth of one counter in a step (inc: as traffic() returns it)."""
     inc[(where, name)] = inc.get((where, name), 0) + v
 
 
@@ -1100,7 +1101,8 @@ def roce_job(n, tc, master):
 #     into the full buffer is dropped: rx_discards_phy, rx_prio3_discards and
 #     rx_prio3_buf_discard +4,000 a second, out_of_sequence +400; it
 #     receives 224 Gb/s.
-# The pauses spread back through the switch: from step PS_STORM_AT mlx5_3
+# The pauses spread back through the fabric (the rails meet at the spine
+# switches): from step PS_STORM_AT mlx5_3
 # receives a storm of PFC pauses on priority 3 (rx_prio3_pause +20,000 a
 # second, rx_prio3_pause_duration +950,000 us: paused 95 % of each second,
 # rx_prio3_pause_transition +20) and what it sends collapses from 320 to
