@@ -444,6 +444,17 @@ def hgx_nvml(n):
         for i, g in enumerate(gpus)]}
 
 
+def hgx_software(n):
+    """What an HGX node's software adds to its hardware: the NVIDIA driver
+    (NVML, CUDA; NCCL is the job's), 8 verbs devices that open, RDMA netlink
+    in shared namespace mode."""
+    n.nvml = hgx_nvml(n)
+    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(8)
+    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+
+
 def all_uverbs_ok(count):
     return {"uverbs": {"uverbs%d" % i: {"present": True, "open_errno": 0} for i in range(count)}}
 
@@ -471,11 +482,7 @@ def build_ib_8port():
     for rail, (b, numa) in enumerate(HGX_ROOTS):
         hgx_slot(n, b, numa, "cx7-ib", ib_port("ibp%ds0" % (b + 3), "10.100.%d.17/24" % rail, 0x11 + rail),
                  nvswitches=2 if rail in (0, 4) else 0, label="HCA rail %d" % rail)
-    n.nvml = hgx_nvml(n)
-    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
-                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
-    n.devices = all_uverbs_ok(8)
-    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    hgx_software(n)
     return n
 
 
@@ -555,11 +562,7 @@ def build_roce_faults(pod=False):
     for rail, (b, numa) in enumerate(HGX_ROOTS):
         hgx_slot(n, b, numa, "cx7-eth", ports[rail], nvswitches=2 if rail in (0, 4) else 0,
                  nic_width=8 if rail == 3 else 16, label="NIC rail %d" % rail)
-    n.nvml = hgx_nvml(n)
-    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
-                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
-    n.devices = all_uverbs_ok(8)
-    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    hgx_software(n)
     if not pod:
         return n
 
@@ -851,11 +854,7 @@ def roce_hgx_node(name, host, description, net, octet, mac, port=None):
         ifname, ip = "ens%dnp0" % ROCE_SLOTS[rail], "10.%d.%d.%d/24" % (net - 1, rail + 1, octet)
         hgx_slot(n, b, numa, "cx7-eth", port(rail, ifname, ip) if port else roce_port(ifname, ip),
                  nvswitches=2 if rail in (0, 4) else 0, label="NIC rail %d" % rail)
-    n.nvml = hgx_nvml(n)
-    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
-                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
-    n.devices = all_uverbs_ok(8)
-    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    hgx_software(n)
     return n
 
 
@@ -1076,11 +1075,16 @@ def lossless_port(netdev, ipv4, prio=3, q=None, tclass=None):
     return roce_port(netdev, ipv4, q=q, ethtool_prio=prio, tclass=tclass)
 
 
-def roce_job(n, tc, master):
-    """The training job on a RoCE node: 8 local ranks of 16 (rank 0's node
-    at master), NCCL_IB_TC=tc in each, its QPs all in RTS."""
-    n.procs = job_procs(8, 16, master, env={"NCCL_IB_TC": str(tc)})
+def roce_counter_node(name, host, description, net, octet, mac, step, tc, port=None):
+    """A roce_hgx_node (ports: port, or lossless_port on priority 3) with 60
+    samples 1 s apart grown by step, in a training job: 8 local ranks of
+    16, rank 0 on this node's eno1, NCCL_IB_TC=tc in each, its QPs in RTS."""
+    n = roce_hgx_node(name, host, description, net, octet, mac,
+                      port or (lambda rail, netdev, ipv4: lossless_port(netdev, ipv4)))
+    n.timeline = dict(interval=1.0, times=sample_times(), step=step)
+    n.procs = job_procs(8, 16, "10.10.%d.%d" % (net, octet), env={"NCCL_IB_TC": str(tc)})
     n.qps = job_qps()
+    return n
 
 
 # ---- pause-storm ----------------------------------------------------------
@@ -1148,14 +1152,12 @@ def pause_storm_step(rail, k, dt):
 
 
 def build_pause_storm():
-    n = roce_hgx_node("pause-storm", "roce-pausestorm-demo",
-                      "An HGX H100 node on RoCE in a PFC pause storm: mlx5_6's host stalls its PCIe writes, "
-                      "it sends pauses on priority 3 until pause-storm prevention trips and drops, and "
-                      "mlx5_3, paused 95 % of the time, sends 16 Gb/s instead of 320.",
-                      3, 41, "b0:7b:25:de:63:2e", lambda rail, nd, ip: lossless_port(nd, ip))
-    n.timeline = dict(interval=1.0, times=sample_times(), step=pause_storm_step)
-    roce_job(n, 106, "10.10.3.41")
-    return n
+    return roce_counter_node(
+        "pause-storm", "roce-pausestorm-demo",
+        "An HGX H100 node on RoCE in a PFC pause storm: mlx5_6's host stalls its PCIe writes, "
+        "it sends pauses on priority 3 until pause-storm prevention trips and drops, and "
+        "mlx5_3, paused 95 % of the time, sends 16 Gb/s instead of 320.",
+        3, 41, "b0:7b:25:de:63:2e", pause_storm_step, 106)
 
 
 # ---- lossless-mismatch ------------------------------------------------------
@@ -1214,15 +1216,13 @@ def lossless_mismatch_step(rail, k, dt):
 
 
 def build_lossless_mismatch():
-    n = roce_hgx_node("lossless-mismatch", "roce-mismatch-demo",
-                      "An HGX H100 node on RoCE whose lossless path is not: PFC is on priority 3, but the "
-                      "job's NCCL_IB_TC=3 puts its traffic on priority 0 on 6 ports; a global "
-                      "traffic_class of 106 overrides it on mlx5_2 and mlx5_5, and mlx5_5 receives "
-                      "pauses with ECN off and no CNP.",
-                      4, 43, "b0:7b:25:de:74:3f", lossless_mismatch_port)
-    n.timeline = dict(interval=1.0, times=sample_times(), step=lossless_mismatch_step)
-    roce_job(n, LM_JOB_TC, "10.10.4.43")
-    return n
+    return roce_counter_node(
+        "lossless-mismatch", "roce-mismatch-demo",
+        "An HGX H100 node on RoCE whose lossless path is not: PFC is on priority 3, but the "
+        "job's NCCL_IB_TC=3 puts its traffic on priority 0 on 6 ports; a global "
+        "traffic_class of 106 overrides it on mlx5_2 and mlx5_5, and mlx5_5 receives "
+        "pauses with ECN off and no CNP.",
+        4, 43, "b0:7b:25:de:74:3f", lossless_mismatch_step, LM_JOB_TC, lossless_mismatch_port)
 
 
 # ---- link-flap --------------------------------------------------------------
@@ -1276,14 +1276,12 @@ def link_flap_step(rail, k, dt):
 
 
 def build_link_flap():
-    n = roce_hgx_node("link-flap", "roce-linkflap-demo",
-                      "An HGX H100 node on RoCE where mlx5_4's link flaps: its pre-FEC BER climbs from 1e-9 "
-                      "to 5e-4 in a minute, symbol errors and CRC errors follow, and the link goes down 4 "
-                      "times (link_downed 0 to 4) before the snapshot finds it up again.",
-                      5, 47, "b0:7b:25:de:85:40", lambda rail, nd, ip: lossless_port(nd, ip))
-    n.timeline = dict(interval=1.0, times=sample_times(), step=link_flap_step)
-    roce_job(n, 106, "10.10.5.47")
-    return n
+    return roce_counter_node(
+        "link-flap", "roce-linkflap-demo",
+        "An HGX H100 node on RoCE where mlx5_4's link flaps: its pre-FEC BER climbs from 1e-9 "
+        "to 5e-4 in a minute, symbol errors and CRC errors follow, and the link goes down 4 "
+        "times (link_downed 0 to 4) before the snapshot finds it up again.",
+        5, 47, "b0:7b:25:de:85:40", link_flap_step, 106)
 
 
 # ---- pinned -----------------------------------------------------------------
