@@ -30,14 +30,26 @@ and <dir>/../fixtures/topo-mini (deleted first).  The scenarios:
   congested            RoCE HGX H100, 8 healthy 400GbE ports capped at 180-220 Gb/s,
                        ECN marks, CNPs and port_xmit_wait growing; one Q-counter
                        wraps past 2^32, one port_xmit_wait saturates
+  gb10-spark           a DGX Spark's multi-host ConnectX-7 (two functions per port)
+  pause-storm          RoCE: mlx5_6's host stalls, it sends PFC pauses until pause-storm
+                       prevention trips; mlx5_3 is paused 95 % of the time
+  lossless-mismatch    RoCE: PFC on priority 3, the job's NCCL_IB_TC=3 sends on 0; a global
+                       traffic_class overrides it on two ports, one paused without CNPs
+  link-flap            RoCE: mlx5_4's pre-FEC BER climbs from 1e-9 to 5e-4, its link goes
+                       down 4 times
+  pinned               InfiniBand: PMA counters pinned at 2^width-1 (link_downed 255, ...),
+                       one symbol_error pins during the samples
+                       (pause-storm, lossless-mismatch and link-flap sample their RoCE
+                       netdevs' ethtool statistics too: see the section "SCENARIOS
+                       pause-storm, ...")
   ../fixtures/topo-mini  small non-root capture for the PIX/PXB/PHB/NODE/SYS
                        unit tests (no hwloc.xml: the CPU tree stays)
 
 Every tree is what `fabtop capture` would have copied from such a node (see
 docs/capture-format.md): the sysfs subset with its symlinks kept relative,
-proc/sys/kernel, and fabtop/*.json; busy, hang and congested also carry
-fabtop/samples.json (counters over time, see timeline_samples), and their
-counter files hold the last sample.  The scenarios also get fabtop/hwloc.xml,
+proc/sys/kernel, and fabtop/*.json; busy, hang, congested and the issue-15
+four also carry fabtop/samples.json (counters over time, see
+timeline_samples), and their counter files hold the last sample.  The scenarios also get fabtop/hwloc.xml,
 made by running lstopo over the tree itself (HWLOC_FSROOT), so the XML always
 agrees with the sysfs next to it.  Then the per-CPU sysfs directories lstopo
 read are dropped (see drop_cpu_tree): fabtop reads the CPUs from hwloc.xml,
@@ -432,6 +444,17 @@ def hgx_nvml(n):
         for i, g in enumerate(gpus)]}
 
 
+def hgx_software(n):
+    """What an HGX node's software adds to its hardware: the NVIDIA driver
+    (NVML, CUDA; NCCL is the job's), 8 verbs devices that open, RDMA netlink
+    in shared namespace mode."""
+    n.nvml = hgx_nvml(n)
+    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(8)
+    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+
+
 def all_uverbs_ok(count):
     return {"uverbs": {"uverbs%d" % i: {"present": True, "open_errno": 0} for i in range(count)}}
 
@@ -459,11 +482,7 @@ def build_ib_8port():
     for rail, (b, numa) in enumerate(HGX_ROOTS):
         hgx_slot(n, b, numa, "cx7-ib", ib_port("ibp%ds0" % (b + 3), "10.100.%d.17/24" % rail, 0x11 + rail),
                  nvswitches=2 if rail in (0, 4) else 0, label="HCA rail %d" % rail)
-    n.nvml = hgx_nvml(n)
-    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
-                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
-    n.devices = all_uverbs_ok(8)
-    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    hgx_software(n)
     return n
 
 
@@ -543,11 +562,7 @@ def build_roce_faults(pod=False):
     for rail, (b, numa) in enumerate(HGX_ROOTS):
         hgx_slot(n, b, numa, "cx7-eth", ports[rail], nvswitches=2 if rail in (0, 4) else 0,
                  nic_width=8 if rail == 3 else 16, label="NIC rail %d" % rail)
-    n.nvml = hgx_nvml(n)
-    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
-                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
-    n.devices = all_uverbs_ok(8)
-    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
+    hgx_software(n)
     if not pod:
         return n
 
@@ -621,15 +636,40 @@ def traffic(tx_gbps, rx_gbps, dt):
             ("counters", "unicast_xmit_packets"): px, ("counters", "unicast_rcv_packets"): pr}
 
 
+U64 = 1 << 64
+
+# The widths of the PMA counters in ports/N/counters (the kernel's
+# drivers/infiniband/core/sysfs.c, PORT_PMA_ATTR): they saturate at
+# 2^width-1 and stay there until cleared (perfquery -R).  The data and
+# packet counters are read from the extended PortCounters (64 bits) on a
+# ConnectX, so they do not.
+PMA_WIDTH = {"symbol_error": 16, "link_error_recovery": 8, "link_downed": 8, "port_rcv_errors": 16,
+             "port_rcv_remote_physical_errors": 16, "port_rcv_switch_relay_errors": 16,
+             "port_xmit_discards": 16, "port_xmit_constraint_errors": 8, "port_rcv_constraint_errors": 8,
+             "local_link_integrity_errors": 4, "excessive_buffer_overrun_errors": 4, "VL15_dropped": 16,
+             "port_xmit_wait": 32}
+
+
+class Level(int):
+    """In a step's growth: the gauge's new value, not an increment (mlx5's
+    outbound_pci_stalled_rd/wr: the percentage of the last second)."""
+
+
 def grow(values, d, inc):
     """Adds one step's growth the way the hardware counts: 32-bit Q-counters
-    (hw_counters) wrap, saturating PMA counters stop at their maximum."""
+    (hw_counters) wrap, saturating PMA counters stop at their maximum, the
+    netdev's ethtool statistics are u64 (a Level is set, not added)."""
     for (where, name), v in inc.items():
+        if isinstance(v, Level):
+            values[where][name] = int(v)
+            continue
         cur = values[where][name] + v
         if where == "hw_counters":
             cur %= U32
-        elif name == "port_xmit_wait":
-            cur = min(cur, U32 - 1)
+        elif where == "ethtool":
+            cur %= U64
+        elif name in PMA_WIDTH:
+            cur = min(cur, (1 << PMA_WIDTH[name]) - 1)
         values[where][name] = cur
 
 
@@ -642,6 +682,8 @@ def timeline_samples(n):
     for d in devs:
         pc, hc = counter_values(n, d)
         vals[d["ibdev"]] = {"counters": pc, "hw_counters": hc}
+        if "ethtool_prio" in d["rdma"]:
+            vals[d["ibdev"]]["ethtool"] = ethtool_start(n.name + d["ibdev"], d["rdma"], pc)
     samples = []
     for k, t in enumerate(tl["times"]):
         if k:
@@ -653,6 +695,11 @@ def timeline_samples(n):
             for where in ("counters", "hw_counters"):
                 for name, v in sorted(vals[d["ibdev"]][where].items()):
                     values["/sys/class/infiniband/%s/ports/1/%s/%s" % (d["ibdev"], where, name)] = v
+        # Then each netdev's ethtool statistics, in the driver's order (what
+        # ETHTOOL_GSTRINGS lists), as `fabtop capture` appends them.
+        for d in devs:
+            for name, v in vals[d["ibdev"]].get("ethtool", {}).items():
+                values["ethtool:%s:%s" % (d["rdma"]["nd"]["name"], name)] = v
         samples.append({"t": t, "values": values})
     for d in devs:
         d["rdma"]["counters"] = dict(vals[d["ibdev"]]["counters"])
@@ -689,16 +736,18 @@ def job_qps(bad_states=None):
     return qps
 
 
-def job_procs(nranks, world, master, age_s=5400):
+def job_procs(nranks, world, master, age_s=5400, env=None):
     """The job's processes as `fabtop capture` records them (fabtop/procs):
     torchrun's one process per GPU, pids JOB_PID + local rank, with only the
-    environment fabtop keeps (procfs.c's table) and its age when captured."""
+    environment fabtop keeps (procfs.c's table) and its age when captured;
+    env adds variables every rank sets (NCCL_IB_TC)."""
     return [{"pid": JOB_PID + r, "comm": "python3", "netns": "net:[4026531840]",
              "nccl_lib": "/opt/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2",
              "nccl_var": True, "age_s": age_s,
-             "env": {"NCCL_DEBUG": "WARN", "NCCL_SOCKET_IFNAME": "eno1", "RANK": str(r),
-                     "LOCAL_RANK": str(r), "WORLD_SIZE": str(world), "LOCAL_WORLD_SIZE": str(nranks),
-                     "MASTER_ADDR": master, "MASTER_PORT": "29500", "HOSTNAME": "trainer-0"}}
+             "env": dict({"NCCL_DEBUG": "WARN", "NCCL_SOCKET_IFNAME": "eno1", "RANK": str(r),
+                          "LOCAL_RANK": str(r), "WORLD_SIZE": str(world), "LOCAL_WORLD_SIZE": str(nranks),
+                          "MASTER_ADDR": master, "MASTER_PORT": "29500", "HOSTNAME": "trainer-0"},
+                         **(env or {}))}
             for r in range(nranks)]
 
 
@@ -781,10 +830,12 @@ def congested_step(rail, k, dt):
     return inc
 
 
-def build_congested():
-    n = Node("congested", "roce-congested-demo", "5.15.0-119-generic", 0, True,
-             "An HGX H100 node on RoCE with 8 healthy 400GbE ConnectX-7 ports where the fabric is "
-             "congested: throughput stays at 180-220 Gb/s while ECN marks, CNPs and port_xmit_wait grow.")
+def roce_hgx_node(name, host, description, net, octet, mac, port=None):
+    """An HGX H100 node on RoCE (a Dell XE9680): 8 ConnectX-7 400GbE NICs,
+    each sharing a PCIe switch with one H100; eno1 is 10.10.NET.OCTET with
+    MAC mac, NIC rail r's netdev ens<slot>np0 is 10.NET-1.(r+1).OCTET.
+    port(rail, netdev, ipv4) makes each NIC's port (default: roce_port)."""
+    n = Node(name, host, "5.15.0-119-generic", 0, True, description)
     n.cpu_model = (6, 143, 8, "Intel(R) Xeon(R) Platinum 8480+")
     n.os_version = "#129-Ubuntu SMP Fri Aug 2 19:25:20 UTC 2024"
     n.dmi = dict(sys_vendor="Dell Inc.", product_name="PowerEdge XE9680",
@@ -796,13 +847,22 @@ def build_congested():
     n.distances = [[10, 21], [21, 10]]
     rp = fn(n.pci, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
     fn(n.pci, bdf(0x01), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC",
-       netdev=dict(name="eno1", mtu=1500, ipv4="10.10.2.31/24", speed=10000))
-    n.macs[bdf(0x01)] = "b0:7b:25:de:52:1c"
-    n.gateway = ("eno1", "10.10.2.1")
+       netdev=dict(name="eno1", mtu=1500, ipv4="10.10.%d.%d/24" % (net, octet), speed=10000))
+    n.macs[bdf(0x01)] = mac
+    n.gateway = ("eno1", "10.10.%d.1" % net)
     for rail, (b, numa) in enumerate(HGX_ROOTS):
-        port = roce_port("ens%dnp0" % ROCE_SLOTS[rail], "10.1.%d.31/24" % (rail + 1))
-        hgx_slot(n, b, numa, "cx7-eth", port, nvswitches=2 if rail in (0, 4) else 0,
-                 label="NIC rail %d" % rail)
+        ifname, ip = "ens%dnp0" % ROCE_SLOTS[rail], "10.%d.%d.%d/24" % (net - 1, rail + 1, octet)
+        hgx_slot(n, b, numa, "cx7-eth", port(rail, ifname, ip) if port else roce_port(ifname, ip),
+                 nvswitches=2 if rail in (0, 4) else 0, label="NIC rail %d" % rail)
+    hgx_software(n)
+    return n
+
+
+def build_congested():
+    n = roce_hgx_node("congested", "roce-congested-demo",
+                      "An HGX H100 node on RoCE with 8 healthy 400GbE ConnectX-7 ports where the fabric is "
+                      "congested: throughput stays at 180-220 Gb/s while ECN marks, CNPs and port_xmit_wait grow.",
+                      2, 31, "b0:7b:25:de:52:1c")
     # Starting points of the wrap and the saturation (see CONG_*_RAIL).
     first = [congested_step(CONG_WRAP_RAIL, k, 1.0) for k in (1, 2)]
     ports = [d["rdma"] for d in sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])]
@@ -811,13 +871,469 @@ def build_congested():
     first = [congested_step(CONG_SAT_RAIL, k, 1.0) for k in (1, 2)]
     ports[CONG_SAT_RAIL]["counters"] = {"port_xmit_wait": U32 - 1 - 1000000 - sum(
         s[("counters", "port_xmit_wait")] for s in first)}
-    n.nvml = hgx_nvml(n)
-    n.meta_extra = dict(nvml="loaded libnvidia-ml.so.1", cuda="loaded libcuda.so.1",
-                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
-    n.devices = all_uverbs_ok(8)
-    n.rdma_netlink = {"available": True, "netns_mode": "shared"}
     n.timeline = dict(interval=1.0, times=sample_times(), step=congested_step)
     n.qps = job_qps()
+    return n
+
+
+# --------------------------------------------------------------------------
+# SCENARIOS pause-storm, lossless-mismatch, link-flap, pinned (issue 15)
+# --------------------------------------------------------------------------
+# Captures with time, as busy/hang/congested, whose RoCE netdevs also carry
+# their ethtool statistics: each sample's "values" holds them under
+# "ethtool:IFNAME:STATNAME" (what `fabtop capture` records through
+# ETHTOOL_GSTRINGS/ETHTOOL_GSTATS), after the sysfs counters.  Every rate
+# is constant over a phase and whole, so a test can check it by hand: the
+# samples are 1 s apart, traffic runs at whole Gb/s (4000-byte packets, as
+# above), and each step's growth is spelled out by the step functions.
+#
+# The statistics a ConnectX-7 netdev lists, in the driver's order: the
+# groups of mlx5e_nic_stats_grps[] in drivers/net/ethernet/mellanox/mlx5/
+# core/en_stats.c (torvalds/linux at 01dd74246c75: the names of each
+# group's counter_desc), meanings from Documentation/networking/
+# device_drivers/ethernet/mellanox/mlx5/counters.rst.  Left out: the
+# per-ring rows (rx<i>_*, tx<i>_*, ch<i>_*: a real port lists them for
+# each of its channels; per ring they tell nothing a port's verdict needs
+# and would triple the file) and the groups a node without TLS offload,
+# PTP or HTB does not list.  These nodes run MLNX_OFED's driver (its QoS
+# sysfs and tc/ files are there).  rx_bits_phy, the BER's denominator
+# (PPCNT's phy_received_bits), is documented in counters.rst; the in-tree
+# driver did not list it when an RFC of January 2026 proposed it
+# (linux-rdma: "net/mlx5e: Expose physical received bits counters to
+# ethtool"); this node's driver has it.
+
+MLX5_SW_STATS = (   # sw_stats_desc (CONFIG_MLX5_EN_TLS=y, as distribution kernels build it)
+    "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "tx_tso_packets", "tx_tso_bytes",
+    "tx_tso_inner_packets", "tx_tso_inner_bytes", "tx_added_vlan_packets", "tx_nop", "tx_mpwqe_blks",
+    "tx_mpwqe_pkts", "tx_tls_encrypted_packets", "tx_tls_encrypted_bytes", "tx_tls_ooo",
+    "tx_tls_dump_packets", "tx_tls_dump_bytes", "tx_tls_resync_bytes", "tx_tls_skip_no_sync_data",
+    "tx_tls_drop_no_sync_data", "tx_tls_drop_bypass_req", "rx_lro_packets", "rx_lro_bytes",
+    "rx_gro_packets", "rx_gro_bytes", "rx_gro_skbs", "rx_gro_match_packets", "rx_gro_large_hds",
+    "rx_ecn_mark", "rx_removed_vlan_packets", "rx_csum_unnecessary", "rx_csum_none", "rx_csum_complete",
+    "rx_csum_complete_tail", "rx_csum_complete_tail_slow", "rx_csum_unnecessary_inner", "rx_xdp_drop",
+    "rx_xdp_redirect", "rx_xdp_tx_xmit", "rx_xdp_tx_mpwqe", "rx_xdp_tx_inlnw", "rx_xdp_tx_nops",
+    "rx_xdp_tx_full", "rx_xdp_tx_err", "rx_xdp_tx_cqe", "tx_csum_none", "tx_csum_partial",
+    "tx_csum_partial_inner", "tx_queue_stopped", "tx_queue_dropped", "tx_xmit_more", "tx_recover",
+    "tx_cqes", "tx_queue_wake", "tx_cqe_err", "tx_xdp_xmit", "tx_xdp_mpwqe", "tx_xdp_inlnw",
+    "tx_xdp_nops", "tx_xdp_full", "tx_xdp_err", "tx_xdp_cqes", "rx_wqe_err", "rx_mpwqe_filler_cqes",
+    "rx_mpwqe_filler_strides", "rx_oversize_pkts_sw_drop", "rx_buff_alloc_err", "rx_cqe_compress_blks",
+    "rx_cqe_compress_pkts", "rx_cache_reuse", "rx_cache_full", "rx_cache_empty", "rx_cache_busy",
+    "rx_cache_waive", "rx_congst_umr", "rx_arfs_err", "rx_recover", "rx_tls_decrypted_packets",
+    "rx_tls_decrypted_bytes", "rx_tls_resync_req_pkt", "rx_tls_resync_req_start",
+    "rx_tls_resync_req_end", "rx_tls_resync_req_skip", "rx_tls_resync_res_ok",
+    "rx_tls_resync_res_retry", "rx_tls_resync_res_skip", "rx_tls_err", "ch_events", "ch_poll",
+    "ch_arm", "ch_aff_change", "ch_force_irq", "ch_eq_rearm", "rx_xsk_packets", "rx_xsk_bytes",
+    "rx_xsk_csum_complete", "rx_xsk_csum_unnecessary", "rx_xsk_csum_unnecessary_inner",
+    "rx_xsk_csum_none", "rx_xsk_ecn_mark", "rx_xsk_removed_vlan_packets", "rx_xsk_xdp_drop",
+    "rx_xsk_xdp_redirect", "rx_xsk_wqe_err", "rx_xsk_mpwqe_filler_cqes", "rx_xsk_mpwqe_filler_strides",
+    "rx_xsk_oversize_pkts_sw_drop", "rx_xsk_buff_alloc_err", "rx_xsk_cqe_compress_blks",
+    "rx_xsk_cqe_compress_pkts", "rx_xsk_congst_umr", "rx_xsk_arfs_err", "tx_xsk_xmit", "tx_xsk_mpwqe",
+    "tx_xsk_inlnw", "tx_xsk_full", "tx_xsk_err", "tx_xsk_cqes")
+MLX5_PORT_STATS = (
+    # qcnt, vnic_env
+    "rx_out_of_buffer", "rx_if_down_packets", "rx_steer_missed_packets", "dev_internal_queue_oob",
+    # vport: what the function sent and received, RoCE ("rdma") apart
+    "rx_vport_unicast_packets", "rx_vport_unicast_bytes", "tx_vport_unicast_packets",
+    "tx_vport_unicast_bytes", "rx_vport_multicast_packets", "rx_vport_multicast_bytes",
+    "tx_vport_multicast_packets", "tx_vport_multicast_bytes", "rx_vport_broadcast_packets",
+    "rx_vport_broadcast_bytes", "tx_vport_broadcast_packets", "tx_vport_broadcast_bytes",
+    "rx_vport_rdma_unicast_packets", "rx_vport_rdma_unicast_bytes", "tx_vport_rdma_unicast_packets",
+    "tx_vport_rdma_unicast_bytes", "rx_vport_rdma_multicast_packets", "rx_vport_rdma_multicast_bytes",
+    "tx_vport_rdma_multicast_packets", "tx_vport_rdma_multicast_bytes",
+    # 802_3 (PPCNT IEEE 802.3 group)
+    "tx_packets_phy", "rx_packets_phy", "rx_crc_errors_phy", "tx_bytes_phy", "rx_bytes_phy",
+    "tx_multicast_phy", "tx_broadcast_phy", "rx_multicast_phy", "rx_broadcast_phy",
+    "rx_in_range_len_errors_phy", "rx_out_of_range_len_phy", "rx_oversize_pkts_phy",
+    "rx_symbol_err_phy", "tx_mac_control_phy", "rx_mac_control_phy", "rx_unsupported_op_phy",
+    "rx_pause_ctrl_phy", "tx_pause_ctrl_phy",
+    # 2863, 2819
+    "rx_discards_phy", "tx_discards_phy", "tx_errors_phy",
+    "rx_undersize_pkts_phy", "rx_fragments_phy", "rx_jabbers_phy", "rx_64_bytes_phy",
+    "rx_65_to_127_bytes_phy", "rx_128_to_255_bytes_phy", "rx_256_to_511_bytes_phy",
+    "rx_512_to_1023_bytes_phy", "rx_1024_to_1518_bytes_phy", "rx_1519_to_2047_bytes_phy",
+    "rx_2048_to_4095_bytes_phy", "rx_4096_to_8191_bytes_phy", "rx_8192_to_10239_bytes_phy",
+    # phy: link_down_events_phy first, then the statistical group (BER), 4 lanes at 400G
+    "link_down_events_phy", "rx_pcs_symbol_err_phy", "rx_corrected_bits_phy", "rx_bits_phy",
+    "rx_err_lane_0_phy", "rx_err_lane_1_phy", "rx_err_lane_2_phy", "rx_err_lane_3_phy",
+    # eth_ext, pcie (the stalled ones are a percentage of the last second: levels)
+    "rx_buffer_passed_thres_phy",
+    "rx_pci_signal_integrity", "tx_pci_signal_integrity", "outbound_pci_buffer_overflow",
+    "outbound_pci_stalled_rd", "outbound_pci_stalled_wr", "outbound_pci_stalled_rd_events",
+    "outbound_pci_stalled_wr_events")
+MLX5_PME_STATS = ("module_unplug", "module_bus_stuck", "module_high_temp", "module_bad_shorted")
+
+ROCE_LINE_BITS = 400 * 10 ** 9      # rx_bits_phy a second on a 400GbE port while its link is up
+UPTIME_S = 5 * 86400                # the ports came up 5 days before the first sample
+PAUSE_US = 84                       # one pause of quanta 0xffff at 400 Gb/s: 65535 * 512 bit times
+
+
+def mlx5_ethtool_names(pfc):
+    """`ethtool -S` of a ConnectX-7 400GbE netdev with PFC on the priorities
+    pfc: the PFC rows exist only for priorities with PFC on (en_stats.c
+    mlx5e_grp_per_prio_pfc_fill_strings), the pause-storm ones where the
+    device has stall detection (a ConnectX-7 has)."""
+    names = list(MLX5_SW_STATS) + list(MLX5_PORT_STATS)
+    for p in range(8):
+        names += ["rx_prio%d_bytes" % p, "rx_prio%d_packets" % p, "rx_prio%d_discards" % p,
+                  "tx_prio%d_bytes" % p, "tx_prio%d_packets" % p]
+    for p in sorted(pfc):
+        names += [f % p for f in ("rx_prio%d_pause", "rx_prio%d_pause_duration", "tx_prio%d_pause",
+                                  "tx_prio%d_pause_duration", "rx_prio%d_pause_transition")]
+    names += ["tx_pause_storm_warning_events", "tx_pause_storm_error_events"]
+    names += list(MLX5_PME_STATS)
+    for p in range(8):
+        names += ["rx_prio%d_buf_discard" % p, "rx_prio%d_cong_discard" % p, "rx_prio%d_marked" % p]
+    return names
+
+
+def ethtool_start(key, r, pc):
+    """The statistics of port r's netdev at the first sample, agreeing with
+    its PMA counters pc: the RoCE traffic (port_xmit_data counts 4-octet
+    words) on the job's priority r["ethtool_prio"], the kernel's own little
+    traffic (ARP, LLDP, ssh: 200-byte frames, multicast, broadcast) on
+    priority 0, a BER of 1e-9 since the link came up UPTIME_S ago, and a
+    few pauses on the PFC priorities.  Everything else is 0."""
+    prio = r["ethtool_prio"]
+    v = dict.fromkeys(mlx5_ethtool_names(r["nd"]["qos"]["pfc"]), 0)
+    up = r["up"]
+    k_rx, k_tx = rnd(key + "krx", 10 ** 6, 10 ** 7), rnd(key + "ktx", 10 ** 6, 10 ** 7)
+    mc_rx, mc_tx, bc_rx, bc_tx = (rnd(key + x, 1000, 9000) for x in ("mcr", "mct", "bcr", "bct"))
+    rd_rxp, rd_txp = pc["port_rcv_packets"], pc["port_xmit_packets"]
+    rd_rxb, rd_txb = 4 * pc["port_rcv_data"], 4 * pc["port_xmit_data"]
+    v.update(rx_packets=k_rx + mc_rx + bc_rx, rx_bytes=200 * (k_rx + mc_rx + bc_rx),
+             tx_packets=k_tx + mc_tx + bc_tx, tx_bytes=200 * (k_tx + mc_tx + bc_tx),
+             rx_csum_complete=k_rx + mc_rx + bc_rx, tx_csum_partial=k_tx, tx_csum_none=mc_tx + bc_tx,
+             tx_cqes=k_tx + mc_tx + bc_tx, ch_events=k_rx // 4, ch_poll=k_rx // 2, ch_arm=k_rx // 4,
+             rx_vport_unicast_packets=k_rx, rx_vport_unicast_bytes=200 * k_rx,
+             tx_vport_unicast_packets=k_tx, tx_vport_unicast_bytes=200 * k_tx,
+             rx_vport_multicast_packets=mc_rx, rx_vport_multicast_bytes=200 * mc_rx,
+             tx_vport_multicast_packets=mc_tx, tx_vport_multicast_bytes=200 * mc_tx,
+             rx_vport_broadcast_packets=bc_rx, rx_vport_broadcast_bytes=200 * bc_rx,
+             tx_vport_broadcast_packets=bc_tx, tx_vport_broadcast_bytes=200 * bc_tx,
+             rx_vport_rdma_unicast_packets=rd_rxp, rx_vport_rdma_unicast_bytes=rd_rxb,
+             tx_vport_rdma_unicast_packets=rd_txp, tx_vport_rdma_unicast_bytes=rd_txb,
+             rx_packets_phy=rd_rxp + k_rx + mc_rx + bc_rx, rx_bytes_phy=rd_rxb + 200 * (k_rx + mc_rx + bc_rx),
+             tx_packets_phy=rd_txp + k_tx + mc_tx + bc_tx, tx_bytes_phy=rd_txb + 200 * (k_tx + mc_tx + bc_tx),
+             rx_multicast_phy=mc_rx, tx_multicast_phy=mc_tx, rx_broadcast_phy=bc_rx, tx_broadcast_phy=bc_tx,
+             rx_128_to_255_bytes_phy=k_rx + mc_rx + bc_rx, rx_2048_to_4095_bytes_phy=rd_rxp)
+    v["rx_prio0_packets"], v["rx_prio0_bytes"] = k_rx + mc_rx + bc_rx, 200 * (k_rx + mc_rx + bc_rx)
+    v["tx_prio0_packets"], v["tx_prio0_bytes"] = k_tx + mc_tx + bc_tx, 200 * (k_tx + mc_tx + bc_tx)
+    for d, pk, b in (("rx", rd_rxp, rd_rxb), ("tx", rd_txp, rd_txb)):
+        v["%s_prio%d_packets" % (d, prio)] += pk
+        v["%s_prio%d_bytes" % (d, prio)] += b
+    if up:
+        v["rx_bits_phy"] = UPTIME_S * ROCE_LINE_BITS
+        v["rx_corrected_bits_phy"] = v["rx_bits_phy"] // 10 ** 9
+        for lane in range(4):
+            v["rx_err_lane_%d_phy" % lane] = v["rx_corrected_bits_phy"] // 4
+    for p in r["nd"]["qos"]["pfc"]:
+        for d in ("rx", "tx"):
+            count = rnd("%s%s%d" % (key, d, p), 10 ** 4, 10 ** 5)
+            v["%s_prio%d_pause" % (d, p)] = count
+            v["%s_prio%d_pause_duration" % (d, p)] = count * PAUSE_US
+        v["rx_prio%d_pause_transition" % p] = v["rx_prio%d_pause" % p] // 2
+    return v
+
+
+def roce_step(tx, rx, dt, prio, corrected=400, up=True):
+    """One step of a RoCE port moving tx/rx Gb/s of RDMA traffic on priority
+    prio: the PMA data counters (traffic()) and the same traffic in the
+    netdev's statistics (vport rdma, the 802.3 frame and octet counters, the
+    2048-4095 byte frames of the RFC 2819 histogram, the priority's
+    counters); rx_bits_phy grows at the line rate while the link is up
+    (ROCE_LINE_BITS a second, traffic or not), rx_corrected_bits_phy by
+    corrected a second, split evenly over the 4 lanes.  The pre-FEC BER
+    of the step is corrected / 4e11: 400 is 1e-9."""
+    inc = traffic(tx, rx, dt)
+    bx, br = 4 * inc[("counters", "port_xmit_data")], 4 * inc[("counters", "port_rcv_data")]
+    px, pr = inc[("counters", "port_xmit_packets")], inc[("counters", "port_rcv_packets")]
+    bits, corr = ROCE_LINE_BITS * dt if up else 0, corrected * dt
+    assert bits == int(bits) and corr == int(corr) and corrected % 4 == 0
+    for name, val in (("tx_vport_rdma_unicast_packets", px), ("tx_vport_rdma_unicast_bytes", bx),
+                      ("rx_vport_rdma_unicast_packets", pr), ("rx_vport_rdma_unicast_bytes", br),
+                      ("tx_packets_phy", px), ("tx_bytes_phy", bx), ("rx_packets_phy", pr),
+                      ("rx_bytes_phy", br), ("rx_2048_to_4095_bytes_phy", pr),
+                      ("tx_prio%d_packets" % prio, px), ("tx_prio%d_bytes" % prio, bx),
+                      ("rx_prio%d_packets" % prio, pr), ("rx_prio%d_bytes" % prio, br),
+                      ("rx_bits_phy", int(bits)), ("rx_corrected_bits_phy", int(corr))):
+        inc[("ethtool", name)] = val
+    for lane in range(4):
+        inc[("ethtool", "rx_err_lane_%d_phy" % lane)] = int(corr) // 4
+    return inc
+
+
+def add(inc, where, name, v):
+    """More growth of one counter in a step (inc: as traffic() returns it)."""
+    inc[(where, name)] = inc.get((where, name), 0) + v
+
+
+def lossless_port(netdev, ipv4, prio=3, q=None, tclass=None):
+    """A RoCE port set up for a lossless priority (MLNX_OFED: PFC on 3, trust
+    dscp, ECN on 3, unless q says otherwise) whose netdev's ethtool
+    statistics are sampled; the job's RDMA traffic runs on prio; tclass is
+    its tc/1/traffic_class override (None: none)."""
+    return roce_port(netdev, ipv4, q=q, ethtool_prio=prio, tclass=tclass)
+
+
+def roce_counter_node(name, host, description, net, octet, mac, step, tc, port=None):
+    """A roce_hgx_node (ports: port, or lossless_port on priority 3) with 60
+    samples 1 s apart grown by step, in a training job: 8 local ranks of
+    16, rank 0 on this node's eno1, NCCL_IB_TC=tc in each, its QPs in RTS."""
+    n = roce_hgx_node(name, host, description, net, octet, mac,
+                      port or (lambda rail, netdev, ipv4: lossless_port(netdev, ipv4)))
+    n.timeline = dict(interval=1.0, times=sample_times(), step=step)
+    n.procs = job_procs(8, 16, "10.10.%d.%d" % (net, octet), env={"NCCL_IB_TC": str(tc)})
+    n.qps = job_qps()
+    return n
+
+
+# ---- pause-storm ----------------------------------------------------------
+# mlx5_6's host stalls: from step PS_STALL_AT the NIC cannot write what it
+# receives to memory fast enough (outbound_pci_stalled_wr, a gauge, reads
+# 85: 85 % of each second stalled), its receive buffer fills
+# (rx_buffer_passed_thres_phy) and it sends PFC pauses on priority 3.  The
+# driver's pause-storm prevention (auto: a critical stall timeout of 100 ms,
+# the minor watermark at 85 % of it, 85 ms: en_ethtool.c
+# MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC, MLX5E_PFC_PREVEN_MINOR_PRECENT) counts:
+#   steps 15-19: two stalls a second of about 90 ms, each past the minor
+#     watermark (tx_pause_storm_warning_events +2), pausing 180 ms a second
+#     (tx_prio3_pause +2,000, tx_prio3_pause_duration +180,000 us); what it
+#     receives falls from 320 to 256 Gb/s;
+#   steps 20-59: one stall a second that reaches the critical timeout: +1
+#     warning, +1 error (tx_pause_storm_error_events), pauses stop after
+#     100 ms (tx_prio3_pause +1,200, duration +100,000 us) and what arrives
+#     into the full buffer is dropped: rx_discards_phy, rx_prio3_discards and
+#     rx_prio3_buf_discard +4,000 a second, out_of_sequence +400; it
+#     receives 224 Gb/s.
+# The pauses spread back through the fabric (the rails meet at the spine
+# switches): from step PS_STORM_AT mlx5_3
+# receives a storm of PFC pauses on priority 3 (rx_prio3_pause +20,000 a
+# second, rx_prio3_pause_duration +950,000 us: paused 95 % of each second,
+# rx_prio3_pause_transition +20) and what it sends collapses from 320 to
+# 16 Gb/s (5 %) while DCQCN slows it too (rp_cnp_handled +2,000 a second).
+# Every other port moves 320 Gb/s each way on priority 3 (the job's
+# NCCL_IB_TC=106: DSCP 26, priority 3 by mlx5's default DSCP map): no
+# pause, no CNP, no drop.
+
+PS_TX_RAIL = 6
+PS_RX_RAIL = 3
+PS_STALL_AT = 15
+PS_STORM_AT = 20
+
+
+def pause_storm_step(rail, k, dt):
+    tx = rx = 320
+    if rail == PS_RX_RAIL and k >= PS_STORM_AT:
+        tx = 16
+    if rail == PS_TX_RAIL and k >= PS_STALL_AT:
+        rx = 256 if k < PS_STORM_AT else 224
+    inc = roce_step(tx, rx, dt, 3)
+    if rail == PS_RX_RAIL and k >= PS_STORM_AT:
+        for name, v in (("rx_prio3_pause", 20000), ("rx_prio3_pause_duration", 950000),
+                        ("rx_prio3_pause_transition", 20)):
+            add(inc, "ethtool", name, v)
+        add(inc, "hw_counters", "rp_cnp_handled", 2000)
+    if rail == PS_TX_RAIL and k >= PS_STALL_AT:
+        inc[("ethtool", "outbound_pci_stalled_wr")] = Level(85)
+        add(inc, "ethtool", "outbound_pci_stalled_wr_events", 1)
+        add(inc, "ethtool", "rx_buffer_passed_thres_phy", 40)
+        if k < PS_STORM_AT:
+            for name, v in (("tx_prio3_pause", 2000), ("tx_prio3_pause_duration", 180000),
+                            ("tx_pause_storm_warning_events", 2)):
+                add(inc, "ethtool", name, v)
+        else:
+            for name, v in (("tx_prio3_pause", 1200), ("tx_prio3_pause_duration", 100000),
+                            ("tx_pause_storm_warning_events", 1), ("tx_pause_storm_error_events", 1),
+                            ("rx_discards_phy", 4000), ("rx_prio3_discards", 4000),
+                            ("rx_prio3_buf_discard", 4000)):
+                add(inc, "ethtool", name, v)
+            add(inc, "hw_counters", "out_of_sequence", 400)
+    return inc
+
+
+def build_pause_storm():
+    return roce_counter_node(
+        "pause-storm", "roce-pausestorm-demo",
+        "An HGX H100 node on RoCE in a PFC pause storm: mlx5_6's host stalls its PCIe writes, "
+        "it sends pauses on priority 3 until pause-storm prevention trips and drops, and "
+        "mlx5_3, paused 95 % of the time, sends 16 Gb/s instead of 320.",
+        3, 41, "b0:7b:25:de:63:2e", pause_storm_step, 106)
+
+
+# ---- lossless-mismatch ------------------------------------------------------
+# The fabric is lossless on priority 3 (PFC and ECN on 3, trust dscp, on
+# every netdev), but the job sets NCCL_IB_TC=3, meaning "priority 3": the
+# traffic class is the IP header's TOS byte, DSCP 0 (3 >> 2) with ECN bits
+# 11, so its RoCE packets carry priority 0 (mlx5's default DSCP map: DSCP
+# >> 3), which has no PFC.  On 6 ports (all but LM_OVERRIDE) the job's
+# 300 Gb/s each way runs on priority 0: tx/rx_prio0_packets grow by
+# 9,375,000 a second while tx/rx_prio3_packets stay flat (PFC on a priority
+# that carries nothing), and the loss that a lossy priority takes under
+# load shows as out_of_sequence and packet_seq_err, +20 a second each; the
+# switch marks ECN on its priority-3 queue only, so no CNP either.
+# MLNX_OFED's global traffic class is set on 2 ports (the admin's RoCE QoS
+# script ran on those two NICs only): "Global tclass=106" (DSCP 26,
+# priority 3) overrides the job's 3 for every QP there, so their traffic
+# runs on priority 3:
+#   mlx5_2 (LM_OVERRIDE[0]): 300 Gb/s each way on priority 3, no pause;
+#   mlx5_5 (LM_PAUSED): ECN is off on its netdev (ecn/roce_np and roce_rp
+#     enable/3 read 0): congestion control is not engaged, no CNP is sent
+#     or handled (np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets
+#     flat), and the switch falls back on PFC: rx_prio3_pause +3,000 a
+#     second, rx_prio3_pause_duration +250,000 us (paused a quarter of each
+#     second), rx_prio3_pause_transition +1,500; it sends 224 Gb/s.
+
+LM_JOB_TC = 3
+LM_GLOBAL_TC = 106
+LM_OVERRIDE = (2, 5)
+LM_PAUSED = 5
+
+
+def lossless_mismatch_port(rail, netdev, ipv4):
+    if rail not in LM_OVERRIDE:
+        return lossless_port(netdev, ipv4, prio=0)
+    if rail != LM_PAUSED:
+        return lossless_port(netdev, ipv4, prio=3, tclass=LM_GLOBAL_TC)
+    # ECN off: no CNP was ever sent or handled on this port.
+    port = lossless_port(netdev, ipv4, prio=3, q=qos(np=(), rp=()), tclass=LM_GLOBAL_TC)
+    port["hw_counters"] = dict(np_cnp_sent=0, rp_cnp_handled=0, np_ecn_marked_roce_packets=0)
+    return port
+
+
+def lossless_mismatch_step(rail, k, dt):
+    if rail not in LM_OVERRIDE:
+        inc = roce_step(300, 300, dt, 0)
+        add(inc, "hw_counters", "out_of_sequence", 20)
+        add(inc, "hw_counters", "packet_seq_err", 20)
+    elif rail == LM_PAUSED:
+        inc = roce_step(224, 300, dt, 3)
+        for name, v in (("rx_prio3_pause", 3000), ("rx_prio3_pause_duration", 250000),
+                        ("rx_prio3_pause_transition", 1500)):
+            add(inc, "ethtool", name, v)
+    else:
+        inc = roce_step(300, 300, dt, 3)
+    return inc
+
+
+def build_lossless_mismatch():
+    return roce_counter_node(
+        "lossless-mismatch", "roce-mismatch-demo",
+        "An HGX H100 node on RoCE whose lossless path is not: PFC is on priority 3, but the "
+        "job's NCCL_IB_TC=3 puts its traffic on priority 0 on 6 ports; a global "
+        "traffic_class of 106 overrides it on mlx5_2 and mlx5_5, and mlx5_5 receives "
+        "pauses with ECN off and no CNP.",
+        4, 43, "b0:7b:25:de:74:3f", lossless_mismatch_step, LM_JOB_TC, lossless_mismatch_port)
+
+
+# ---- link-flap --------------------------------------------------------------
+# mlx5_4's optics degrade: its pre-FEC BER (rx_corrected_bits_phy over
+# rx_bits_phy, which grows 4e11 a second while the link is up) climbs a
+# decade every 8 steps, LF_CORRECTED[(k - 1) // 8] corrected bits a second:
+#   steps  1-8 1e-9 (400), 9-16 1e-8, 17-24 1e-7, 25-32 1e-6, 33-40 1e-5,
+#   41-48 1e-4 (40,000,000), 49-59 5e-4 (200,000,000: past the 2.4e-4
+#   that RS(544,514) FEC corrects, the IEEE 802.3 limit for 50G-per-lane
+#   PAM4 links);
+# from 1e-4 on, FEC no longer corrects every symbol: rx_pcs_symbol_err_phy
+# and the PMA symbol_error grow by 2 a second at 1e-4, by 150 at 5e-4,
+# where whole frames are lost too (rx_crc_errors_phy and port_rcv_errors
+# +40 a second, out_of_sequence +40).  The link goes down 4 times, 2 s each
+# (LF_DOWN: down at steps 44, 50, 54 and 57, up again 2 steps later):
+# link_down_events_phy and link_downed +1 at each of those 4 steps (0 -> 4);
+# while down nothing is sent or received, rx_bits_phy stands still and the
+# job's QPs time out (local_ack_timeout_err +2 a second).  mlx5's RoCE port
+# keeps its sysfs directory and counters while the link is down (its state
+# reads 1: DOWN, phys_state 3: Disabled, which a capture records only at the
+# snapshot); the snapshot, after step 59, finds it up again.  The other 7
+# ports move 320 Gb/s each way on priority 3 at a BER of 1e-9, nothing
+# else grows.
+
+LF_RAIL = 4
+LF_CORRECTED = (400, 4000, 40000, 400000, 4000000, 40000000, 200000000)
+LF_DOWN = (44, 45, 50, 51, 54, 55, 57, 58)
+
+
+def link_flap_step(rail, k, dt):
+    if rail != LF_RAIL:
+        return roce_step(320, 320, dt, 3)
+    if k in LF_DOWN:
+        inc = roce_step(0, 0, dt, 3, corrected=0, up=False)
+        if k - 1 not in LF_DOWN:
+            add(inc, "counters", "link_downed", 1)
+            add(inc, "ethtool", "link_down_events_phy", 1)
+        add(inc, "hw_counters", "local_ack_timeout_err", 2)
+        return inc
+    stage = min((k - 1) // 8, len(LF_CORRECTED) - 1)
+    inc = roce_step(320, 320, dt, 3, corrected=LF_CORRECTED[stage])
+    sym = {5: 2, 6: 150}.get(stage, 0)
+    if sym:
+        add(inc, "ethtool", "rx_pcs_symbol_err_phy", sym)
+        add(inc, "counters", "symbol_error", sym)
+    if stage == 6:
+        for where, name in (("ethtool", "rx_crc_errors_phy"), ("counters", "port_rcv_errors"),
+                            ("hw_counters", "out_of_sequence")):
+            add(inc, where, name, 40)
+    return inc
+
+
+def build_link_flap():
+    return roce_counter_node(
+        "link-flap", "roce-linkflap-demo",
+        "An HGX H100 node on RoCE where mlx5_4's link flaps: its pre-FEC BER climbs from 1e-9 "
+        "to 5e-4 in a minute, symbol errors and CRC errors follow, and the link goes down 4 "
+        "times (link_downed 0 to 4) before the snapshot finds it up again.",
+        5, 47, "b0:7b:25:de:85:40", link_flap_step, 106)
+
+
+# ---- pinned -----------------------------------------------------------------
+# The ib-8port hardware (InfiniBand NDR, no ethtool statistics sampled: an
+# IPoIB netdev's say nothing of the link) in a training job, every port at
+# 360 Gb/s each way, with PMA error counters pinned at their maximum, the
+# widths of PMA_WIDTH:
+#   mlx5_2 (PIN_STUCK): link_downed 255 (8 bits), port_xmit_discards 65535
+#     (16), excessive_buffer_overrun_errors 15 (4), as a real H100 node
+#     shows them (issue 15); they stay pinned through the samples while the
+#     errors they would count go on (+50 discards, +1 overrun a second: no
+#     reading changes): blind;
+#   mlx5_5 (PIN_SYM): symbol_error 65535 from the first sample, +30 a second
+#     that never shows;
+#   mlx5_6 (PIN_RISE): symbol_error grows 120 a second from 61,920: 65,520
+#     at sample 30, and the step to sample 31 saturates it (65,535, a step of
+#     15 where 120 happened); it reads 65,535 from there to the end.
+# The other ports are clean.
+
+PIN_STUCK = 2
+PIN_SYM = 5
+PIN_RISE = 6
+PIN_RISE_RATE = 120
+PIN_RISE_AT = 31
+
+
+def pinned_step(rail, k, dt):
+    inc = traffic(360, 360, dt)
+    if rail == PIN_STUCK:
+        add(inc, "counters", "port_xmit_discards", 50)
+        add(inc, "counters", "excessive_buffer_overrun_errors", 1)
+    elif rail == PIN_SYM:
+        add(inc, "counters", "symbol_error", 30)
+    elif rail == PIN_RISE:
+        add(inc, "counters", "symbol_error", PIN_RISE_RATE)
+    return inc
+
+
+def build_pinned():
+    n = ib_timeline_node(
+        "pinned", "hgx-pinned-demo",
+        "An HGX H100 node on InfiniBand whose PMA counters are pinned at their maximum: mlx5_2 reads "
+        "link_downed 255, port_xmit_discards 65535 and excessive_buffer_overrun_errors 15, mlx5_5 "
+        "symbol_error 65535, and mlx5_6's symbol_error climbs 120 a second until it pins at 31 s.")
+    ports = [d["rdma"] for d in sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])]
+    ports[PIN_STUCK]["counters"] = dict(link_downed=255, port_xmit_discards=65535,
+                                        excessive_buffer_overrun_errors=15)
+    ports[PIN_SYM]["counters"] = dict(symbol_error=65535)
+    ports[PIN_RISE]["counters"] = dict(symbol_error=65535 - 15 - PIN_RISE_RATE * (PIN_RISE_AT - 1))
+    n.timeline = dict(interval=1.0, times=sample_times(), step=pinned_step)
+    n.qps = job_qps()
+    n.procs = job_procs(8, 16, "10.10.0.17")
     return n
 
 
@@ -1261,6 +1777,13 @@ def write_rdma(tr, n, d):
         tr.line(p + "/counters/" + k, v)
     for k, v in hc.items():
         tr.line(p + "/hw_counters/" + k, v)
+    if "tclass" in r:
+        # MLNX_OFED's mlx5_ib makes tc/<port>/traffic_class for every port:
+        # traffic_class_show() prints "Global tclass=%d\n" once one is set
+        # (echo 106 > ...: every QP of the port then carries it), nothing
+        # before (https://github.com/openucx/ucx/pull/11105 shows the file).
+        tr.write(base + "/tc/1/traffic_class",
+                 "" if r["tclass"] is None else "Global tclass=%d\n" % r["tclass"])
     tr.rlink("sys/class/infiniband/" + name, base)
     # uverbs character device, as libibverbs finds devices without netlink.
     u = s + "/infiniband_verbs/" + d["uverbs"]
@@ -1718,7 +2241,8 @@ def summary(n):
 
 
 SCENARIOS = (build_dgx, build_pcie_2numa, build_ib_8port, build_roce_faults,
-             lambda: build_roce_faults(pod=True), build_busy, build_hang, build_congested, build_gb10)
+             lambda: build_roce_faults(pod=True), build_busy, build_hang, build_congested, build_gb10,
+             build_pause_storm, build_lossless_mismatch, build_link_flap, build_pinned)
 
 
 def main(argv):
