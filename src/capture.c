@@ -148,6 +148,14 @@ static void write_live_extras(struct cap *c)
 		fab_fprintf(c->log, "fabtop: no devices.json: %s\n", err);
 	}
 	err[0] = '\0';
+	j = verbs_snapshot_json(err, sizeof(err));
+	if (j) {
+		cap_out_json(c, "/fabtop/verbs.json", j);
+		json_decref(j);
+	} else {
+		fab_fprintf(c->log, "fabtop: no verbs.json: %s\n", err);
+	}
+	err[0] = '\0';
 	j = cuda_gpus_snapshot_json(err, sizeof(err));
 	if (j) {
 		cap_out_json(c, "/fabtop/cuda.json", j);
@@ -349,6 +357,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "nvml.json");
 		carry_file(&c, "cuda.json");
 		carry_file(&c, "devices.json");
+		carry_file(&c, "verbs.json");
 		/* Its recorded counters too, unless new samples are taken. */
 		if (o->samples <= 0)
 			carry_alloc(&c, "/fabtop/samples.json");
