@@ -342,6 +342,8 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	carry_unreadable(&c);
 
 	cap_copy_sysfs(&c);
+	if (c.hazards && !c.err[0])
+		cap_out_json(&c, "/fabtop/hazards.json", c.hazards);
 	fprintf(c.log, "fabtop: copied %d file(s) and %d link(s), %lld bytes; %d unreadable "
 		"file(s) listed in fabtop/unreadable.tsv\n", c.files, c.links, c.bytes, c.nunreadable);
 	if (c.toobig)
@@ -410,6 +412,7 @@ out:
 		free(c.visited[i]);
 	free(c.visited);
 	free(c.buf);
+	json_decref(c.hazards);
 	root_close(&c.src);
 	for (int i = 0; i < 4; i++)
 		if (installed[i])
