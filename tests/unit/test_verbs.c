@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include "fab_archive.h"
 #include "fabtop/collect.h"
+#include "fabtop/findings.h"
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"
@@ -141,6 +142,16 @@ static void test_replay_fixture(void **state)
 	/* Not listed by libibverbs: no provider. */
 	assert_false(port(&m, "mlx5_3")->active_mtu.ok);
 	assert_true(has_note(&m, "libibverbs does not list mlx5_3", "provider"));
+	/* The MTU rule judges the verbs value and prints where it came from. */
+	findings_run(&m);
+	const struct fab_finding *f = NULL;
+	for (int i = 0; i < m.nfindings; i++)
+		if (strcmp(m.findings[i].id, "links.mtu-mismatch") == 0 &&
+		    strstr(m.findings[i].subject, "mlx5_4"))
+			f = &m.findings[i];
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "so RDMA on mlx5_4"));
+	assert_non_null(strstr(f->evidence, "active_mtu=1024 max_mtu=4096 from verbs (ibv_query_port)"));
 	model_free(&m);
 	root_close(&r);
 	assert_int_equal(fab_rmtree(dir), 0);
