@@ -66,7 +66,8 @@ build/tests/%: tests/unit/%.c $(SLIBOBJS)
 run: deps build/fabtop $(SCENARIOS)
 	@scripts/start.sh build/fabtop
 
-tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server $(SCENARIOS)
+tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server \
+       build/tests/ethtool_read $(SCENARIOS)
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
@@ -77,6 +78,12 @@ build/tests/fake_nccl: tests/ab/fake_nccl.c
 build/tests/ras_server: tests/ras/ras_server.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -std=gnu11 $(WARN) -o $@ $<
+
+# The ethtool statistics module on a real veth (tests/counters/t_ethtool_veth.sh):
+# its sanitized object, as the rest of the suite runs it.
+build/tests/ethtool_read: tests/counters/ethtool_read.c build/san/src/collectors/ethtool.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SAN) -o $@ $^ -pthread
 
 check: check-deps
 	@$(MAKE) --no-print-directory tests
@@ -90,7 +97,7 @@ scenarios: $(SCENARIOS)
 $(SCENARIOS): tests/scenarios/mkscenarios.py tests/scenarios/nldev.py
 	python3 tests/scenarios/mkscenarios.py build/scenarios
 
-bench: build/fabtop build/bench/sampler build/bench/model_grow $(SCENARIOS)
+bench: build/fabtop build/bench/sampler build/bench/ethtool build/bench/model_grow $(SCENARIOS)
 	@bench/startup build/fabtop
 	@bench/demo-open
 	@bench/sampler build/bench/sampler
@@ -98,9 +105,14 @@ bench: build/fabtop build/bench/sampler build/bench/model_grow $(SCENARIOS)
 	@build/bench/model_grow
 
 # Timed like the shipped binary: the optimised objects, not the sanitized ones.
-build/bench/sampler: bench/sampler.c $(filter-out build/obj/src/main.o,$(OBJS))
+build/bench/sampler: bench/sampler.c bench/bench.h $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(LDLIBS)
+
+# The ethtool module alone, optimised like the shipped binary.
+build/bench/ethtool: bench/ethtool.c bench/bench.h build/obj/src/collectors/ethtool.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter-out %.h,$^) -pthread
 
 build/bench/model_grow: bench/model_grow.c $(filter-out build/obj/src/main.o,$(OBJS))
 	@mkdir -p $(dir $@)

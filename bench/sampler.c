@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "fabtop/sampler.h"
 
 static const char *const pma[] = {
@@ -177,25 +178,6 @@ static int make_node(struct node *nd, const char *top, int vfs, bool sysfs)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The sysfs variant: each counter fd the sampler opened on the mirror is
  * replaced by one of the sysfs attribute that file stands for. */
 static int to_sysfs(const struct node *nd, struct fab_sampler *s, const char *top)
@@ -257,21 +239,21 @@ static int run(const char *label, const char *top, int vfs, bool sysfs)
 	char buf[32];
 	sampler_read(&s, t);
 	for (int k = 0; k < ROUNDS; k++) {
-		double t0 = now();
+		double t0 = bench_now();
 		for (int i = 0; i < passes; i++)
 			sampler_read(&s, t += 1.0);
-		double t1 = now();
+		double t1 = bench_now();
 		for (int i = 0; i < passes; i++)
 			for (int j = 0; j < nd.n; j++)
 				sink += (unsigned long long)pread(fds[j], buf, sizeof(buf), 0);
-		double t2 = now();
+		double t2 = bench_now();
 		for (int i = 0; i < passes; i++)
 			for (int j = 0; j < nd.n; j++) {
 				int fd = open(nd.paths[j], O_RDONLY | O_CLOEXEC);
 				sink += (unsigned long long)read(fd, buf, sizeof(buf));
 				close(fd);
 			}
-		double t3 = now(), reads = (double)passes * nd.n;
+		double t3 = bench_now(), reads = (double)passes * nd.n;
 		a[k] = (t1 - t0) / reads * 1e9;
 		b[k] = (t2 - t1) / reads * 1e9;
 		c[k] = (t3 - t2) / reads * 1e9;
@@ -281,8 +263,9 @@ static int run(const char *label, const char *top, int vfs, bool sysfs)
 	int bad = 0;
 	for (int i = 0; i < s.nctrs; i++)
 		bad += (s.ctrs[i].last.flags & (CTR_UNREADABLE | CTR_GONE)) != 0;
-	printf("%-44s %6d %9.0f %9.0f %9.0f %7.2f %7.2f%s\n", label, nd.n, median(a, ROUNDS),
-	       median(b, ROUNDS), median(c, ROUNDS), median(ab, ROUNDS), median(cb, ROUNDS),
+	printf("%-44s %6d %9.0f %9.0f %9.0f %7.2f %7.2f%s\n", label, nd.n,
+	       bench_median(a, ROUNDS), bench_median(b, ROUNDS), bench_median(c, ROUNDS),
+	       bench_median(ab, ROUNDS), bench_median(cb, ROUNDS),
 	       bad ? "  (some counters unreadable!)" : "");
 	sampler_close(&s);
 	root_close(&r);

@@ -171,6 +171,37 @@ double pcie_payload_gbps(double gts, long long width)
 	return pcie_gbps(gts, width) * PCIE_PAYLOAD_SHARE;
 }
 
+/* The kernel's widths are 1, 2, 4, 8, 12, 16 and 32 (PCI_EXP_LNKSTA_NLW);
+ * 0 when the link is down. */
+bool pcie_width_ok(long long width)
+{
+	return width > 0 && width <= 32;
+}
+
+bool pcie_link_cap(const struct fab_model *m, const struct fab_pci_dev *d,
+		   double *gts, long long *width)
+{
+	if (!d->link.max_speed.ok || !d->link.max_width.ok)
+		return false;
+	double s = d->link.max_speed.v;
+	long long w = d->link.max_width.v;
+	int up = d->chain_len > 0 && d->chain_len <= FAB_MAX_CHAIN ?
+		 model_find_pci(m, d->chain[d->chain_len - 1]) : FAB_NO_INDEX;
+	if (up != FAB_NO_INDEX && m->pci[up].link.max_speed.ok && m->pci[up].link.max_speed.v < s)
+		s = m->pci[up].link.max_speed.v;
+	if (up != FAB_NO_INDEX && m->pci[up].link.max_width.ok && m->pci[up].link.max_width.v < w)
+		w = m->pci[up].link.max_width.v;
+	*gts = s;
+	*width = w;
+	return true;
+}
+
+/* Speeds are 2.5, 5, 8, 16, 32, 64 GT/s: 0.01 absorbs their printing. */
+unsigned pcie_link_below(double cur_gts, long long cur_width, double cap_gts, long long cap_width)
+{
+	return (cur_gts + 0.01 < cap_gts ? PCIE_SLOW : 0) | (cur_width < cap_width ? PCIE_NARROW : 0);
+}
+
 const struct fab_pci_dev *nic_pci(const struct fab_model *m, const struct fab_nic *n)
 {
 	return n->pci >= 0 && n->pci < m->npci ? &m->pci[n->pci] : NULL;

@@ -195,22 +195,18 @@ static void rule_pcie_degraded(struct fab_model *m)
 			label = d->bdf;   /* NVMe, a storage or management NIC, ... */
 			off_path = true;
 		}
-		if (!label || !d->link.cur_speed.ok || !d->link.max_speed.ok ||
-		    !d->link.cur_width.ok || !d->link.max_width.ok)
-			continue;
 		/* What the link can train to is bounded by the port above it too. */
-		double cap_s = d->link.max_speed.v;
-		long long cap_w = d->link.max_width.v;
-		int up = d->chain_len ? model_find_pci(m, d->chain[d->chain_len - 1]) : FAB_NO_INDEX;
-		if (up != FAB_NO_INDEX && m->pci[up].link.max_speed.ok && m->pci[up].link.max_speed.v < cap_s)
-			cap_s = m->pci[up].link.max_speed.v;
-		if (up != FAB_NO_INDEX && m->pci[up].link.max_width.ok && m->pci[up].link.max_width.v < cap_w)
-			cap_w = m->pci[up].link.max_width.v;
+		double cap_s;
+		long long cap_w;
+		if (!label || !d->link.cur_speed.ok || !d->link.cur_width.ok ||
+		    !pcie_link_cap(m, d, &cap_s, &cap_w))
+			continue;
 		/* Off the GPU and NIC paths only a narrower link is said, as
 		 * information: it slows that device alone, and many idle devices
 		 * lower their speed (ASPM) but never their width. */
-		bool slow = d->link.cur_speed.v + 0.01 < cap_s && !off_path;
-		bool narrow = d->link.cur_width.v < cap_w;
+		unsigned below = pcie_link_below(d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w);
+		bool slow = (below & PCIE_SLOW) && !off_path;
+		bool narrow = below & PCIE_NARROW;
 		if (!slow && !narrow)
 			continue;
 		/* A GPU's speed alone is judged by its load: a busy GPU should

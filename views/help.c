@@ -1,10 +1,12 @@
 /*
  * help.c - the Help pane: keys, one paragraph per pane (from each pane's
- * view_ops.help, so the text lives next to the code it describes), and the
- * topology legend.
+ * view_ops.help, so the text lives next to the code it describes), the
+ * topology legend, and the live counters' limits with their sources.
  */
 #include <stdio.h>
+#include "fabtop/ctr_limits.h"
 #include "fabtop/topo.h"
+#include "fabtop/vocab.h"
 #include "fabtop/view.h"
 
 static const struct { const char *keys, *what; } help_keys[] = {
@@ -17,6 +19,28 @@ static const struct { const char *keys, *what; } help_keys[] = {
 	{ "r", "read the node (or the capture) again" },
 	{ "q or F10", "quit" },
 };
+
+/* The live counters' limits, printed from ctr_limit_defs[] itself, so the
+ * help and the judgement cannot disagree. */
+static void limits_section(struct view_pen *p)
+{
+	char buf[160], lim[96], text[512];
+	view_pen_put(p, 0, "Counter limits (live: the Counters pane, report counters)", fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int i = 0; i < ctr_nlimit_defs; i++) {
+		const struct ctr_limit_def *d = &ctr_limit_defs[i];
+		snprintf(buf, sizeof(buf), "%s/%s: %s", d->dir, d->name,
+			 ctr_limit_text(d, lim, sizeof(lim)));
+		view_pen_wrap(p, 2, buf, A_BOLD);
+		snprintf(text, sizeof(text), "%s %s. %s. Source: %s.", sev_name(d->sev), d->id,
+			 d->what, d->source);
+		view_pen_wrap(p, 4, text, 0);
+	}
+	view_pen_wrap(p, 2, "Rates are over the real time the last window covers; a watch shorter "
+		      "than the window judges what it saw (watching N s of 1 h). A counter pinned at "
+		      "its maximum is blind: its limit cannot be judged until it is cleared.", 0);
+	view_pen_nl(p);
+}
 
 static void body(struct view_pen *p, const struct fab_model *m)
 {
@@ -54,6 +78,7 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		 fab_glyph(TOPO_MARK_UTF8, TOPO_MARK_ASCII));
 	view_pen_legend(p, buf);
 	view_pen_nl(p);
+	limits_section(p);
 	view_pen_put(p, 0, "Press q to quit, Tab to switch panes.", A_BOLD);
 	view_pen_nl(p);
 }

@@ -1,10 +1,23 @@
 /*
- * counters.h - RDMA port counters described as data: file, unit, width,
- * meaning, the layer it speaks for, and whether growth is bad; and the one
- * arithmetic over their values (parse, delta, wrap, reset, saturation,
- * units). The link health collector, the sampler, the findings, the panes
- * and every report read this table and call these functions: a counter's
+ * counters.h - RDMA port counters and the RoCE netdev's ethtool statistics
+ * described as data: file or statistic name, unit, width, meaning, the
+ * layer it speaks for, and whether growth is bad; and the one arithmetic
+ * over their values (parse, delta, wrap, reset, saturation, pins, units).
+ * The link health collector, the sampler, the findings, the panes and
+ * every report read this table and call these functions: a counter's
  * saturation or rate is never worked out anywhere else.
+ *
+ * Three sources share the table, told apart by dir:
+ *  - "counters": the PMA PortCounters of ports/N/counters/ (widths 4 to 64
+ *    bits, the narrow ones saturate: see "Pins" below);
+ *  - "hw_counters": the driver's ports/N/hw_counters/ (mlx5 Q-counters are
+ *    32 bits and wrap; its congestion, ICRC and optional counters are 64);
+ *  - "ethtool": the netdev's ETHTOOL_GSTATS statistics (u64 in the ABI,
+ *    never wrap or saturate at 64 bits; a fall is a clear).
+ * Names with one "%d" (rx_prio%d_pause, rx_err_lane_%d_phy) are pattern
+ * rows: one row for the eight priorities or lanes, matched by counter_def().
+ * A name the table does not know is still shown raw (d NULL: 64-bit, no
+ * meaning, never judged).
  */
 #ifndef FABTOP_COUNTERS_H
 #define FABTOP_COUNTERS_H
@@ -21,16 +34,39 @@ enum fab_counter_class {
 	CC_CONGESTION,
 };
 
+/* What the "%d" of a pattern row stands for. */
+enum ctr_index {
+	CTR_IX_NONE = 0,         /* a plain name */
+	CTR_IX_PRIO,             /* an IEEE 802.1p priority, 0..7 */
+	CTR_IX_LANE,             /* a physical lane of the port, 0..7 */
+};
+
 struct fab_counter_def {
-	const char *name;        /* file name */
-	const char *dir;         /* "counters" (PMA) or "hw_counters" (driver) */
-	const char *unit;        /* "4-octet words", "packets", "events", "ticks" */
+	const char *name;        /* file or statistic name; one "%d" in a pattern row */
+	const char *dir;         /* "counters" (PMA), "hw_counters" (driver), "ethtool" */
+	const char *unit;        /* "4-octet words", "bytes", "bits", "packets", "events",
+				  * "ticks", "microseconds", "percent", "requests" */
 	int width;               /* bits: 64 for data; PMA error fields are 4 to 32 bits */
 	bool saturates;          /* PMA counters stop at 2^width-1; Q-counters wrap */
 	enum fab_counter_class cls;
 	bool bad_when_grows;
-	const char *layer;       /* "physical", "link", "transport", "congestion" */
+	const char *layer;       /* "physical", "link", "pcie", "transport",
+				  * "congestion", "host" (the netdev's own rings) */
 	const char *meaning;
+	/* A level, not a count (outbound_pci_stalled_rd: "% of the last
+	 * second"): no delta, no rate, never a reset, wrap or growth. Callers
+	 * never pass a gauge to counter_step(): each good reading replaces the
+	 * value, its step is { delta 0, has_rate false, flags 0 } (read
+	 * failures are flagged as for any counter), it is never "grew", and
+	 * it is shown as is, in its unit. A reading above gauge_max is
+	 * implausible (counter_value_judge). Its warn_at is the level from
+	 * which it is a warning (counter_total_judge: below it, nothing). */
+	bool gauge;
+	uint64_t gauge_max;
+	enum ctr_index ix;       /* pattern rows: what the "%d" counts */
+	/* Saturating rows: what a pin hides, as a plural noun ("link downs"),
+	 * for counter_pin_hides(). */
+	const char *noun;
 	/* A total since the last clear that a snapshot (report links/all)
 	 * reports (links.errors for PMA rows, links.transport-errors for the
 	 * driver's): 0, never (traffic, congestion,
@@ -44,7 +80,9 @@ struct fab_counter_def {
 
 /* What a total since the last clear says in a snapshot: the one
  * judgement, read by links.errors, links.transport-errors and `report
- * counters` (its first reading). A saturated PMA counter is a warning. */
+ * counters` (its first reading). A saturated PMA counter is a warning.
+ * For a gauge, total is its current level: a warning from warn_at, else
+ * nothing (a low level is not worth saying). */
 enum ctr_total {
 	CTR_TOTAL_NONE = 0,      /* zero, unknown, or not a counter a total speaks for */
 	CTR_TOTAL_INFO,          /* non-zero, below its warn_at: worth saying, not alarming */
@@ -55,15 +93,31 @@ enum ctr_total counter_total_judge(const struct fab_counter_def *d, long long to
 extern const struct fab_counter_def fab_counter_defs[];
 extern const int fab_ncounter_defs;
 
-/* The definition of a counter file, or NULL when the table does not know it. */
+/* The definition of a counter file or ethtool statistic, or NULL when the
+ * table does not know it. dir NULL: any source, the first match in table
+ * order (the RDMA rows come first, and no ethtool name equals an RDMA one,
+ * so a NULL-dir lookup of an RDMA name is what it always was). Pattern
+ * rows match their "%d" with a decimal number without leading zeros in
+ * the row's range (priorities and lanes 0..7): "rx_prio3_pause" matches
+ * "rx_prio%d_pause"; "rx_prio9_pause" and "rx_prio_pause" match nothing. */
 const struct fab_counter_def *counter_def(const char *dir, const char *name);
+
+/* The priority 0..7 a name carries when d is a per-priority pattern row
+ * that the name matches (counter_prio(d, "tx_prio7_pause_duration") is 7);
+ * -1 otherwise (d NULL, not a priority row, no match). The lossless-path
+ * section groups a netdev's statistics by priority with this. */
+int counter_prio(const struct fab_counter_def *d, const char *name);
+
+/* The number a name carries in d's "%d" (a priority or a lane), or -1
+ * when d is not a pattern row or the name does not match it. */
+int counter_index(const struct fab_counter_def *d, const char *name);
 
 /* ---- the arithmetic (pure; unit-tested with exact numbers) ---- */
 
 enum ctr_flag {
 	CTR_RESET      = 1 << 0, /* the value went down: counters were cleared; no rate */
 	CTR_WRAPPED    = 1 << 1, /* a 32-bit wrapping counter passed 2^32-1; rate still exact */
-	CTR_SATURATED  = 1 << 2, /* a PMA counter sits at 2^width-1: the rate is a lower bound */
+	CTR_SATURATED  = 1 << 2, /* a PMA counter sits at 2^width-1: see "Pins" below */
 	CTR_FIRST      = 1 << 3, /* first reading (start, or the port came back): no rate */
 	CTR_UNREADABLE = 1 << 4, /* this read failed or was not a number: value kept */
 	CTR_GONE       = 1 << 5, /* its port or device vanished */
@@ -86,9 +140,21 @@ int counter_parse_value(const char *buf, size_t len, uint64_t *out);
 
 /* One step of a counter of the given width: 64-bit counters going down are
  * a reset; 32-bit non-saturating (Q-counters) going down by more than 2^31
- * wrapped, else reset; saturating counters at 2^width-1 are saturated.
+ * wrapped (the delta counts across the top exactly), else reset.
  * scale converts counter units to the rate's unit (4 for 4-octet words ->
- * bytes). dt_s <= 0 gives no rate. */
+ * bytes). dt_s <= 0 gives no rate. Gauges are never stepped (see gauge).
+ *
+ * Pins (saturating counters, PMA fields of 4 to 32 bits): a delta is never
+ * computed across a pin.
+ *  - Entering it (prev below 2^width-1, cur at it): delta = max - prev is
+ *    a lower bound of the growth; has_rate stays (a lower-bound rate) and
+ *    CTR_SATURATED is set: callers print the rate as one ("≥ 12/s").
+ *  - Staying pinned (prev and cur at the maximum): delta 0, has_rate
+ *    false, CTR_SATURATED: the counter is blind, not "0/s"; callers print
+ *    that it is pinned (and counter_pin_hides()), never a rate.
+ *  - Leaving it downwards (a clear, perfquery -R): CTR_RESET, no rate,
+ *    as for any fall of a saturating counter (they never wrap).
+ * So: CTR_SATURATED with has_rate is a lower bound, without it blind. */
 struct ctr_step counter_step(uint64_t prev, uint64_t cur, int width, bool saturates,
 			     double scale, double dt_s);
 
@@ -102,12 +168,21 @@ uint64_t counter_max(int width);
  * counters (d NULL) never saturate: they are read as 64-bit. */
 bool counter_pinned(const struct fab_counter_def *d, uint64_t v);
 
-/* Bytes per counter unit: 4 for "4-octet words", else 1. */
+/* What a pin hides, in the words every surface prints (the Links pane,
+ * JSON, findings, `report counters`): "link_downed stopped at 255: later
+ * link downs no longer show". Writes buf and returns 0 for a saturating
+ * counter of the table; -1 (buf "") for d NULL or one that never pins.
+ * It does not check the value: call it where counter_pinned() is true. */
+int counter_pin_hides(const struct fab_counter_def *d, char *buf, size_t len);
+
+/* Bytes per counter unit for data counters: 4 for "4-octet words", 1/8
+ * for a data counter in "bits" (rx_bits_phy); else 1 (the rate is in the
+ * table's unit: error bits stay bits). */
 double counter_scale(const struct fab_counter_def *d);
 
 /* The unit of a counter's rate once scaled: "bytes" for data counted in
- * 4-octet words, else the table's unit ("packets", "events", "ticks");
- * NULL for a counter the table does not know. */
+ * 4-octet words or bits, else the table's unit ("packets", "events",
+ * "ticks", "microseconds"); NULL for a counter the table does not know. */
 const char *counter_rate_unit(const struct fab_counter_def *d);
 
 /* ---- implausible values: the one judgement ----
@@ -130,7 +205,8 @@ const char *counter_rate_unit(const struct fab_counter_def *d);
 
 /* A counter file's text (as counter_parse_value takes it): 0 and *out for
  * a value the counter can hold; 1 when it holds something it cannot (a
- * sign, not a number, above its width's maximum; d NULL: 64 bits); -1 for
+ * sign, not a number, above its width's maximum, a gauge above its
+ * gauge_max; d NULL: 64 bits); -1 for
  * an empty file (nothing read: unreadable, not implausible); -2 for
  * CTR_NO_PMA_TEXT (the kernel says the counter does not exist here: unknown,
  * not implausible). */

@@ -379,6 +379,20 @@ double pcie_gbps(double gts, long long width);
 /* What a PCIe link carries as data, Gb/s: pcie_gbps() less the packet
  * overhead (about 80% of it; facts.c says why). */
 double pcie_payload_gbps(double gts, long long width);
+/* A link width as current_link_width and max_link_width print it: 1 to 32
+ * lanes. 0 (a link that is down) and anything else are no width. */
+bool pcie_width_ok(long long width);
+/* What the link of function d can train to: its max_link_speed/width,
+ * bounded by the port above it (the link's other end) where the model
+ * knows that port. false when d's own are unknown. The one capability
+ * pcie.degraded (rules_topo.c) and the PCIe watch (pcie_watch.h) judge
+ * against. */
+bool pcie_link_cap(const struct fab_model *m, const struct fab_pci_dev *d,
+		   double *gts, long long *width);
+/* How a link runs against that capability: PCIE_SLOW for a lower speed,
+ * PCIE_NARROW for fewer lanes, 0 when neither. */
+enum { PCIE_SLOW = 1 << 0, PCIE_NARROW = 1 << 1 };
+unsigned pcie_link_below(double cur_gts, long long cur_width, double cap_gts, long long cap_width);
 /* The PCI function of an HCA, NULL for a soft device. */
 const struct fab_pci_dev *nic_pci(const struct fab_model *m, const struct fab_nic *n);
 /* The PCIe link an HCA's traffic crosses: its function's, its PF's for an

@@ -119,9 +119,9 @@ static void read_dev(const struct fab_root *r, struct fab_model *m, struct fab_p
 	d->link.cur_speed = read_speed(r, m, ATTR("current_link_speed"));
 	d->link.max_speed = read_speed(r, m, ATTR("max_link_speed"));
 	fab_int w = sys_int(r, m, ATTR("current_link_width"));
-	d->link.cur_width = w.ok && w.v > 0 && w.v <= 32 ? w : (fab_int){ 0, false };
+	d->link.cur_width = w.ok && pcie_width_ok(w.v) ? w : (fab_int){ 0, false };
 	w = sys_int(r, m, ATTR("max_link_width"));
-	d->link.max_width = w.ok && w.v > 0 && w.v <= 32 ? w : (fab_int){ 0, false };
+	d->link.max_width = w.ok && pcie_width_ok(w.v) ? w : (fab_int){ 0, false };
 	ssize_t n = root_readlink(r, ATTR("driver"), buf, sizeof(buf));
 	if (n > 0) {
 		const char *s = strrchr(buf, '/');

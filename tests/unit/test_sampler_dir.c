@@ -396,14 +396,14 @@ static const char samples_json[] =
 	" {\"t\": 1000.0, \"values\": {\"" P0 "counters/port_xmit_data\": 0,"
 	" \"" P0 "counters/port_rcv_data\": 1000, \"" P0 "hw_counters/out_of_sequence\": 4294967290,"
 	" \"" P0 "counters/symbol_error\": 65000, \"" P0 "hw_counters/lifespan\": 10,"
-	" \"" P0 "hw_counters/rx_write_requests\": 9000000000000000000,"
+	" \"" P0 "hw_counters/vendor_ctr\": 9000000000000000000,"
 	" \"/sys/class/infiniband/mlx5_0/hw_counters/dev_ctr\": 7,"
 	" \"/sys/class/net/eth0/statistics/rx_bytes\": 5,"
 	" \"" P1 "counters/port_xmit_data\": 100, \"" P1 "counters/port_rcv_data\": 100}},\n"
 	" {\"t\": 1001.25, \"values\": {\"" P0 "counters/port_xmit_data\": 12500000000,"
 	" \"" P0 "counters/port_rcv_data\": null, \"" P0 "hw_counters/out_of_sequence\": 5,"
 	" \"" P0 "counters/symbol_error\": 65535, \"" P0 "hw_counters/lifespan\": 10,"
-	" \"" P0 "hw_counters/rx_write_requests\": 1e19,"
+	" \"" P0 "hw_counters/vendor_ctr\": 1e19,"
 	" \"/sys/class/infiniband/mlx5_0/hw_counters/dev_ctr\": 7,"
 	" \"" P1 "counters/port_xmit_data\": 200, \"" P1 "counters/port_rcv_data\": 200}},\n"
 	" {\"t\": 1002.25, \"values\": {\"" P0 "counters/port_xmit_data\": 12500000000,"
@@ -465,7 +465,7 @@ static void test_playback(void **state)
 	assert_int_equal(ctr(&s, "mlx5_0", 1, "out_of_sequence")->last.flags, CTR_WRAPPED);
 	assert_true(ctr(&s, "mlx5_0", 1, "out_of_sequence")->last.delta == 11);
 	assert_int_equal(ctr(&s, "mlx5_0", 1, "symbol_error")->last.flags, CTR_SATURATED);
-	struct fab_ctr *big = ctr(&s, "mlx5_0", 1, "rx_write_requests");
+	struct fab_ctr *big = ctr(&s, "mlx5_0", 1, "vendor_ctr");
 	assert_true(big->value == 10000000000000000000ull);
 	assert_true(big->last.delta == 1000000000000000000ull);
 	assert_true(big->last.rate == 8e17);

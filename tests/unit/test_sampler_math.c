@@ -168,11 +168,11 @@ static void test_step_core(void **state)
 	assert_int_equal(sampler_add_ctr(&s, "counters", "port_rcv_data"), 1);
 	assert_int_equal(sampler_add_ctr(&s, "counters", "port_xmit_packets"), 2);
 	assert_int_equal(sampler_add_ctr(&s, "hw_counters", "out_of_sequence"), 3);
-	assert_int_equal(sampler_add_ctr(&s, "hw_counters", "rx_write_requests"), 4);
+	assert_int_equal(sampler_add_ctr(&s, "hw_counters", "vendor_ctr"), 4);
 	assert_int_equal(s.ports[0].nctr, 5);
 	struct fab_ctr *xd = find(&s, "port_xmit_data"), *rd = find(&s, "port_rcv_data"),
 		*xp = find(&s, "port_xmit_packets"), *oos = find(&s, "out_of_sequence"),
-		*rw = find(&s, "rx_write_requests");
+		*rw = find(&s, "vendor_ctr");
 	assert_null(rw->def);
 
 	/* t=10: first readings, no rates, no history slot. */
