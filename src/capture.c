@@ -172,6 +172,14 @@ static void write_live_extras(struct cap *c)
 		fab_fprintf(c->log, "fabtop: no devices.json: %s\n", err);
 	}
 	err[0] = '\0';
+	j = verbs_snapshot_json(err, sizeof(err));
+	if (j) {
+		cap_out_json(c, "/fabtop/verbs.json", j);
+		json_decref(j);
+	} else {
+		fab_fprintf(c->log, "fabtop: no verbs.json: %s\n", err);
+	}
+	err[0] = '\0';
 	j = cuda_gpus_snapshot_json(err, sizeof(err));
 	if (j) {
 		cap_out_json(c, "/fabtop/cuda.json", j);
@@ -358,6 +366,8 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	carry_unreadable(&c);
 
 	cap_copy_sysfs(&c);
+	if (c.hazards && !c.err[0])
+		cap_out_json(&c, "/fabtop/hazards.json", c.hazards);
 	fprintf(c.log, "fabtop: copied %d file(s) and %d link(s), %lld bytes; %d unreadable "
 		"file(s) listed in fabtop/unreadable.tsv\n", c.files, c.links, c.bytes, c.nunreadable);
 	if (c.toobig)
@@ -374,6 +384,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		carry_file(&c, "cuda.json");
 		carry_file(&c, "devices.json");
 		carry_file(&c, "dcb.json");
+		carry_file(&c, "verbs.json");
 		/* Its recorded counters too, unless new samples are taken. */
 		if (o->samples <= 0)
 			carry_alloc(&c, "/fabtop/samples.json");
@@ -426,6 +437,7 @@ out:
 		free(c.visited[i]);
 	free(c.visited);
 	free(c.buf);
+	json_decref(c.hazards);
 	root_close(&c.src);
 	for (int i = 0; i < 4; i++)
 		if (installed[i])

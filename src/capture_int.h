@@ -28,6 +28,9 @@ struct cap {
 	size_t nvisited, capvisited;
 	int files, links, nunreadable, toobig;
 	long long bytes;
+	/* fabtop/hazards.json: {"skipped": {dev: why}}, devices whose counter
+	 * files were not copied (hazard.h); NULL until one is. */
+	json_t *hazards;
 	char err[PATH_MAX + 256]; /* first fatal error */
 };
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "fabtop/hazard.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
@@ -278,6 +279,40 @@ static bool gid_is_set(struct cap *c, const char *tab_dir, const char *idx)
 	return false;
 }
 
+/* Whether a counters/ or hw_counters/ folder of an RDMA device (node_dir
+ * is the device or one of its ports) must not be copied: hazard_counters()
+ * decides; each skipped device is logged and recorded once. */
+static bool counters_hazard(struct cap *c, const char *node_dir, const char *name)
+{
+	if (strcmp(name, "counters") != 0 && strcmp(name, "hw_counters") != 0)
+		return false;
+	const char *s = strstr(node_dir, "/infiniband/");
+	char dev[FAB_NAME_LEN], why[256];
+	if (!s)
+		return false;
+	s += strlen("/infiniband/");
+	size_t n = strcspn(s, "/");
+	if (n == 0 || n >= sizeof(dev))
+		return false;
+	memcpy(dev, s, n);
+	dev[n] = '\0';
+	enum hazard_verdict v = hazard_counters(&c->src, dev, why, sizeof(why));
+	if (v == HAZARD_READ)
+		return false;
+	if (!c->hazards) {
+		c->hazards = json_object();
+		json_object_set_new(c->hazards, "skipped", json_object());
+		json_object_set_new(c->hazards, "unknown", json_object());
+	}
+	json_t *tab = json_object_get(c->hazards, v == HAZARD_SKIP ? "skipped" : "unknown");
+	if (!json_object_get(tab, dev)) {
+		json_object_set_new(tab, dev, json_string(why));
+		fab_fprintf(c->log, "fabtop: %s: %s%s\n", dev,
+			    v == HAZARD_SKIP ? "counters not copied: " : "", why);
+	}
+	return v == HAZARD_SKIP;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -329,6 +364,8 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 			enum kind sub = subdir_kind(k, name);
 			if (sub == K_NONE)
 				continue;
+			if ((k == K_RDMA || k == K_PORT) && counters_hazard(c, node_dir, name))
+				continue;   /* not even opened */
 			char child[PATH_MAX];
 			snprintf(child, sizeof(child), "%s/%s", node_dir, name);
 			if (visited(c, child, true))

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "fabtop/ras.h"
 #include "fabtop/sanitize.h"
+#include "fabtop/hazard.h"
 
 const char fab_cli_usage[] =
 "usage: fabtop [--root DIR|FILE.tar.gz]             TUI (bundled demo when this node has no HCA)\n"
@@ -34,6 +35,11 @@ const char fab_cli_usage[] =
 "                                                    NCCL_DEBUG logs: network, HCAs, GDR, errors, verdict;\n"
 "                                                    nccl-tests runs against the HCAs' line rate\n"
 "       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
+"Any command reading counters (the TUI, report, capture) also takes\n"
+"              [--exclude-dev DEV[,DEV...]]           RDMA devices whose counters are never read\n"
+"                                                    (NVSwitch management functions whose VPD\n"
+"                                                    cannot be read; those saying SMDL=SW_MNG\n"
+"                                                    are skipped anyway)\n"
 "       fabtop --version | --help\n"
 "Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";
 
@@ -51,6 +57,7 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 		{ "ras", required_argument, NULL, 'r' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "exclude-dev", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -81,6 +88,14 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 			break;
 		}
 		case 'v': out->verbose = true; break;
+		case 'x':
+			if (!hazard_exclude_valid(optarg)) {
+				fab_fprintf(stderr, "fabtop: --exclude-dev wants RDMA device names separated by "
+					    "commas (mlx5_0,mlx5_1), not \"%s\"\n", optarg);
+				return 2;
+			}
+			out->exclude_dev = optarg;
+			break;
 		case 'w':
 			out->window = strtod(optarg, &end);
 			if (*end || !(out->window > 0.0) || out->window > 86400) {

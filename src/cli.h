@@ -28,6 +28,7 @@ struct fab_cli {
 	const char *ras;              /* --ras ADDR: report job, capture */
 	double window;                /* --window S: report job, capture; 0 not given */
 	bool verbose;                 /* --verbose: VERBOSE STATUS for report job */
+	const char *exclude_dev;      /* --exclude-dev LIST: counters never read (hazard.h) */
 	const char *cmd;              /* the first word: report, capture, demo; NULL: the TUI */
 	const char *arg;              /* the word after it, or NULL */
 };

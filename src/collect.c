@@ -12,6 +12,7 @@ int collect_all(const struct fab_root *r, struct fab_model *m)
 	collect_net(r, m);
 	collect_rdma(r, m);        /* after net: ports find their netdevs there */
 	collect_uverbs(r, m);
+	collect_verbs(r, m);         /* after uverbs: its notes name the uverbsN node */
 	collect_netlink(r, m);
 	collect_dcb(r, m);         /* after net and rdma: the RoCE ports' netdevs */
 	collect_cuda(r, m);

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
+#include "fabtop/hazard.h"
 #include "fabtop/report.h"
 #include "fabtop/root.h"
 #include "fabtop/sanitize.h"
@@ -265,6 +266,8 @@ int main(int argc, char **argv)
 		return rc;
 	const char *cmd = o.cmd, *arg = o.arg;
 	tui_job_opts(o.ras, o.window);
+	/* Every reader of counters (collectors, capture, sampler) asks hazard_counters(). */
+	hazard_exclude_set(o.exclude_dev);
 	if (!cmd) {
 		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];

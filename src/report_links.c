@@ -230,6 +230,9 @@ static void device_detail(struct fab_out *o, const struct fab_model *m, const st
 	out_close_obj(o);
 	out_judged(o, "usable", "  usable here: %s", &n->usable);
 	out_text(o, "\n");
+	/* Only when skipped: a key that is there means its counters are absent on purpose. */
+	if (n->counters_skipped[0])
+		out_str(o, PR_ANY, "counters_skipped", "  counters not read: %s\n", n->counters_skipped);
 	out_open_arr(o, "ports");
 	for (int i = 0; i < n->nports; i++)
 		port_detail(o, m, n, &n->ports[i]);

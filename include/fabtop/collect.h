@@ -8,7 +8,7 @@
  *
  * collect_all() runs them in dependency order:
  *   host -> pci (sysfs) -> pci_lib (names, LnkCap, ACS) -> numa (hwloc)
- *   -> net -> rdma -> uverbs -> netlink -> dcb -> nvml/cuda/nccl -> gpus
+ *   -> net -> rdma -> uverbs -> verbs -> netlink -> dcb -> nvml/cuda/nccl -> gpus
  */
 #ifndef FABTOP_COLLECT_H
 #define FABTOP_COLLECT_H
@@ -30,6 +30,12 @@ int collect_netlink(const struct fab_root *r, struct fab_model *m);
  * port's netdev (live, or fabtop/dcb.json), MLNX_OFED's tc/N/traffic_class
  * of each port, and the NCCL jobs' NCCL_IB_TC. After net and rdma. */
 int collect_dcb(const struct fab_root *r, struct fab_model *m);
+/* Each port's active and largest MTU from verbs (libibverbs loaded at run
+ * time, live) or fabtop/verbs.json (replay): verbs win over the netdev's
+ * derivation and the port's mtu_source says so. When verbs cannot answer
+ * (no library, no provider, a device that does not open), a model note
+ * says why and the MTU stays as it was. After rdma and uverbs. */
+int collect_verbs(const struct fab_root *r, struct fab_model *m);
 int collect_gpus(const struct fab_root *r, struct fab_model *m);
 int collect_nvml(const struct fab_root *r, struct fab_model *m);
 int collect_cuda(const struct fab_root *r, struct fab_model *m);
@@ -56,6 +62,13 @@ struct json_t *netlink_snapshot_json(char *err, size_t errlen);
 /* fabtop/devices.json: every /dev/infiniband/uverbs* with stat and open results. */
 struct json_t *uverbs_snapshot_json(char *err, size_t errlen);
 struct json_t *nvml_snapshot_json(char *err, size_t errlen);
+/* fabtop/verbs.json: what libibverbs answers (docs/capture-format.md); a
+ * library that does not load is recorded in the document, not an error. */
+struct json_t *verbs_snapshot_json(char *err, size_t errlen);
+/* The same from the first of sonames that loads (tests name one that does not). */
+struct json_t *verbs_snapshot_json_from(const char *const *sonames);
+/* enum ibv_mtu (1..5) in bytes (256..4096); 0 for anything else. */
+int verbs_mtu_bytes(long long ibv_mtu);
 /* fabtop/cuda.json: {"gpus": [{"bus_id", "gpu_direct_rdma", "dma_buf"}]}. */
 struct json_t *cuda_gpus_snapshot_json(char *err, size_t errlen);
 int collect_hwloc_xml(const char *path, char *err, size_t errlen);

@@ -229,6 +229,9 @@ struct fab_nic {
 	fab_num cap_gbps;
 	bool cap_sure;
 	struct fab_uverbs uverbs;
+	/* Why its counters/ and hw_counters/ were not read (hazard.h), "" when
+	 * they were: an NVSwitch management function, or --exclude-dev. */
+	char counters_skipped[256];
 	int nports;
 	struct fab_port ports[FAB_MAX_PORTS];
 	/* Derived: yes when a port is usable, no when every port is not,

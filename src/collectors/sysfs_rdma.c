@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/collect.h"
+#include "fabtop/hazard.h"
 #include "fabtop/counters.h"
 #include "sysread.h"
 #include "fabtop/util.h"
@@ -325,7 +326,7 @@ static void port_mtu(const struct fab_model *m, const struct fab_nic *nic, struc
 }
 
 static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_nic *nic,
-		      const char *devdir, int num)
+		      const char *devdir, int num, bool counters)
 {
 	char pdir[512], buf[64];
 	long long v;
@@ -367,7 +368,8 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 	pt->sm_sl = sys_intf(r, m, "%s/sm_sl", pdir);
 	port_netdev(r, m, nic, pt, pdir);
 	read_gids(r, m, pt, pdir);
-	read_errors(r, m, pt, pdir);
+	if (counters)
+		read_errors(r, m, pt, pdir);
 	port_mtu(m, nic, pt);
 }
 
@@ -410,10 +412,19 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 			sys_note_errno_src(m, FAB_SRC_RDMA, pdir, -np);
 		return;
 	}
+	/* Asked before any counter file is opened: some functions must not be read. */
+	char why[sizeof(nic->counters_skipped)];
+	enum hazard_verdict hv = hazard_counters(r, name, why, sizeof(why));
+	if (hv == HAZARD_SKIP) {
+		fab_strlcpy(nic->counters_skipped, why, sizeof(nic->counters_skipped));
+		model_note(m, dir, "%s: counters not read: %s", name, why);
+	} else if (hv == HAZARD_UNKNOWN) {
+		model_note(m, dir, "%s: %s", name, why);
+	}
 	for (int i = 0; i < np && nic->nports < FAB_MAX_PORTS; i++) {
 		long long num;
 		if (fab_parse_ll(ports[i], &num) && num > 0 && num < 256)
-			read_port(r, m, nic, dir, (int)num);
+			read_port(r, m, nic, dir, (int)num, hv != HAZARD_SKIP);
 	}
 	root_free_list(ports, np);
 }
