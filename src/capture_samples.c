@@ -10,7 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "fabtop/collect.h"
 #include "fabtop/counters.h"
+#include "fabtop/ethtool.h"
+#include "fabtop/hazard.h"
+#include "fabtop/model.h"
+#include "fabtop/sanitize.h"
+#include "fabtop/sampler.h"
 #include "fabtop/util.h"
 #include <math.h>
 
@@ -49,6 +55,10 @@ static void counters_list(struct cap *c, struct counter_set *cs)
 	int nd = root_list(&c->src, "/sys/class/infiniband", &devs);
 	for (int i = 0; i < nd; i++) {
 		char dir[PATH_MAX];
+		/* Never sampled where reading hurts (hazard.h); capture_sysfs.c
+		 * already logged why and recorded it in fabtop/hazards.json. */
+		if (hazard_counters(&c->src, devs[i], NULL, 0) == HAZARD_SKIP)
+			continue;
 		snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/hw_counters", devs[i]);
 		counters_add_dir(c, cs, dir);
 		char **ports;
@@ -92,10 +102,117 @@ static void ts_add(struct timespec *t, double s)
 	}
 }
 
+/* ---- the ports' netdevs: their ethtool statistics ---- */
+
+struct netdev_stats {
+	struct fab_ethtool_set set;
+	uint64_t *vals;
+};
+
+struct netdev_set {
+	struct fab_ethtool *et;
+	struct netdev_stats *d;
+	int n;
+};
+
+/* The netdevs of the RDMA ports, as the model names them (one truth: the
+ * collectors' port_netdev), listed once. Live only: a capture of a capture
+ * has no kernel to ask. */
+static void netdevs_list(struct cap *c, struct netdev_set *ns)
+{
+	struct fab_model m;
+	char err[256] = "";
+	if (!c->src.live)
+		return;
+	model_init(&m);
+	collect_pci_sysfs(&c->src, &m);
+	collect_net(&c->src, &m);
+	collect_rdma(&c->src, &m);
+	for (int i = 0; i < m.nnics; i++)
+		for (int p = 0; p < m.nics[i].nports && p < FAB_MAX_PORTS; p++) {
+			const char *ifname = m.nics[i].ports[p].netdev;
+			/* A skipped function's (hazard.h) netdev reads the same registers. */
+			bool dup = !ifname[0] || m.nics[i].counters_skipped[0];
+			for (int k = 0; k < ns->n && !dup; k++)
+				dup = strcmp(ns->d[k].set.ifname, ifname) == 0;
+			if (dup)
+				continue;
+			if (!ns->et && ethtool_open(&ns->et, -1, err, sizeof(err)) != 0) {
+				fab_fprintf(c->log, "fabtop: no ethtool statistics: %s\n", err);
+				model_free(&m);
+				return;
+			}
+			struct netdev_stats *v = realloc(ns->d, (size_t)(ns->n + 1) * sizeof(*v));
+			if (!v)
+				break;
+			ns->d = v;
+			struct netdev_stats *d = &ns->d[ns->n];
+			memset(d, 0, sizeof(*d));
+			if (ethtool_list(ns->et, ifname, &d->set, err, sizeof(err)) != 0) {
+				fab_fprintf(c->log, "fabtop: no ethtool statistics for %s: %s\n", ifname, err);
+				ethtool_set_free(&d->set);
+				continue;
+			}
+			if (!(d->vals = calloc(d->set.n, sizeof(*d->vals)))) {
+				ethtool_set_free(&d->set);
+				continue;
+			}
+			ns->n++;
+		}
+	model_free(&m);
+}
+
+/* One reading of every netdev into vals, keyed SAMPLER_ETHTOOL_KEY IF:NAME;
+ * a netdev that cannot be read this time records nothing (playback: gone). */
+static void netdevs_sample(struct netdev_set *ns, json_t *vals)
+{
+	char key[128], err[160];
+	for (int k = 0; k < ns->n; k++) {
+		struct netdev_stats *d = &ns->d[k];
+		int rc = ethtool_read(ns->et, &d->set, d->vals, d->set.n, err, sizeof(err));
+		if (rc == ETHTOOL_ST_RELIST) {
+			/* Listed again: the same names keep their keys. */
+			char ifname[sizeof(d->set.ifname)];
+			fab_strlcpy(ifname, d->set.ifname, sizeof(ifname));
+			free(d->vals);
+			d->vals = NULL;
+			if (ethtool_list(ns->et, ifname, &d->set, err, sizeof(err)) != 0 ||
+			    !(d->vals = calloc(d->set.n, sizeof(*d->vals)))) {
+				ethtool_set_free(&d->set);
+				fab_strlcpy(d->set.ifname, ifname, sizeof(d->set.ifname));
+				continue;
+			}
+			rc = ethtool_read(ns->et, &d->set, d->vals, d->set.n, err, sizeof(err));
+		}
+		if (rc != ETHTOOL_ST_OK)
+			continue;
+		for (uint32_t i = 0; i < d->set.n; i++) {
+			snprintf(key, sizeof(key), SAMPLER_ETHTOOL_KEY "%s:%s", d->set.ifname,
+				 d->set.names[i]);
+			json_object_set_new(vals, key, d->vals[i] <= (uint64_t)LLONG_MAX ?
+					    json_integer((json_int_t)d->vals[i]) :
+					    json_real((double)d->vals[i]));
+		}
+	}
+}
+
+static void netdevs_free(struct netdev_set *ns)
+{
+	for (int k = 0; k < ns->n; k++) {
+		ethtool_set_free(&ns->d[k].set);
+		free(ns->d[k].vals);
+	}
+	free(ns->d);
+	if (ns->et)
+		ethtool_close(ns->et);
+}
+
 void cap_take_samples(struct cap *c, int count, double interval)
 {
 	struct counter_set cs = { 0 };
+	struct netdev_set ns = { 0 };
 	counters_list(c, &cs);
+	netdevs_list(c, &ns);
 	fprintf(c->log, "fabtop: sampling %d counter(s) %d time(s), %.3g s apart\n",
 		cs.n, count, interval);
 	json_t *root = json_object(), *arr = json_array();
@@ -119,6 +236,7 @@ void cap_take_samples(struct cap *c, int count, double interval)
 		json_object_set_new(s, "t", json_real((double)now.tv_sec + now.tv_nsec / 1e9));
 		for (int i = 0; i < cs.n; i++)
 			json_object_set_new(vals, cs.paths[i], counter_value(c, cs.paths[i]));
+		netdevs_sample(&ns, vals);
 		json_object_set_new(s, "values", vals);
 		json_array_append_new(arr, s);
 	}
@@ -128,5 +246,6 @@ void cap_take_samples(struct cap *c, int count, double interval)
 	for (int i = 0; i < cs.n; i++)
 		free(cs.paths[i]);
 	free(cs.paths);
+	netdevs_free(&ns);
 }
 

@@ -12,6 +12,7 @@
 #include "fabtop/counters.h"
 #include "fabtop/dcb.h"
 #include "fabtop/model.h"
+#include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 
@@ -490,4 +491,23 @@ int port_effective_tc(const struct fab_port *p, int tc, char *why, size_t len)
 	if (tc < 0 || tc > 255)
 		return said(-1, why, len, "the application's traffic class is not known");
 	return said(tc, why, len, "%s", "");
+}
+
+const char *port_pin_clear_cmd(const struct fab_model *m, const struct fab_nic *n,
+			       const struct fab_port *p, char *buf, size_t len)
+{
+	const char *bdf = n->pci >= 0 && n->pci < m->npci ? m->pci[n->pci].bdf : "";
+	if (p->ll == FAB_LL_ETH)
+		snprintf(buf, len, "mlxlink -d %s --pc", FAB_SHQ(bdf[0] ? bdf : n->name));
+	else
+		snprintf(buf, len, "perfquery -x -R -C %s -P %d", FAB_SHQ(n->name), p->num);
+	return buf;
+}
+
+int port_pinned(const struct fab_port *p)
+{
+	int n = 0;
+	for (int i = 0; i < p->nerrors && i < FAB_MAX_COUNTERS; i++)
+		n += p->errors[i].pinned;
+	return n;
 }

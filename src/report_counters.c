@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fabtop/lossless.h"
+#include "fabtop/watch.h"
 #include "fabtop/rdma_res.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/report.h"
@@ -54,10 +56,27 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-/* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters (port 0). */
+/* "mlx5_0/1", "mlx5_0" for the device-level hw_counters (port 0), the
+ * netdev's name for its ethtool statistics. */
 static const char *port_label(const struct fab_series *p, char *buf, size_t len)
 {
+	if (p->kind == SER_NETDEV) {
+		snprintf(buf, len, "%s", p->dev);
+		return buf;
+	}
 	return fab_subject(p->dev, p->port, buf, len);
+}
+
+/* A counter's RDMA device and port in the JSON: a netdev's are its port's
+ * (null when no port names it), and its own name goes in "netdev". */
+static void json_where(struct fab_out *o, const struct fab_sampler *s, int series)
+{
+	const struct fab_series *p = &s->ports[series];
+	const struct fab_series *own = p->kind == SER_NETDEV && p->owner >= 0 ? &s->ports[p->owner] : NULL;
+	out_str(o, PR_JSON, "dev", NULL, sampler_series_dev(s, series));
+	out_int(o, PR_JSON, "port", NULL, p->kind == SER_RDMA ? fab_int_of(p->port) :
+		own ? fab_int_of(own->port) : (fab_int){ 0, false });
+	out_str(o, PR_JSON, "netdev", NULL, p->kind == SER_NETDEV ? p->dev : NULL);
 }
 
 static double wall_now(void)
@@ -185,13 +204,16 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 	snprintf(path, sizeof(path), "%s/%s", c->dir, c->name);
 	out_open_obj(o, NULL);
 	out_text(o, "  %s %-*s %-44s", bad ? "!" : " ", rn->pw, port_label(p, lbl, sizeof(lbl)), path);
-	out_str(o, PR_JSON, "dev", NULL, p->dev);
-	out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
+	json_where(o, &rn->s, c->port);
 	out_str(o, PR_JSON, "dir", NULL, c->dir);
 	out_str(o, PR_JSON, "name", NULL, c->name);
 	out_int(o, PR_JSON, "value", NULL, (fab_int){ (long long)c->value, c->valid });
 	out_int(o, PR_ANY, "delta", " %+14lld", fab_int_of((long long)c->last.delta));
-	out_text(o, " %14s", rate_text(&c->last, rate, sizeof(rate)));
+	if (c->def && c->def->gauge && c->valid)   /* a level, not a rate */
+		snprintf(rate, sizeof(rate), "=%llu %s", (unsigned long long)c->value, c->def->unit);
+	else
+		rate_text(&c->last, rate, sizeof(rate));
+	out_text(o, " %14s", rate);
 	out_num(o, PR_JSON, "rate", NULL, (fab_num){ c->last.rate, c->last.has_rate });
 	out_str(o, PR_JSON, "rate_unit", NULL, counter_rate_unit(c->def));
 	out_open_arr(o, "flags");
@@ -225,8 +247,8 @@ static void port_lines(struct run *rn)
 	for (int i = 0; i < rn->s.nports; i++) {
 		const struct fab_series *p = &rn->s.ports[i];
 		char lbl[96], word[64];
-		if (p->port == 0)
-			continue;       /* device-level hw_counters: no traffic of their own */
+		if (p->kind != SER_RDMA || p->port == 0)
+			continue;       /* device-level hw_counters, netdevs: no traffic of their own */
 		const struct fab_nic *mn = NULL;
 		const struct fab_port *mp = model_find_port(rn->m, p->dev, p->port, &mn);
 		double lg = mp ? port_line_gbps(rn->m, mn, mp, NULL, 0) : 0;
@@ -401,8 +423,7 @@ static void ctr_row_open(struct run *rn, const struct fab_ctr *c)
 	char lbl[96];
 	out_open_obj(o, NULL);
 	out_text(o, "    %-*s", rn->pw, port_label(&rn->s.ports[c->port], lbl, sizeof(lbl)));
-	out_str(o, PR_JSON, "dev", NULL, rn->s.ports[c->port].dev);
-	out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[c->port].port));
+	json_where(o, &rn->s, c->port);
 	out_str(o, PR_JSON, "dir", NULL, c->dir);
 	out_text(o, " %s/", c->dir);
 }
@@ -479,10 +500,22 @@ static void list_saturated(struct run *rn)
 		if (!(c->last.flags & CTR_SATURATED))
 			continue;
 		if (!nsat++)
-			out_text(o, "  saturated (stuck at their maximum: growth no longer shows):\n");
+			out_text(o, "  PINNED (stuck at their maximum: growth no longer shows):\n");
 		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%s", c->name);
-		out_int(o, PR_ANY, "value", " = %lld\n", fab_int_of((long long)c->value));
+		out_int(o, PR_ANY, "value", " = %lld", fab_int_of((long long)c->value));
+		/* What the pin hides and the command that clears it: the words
+		 * the Links pane and `report links` print. */
+		char hides[160], cmd[160];
+		const struct fab_series *p = &rn->s.ports[c->port];
+		const struct fab_nic *n = NULL;
+		const struct fab_port *mp = p->kind == SER_RDMA && p->port > 0 ?
+			model_find_port(rn->m, p->dev, p->port, &n) : NULL;
+		out_str(o, PR_ANY, "hides", ": %s", counter_pin_hides(c->def, hides, sizeof(hides)) == 0 ?
+			hides : NULL);
+		out_str(o, PR_ANY, "clear", "; clear: %s", mp ? port_pin_clear_cmd(rn->m, n, mp, cmd,
+									sizeof(cmd)) : NULL);
+		out_text(o, "\n");
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -506,8 +539,7 @@ static int list_implausible(struct run *rn)
 				    "no rate taken from it):\n");
 		out_open_obj(o, NULL);
 		out_text(o, "    %-*s", rn->pw, port_label(p, lbl, sizeof(lbl)));
-		out_str(o, PR_JSON, "dev", NULL, p->dev);
-		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
+		json_where(o, &rn->s, c->port);
 		out_str(o, PR_JSON, "dir", NULL, c->dir);
 		out_text(o, " %s/", c->dir);
 		out_str(o, PR_ANY, "name", "%s", c->name);
@@ -528,7 +560,7 @@ static int list_stopped(struct run *rn)
 	out_open_arr(o, "stopped");
 	for (int i = 0; i < rn->s.nports; i++) {
 		const struct fab_series *p = &rn->s.ports[i];
-		if (p->port == 0 || !(sampler_port_state(&rn->s, i) & PT_STOPPED))
+		if (p->kind != SER_RDMA || p->port == 0 || !(sampler_port_state(&rn->s, i) & PT_STOPPED))
 			continue;
 		if (!nstop++)
 			out_text(o, "  stopped moving traffic (under 1%% of their peak):\n");
@@ -545,9 +577,129 @@ static int list_stopped(struct run *rn)
 	return nstop;
 }
 
+/* ---- the lossless path (lossless.h) ---- */
+
+static const char *tri_word(enum fab_tri t, const char *yes, const char *no)
+{
+	return t == FAB_YES ? yes : t == FAB_NO ? no : "?";
+}
+
+static void json_flag(struct fab_out *o, unsigned flags, unsigned bit, const char *word)
+{
+	if (flags & bit)
+		out_str(o, PR_JSON, NULL, NULL, word);
+}
+
+/* Per RoCE port: each priority that carried anything, has PFC or is the
+ * job's, against PFC and ECN; then what lossless_judge() concluded. */
+static void lossless_section(struct run *rn)
+{
+	struct fab_out *o = rn->o;
+	int shown = 0, known = 0, roce = 0;
+	char first_why[200] = "";
+	/* Text: a port that cannot be judged gets its line only when another
+	 * can; when none can, one line says why (JSON lists each). */
+	for (int i = 0; i < rn->s.nports; i++) {
+		struct lossless_port lp;
+		if (lossless_judge(&rn->s, rn->m, i, &lp) != 0 || !lp.netdev[0])
+			continue;
+		roce++;
+		known += lp.known;
+		if (!lp.known && !first_why[0])
+			snprintf(first_why, sizeof(first_why), "%s", lp.why);
+	}
+	if (roce && !known)
+		out_text(o, "  lossless path: not judged (%d RoCE port(s)): %s\n", roce, first_why);
+	out_open_arr(o, "lossless");
+	for (int i = 0; i < rn->s.nports; i++) {
+		struct lossless_port lp;
+		char a[32];
+		if (lossless_judge(&rn->s, rn->m, i, &lp) != 0 || !lp.netdev[0])
+			continue;
+		if (known && !shown++)
+			out_text(o, "  lossless path (RoCE: per-priority traffic against PFC and ECN):\n");
+		out_open_obj(o, NULL);
+		if (known)
+			out_text(o, "    %-*s", rn->pw, lp.port);
+		out_str(o, PR_JSON, "dev", NULL, rn->s.ports[i].dev);
+		out_int(o, PR_JSON, "port", NULL, fab_int_of(rn->s.ports[i].port));
+		out_str(o, PR_JSON, "netdev", NULL, lp.netdev);
+		out_bool(o, PR_JSON, "known", NULL, lp.known);
+		if (!lp.known) {
+			out_str(o, known ? PR_ANY : PR_JSON, "why", " %s\n", lp.why);
+			out_close_obj(o);
+			continue;
+		}
+		out_str(o, PR_ANY, "trust", " trust %s", lp.trust[0] ? lp.trust : "?");
+		out_text(o, ", PFC on %s", fab_na(fab_prio_list(lp.pfc_mask, a, sizeof(a))));
+		out_int(o, PR_ANY, "job_tc", ", job traffic class %lld", lp.job_tc);
+		out_int(o, PR_ANY, "job_prio", " -> priority %lld", (fab_int){ lp.job_prio, lp.job_prio >= 0 });
+		out_str(o, PR_JSON, "job_prio_why", NULL, lp.job_prio_why);
+		out_int(o, lp.tc_override.ok ? PR_ANY : PR_JSON, "tc_override", ", global traffic_class=%lld",
+			lp.tc_override);
+		out_num(o, PR_ANY, "seconds", " (%.1f s)\n", fab_num_of(lp.elapsed));
+		out_int(o, PR_JSON, "rdma_bytes", NULL, fab_int_of((long long)lp.rdma_bytes));
+		out_open_arr(o, "prios");
+		for (int b = 0; b < LOSSLESS_NPRIO; b++) {
+			const struct lossless_prio *pp = &lp.prio[b];
+			if (!pp->seen || (!pp->rx_pkts && !pp->tx_pkts && pp->pfc != FAB_YES && !pp->job &&
+					  !pp->rx_pause && !pp->tx_pause && !pp->discards))
+				continue;
+			out_open_obj(o, NULL);
+			out_int(o, PR_ANY, "prio", "      prio %lld", fab_int_of(b));
+			out_str(o, PR_ANY, "pfc", "  PFC %-3s", tri_word(pp->pfc, "on", "off"));
+			out_str(o, PR_ANY, "ecn_np", "  ECN np %-3s", tri_word(pp->ecn_np, "on", "off"));
+			out_str(o, PR_ANY, "ecn_rp", " rp %-3s", tri_word(pp->ecn_rp, "on", "off"));
+			out_num(o, PR_ANY, "rx_pps", "  rx %10.0f pkt/s", fab_num_of((double)pp->rx_pkts / lp.elapsed));
+			out_num(o, PR_ANY, "tx_pps", "  tx %10.0f pkt/s", fab_num_of((double)pp->tx_pkts / lp.elapsed));
+			out_int(o, PR_ANY, "rx_pause", "  pauses rx %lld", fab_int_of((long long)pp->rx_pause));
+			out_int(o, PR_ANY, "tx_pause", " tx %lld", fab_int_of((long long)pp->tx_pause));
+			out_int(o, PR_ANY, "discards", "  discards %lld", fab_int_of((long long)pp->discards));
+			out_bool(o, PR_JSON, "rdma", NULL, pp->rdma);
+			out_bool(o, PR_JSON, "job", NULL, pp->job);
+			out_text(o, "%s%s\n", pp->rdma ? "  RDMA" : "", pp->job ? "  (the job's)" : "");
+			out_close_obj(o);
+		}
+		out_close_arr(o);
+		out_open_arr(o, "flags");
+		json_flag(o, lp.flags, LL_RDMA_NO_PFC, "rdma-no-pfc");
+		json_flag(o, lp.flags, LL_PFC_IDLE, "pfc-idle");
+		json_flag(o, lp.flags, LL_PAUSE_NO_CNP, "pause-no-cnp");
+		json_flag(o, lp.flags, LL_NOT_JOB_PRIO, "not-job-prio");
+		json_flag(o, lp.flags, LL_OVERRIDE, "override");
+		out_close_arr(o);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+}
+
+/* Findings over the run (lossless path; counter limits; PCIe), each
+ * printed by finding_print; returns the worst severity, -1 for none, and
+ * in *nwarn how many are warnings or errors. */
+static int run_findings(struct run *rn, int *nwarn)
+{
+	struct fab_model f;
+	int worst = -1;
+	*nwarn = 0;
+	model_init(&f);
+	watch_findings(&rn->s, rn->m, &f);
+	out_open_arr(rn->o, "findings");
+	if (f.nfindings)
+		out_text(rn->o, "  findings over the run:\n");
+	for (int i = 0; i < f.nfindings; i++) {
+		finding_print(rn->o, &f.findings[i], 4);
+		*nwarn += f.findings[i].sev >= SEV_WARN;
+		if ((int)f.findings[i].sev > worst)
+			worst = (int)f.findings[i].sev;
+	}
+	out_close_arr(rn->o);
+	model_free(&f);
+	return worst;
+}
+
 /* "verdict: loss/retry counters grew on 6 port(s); traffic stopped on 6 port(s) (exit 1)" */
 static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps, int implausible,
-		    int standing, int rc)
+		    int standing, int nwarn, int rc)
 {
 	int parts = 0;
 	out_text(o, "verdict: ");
@@ -559,6 +711,8 @@ static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps
 		out_text(o, "%s%d QP(s) broken", parts++ ? "; " : "", bad_qps);
 	if (implausible)
 		out_text(o, "%s%d counter(s) implausible", parts++ ? "; " : "", implausible);
+	if (nwarn)
+		out_text(o, "%s%d finding(s) over the run", parts++ ? "; " : "", nwarn);
 	if (standing && !ports_with[0] && !ports_with[1] && !ports_with[2])
 		out_text(o, "%sno bad counter grew during the sampling, but the first reading already "
 			 "held large error totals on %d port(s) (listed above)", parts++ ? "; " : "",
@@ -588,10 +742,13 @@ static int summary(struct run *rn, const struct fab_root *r)
 	int implausible = list_implausible(rn);
 	int standing = list_standing(rn);
 	qp_summary(rn, r, &bad_qps);
+	lossless_section(rn);
+	int nwarn = 0, worst = run_findings(rn, &nwarn);
 	/* What could not be read leaves the run unknown (model_verdict()). */
 	int rc = model_verdict(rn->m, FAB_NEED_LINKS,
-			       grew || bad_qps || implausible || standing ? SEV_WARN : -1);
-	verdict(o, ports_with, bad_qps, implausible, standing, rc);
+			       grew || bad_qps || implausible || standing || worst >= SEV_WARN ?
+			       SEV_WARN : -1);
+	verdict(o, ports_with, bad_qps, implausible, standing, nwarn, rc);
 	out_int(o, PR_JSON, "exit", NULL, fab_int_of(rc));
 	out_close_obj(o);
 	return rc;
@@ -682,6 +839,14 @@ static void header(struct run *rn, const struct fab_root *r, bool playback, int 
 	}
 	if (rn->s.note[0])
 		out_str(o, PR_ANY, NULL, "note: %s\n", rn->s.note);
+	/* Devices whose counters are never read (hazard.h): the model's words. */
+	for (int i = 0; i < rn->m->nnics; i++)
+		if (rn->m->nics[i].counters_skipped[0]) {
+			char n[FAB_NAME_LEN + 300];
+			snprintf(n, sizeof(n), "%s: counters not read: %s", rn->m->nics[i].name,
+				 rn->m->nics[i].counters_skipped);
+			out_str(o, PR_ANY, NULL, "note: %s\n", n);
+		}
 	out_close_arr(o);
 }
 

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "fabtop/counters.h"
 #include "fabtop/findings.h"
 #include "fabtop/report.h"
 #include "fabtop/table.h"
@@ -176,7 +177,7 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 		out_text(o, " %s=", pt->errors[e].name);
 		out_int(o, PR_ANY, pt->errors[e].name, "%lld", pt->errors[e].value);
 		if (pt->errors[e].pinned)
-			out_text(o, " (saturated)");
+			out_text(o, " PINNED");
 		if (pt->errors[e].implausible)
 			out_str(o, PR_TEXT, NULL, " (implausible: \"%s\")", pt->errors[e].raw);
 	}
@@ -189,6 +190,25 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 		if (pt->errors[e].pinned)
 			out_str(o, PR_JSON, NULL, NULL, pt->errors[e].name);
 	out_close_arr(o);
+	/* What each pin hides and the one command that clears them. */
+	out_open_arr(o, "pinned");
+	char hides[160], cmd[160];
+	int npin = 0;
+	for (int e = 0; e < pt->nerrors; e++) {
+		if (!pt->errors[e].pinned || counter_pin_hides(pt->errors[e].def, hides, sizeof(hides)) != 0)
+			continue;
+		if (!npin++)
+			port_pin_clear_cmd(m, n, pt, cmd, sizeof(cmd));
+		out_open_obj(o, NULL);
+		out_str(o, PR_JSON, "name", NULL, pt->errors[e].name);
+		out_int(o, PR_JSON, "value", NULL, pt->errors[e].value);
+		out_str(o, PR_ANY, "hides", "    PINNED: %s\n", hides);
+		out_str(o, PR_JSON, "clear", NULL, cmd);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	if (npin)
+		out_str(o, PR_TEXT, NULL, "    clear them to count again (printed, not run): %s\n", cmd);
 	/* Values no counter of its width can hold (links.counter-implausible). */
 	out_open_arr(o, "implausible");
 	for (int e = 0; e < pt->nerrors; e++)

@@ -903,7 +903,7 @@ static void rule_link_errors(struct fab_model *m)
 		struct fab_finding *f = model_add_finding(m, "links.errors", sev, subj);
 		if (sat[0])
 			snprintf(f->message, sizeof(f->message),
-				 "%s since the counters were last cleared; %s saturated (stuck at the "
+				 "%s since the counters were last cleared; %s PINNED (stuck at the "
 				 "counter's maximum): the true count is higher and new errors no longer show",
 				 list, sat);
 		else
@@ -921,6 +921,11 @@ static void rule_link_errors(struct fab_model *m)
 				 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
 				 "twice a minute apart (perfquery -R clears them); growing errors: "
 				 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
+		if (sat[0]) {
+			char cmd[160];
+			fab_catf(f->hint, sizeof(f->hint), "; PINNED: clear them to count again: %s",
+				 port_pin_clear_cmd(m, n, p, cmd, sizeof(cmd)));
+		}
 	}
 }
 

@@ -13,6 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sampler_int.h"
+#include "fabtop/ctr_limits.h"
+#include "fabtop/ethtool.h"
+#include "fabtop/hazard.h"
+#include "fabtop/pcie_watch.h"
 #include "fabtop/model.h"
 #include "fabtop/util.h"
 
@@ -82,6 +86,9 @@ struct sampler_priv {
 	int ndevs, devcap;
 	int portcap, ctrcap;
 	bool nofile_raised;
+	struct fab_ethtool *et;  /* live: the ethtool socket, opened with the first netdev */
+	bool et_tried;
+	char et_err[128];        /* why it could not be opened */
 	/* the step in progress */
 	int slot;                /* history slot it writes, -1 for none */
 	unsigned char *traffic;  /* per port: 1 tx rate seen, 2 rx rate seen */
@@ -152,31 +159,46 @@ static double line_of(const struct fab_model *m, const char *dev, int port)
 	return p && p->rate_gbps.ok ? p->rate_gbps.v : 0;
 }
 
-int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
+/* A new series at the end of s->ports, zeroed but for what every series
+ * starts with (present, no counters yet, never moved); NULL without memory. */
+static struct fab_series *series_new(struct fab_sampler *s, const char *name, enum series_kind kind,
+				     int port)
 {
 	struct sampler_priv *pv = priv(s);
-	if (!pv || dev_remember(s, dev) < 0)
-		return -1;
+	if (!pv)
+		return NULL;
 	if (s->nports == pv->portcap) {
 		int cap = pv->portcap ? pv->portcap * 2 : 16;
 		struct fab_series *v = realloc(s->ports, (size_t)cap * sizeof(*v));
 		if (!v)
-			return -1;
+			return NULL;
 		s->ports = v;
 		unsigned char *t = realloc(pv->traffic, (size_t)cap);
 		if (!t)
-			return -1;
+			return NULL;
 		pv->traffic = t;
 		pv->portcap = cap;
 	}
 	struct fab_series *p = &s->ports[s->nports];
 	memset(p, 0, sizeof(*p));
 	pv->traffic[s->nports] = 0;
-	fab_strlcpy(p->dev, dev, sizeof(p->dev));
+	fab_strlcpy(p->dev, name, sizeof(p->dev));
 	p->port = port;
+	p->kind = kind;
+	p->owner = -1;
 	p->present = true;
 	p->first_ctr = s->nctrs;
 	p->t_moved = -1;
+	return p;
+}
+
+int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
+{
+	if (dev_remember(s, dev) < 0)
+		return -1;
+	struct fab_series *p = series_new(s, dev, SER_RDMA, port);
+	if (!p)
+		return -1;
 	if (port > 0) {
 		snprintf(p->dirpath, sizeof(p->dirpath), CLASS_DIR "/%s/ports/%d", dev, port);
 	} else {
@@ -186,11 +208,97 @@ int sampler_add_port(struct fab_sampler *s, const char *dev, int port)
 	return s->nports++;
 }
 
+int sampler_add_netdev(struct fab_sampler *s, const char *ifname)
+{
+	struct fab_series *p = series_new(s, ifname, SER_NETDEV, -1);
+	if (!p)
+		return -1;
+	snprintf(p->dirpath, sizeof(p->dirpath), "/sys/class/net/%s", ifname);
+	return s->nports++;
+}
+
+/* The newest series of a netdev (a re-listed one replaces the old). */
+static int netdev_find(const struct fab_sampler *s, const char *ifname)
+{
+	for (int i = s->nports - 1; i >= 0; i--)
+		if (s->ports[i].kind == SER_NETDEV && strcmp(s->ports[i].dev, ifname) == 0)
+			return i;
+	return -1;
+}
+
+static int ethtool_of(struct fab_sampler *s, char *why, size_t len);
+static int add_live_netdev(struct fab_sampler *s, const char *ifname);
+static void netdev_free(struct fab_series *p);
+
+/* PCIe over time: the functions of the model's NICs, their switches and
+ * GPUs; live (and directory roots) read their files each step, playback
+ * applies the samples' recorded texts. Opened once. */
+static void open_pcie(struct fab_sampler *s, const struct fab_model *m)
+{
+	char err[160];
+	if (s->pcie || !m)
+		return;
+	if (!(s->pcie = calloc(1, sizeof(*s->pcie))))
+		return;
+	if (pcie_watch_open(s->pcie, s->playback ? NULL : s->root, m, err, sizeof(err)) != 0) {
+		pcie_watch_close(s->pcie);
+		free(s->pcie);
+		s->pcie = NULL;
+	}
+}
+
 void sampler_use_model(struct fab_sampler *s, const struct fab_model *m)
 {
 	s->model = m;
-	for (int i = 0; i < s->nports; i++)
-		s->ports[i].line_gbps = line_of(m, s->ports[i].dev, s->ports[i].port);
+	open_pcie(s, m);
+	int n = s->nports;   /* netdevs added below need no line rate */
+	for (int i = 0; i < n; i++) {
+		struct fab_series *p = &s->ports[i];
+		p->line_gbps = line_of(m, p->dev, p->port);
+		const struct fab_nic *mn = NULL;
+		const struct fab_port *mp = m && p->kind == SER_RDMA && p->port > 0 ?
+			model_find_port(m, p->dev, p->port, &mn) : NULL;
+		/* A skipped function's netdev statistics hit the same firmware registers. */
+		if (!mp || !mp->netdev[0] || (mn && mn->counters_skipped[0]))
+			continue;
+		int k = netdev_find(s, mp->netdev);
+		/* Live: list the netdev's statistics the first time its port names it. */
+		if (k < 0 && s->root && s->root->live && !s->playback)
+			k = add_live_netdev(s, mp->netdev);
+		if (k >= 0)
+			s->ports[k].owner = i;
+	}
+}
+
+int sampler_netdev_of(const struct fab_sampler *s, int i)
+{
+	int best = -1;
+	for (int k = 0; k < s->nports; k++)
+		if (s->ports[k].kind == SER_NETDEV && s->ports[k].owner == i)
+			best = k;
+	return best;
+}
+
+const char *sampler_series_dev(const struct fab_sampler *s, int i)
+{
+	if (i < 0 || i >= s->nports)
+		return NULL;
+	const struct fab_series *p = &s->ports[i];
+	if (p->kind == SER_RDMA)
+		return p->dev;
+	return p->owner >= 0 && p->owner < s->nports ? s->ports[p->owner].dev : NULL;
+}
+
+const struct fab_ctr *sampler_ctr(const struct fab_sampler *s, int i, const char *dir,
+				  const char *name)
+{
+	if (i < 0 || i >= s->nports)
+		return NULL;
+	const struct fab_series *p = &s->ports[i];
+	for (int k = p->first_ctr; k < p->first_ctr + p->nctr && k < s->nctrs; k++)
+		if (strcmp(s->ctrs[k].name, name) == 0 && strcmp(s->ctrs[k].dir, dir) == 0)
+			return &s->ctrs[k];
+	return NULL;
 }
 
 int sampler_add_ctr(struct fab_sampler *s, const char *dir, const char *name)
@@ -230,13 +338,18 @@ static void port_close_fds(struct fab_sampler *s, struct fab_series *p)
 
 void sampler_free_ports(struct fab_sampler *s)
 {
-	for (int i = 0; i < s->nports; i++)
+	for (int i = 0; i < s->nports; i++) {
 		port_close_fds(s, &s->ports[i]);
+		netdev_free(&s->ports[i]);
+	}
 	free(s->ports);
 	free(s->ctrs);
 	if (s->priv) {
-		free(((struct sampler_priv *)s->priv)->devs);
-		free(((struct sampler_priv *)s->priv)->traffic);
+		struct sampler_priv *pv = s->priv;
+		free(pv->devs);
+		free(pv->traffic);
+		if (pv->et)
+			ethtool_close(pv->et);
 	}
 	free(s->priv);
 	s->ports = NULL;
@@ -253,6 +366,8 @@ void sampler_step_begin(struct fab_sampler *s, double t)
 	s->tick++;
 	s->dt = s->tick > 1 ? t - s->t_last : 0;
 	s->t_last = t;
+	if (s->tick == 1)
+		s->t_baseline = t;
 	if (!pv)
 		return;
 	pv->slot = -1;
@@ -282,7 +397,9 @@ void sampler_step_begin(struct fab_sampler *s, double t)
 static void account(struct fab_sampler *s, struct fab_ctr *c)
 {
 	struct sampler_priv *pv = s->priv;
-	double r = c->last.has_rate ? c->last.rate : 0;
+	/* A gauge's history is its level; a counter's, its rate. */
+	double r = c->def && c->def->gauge ? (c->valid ? (double)c->value : 0) :
+		   c->last.has_rate ? c->last.rate : 0;
 	if (!pv)
 		return;
 	if (pv->slot >= 0)
@@ -313,9 +430,29 @@ void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
 {
 	c->grew = false;
 	const struct fab_counter_def *d = c->def;
-	/* A value above the counter's width cannot be, however it was read. */
-	if (r == READ_OK && d && v > counter_max(d->width))
+	if (r == READ_HELD) {
+		/* The kernel would have answered its cached value: no step. The
+		 * history keeps the last rate rather than dipping to 0. */
+		float keep = c->last.has_rate ? (float)c->last.rate : 0.0f;
+		c->last = (struct ctr_step){ .flags = CTR_HELD };
+		struct sampler_priv *pv = s->priv;
+		if (pv && pv->slot >= 0)
+			c->hist[pv->slot] = keep;
+		return;
+	}
+	/* A value above the counter's width (a gauge's top) cannot be, however
+	 * it was read. */
+	if (r == READ_OK && d && (v > counter_max(d->width) || (d->gauge && v > d->gauge_max)))
 		r = READ_IMPLAUSIBLE;
+	if (r == READ_OK && d && d->gauge) {
+		/* A level (counters.h): the reading is the value; no step. */
+		c->value = v;
+		c->valid = true;
+		c->t_value = t;
+		c->last = (struct ctr_step){ .flags = fresh ? CTR_FIRST : 0 };
+		account(s, c);
+		return;
+	}
 	if (r != READ_OK) {
 		c->last = (struct ctr_step){ .flags = r == READ_GONE ? CTR_GONE :
 					     r == READ_IMPLAUSIBLE ? CTR_IMPLAUSIBLE : CTR_UNREADABLE };
@@ -376,10 +513,19 @@ void sampler_step_end(struct fab_sampler *s)
 			p->rx_hist[pv->slot] = (float)p->rx_gbps;
 		}
 	}
+	if (!s->limits && (s->limits = malloc(sizeof(*s->limits))))
+		ctr_limits_init(s->limits);
+	if (s->limits)
+		ctr_limits_step(s->limits, s);
 }
 
 void sampler_baseline(struct fab_sampler *s)
 {
+	s->t_baseline = s->t_last;
+	if (s->limits)
+		ctr_limits_baseline(s->limits, s);
+	if (s->pcie)
+		pcie_watch_baseline(s->pcie);
 	for (int i = 0; i < s->nctrs; i++) {
 		s->ctrs[i].baseline = s->ctrs[i].value;
 		s->ctrs[i].since_baseline = 0;
@@ -420,8 +566,11 @@ unsigned sampler_port_state(const struct fab_sampler *s, int i)
 {
 	const struct fab_series *p = &s->ports[i];
 	unsigned bits = range_trouble(s, p);
+	/* The device-level hw_counters and the port's netdev speak for it too. */
 	for (int k = 0; k < s->nports && p->port > 0; k++)
-		if (s->ports[k].port == 0 && strcmp(s->ports[k].dev, p->dev) == 0)
+		if ((s->ports[k].kind == SER_RDMA && s->ports[k].port == 0 &&
+		     strcmp(s->ports[k].dev, p->dev) == 0) ||
+		    (s->ports[k].kind == SER_NETDEV && s->ports[k].owner == i && s->ports[k].present))
 			bits |= range_trouble(s, &s->ports[k]);
 	if (!p->present)   /* it carried traffic before it went: that stopped too */
 		return bits | PT_GONE | (p->peak_gbps >= SAMPLER_MOVING_GBPS ? PT_STOPPED : 0);
@@ -506,6 +655,21 @@ static int add_dir_files(struct fab_sampler *s, const char *dir)
 	return 0;
 }
 
+/* hw_counters/lifespan: milliseconds the kernel keeps its last answer
+ * from the device (drivers/infiniband/core/sysfs.c, update_hw_stats():
+ * a read within lifespan of the last refresh gets the cached values; the
+ * default is 10 ms). 0 when absent or not a number. */
+static double read_lifespan(const struct fab_sampler *s, const struct fab_series *p)
+{
+	char node[sizeof(p->dirpath) + 32], buf[32];
+	uint64_t ms;
+	snprintf(node, sizeof(node), "%s/hw_counters/lifespan", p->dirpath);
+	ssize_t n = root_read(s->root, node, buf, sizeof(buf));
+	if (n <= 0 || counter_parse_value(buf, (size_t)n, &ms) != 0 || ms > 3600000)
+		return 0;
+	return (double)ms / 1000.0;
+}
+
 static int add_live_port(struct fab_sampler *s, const char *dev, int port)
 {
 	if (sampler_add_port(s, dev, port) < 0)
@@ -513,6 +677,7 @@ static int add_live_port(struct fab_sampler *s, const char *dev, int port)
 	if ((port > 0 && add_dir_files(s, "counters") < 0) || add_dir_files(s, "hw_counters") < 0)
 		return -1;
 	struct fab_series *p = &s->ports[s->nports - 1];
+	p->lifespan_s = read_lifespan(s, p);
 	if (p->nctr == 0) {
 		s->nports--;
 		return 0;
@@ -540,7 +705,14 @@ static int add_live_device(struct fab_sampler *s, const char *dev)
 	char **ports;
 	if (strlen(dev) >= sizeof(s->ports->dev))
 		return 0;
-	if (dev_remember(s, dev) < 0 || add_live_port(s, dev, 0) < 0)
+	if (dev_remember(s, dev) < 0)
+		return -1;
+	/* A function whose counter reads hurt (hazard.h: SMDL=SW_MNG, or
+	 * --exclude-dev) is never opened; the model says why. Asked once per
+	 * device: it reads the VPD. */
+	if (hazard_counters(s->root, dev, NULL, 0) == HAZARD_SKIP)
+		return 0;
+	if (add_live_port(s, dev, 0) < 0)
 		return -1;
 	snprintf(node, sizeof(node), CLASS_DIR "/%s/ports", dev);
 	int np = root_list(s->root, node, &ports);
@@ -590,7 +762,9 @@ int sampler_open(struct fab_sampler *s, const struct fab_root *r, char *err, siz
 
 static void port_gone(struct fab_sampler *s, struct fab_series *p, double t)
 {
-	if (p->present)
+	if (p->present && p->kind == SER_NETDEV)
+		snprintf(s->note, sizeof(s->note), "netdev %s vanished", p->dev);
+	else if (p->present)
 		snprintf(s->note, sizeof(s->note), "%s port %d vanished", p->dev, p->port);
 	p->present = false;
 	port_close_fds(s, p);
@@ -613,6 +787,7 @@ static void port_reopen(struct fab_sampler *s, struct fab_series *p, ino_t ino)
 	}
 	p->present = true;
 	p->dir_ino = ino;
+	p->lifespan_s = read_lifespan(s, p);
 }
 
 static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, double t)
@@ -621,6 +796,13 @@ static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, d
 	struct fab_ctr *c = &s->ctrs[p->first_ctr], *end = c + p->nctr;
 	for (; c < end; c++) {
 		uint64_t v = 0;
+		/* hw_counters refreshed less than a lifespan ago would answer the
+		 * cached value: a rate over this step would be 0 then a burst. */
+		if (!fresh && p->lifespan_s > 0 && c->valid && !isnan(c->t_value) &&
+		    t - c->t_value < p->lifespan_s && c->dir[0] == 'h') {
+			sampler_take(s, c, READ_HELD, 0, false, t);
+			continue;
+		}
 		ssize_t n = c->fd >= 0 ? pread(c->fd, buf, sizeof(buf), 0) : -1;
 		if (n < 0 && c->fd >= 0 && (errno == ENODEV || errno == ESTALE)) {
 			port_gone(s, p, t);
@@ -648,6 +830,112 @@ static void relist(struct fab_sampler *s)
 		root_free_list(names, n);
 }
 
+/* ---- a port's netdev: its ethtool statistics ---- */
+
+/* The ethtool socket, opened once, in fabtop's own network namespace. */
+static int ethtool_of(struct fab_sampler *s, char *why, size_t len)
+{
+	struct sampler_priv *pv = priv(s);
+	if (!pv)
+		return -1;
+	if (!pv->et_tried) {
+		pv->et_tried = true;
+		if (ethtool_open(&pv->et, -1, pv->et_err, sizeof(pv->et_err)) != 0)
+			pv->et = NULL;
+	}
+	if (!pv->et)
+		snprintf(why, len, "%s", pv->et_err[0] ? pv->et_err : "no ethtool socket");
+	return pv->et ? 0 : -1;
+}
+
+/* Lists the netdev's statistics into a new series: one counter per name,
+ * in the kernel's order, so one GSTATS fills them all. A netdev that
+ * cannot be listed still gets its series, empty, saying why. Returns the
+ * series, or -1 (no memory). */
+static int add_live_netdev(struct fab_sampler *s, const char *ifname)
+{
+	char why[sizeof(s->ports->why)] = "";
+	struct fab_ethtool_set *set = calloc(1, sizeof(*set));
+	if (!set)
+		return -1;
+	if (ethtool_of(s, why, sizeof(why)) == 0 &&
+	    ethtool_list(((struct sampler_priv *)s->priv)->et, ifname, set, why, sizeof(why)) != 0)
+		ethtool_set_free(set);
+	int k = sampler_add_netdev(s, ifname);
+	if (k < 0)
+		goto fail;
+	struct fab_series *p = &s->ports[k];
+	fab_strlcpy(p->why, why, sizeof(p->why));
+	p->et_set = set;
+	if (set->n > 0 && !(p->et_vals = calloc(set->n, sizeof(*p->et_vals))))
+		return -1;   /* the series holds set: freed with it */
+	for (uint32_t i = 0; i < set->n; i++)
+		if (sampler_add_ctr(s, "ethtool", set->names[i]) < 0)
+			return -1;
+	return k;
+fail:
+	ethtool_set_free(set);
+	free(set);
+	return -1;
+}
+
+static void netdev_free(struct fab_series *p)
+{
+	if (p->et_set) {
+		ethtool_set_free(p->et_set);
+		free(p->et_set);
+	}
+	free(p->et_vals);
+	p->et_set = NULL;
+	p->et_vals = NULL;
+}
+
+/* One GSTATS for the whole netdev. A netdev that left this namespace is
+ * gone; one whose statistics changed in number (driver reload, channels
+ * changed) is listed again as a new series, never read against old names. */
+static void read_netdev(struct fab_sampler *s, int i, double t)
+{
+	struct fab_series *p = &s->ports[i];
+	struct sampler_priv *pv = s->priv;
+	struct fab_ethtool_set *set = p->et_set;
+	char err[160];
+	if (!set || !set->n || !pv || !pv->et)
+		return;
+	int rc = ethtool_read(pv->et, set, p->et_vals, set->n, err, sizeof(err));
+	if (rc == ETHTOOL_ST_RELIST) {
+		int owner = p->owner;
+		char ifname[sizeof(p->dev)];
+		fab_strlcpy(ifname, p->dev, sizeof(ifname));   /* the array may move */
+		port_gone(s, p, t);
+		snprintf(p->why, sizeof(p->why), "its statistics changed in number: listed again");
+		netdev_free(p);
+		int k = add_live_netdev(s, ifname);
+		if (k >= 0) {
+			s->ports[k].owner = owner;
+			snprintf(s->note, sizeof(s->note), "netdev %s: statistics listed again",
+				 s->ports[k].dev);
+		}
+		return;
+	}
+	if (rc != ETHTOOL_ST_OK) {
+		if (rc == ETHTOOL_ST_NODEV) {
+			port_gone(s, p, t);
+		} else {
+			fab_strlcpy(p->why, err, sizeof(p->why));
+			for (int k = 0; k < p->nctr; k++)
+				sampler_take(s, &s->ctrs[p->first_ctr + k], READ_BAD, 0, false, t);
+		}
+		return;
+	}
+	bool fresh = !p->present;
+	if (fresh)
+		snprintf(s->note, sizeof(s->note), "netdev %s came back", p->dev);
+	p->present = true;
+	p->why[0] = '\0';
+	for (int k = 0; k < p->nctr && (uint32_t)k < set->n; k++)
+		sampler_take(s, &s->ctrs[p->first_ctr + k], READ_OK, p->et_vals[k], fresh, t);
+}
+
 int sampler_read(struct fab_sampler *s, double t_mono)
 {
 	if (!s->root || s->playback)
@@ -658,6 +946,10 @@ int sampler_read(struct fab_sampler *s, double t_mono)
 	for (int i = 0; i < s->nports; i++) {
 		struct fab_series *p = &s->ports[i];
 		bool fresh = i >= known;
+		if (p->kind == SER_NETDEV) {
+			read_netdev(s, i, t_mono);
+			continue;
+		}
 		if (!fresh) {
 			/* One stat per port notices it vanished, or came back as a new
 			 * kobject (driver reload, VF re-created): new files to open. */
@@ -680,11 +972,21 @@ int sampler_read(struct fab_sampler *s, double t_mono)
 		read_port(s, p, fresh, t_mono);
 	}
 	sampler_step_end(s);
+	if (s->pcie)
+		pcie_watch_read(s->pcie, t_mono, NULL);
 	return 0;
 }
 
 void sampler_close(struct fab_sampler *s)
 {
+	if (s->limits) {
+		ctr_limits_free(s->limits);
+		free(s->limits);
+	}
+	if (s->pcie) {
+		pcie_watch_close(s->pcie);
+		free(s->pcie);
+	}
 	sampler_free_ports(s);
 	sampler_playback_free(s);
 	memset(s, 0, sizeof(*s));

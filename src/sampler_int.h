@@ -13,12 +13,17 @@
 
 /* READ_IMPLAUSIBLE: the file was read but held what the counter cannot
  * (counter_value_judge()). */
-enum reading { READ_OK, READ_BAD, READ_GONE, READ_IMPLAUSIBLE };
+/* READ_HELD: not read this step (its refresh period, hw_counters/lifespan,
+ * has not elapsed): no step, the value kept. */
+enum reading { READ_OK, READ_BAD, READ_GONE, READ_IMPLAUSIBLE, READ_HELD };
 
 /* Appends a port (port 0: the device-level hw_counters) with its link
  * layer and line rate read from the root. Its counters must be appended
  * next, before any other port. Returns its index, or -1 (no memory). */
 int sampler_add_port(struct fab_sampler *s, const char *dev, int port);
+/* Appends a netdev's series (SER_NETDEV, port -1, owner -1); its ethtool
+ * counters (dir "ethtool") must be appended next. Returns its index, or -1. */
+int sampler_add_netdev(struct fab_sampler *s, const char *ifname);
 /* Appends a counter to the last port; fd -1. Returns its index, or -1. */
 int sampler_add_ctr(struct fab_sampler *s, const char *dir, const char *name);
 /* Frees ports, counters and the device index; closes every fd. */

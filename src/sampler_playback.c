@@ -10,11 +10,13 @@
 #include <string.h>
 #include <jansson.h>
 #include "sampler_int.h"
+#include "fabtop/pcie_watch.h"
 #include "fabtop/util.h"
 
 #define SAMPLES_NAME "fabtop/samples.json"   /* as messages name it */
 #define SAMPLES_PATH "/" SAMPLES_NAME
 #define CLASS_PREFIX "/sys/class/infiniband/"
+#define ETHTOOL_PREFIX SAMPLER_ETHTOOL_KEY   /* "ethtool:" */
 /* Samples x counters kept in memory: far above any capture fabtop writes. */
 #define PB_MAX_CELLS (64u << 20)
 
@@ -22,15 +24,17 @@ enum cell { CELL_MISSING, CELL_NULL, CELL_VALUE };
 
 struct pb_data {
 	double *t;               /* per sample */
+	json_t **pcie;           /* per sample: its "pcie" readings (pcie_watch_apply()), or NULL */
+	size_t nsamples;         /* entries in t and pcie */
 	uint64_t *val;           /* sample-major: val[k * nctrs + i] */
 	unsigned char *cell;     /* enum cell, same layout */
 	int nctrs;
 };
 
 struct ctr_key {
-	char dev[64];
-	int port;                /* 0: device-level hw_counters */
-	char dir[12];
+	char dev[64];            /* an RDMA device, or a netdev (port -1) */
+	int port;                /* 0: device-level hw_counters; -1: a netdev's ethtool statistic */
+	char dir[16];
 	char name[64];
 	const char *path;        /* borrowed from the JSON */
 };
@@ -40,6 +44,9 @@ void sampler_playback_free(struct fab_sampler *s)
 	struct pb_data *pb = s->pb_samples;
 	if (!pb)
 		return;
+	for (size_t k = 0; pb->pcie && k < pb->nsamples; k++)
+		json_decref(pb->pcie[k]);
+	free(pb->pcie);
 	free(pb->t);
 	free(pb->val);
 	free(pb->cell);
@@ -47,10 +54,30 @@ void sampler_playback_free(struct fab_sampler *s)
 	s->pb_samples = NULL;
 }
 
-/* "/sys/class/infiniband/DEV/hw_counters/NAME" or
- * "/sys/class/infiniband/DEV/ports/N/{counters,hw_counters}/NAME". */
+/* "ethtool:IF:NAME": a netdev's ethtool statistic. A netdev name never
+ * holds ':' (the kernel's dev_valid_name()); the statistic's name may. */
+static bool parse_ethtool_key(const char *path, struct ctr_key *k)
+{
+	const char *p = path + strlen(ETHTOOL_PREFIX), *colon = strchr(p, ':');
+	if (!colon || colon == p || colon - p >= (long)sizeof(k->dev) || !colon[1] ||
+	    strlen(colon + 1) >= sizeof(k->name))
+		return false;
+	memset(k, 0, sizeof(*k));
+	memcpy(k->dev, p, (size_t)(colon - p));
+	k->port = -1;
+	fab_strlcpy(k->dir, "ethtool", sizeof(k->dir));
+	fab_strlcpy(k->name, colon + 1, sizeof(k->name));
+	k->path = path;
+	return !strchr(k->dev, '/');
+}
+
+/* "/sys/class/infiniband/DEV/hw_counters/NAME",
+ * "/sys/class/infiniband/DEV/ports/N/{counters,hw_counters}/NAME", or an
+ * ethtool statistic. */
 static bool parse_key(const char *path, struct ctr_key *k)
 {
+	if (strncmp(path, ETHTOOL_PREFIX, strlen(ETHTOOL_PREFIX)) == 0)
+		return parse_ethtool_key(path, k);
 	const char *p = path + strlen(CLASS_PREFIX), *slash;
 	if (strncmp(path, CLASS_PREFIX, strlen(CLASS_PREFIX)) != 0 || !(slash = strchr(p, '/')) ||
 	    slash == p || slash - p >= (long)sizeof(k->dev))
@@ -203,7 +230,8 @@ static int build(struct fab_sampler *s, json_t *doc, char *err, size_t len)
 	for (int i = 0; i < nkeys; i++) {
 		bool new_port = i == 0 || strcmp(keys[i].dev, keys[i - 1].dev) != 0 ||
 				keys[i].port != keys[i - 1].port;
-		if ((new_port && sampler_add_port(s, keys[i].dev, keys[i].port) < 0) ||
+		if ((new_port && (keys[i].port < 0 ? sampler_add_netdev(s, keys[i].dev)
+					 : sampler_add_port(s, keys[i].dev, keys[i].port)) < 0) ||
 		    sampler_add_ctr(s, keys[i].dir, keys[i].name) < 0 ||
 		    json_object_set_new(index, keys[i].path, json_integer(i)) < 0) {
 			err_at(err, len, "out of memory");
@@ -213,13 +241,14 @@ static int build(struct fab_sampler *s, json_t *doc, char *err, size_t len)
 	struct pb_data *pb = calloc(1, sizeof(*pb));
 	s->pb_samples = pb;
 	size_t cells = ns * (size_t)nkeys;
-	if (!pb || !(pb->t = calloc(ns, sizeof(*pb->t))) ||
+	if (!pb || !(pb->t = calloc(ns, sizeof(*pb->t))) || !(pb->pcie = calloc(ns, sizeof(*pb->pcie))) ||
 	    !(pb->val = calloc(cells ? cells : 1, sizeof(*pb->val))) ||
 	    !(pb->cell = calloc(cells ? cells : 1, 1))) {
 		err_at(err, len, "out of memory");
 		goto out;
 	}
 	pb->nctrs = nkeys;
+	pb->nsamples = ns;
 	s->pb_interval = json_is_number(iv) && json_number_value(iv) > 0 ? json_number_value(iv) : 0;
 	size_t k;
 	json_t *smp;
@@ -229,6 +258,9 @@ static int build(struct fab_sampler *s, json_t *doc, char *err, size_t len)
 		/* No time recorded: the nominal pace (1 s when that is unknown too). */
 		pb->t[k] = t ? json_number_value(t)
 			     : (k ? pb->t[k - 1] : 0) + (s->pb_interval > 0 ? s->pb_interval : 1.0);
+		json_t *pc = json_object_get(smp, "pcie");
+		if (json_is_object(pc))
+			pb->pcie[k] = json_incref(pc);
 		json_object_foreach(json_object_get(smp, "values"), path, v) {
 			json_t *ix = json_object_get(index, path);
 			if (!json_is_integer(ix))
@@ -297,7 +329,10 @@ int sampler_playback_step(struct fab_sampler *s)
 		bool any = false;
 		for (int j = p->first_ctr; j < p->first_ctr + p->nctr && !any; j++)
 			any = cell[j] != CELL_MISSING;
-		if (any != p->present)
+		if (any != p->present && p->kind == SER_NETDEV)
+			snprintf(s->note, sizeof(s->note), "netdev %s %s", p->dev,
+				 any ? "came back" : "vanished");
+		else if (any != p->present)
 			snprintf(s->note, sizeof(s->note), "%s port %d %s", p->dev, p->port,
 				 any ? "came back" : "vanished");
 		p->present = any;
@@ -308,6 +343,8 @@ int sampler_playback_step(struct fab_sampler *s)
 				     cell[j] == CELL_NULL ? READ_BAD : READ_GONE, val[j], false, t);
 	}
 	sampler_step_end(s);
+	if (s->pcie && pb->pcie[k])
+		pcie_watch_apply(s->pcie, pb->pcie[k], t);
 	return 0;
 }
 

@@ -165,9 +165,9 @@ const char *ctr_flag_words(unsigned flags, char *buf, size_t len,
 			   void (*each)(void *ctx, const char *word), void *ctx)
 {
 	static const struct { unsigned bit; const char *word; } words[] = {
-		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "SAT" },
+		{ CTR_RESET, "RESET" }, { CTR_WRAPPED, "WRAP" }, { CTR_SATURATED, "PINNED" },
 		{ CTR_GONE, "GONE" }, { CTR_FIRST, "NEW" }, { CTR_UNREADABLE, "UNREADABLE" },
-		{ CTR_IMPLAUSIBLE, "IMPLAUSIBLE" },
+		{ CTR_IMPLAUSIBLE, "IMPLAUSIBLE" }, { CTR_HELD, "HELD" },
 	};
 	size_t n = 0;
 	buf[0] = '\0';

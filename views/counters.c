@@ -22,9 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/ctr_limits.h"
 #include "fabtop/live.h"
+#include "fabtop/lossless.h"
 #include "fabtop/table.h"
 #include "fabtop/view.h"
+#include "fabtop/util.h"
+#include "fabtop/watch.h"
 #include "fabtop/vocab.h"
 
 #define GAP           2     /* between columns */
@@ -55,28 +59,32 @@ static const struct fab_sampler *sampler_of(const struct view *v)
 	return l && l->ok ? &l->s : NULL;
 }
 
+/* Whether series i is the first of its RDMA device (netdevs are not devices
+ * of the filter: they follow their port's). */
+static bool first_of_dev(const struct fab_sampler *s, int i)
+{
+	if (s->ports[i].kind != SER_RDMA)
+		return false;
+	for (int j = 0; j < i; j++)
+		if (s->ports[j].kind == SER_RDMA && strcmp(s->ports[j].dev, s->ports[i].dev) == 0)
+			return false;
+	return true;
+}
+
 /* The k-th distinct device (0-based) in port order, NULL past the end. */
 static const char *dev_at(const struct fab_sampler *s, int k)
 {
-	for (int i = 0; i < s->nports; i++) {
-		bool seen = false;
-		for (int j = 0; j < i && !seen; j++)
-			seen = strcmp(s->ports[j].dev, s->ports[i].dev) == 0;
-		if (!seen && k-- == 0)
+	for (int i = 0; i < s->nports; i++)
+		if (first_of_dev(s, i) && k-- == 0)
 			return s->ports[i].dev;
-	}
 	return NULL;
 }
 
 static int count_devs(const struct fab_sampler *s)
 {
 	int n = 0;
-	for (int i = 0; i < s->nports; i++) {
-		bool seen = false;
-		for (int j = 0; j < i && !seen; j++)
-			seen = strcmp(s->ports[j].dev, s->ports[i].dev) == 0;
-		n += !seen;
-	}
+	for (int i = 0; i < s->nports; i++)
+		n += first_of_dev(s, i);
 	return n;
 }
 
@@ -90,10 +98,21 @@ static bool dev_shown(const char *fdev, const char *dev)
 	return !fdev || strcmp(fdev, dev) == 0;
 }
 
-/* "mlx5_0/1", or "mlx5_0" for the device-level hw_counters. */
+/* Whether series i is shown under the filter: a netdev with its port. */
+static bool series_shown(const struct fab_sampler *s, const char *fdev, int i)
+{
+	const char *dev = sampler_series_dev(s, i);
+	return !fdev || (dev && strcmp(fdev, dev) == 0);
+}
+
+/* "mlx5_0/1", "mlx5_0" for the device-level hw_counters, the netdev's
+ * name for its ethtool statistics. */
 static void port_label(const struct fab_series *p, char *buf, size_t len)
 {
-	fab_subject(p->dev, p->port, buf, len);
+	if (p->kind == SER_NETDEV)
+		snprintf(buf, len, "%s", p->dev);
+	else
+		fab_subject(p->dev, p->port, buf, len);
 }
 
 /* The model's port behind a sampler series: its link layer and line rate
@@ -316,7 +335,7 @@ static void find_trouble(const struct fab_sampler *s, const char *fdev, struct t
 	for (int pi = 0; pi < s->nports; pi++) {
 		const struct fab_series *p = &s->ports[pi];
 		bool here = false;
-		if (!dev_shown(fdev, p->dev))
+		if (!series_shown(s, fdev, pi))
 			continue;
 		if (t->kind == PT_STOPPED) {
 			here = p->port > 0 && (port_state(s, p) & PT_STOPPED);
@@ -585,6 +604,163 @@ static void port_table(struct view_pen *p, const struct fab_model *m, const stru
 	}
 }
 
+/* ---- the lossless path: lossless_judge() ------------------------------- */
+
+static const char *onoff(enum fab_tri t)
+{
+	return t == FAB_YES ? "on" : t == FAB_NO ? "off" : "?";
+}
+
+/* Per RoCE port with per-priority statistics: the priorities that carried
+ * anything, have PFC, or are the job's; then what the judgement found. */
+static void lossless_section(struct view_pen *p, const struct fab_model *m,
+			     const struct fab_sampler *s, const char *fdev)
+{
+	int shown = 0, roce = 0, known = 0;
+	char buf[256], a[32], b[32], c[32], why[200] = "";
+	for (int i = 0; i < s->nports; i++) {
+		struct lossless_port lp;
+		if (!series_shown(s, fdev, i) || lossless_judge(s, m, i, &lp) != 0 || !lp.netdev[0])
+			continue;
+		roce++;
+		known += lp.known;
+		if (!lp.known && !why[0])
+			snprintf(why, sizeof(why), "%s", lp.why);
+	}
+	if (!roce)
+		return;
+	view_pen_nl(p);
+	if (!known) {   /* one line for all: the same reason, nothing judged */
+		snprintf(buf, sizeof(buf), "Lossless path: not judged on %d RoCE port(s): %s", roce, why);
+		view_pen_wrap(p, 0, buf, fab_attr(CP_DIM));
+		return;
+	}
+	for (int i = 0; i < s->nports; i++) {
+		struct lossless_port lp;
+		if (!series_shown(s, fdev, i) || lossless_judge(s, m, i, &lp) != 0 || !lp.netdev[0])
+			continue;
+		if (!shown++) {
+			view_pen_fixed(p, 0, "Lossless path (RoCE: traffic per priority against PFC and ECN)",
+				       fab_attr(CP_TITLE));
+			view_pen_nl(p);
+		}
+		int x = view_pen_fixed(p, 0, lp.port, A_BOLD);
+		snprintf(buf, sizeof(buf), " %s", lp.netdev);
+		x = view_pen_fixed(p, x, buf, 0);
+		if (!lp.known) {
+			snprintf(buf, sizeof(buf), "  %s", lp.why);
+			view_pen_clip(p, x, x, buf, fab_attr(CP_DIM));
+			view_pen_nl(p);
+			continue;
+		}
+		snprintf(a, sizeof(a), "%lld", lp.job_tc.v);
+		snprintf(b, sizeof(b), "%d", lp.job_prio);
+		snprintf(c, sizeof(c), "%lld", lp.tc_override.v);
+		char pl[32];
+		snprintf(buf, sizeof(buf), "  trust %s, PFC on %s; job traffic class %s -> priority %s%s%s",
+			 lp.trust[0] ? lp.trust : "?", fab_na(fab_prio_list(lp.pfc_mask, pl, sizeof(pl))),
+			 lp.job_tc.ok ? a : "?", lp.job_prio >= 0 ? b : "?",
+			 lp.tc_override.ok ? "; global traffic_class " : "", lp.tc_override.ok ? c : "");
+		view_pen_clip(p, x, x, buf, (lp.flags & LL_OVERRIDE) ? fab_attr(CP_WARN) : 0);
+		view_pen_nl(p);
+		for (int k = 0; k < LOSSLESS_NPRIO; k++) {
+			const struct lossless_prio *pp = &lp.prio[k];
+			if (!pp->seen || (!pp->rx_pkts && !pp->tx_pkts && pp->pfc != FAB_YES && !pp->job &&
+					  !pp->rx_pause && !pp->tx_pause && !pp->discards))
+				continue;
+			fmt_si((double)pp->rx_pkts / lp.elapsed, a, sizeof(a));
+			fmt_si((double)pp->tx_pkts / lp.elapsed, b, sizeof(b));
+			snprintf(buf, sizeof(buf),
+				 "  prio %d  PFC %-3s ECN %s/%s  pkt/s rx %s tx %s  pauses rx %llu tx %llu  "
+				 "discards %llu%s%s", k, onoff(pp->pfc), onoff(pp->ecn_np), onoff(pp->ecn_rp),
+				 a, b, (unsigned long long)pp->rx_pause, (unsigned long long)pp->tx_pause,
+				 (unsigned long long)pp->discards, pp->rdma ? "  RDMA" : "",
+				 pp->job ? "  (the job's)" : "");
+			int attr = pp->rdma && pp->pfc == FAB_NO ? fab_attr(CP_ERROR) | (int)A_BOLD :
+				   (lp.idle_pfc_mask >> k & 1) ? fab_attr(CP_WARN) : 0;
+			view_pen_clip(p, 2, 2, buf, attr);
+			view_pen_nl(p);
+		}
+		static const struct { unsigned bit; const char *say; bool error; } says[] = {
+			{ LL_RDMA_NO_PFC, "RDMA traffic on a priority without PFC: not lossless", true },
+			{ LL_PFC_IDLE, "PFC on a priority that carries nothing", false },
+			{ LL_PAUSE_NO_CNP, "pauses received and no CNPs: congestion control not engaged", false },
+			{ LL_NOT_JOB_PRIO, "RDMA is not on the priority the job's NCCL_IB_TC maps to", false },
+			{ LL_OVERRIDE, "a global traffic_class overrides the job's NCCL_IB_TC", false },
+		};
+		for (size_t k = 0; k < sizeof(says) / sizeof(says[0]); k++)
+			if (lp.flags & says[k].bit) {
+				view_pen_fixed(p, 2, says[k].say, says[k].error ? fab_attr(CP_ERROR) | (int)A_BOLD :
+					       fab_attr(CP_WARN) | (int)A_BOLD);
+				view_pen_nl(p);
+			}
+	}
+}
+
+/* ---- the run's findings: watch_findings() ------------------------------ */
+
+/* Whether a finding of the run is about what the filter shows: its port,
+ * or a netdev of its port. */
+static bool finding_shown(const struct fab_sampler *s, const char *fdev, const struct fab_finding *f)
+{
+	size_t n = fdev ? strlen(fdev) : 0;
+	if (!fdev || (strncmp(f->subject, fdev, n) == 0 && (f->subject[n] == '\0' || f->subject[n] == '/')))
+		return true;
+	for (int k = 0; k < s->nports; k++)
+		if (s->ports[k].kind == SER_NETDEV && strcmp(s->ports[k].dev, f->subject) == 0 &&
+		    series_shown(s, fdev, k))
+			return true;
+	return false;
+}
+
+/* brief: one line under the port table (how many, the ids of the worst);
+ * else each finding in full (message, layer, evidence, next step). */
+static void run_findings(struct view_pen *p, const struct fab_model *m,
+			 const struct fab_sampler *s, const char *fdev, bool brief)
+{
+	struct fab_model f;
+	int total = 0, worst = -1;
+	char buf[512] = "";
+	model_init(&f);
+	watch_findings(s, m, &f);
+	for (int i = 0; i < f.nfindings; i++)
+		if (finding_shown(s, fdev, &f.findings[i])) {
+			total++;
+			if ((int)f.findings[i].sev > worst)
+				worst = (int)f.findings[i].sev;
+		}
+	if (!total) {
+		model_free(&f);
+		return;
+	}
+	if (brief) {
+		/* The ids of the worst severity, each once: the details are at the end. */
+		for (int i = 0; i < f.nfindings; i++) {
+			const struct fab_finding *fi = &f.findings[i];
+			if ((int)fi->sev != worst || !finding_shown(s, fdev, fi) || strstr(buf, fi->id))
+				continue;
+			fab_catf(buf, sizeof(buf), "%s%s", buf[0] ? " " : "", fi->id);
+		}
+		int x = view_pen_fixed(p, 0, "findings", A_BOLD);
+		char head[64];
+		snprintf(head, sizeof(head), "%d over the run, at the end; %s:", total,
+			 sev_name((enum fab_severity)worst));
+		x = view_pen_fixed(p, x < LABEL_W ? LABEL_W : x + 1, head, fab_sev_attr((enum fab_severity)worst));
+		view_pen_clip(p, x + 1, x + 1, buf, 0);
+		view_pen_nl(p);
+		model_free(&f);
+		return;
+	}
+	view_pen_nl(p);
+	snprintf(buf, sizeof(buf), "Findings over the run (%d)", total);
+	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
+	view_pen_nl(p);
+	for (int i = 0; i < f.nfindings; i++)
+		if (finding_shown(s, fdev, &f.findings[i]))
+			view_pen_finding(p, 2, &f.findings[i]);
+	model_free(&f);
+}
+
 /* ---- QPs ------------------------------------------------------------------ */
 
 #define QP_DEVS   64
@@ -729,11 +905,19 @@ static void ctr_flags(const struct fab_sampler *s, const struct fab_ctr *c, char
 }
 
 /* Flags before the history: at 80 columns they must not scroll out of view. */
-enum { K_PORT, K_NAME, K_DELTA, K_RATE, K_SINCE, K_FLAG, K_HIST, K_LAYER, K_MEANING, NKCOLS };
+enum { K_PORT, K_NAME, K_DELTA, K_RATE, K_SINCE, K_FLAG, K_LIMIT, K_HIST, K_LAYER, K_MEANING,
+       NKCOLS };
 
 static const char *const kcol_head[NKCOLS] = {
-	"PORT", "COUNTER", "+DELTA", "RATE/s", "SINCE BASE", "FLAG", "HISTORY", "LAYER", "MEANING",
+	"PORT", "COUNTER", "+DELTA", "RATE/s", "SINCE BASE", "FLAG", "LIMIT", "HISTORY", "LAYER",
+	"MEANING",
 };
+
+/* The counter's state under its documented limits (ctr_limits.h). */
+static enum ctr_limit_state limit_state(const struct fab_sampler *s, const struct fab_ctr *c)
+{
+	return s->limits ? ctr_limits_state(s->limits, (int)(c - s->ctrs), NULL, 0) : CLS_NONE;
+}
 
 static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col, char *buf,
 		  size_t len)
@@ -757,6 +941,14 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 		}
 		break;
 	case K_RATE:
+		if (c->def && c->def->gauge) {   /* a level: shown as is */
+			if (c->valid)
+				snprintf(buf, len, "=%llu%s", (unsigned long long)c->value,
+					 strcmp(c->def->unit, "percent") == 0 ? "%" : "");
+			else
+				snprintf(buf, len, "-");
+			break;
+		}
 		if (!st->has_rate) {
 			snprintf(buf, len, "-");
 			break;
@@ -776,6 +968,9 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 	case K_FLAG:
 		ctr_flags(s, c, buf, len);
 		break;
+	case K_LIMIT:
+		snprintf(buf, len, "%s", ctr_limit_state_word(limit_state(s, c)));
+		break;
 	case K_LAYER:
 		snprintf(buf, len, "%s", c->def ? c->def->layer : "-");
 		break;
@@ -788,8 +983,11 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 static int ctr_attr(const struct fab_sampler *s, const struct fab_ctr *c)
 {
 	unsigned bits = ctr_trouble(c);
-	if (c->last.flags & CTR_IMPLAUSIBLE)
+	enum ctr_limit_state ls = limit_state(s, c);
+	if ((c->last.flags & CTR_IMPLAUSIBLE) || ls == CLS_OVER)
 		return fab_attr(CP_ERROR) | A_BOLD;
+	if (ls == CLS_BLIND || ls == CLS_WAS_OVER)
+		return fab_attr(CP_WARN) | A_BOLD;
 	if (bits & PT_CONGESTED)
 		return fab_attr(CP_WARN) | A_BOLD;
 	if (bits)
@@ -804,7 +1002,7 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 	char buf[256], head[96], a[32];
 	for (int i = 0; rows && i < s->nctrs; i++) {
 		const struct fab_ctr *c = &s->ctrs[i];
-		if (c->port < 0 || c->port >= s->nports || !dev_shown(fdev, s->ports[c->port].dev))
+		if (c->port < 0 || c->port >= s->nports || !series_shown(s, fdev, c->port))
 			continue;
 		if (all || ctr_changed(s, c))
 			rows[n++] = (struct crow){ c, counter_badness(c) };
@@ -830,7 +1028,7 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 	}
 	for (int k = 0; k < NKCOLS; k++)
 		w[k] = view_strwidth(kcol_head[k]);
-	bool any_flag = false;
+	bool any_flag = false, any_limit = false;
 	for (int r = 0; r < n; r++)
 		for (int k = 0; k < NKCOLS; k++) {
 			kcell(s, rows[r].c, k, buf, sizeof(buf));
@@ -838,6 +1036,7 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 			if (cw > w[k])
 				w[k] = cw;
 			any_flag = any_flag || (k == K_FLAG && buf[0]);
+			any_limit = any_limit || (k == K_LIMIT && buf[0]);
 		}
 	/* Port and counter name stay put; the rest scrolls under them. */
 	int fixed_w = w[K_PORT] + GAP + w[K_NAME];
@@ -845,7 +1044,7 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 		const struct fab_ctr *c = r >= 0 ? rows[r].c : NULL;
 		int attr = c ? ctr_attr(s, c) : fab_attr(CP_TITLE);
 		for (int k = 0, cx = 0; k < NKCOLS; k++) {
-			if (k == K_FLAG && !any_flag)
+			if ((k == K_FLAG && !any_flag) || (k == K_LIMIT && !any_limit))
 				continue;
 			if (c)
 				kcell(s, c, k, buf, sizeof(buf));
@@ -903,10 +1102,22 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		view_pen_fixed(p, 0, "note", A_BOLD);
 		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));
 	}
+	run_findings(p, m, s, fdev, true);
+	/* Devices whose counters are never read (hazard.h), as the model says. */
+	for (int i = 0; i < m->nnics; i++)
+		if (m->nics[i].counters_skipped[0] && (!fdev || strcmp(fdev, m->nics[i].name) == 0)) {
+			char buf[FAB_NAME_LEN + 320];
+			snprintf(buf, sizeof(buf), "%s: counters not read: %s", m->nics[i].name,
+				 m->nics[i].counters_skipped);
+			view_pen_fixed(p, 0, "skipped", A_BOLD);
+			view_pen_wrap(p, LABEL_W, buf, fab_attr(CP_WARN));
+		}
 	view_pen_nl(p);
 	qp_section(p, l, fdev);
 	view_pen_nl(p);
 	ctr_list(p, s, fdev, p->v->mode != 0);
+	lossless_section(p, m, s, fdev);
+	run_findings(p, m, s, fdev, false);
 }
 
 static void counters_draw(struct view *v, WINDOW *win, struct view_ctx *c)
@@ -1053,10 +1264,22 @@ const struct view_ops counters_view_ops = {
 		"as local_ack_timeout_err or packet_seq_err grew in the last step), ERRORS (a "
 		"link or physical error counter grew), CONGESTED (CNPs, ECN marks, "
 		"port_xmit_wait or discards grew), GONE (the port vanished), idle (never moved "
-		"traffic), ok. A banner names the ports and counters. Below: the QPs by state "
+		"traffic), ok. The netdev of each RoCE port adds its ethtool statistics (what "
+		"ethtool -S prints: pauses per priority, discards, pre-FEC bit errors, PCIe "
+		"stalls), read through one kept-open socket; they count for their port. "
+		"Lossless path: per priority, the packets, pauses and discards over the run "
+		"against PFC and ECN, the trust mode, a global traffic_class and the job's "
+		"NCCL_IB_TC; RDMA on a priority without PFC, PFC on a priority that carries "
+		"nothing and pauses without CNPs are findings. Findings over the run: the "
+		"lossless path, the counters' documented limits (the LIMIT column: over, was "
+		"over, blind when pinned, watching) and PCIe over time (AER errors, link "
+		"changes, a link below capability under load). "
+		"A banner names the ports and counters. Below: the QPs by state "
 		"(ERR and SQE ones with their process), and the counters that changed in the "
 		"last step, worst first, with +delta, rate, growth since the baseline, history, "
-		"flags (RESET, WRAP, SAT: saturated so the rate is a lower bound, GONE, NEW), "
+		"flags (RESET, WRAP, PINNED: at its maximum, so the rate is a lower bound or, once "
+		"stuck there, none: growth no longer shows; HELD: hw_counters not re-read before "
+		"their lifespan; GONE, NEW), "
 		"the layer and the meaning from the counter table. Layer: link and transport, "
 		"as they happen. Keys: space or p pause/resume; n one step (while paused too); "
 		"+/- faster/slower (live: the interval, 0.25 s to 60 s; playback: the speed, "

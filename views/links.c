@@ -15,6 +15,7 @@
 #include "fabtop/counters.h"
 #include "fabtop/layout.h"
 #include "fabtop/table.h"
+#include "fabtop/util.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
 
@@ -200,6 +201,9 @@ static void cell(const void *ctx, int g, int col, char *buf, size_t len)
 			snprintf(buf, len, "%s +%d", f->id, count - 1);
 		else
 			snprintf(buf, len, "%s", f->id);
+		/* A pinned counter no longer shows growth: said on the row. */
+		if (pt && port_pinned(pt) > 0)
+			fab_catf(buf, len, "%sPINNED", buf[0] ? " " : "");
 		return;
 	}
 	if (!pt) {
@@ -566,14 +570,36 @@ static void detail_gids(struct view_pen *p, const struct fab_port *pt)
 	}
 }
 
-/* The value, and "saturated" when the model found it pinned at the
- * counter's maximum (counter_pinned): the true count is higher. */
+/* The value, and PINNED when the model found it at the counter's maximum
+ * (counter_pinned): the true count is higher and growth no longer shows. */
 static void counter_value(const struct fab_counter *c, char *buf, size_t len)
 {
 	char v[32];
 	int_str(c->value, "%lld", v, sizeof(v));
-	snprintf(buf, len, "%s%s%s", v, c->pinned ? " saturated" : "",
+	snprintf(buf, len, "%s%s%s", v, c->pinned ? " PINNED" : "",
 		 c->implausible ? " implausible" : "");
+}
+
+/* Each pinned counter: what the pin hides (counter_pin_hides()) and the
+ * command that clears it (port_pin_clear_cmd()), printed, never run. */
+static void detail_pinned(struct view_pen *p, const struct fab_model *m, const struct fab_nic *n,
+			  const struct fab_port *pt)
+{
+	char hides[160], cmd[160], buf[400];
+	int np = 0;
+	for (int i = 0; i < pt->nerrors && i < FAB_MAX_COUNTERS; i++) {
+		const struct fab_counter *c = &pt->errors[i];
+		if (!c->pinned || counter_pin_hides(c->def, hides, sizeof(hides)) != 0)
+			continue;
+		if (!np++)
+			port_pin_clear_cmd(m, n, pt, cmd, sizeof(cmd));
+		snprintf(buf, sizeof(buf), "PINNED  %s", hides);
+		view_pen_wrap_hang(p, 2, 10, buf, fab_attr(CP_ERROR));
+	}
+	if (np) {
+		snprintf(buf, sizeof(buf), "clear them to count again (printed, not run): %s", cmd);
+		view_pen_wrap_hang(p, 10, 12, buf, fab_attr(CP_DIM));
+	}
 }
 
 static int counter_attr(const struct fab_counter *c)
@@ -690,6 +716,7 @@ static void detail_data_body(struct view_pen *p, const struct fab_model *m)
 		detail_port(p, m, r.n, r.pt);
 		detail_gids(p, r.pt);
 		detail_errors(p, r.pt);
+		detail_pinned(p, m, r.n, r.pt);
 	}
 }
 

@@ -122,6 +122,8 @@ enum ctr_flag {
 	CTR_UNREADABLE = 1 << 4, /* this read failed or was not a number: value kept */
 	CTR_GONE       = 1 << 5, /* its port or device vanished */
 	CTR_IMPLAUSIBLE = 1 << 6, /* a value or a step it cannot have (below): no rate, no growth */
+	CTR_HELD       = 1 << 7, /* not read this step: the kernel would answer its cached value
+				  * (hw_counters/lifespan not yet elapsed); no rate, no growth */
 };
 
 struct ctr_step {

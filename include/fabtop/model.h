@@ -437,6 +437,17 @@ const struct fab_pci_dev *nic_link_dev(const struct fab_model *m, const struct f
  * (PSID) where both are known, since one chip makes single- and dual-port
  * boards (a dual-port ConnectX-7 runs 200 Gb/s a port, the single-port 400). */
 bool nic_same_model(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b);
+/* How many of port p's error counters are pinned at their maximum
+ * (fab_counter.pinned, set by model_derive() with counter_pinned()). */
+int port_pinned(const struct fab_port *p);
+/* The command that clears port p's PMA counters so that a pinned one
+ * counts again (printed, never run): InfiniBand, perfquery -x -R -C DEV -P N
+ * (a Performance Management MAD; needs the umad device); RoCE has no
+ * PMA MADs, and mlx5 derives those counters from the port's physical
+ * counters, which mlxlink -d BDF --pc clears. The Links pane, the JSON
+ * and the findings print this one command. */
+const char *port_pin_clear_cmd(const struct fab_model *m, const struct fab_nic *n,
+			       const struct fab_port *p, char *buf, size_t len);
 /* THE line rate bandwidth is judged against (the l3 perftest step, the
  * counters' share of the line, the A/B, nccl-tests' bus bandwidth): the
  * lower of the port's rate and what its function's PCIe link carries.

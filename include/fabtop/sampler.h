@@ -31,7 +31,7 @@
 
 struct fab_ctr {
 	char name[64];           /* file name */
-	char dir[12];            /* "counters" or "hw_counters" */
+	char dir[16];            /* "counters", "hw_counters" or "ethtool" */
 	const struct fab_counter_def *def; /* NULL: unknown to the table, shown raw */
 	int port;                /* index into sampler.ports */
 	int fd;                  /* -1 when closed (playback, gone) */
@@ -47,13 +47,33 @@ struct fab_ctr {
 				      * 0 for a step without a rate */
 };
 
+/* What a series counts. */
+enum series_kind {
+	SER_RDMA = 0,            /* an RDMA port's counters/ and hw_counters/ (port > 0),
+				  * or a device's device-level hw_counters (port 0) */
+	SER_NETDEV,              /* an RDMA port's netdev: its ethtool statistics
+				  * (port -1; dev is the netdev's name) */
+};
+
 /* The counter series of one port (or of a device's device-level
- * hw_counters). Not a second port struct: the port's facts (state, link
- * layer, line rate) are the model's (model_find_port()); this holds only
- * what changes from sample to sample. */
+ * hw_counters, or of a port's netdev). Not a second port struct: the
+ * port's facts (state, link layer, line rate) are the model's
+ * (model_find_port()); this holds only what changes from sample to sample.
+ *
+ * A port's netdev series (SER_NETDEV) is added by sampler_use_model() for
+ * every port whose netdev the model names (live: listed through the
+ * kernel's ethtool interface, include/fabtop/ethtool.h; playback: from
+ * the samples); owner links it to its port. Its troubles count for the
+ * port (sampler_port_state()). */
 struct fab_series {
-	char dev[64];            /* "mlx5_0" */
-	int port;                /* port number; 0 for the device-level hw_counters */
+	char dev[64];            /* "mlx5_0"; SER_NETDEV: "ens1f0np0" */
+	int port;                /* port number; 0 for the device-level hw_counters; -1 netdev */
+	enum series_kind kind;
+	int owner;               /* SER_NETDEV: the port series whose netdev it is; -1 none */
+	char why[160];           /* SER_NETDEV: why its statistics cannot be read; "" when they can */
+	double lifespan_s;       /* hw_counters/lifespan: the kernel refreshes hw_counters
+				  * no more often than this (0: unknown or none); a step
+				  * closer than that holds them (CTR_HELD) */
 	bool present;            /* false while vanished */
 	int first_ctr, nctr;     /* its counters in sampler.ctrs */
 	/* traffic, from port_xmit_data/port_rcv_data (x4 bytes) and the packet counters */
@@ -68,9 +88,13 @@ struct fab_series {
 	ino_t dir_ino;
 	double line_gbps;        /* the model's rate of the port (sampler_use_model());
 				  * 0: unknown, so no step is bounded by it */
+	void *et_set;            /* SER_NETDEV live: its listing (struct fab_ethtool_set) */
+	uint64_t *et_vals;       /* one ethtool reading, in listing order (et_set's n) */
 };
 
 struct fab_model;
+struct ctr_limits;
+struct pcie_watch;
 
 struct fab_sampler {
 	const struct fab_root *root;
@@ -83,7 +107,13 @@ struct fab_sampler {
 	int hist_pos;            /* ring index of the oldest entry */
 	double t_last;           /* time of the last step, seconds (monotonic or recorded) */
 	double dt;               /* seconds between the last two steps */
+	double t_baseline;       /* time of the baseline: the first step, or sampler_baseline() */
 	char note[256];          /* once-only remark ("no RDMA devices", "port came back") */
+	/* Stepped with every step, live or playback, so every reader of the
+	 * sampler sees the same judgements: */
+	struct ctr_limits *limits; /* the documented limits (ctr_limits.h); NULL: no memory */
+	struct pcie_watch *pcie;   /* PCIe over time (pcie_watch.h), opened by
+				    * sampler_use_model() from the model's functions */
 	/* playback */
 	bool playback;
 	int pb_pos, pb_count;    /* next sample, number of samples */
@@ -106,6 +136,10 @@ int sampler_read(struct fab_sampler *s, double t_mono);
 void sampler_baseline(struct fab_sampler *s);
 void sampler_close(struct fab_sampler *s);
 
+/* The key of a netdev's ethtool statistic in fabtop/samples.json's
+ * "values" (which otherwise holds counter file paths): "ethtool:IF:NAME". */
+#define SAMPLER_ETHTOOL_KEY "ethtool:"
+
 /* Playback of fabtop/samples.json: loads it (after sampler_open on the same
  * root, or alone on a zeroed struct). Returns 0, or -1 with err (no
  * samples, truncated JSON); either way sampler_close() frees it. */
@@ -115,6 +149,17 @@ int sampler_playback_step(struct fab_sampler *s);
 /* Seconds (recorded time) from the last applied sample to the next; the
  * nominal interval when unknown; -1 at the end. */
 double sampler_playback_gap(const struct fab_sampler *s);
+
+/* The netdev series of port series i (SER_NETDEV, owner i); -1 when it
+ * has none. */
+int sampler_netdev_of(const struct fab_sampler *s, int i);
+/* The RDMA device series i speaks for: its own, or for a netdev its
+ * port's; NULL for a netdev no port names. */
+const char *sampler_series_dev(const struct fab_sampler *s, int i);
+/* The series and counter named so (dir "counters", "hw_counters",
+ * "ethtool") in series i; NULL when it has none. */
+const struct fab_ctr *sampler_ctr(const struct fab_sampler *s, int i, const char *dir,
+				  const char *name);
 
 /* Value of history slot i (0 = oldest) of a ring. */
 float sampler_hist(const struct fab_sampler *s, const float *ring, int i);

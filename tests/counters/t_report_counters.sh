@@ -149,8 +149,16 @@ elif check == "hang":
     for d, last in stopped:
         if not re.search(r"^    %s/1 +last traffic at \+%.3f s$" % (d, last), text, re.M):
             fail("no text line saying %s/1 stopped after +%.3f s" % (d, last))
-    if not re.search(r"^verdict: loss/retry counters grew on 6 port\(s\); traffic stopped on 6 port\(s\); 12 QP\(s\) broken \(exit 1\)$", text, re.M):
+    if not re.search(r"^verdict: loss/retry counters grew on 6 port\(s\); traffic stopped on 6 port\(s\); 12 QP\(s\) broken; 6 finding\(s\) over the run \(exit 1\)$", text, re.M):
         fail("verdict: %s" % [l for l in text.splitlines() if l.startswith("verdict")])
+    # The ACK timeouts of the stopped ports are over NVSentinel's 1/s in the
+    # last step (ctr_limits.c): one finding per port, from the recording.
+    last_k = len(rec) - 1
+    over = sorted(d for d, _ in stopped
+                  if val(last_k, d, "hw_counters/local_ack_timeout_err") - val(last_k - 1, d, "hw_counters/local_ack_timeout_err") > dt(last_k))
+    got = sorted(f["subject"].split("/")[0] for f in doc["summary"]["findings"] if f["id"] == "counters.ack-timeout")
+    if got != over or len(got) != 6:
+        fail("counters.ack-timeout on %s, computed %s" % (got, over))
     for (d, name), total in want.items():
         if not re.search(r"^    %s/1 +hw_counters/%s +\+%d +transport:" % (d, name, total), text, re.M):
             fail("no summary line for %s %s +%d" % (d, name, total))
@@ -170,7 +178,8 @@ elif check == "wrap":
         fail("no text line for the wrap in sample %d:\n%s" % (k, block(k)))
 
 elif check == "sat":
-    # port_xmit_wait reaches 2^32-1 once and stays: SAT on that step, and in the summary.
+    # port_xmit_wait reaches 2^32-1 once and stays: PINNED on that step (a
+    # lower-bound rate), blind after it (no rate), and in the summary.
     f = "counters/port_xmit_wait"
     hits = [(k, d) for k in range(1, len(rec)) for d in devs()
             if val(k, d, f) == U32 - 1 and val(k - 1, d, f) != U32 - 1]
@@ -178,8 +187,12 @@ elif check == "sat":
         fail("want one saturation in the recording, found %s" % hits)
     k, d = hits[0]
     c = [c for c in doc["samples"][k - 1]["counters"] if c["dev"] == d and c["name"] == "port_xmit_wait"]
-    if len(c) != 1 or "SAT" not in c[0]["flags"] or c[0]["delta"] != U32 - 1 - val(k - 1, d, f):
+    if len(c) != 1 or "PINNED" not in c[0]["flags"] or c[0]["delta"] != U32 - 1 - val(k - 1, d, f) or c[0]["rate"] is None:
         fail("sample %d %s: %s" % (k, d, c))
+    if k < len(rec) - 1:
+        c = [c for c in doc["samples"][k]["counters"] if c["dev"] == d and c["name"] == "port_xmit_wait"]
+        if c and (c[0]["rate"] is not None or c[0]["delta"] != 0):
+            fail("sample %d %s after the pin: %s, want no rate" % (k + 1, d, c))
     sat = [(s["dev"], s["name"], s["value"]) for s in doc["summary"]["saturated"]]
     if sat != [(d, "port_xmit_wait", U32 - 1)]:
         fail("summary saturated %s" % sat)
@@ -218,7 +231,7 @@ chk "hang: ACK-timeout and sequence-error totals and the 6 stopped ports match t
 chk "congested: every port's rates match the samples" rates congested
 chk "congested: ECN/CNP totals match the samples (a 32-bit wrap included)" congestion congested
 chk "congested: the Q-counter wrap shows WRAP and the true delta" wrap congested
-chk "congested: the saturated port_xmit_wait shows SAT" sat congested
+chk "congested: the saturated port_xmit_wait shows PINNED, then no rate" sat congested
 
 # QP state from fabtop/rdma-qp.bin: hang's job lost two QPs on each stalled rail.
 if python3 - "$T/hang-json.out" "$T/busy-json.out" <<'PY'

@@ -354,8 +354,8 @@ EOF
 	has "$T/cong-4.txt" "congested: the banner names the congestion counters" \
 		"!! CONGESTION on every port: np_cnp_sent np_ecn_marked_roce_packets"
 	handcheck congested "$T/cong-4.txt" "congested tick 4: rates match the samples"
-	has "$T/cong-3-wide.txt" "congested: the wrapped Q-counter says WRAP, the saturated PMA counter SAT with a lower-bound rate" \
-		"^mlx5_2/1  np_ecn_marked_roce_packets .* WRAP " "^mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* SAT "
+	has "$T/cong-3-wide.txt" "congested: the wrapped Q-counter says WRAP, the PMA counter that reaches its maximum PINNED with a lower-bound rate" \
+		"^mlx5_2/1  np_ecn_marked_roce_packets .* WRAP " "^mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* PINNED "
 fi
 
 # (d) Pause: ticks pass without a step; n steps; space resumes.

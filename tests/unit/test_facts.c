@@ -301,7 +301,7 @@ static void test_words(void **state)
 	assert_string_equal(fab_na(NULL), "N/A");
 	assert_string_equal(fab_na(""), "N/A");
 	assert_string_equal(ctr_flag_words(CTR_RESET | CTR_SATURATED, b, sizeof(b), NULL, NULL),
-			    "RESET,SAT");
+			    "RESET,PINNED");
 	assert_string_equal(ctr_flag_words(0, b, sizeof(b), NULL, NULL), "");
 }
 

@@ -979,7 +979,9 @@ static void test_errors(void **state)
 	findings_run(&m);
 	f = only(&m, "links.errors", "mlx5_0/1");
 	assert_int_equal(f->sev, SEV_WARN);
-	HAS(f->message, "link_downed saturated");
+	HAS(f->message, "link_downed PINNED");
+	/* The command that clears it, one truth (port_pin_clear_cmd), printed. */
+	HAS(f->hint, "PINNED: clear them to count again: perfquery -x -R -C mlx5_0 -P 1");
 	assert_true(port(&m, 0)->errors[0].pinned || port(&m, 0)->errors[1].pinned);
 	model_free(&m);
 
@@ -988,7 +990,7 @@ static void test_errors(void **state)
 	set_err(port(&m, 0), "symbol_error", 65535);
 	findings_run(&m);
 	f = only(&m, "links.errors", "mlx5_0/1");
-	HAS(f->message, "saturated");
+	HAS(f->message, "symbol_error PINNED (stuck at the counter's maximum)");
 	model_free(&m);
 
 	/* Unknown values and counters outside the list: nothing. */

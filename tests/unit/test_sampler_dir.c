@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "fabtop/model.h"
 #include "fabtop/sampler.h"
 
 #define IB "/sys/class/infiniband"
@@ -498,6 +499,124 @@ static void test_playback(void **state)
 	root_close(&r);
 }
 
+
+/* hw_counters/lifespan (ms): the kernel answers its cached values until it
+ * passes, so a step closer than that holds them (CTR_HELD) instead of a
+ * 0/s step followed by a burst; counters/ read as always. */
+static void test_lifespan_held(void **state)
+{
+	(void)state;
+	make_port("mlx5_0", 1, "400 Gb/sec (4X NDR)\n", "Ethernet\n");
+	setv("mlx5_0", 1, "hw_counters", "lifespan", 2000);
+	struct fab_root r;
+	struct fab_sampler s;
+	char err[512] = "";
+	assert_int_equal(root_open(&r, top, err, sizeof(err)), 0);
+	assert_int_equal(sampler_open(&s, &r, err, sizeof(err)), 0);
+	assert_true(port_of(&s, "mlx5_0", 1)->lifespan_s == 2.0);
+	assert_int_equal(sampler_read(&s, 10.0), 0);
+	setv("mlx5_0", 1, "hw_counters", "local_ack_timeout_err", 7);
+	setv("mlx5_0", 1, "counters", "port_xmit_data", 1100);
+	/* 1 s later: within the lifespan. */
+	assert_int_equal(sampler_read(&s, 11.0), 0);
+	struct fab_ctr *la = ctr(&s, "mlx5_0", 1, "local_ack_timeout_err");
+	assert_int_equal(la->last.flags, CTR_HELD);
+	assert_false(la->last.has_rate);
+	assert_false(la->grew);
+	assert_true(la->value == 0);
+	assert_true(ctr(&s, "mlx5_0", 1, "port_xmit_data")->last.delta == 100);
+	/* 2.5 s after its last reading: read, the growth over 2.5 s. */
+	assert_int_equal(sampler_read(&s, 12.5), 0);
+	assert_int_equal(la->last.flags, 0);
+	assert_true(la->last.delta == 7);
+	assert_true(la->last.rate == 7 / 2.5);
+	assert_true(la->grew);
+	sampler_close(&s);
+	root_close(&r);
+}
+
+#define NE "ethtool:ens1f0np0:"
+static const char ethtool_json[] =
+	"{\"interval\": 1.0, \"samples\": [\n"
+	" {\"t\": 10.0, \"values\": {\"" P0 "counters/port_xmit_data\": 0,"
+	" \"" NE "rx_prio3_pause\": 100, \"" NE "rx_pcs_symbol_err_phy\": 0,"
+	" \"" NE "odd:name/with\": 1}},\n"
+	" {\"t\": 12.0, \"values\": {\"" P0 "counters/port_xmit_data\": 0,"
+	" \"" NE "rx_prio3_pause\": 300, \"" NE "rx_pcs_symbol_err_phy\": 4,"
+	" \"" NE "odd:name/with\": 1}},\n"
+	" {\"t\": 13.0, \"values\": {\"" P0 "counters/port_xmit_data\": 0}},\n"
+	" {\"t\": 14.0, \"values\": {\"" P0 "counters/port_xmit_data\": 0,"
+	" \"ethtool::nameless\": 1, \"ethtool:bad/if:x\": 1,"
+	" \"" NE "rx_prio3_pause\": 310, \"" NE "rx_pcs_symbol_err_phy\": 4,"
+	" \"" NE "odd:name/with\": 1}}\n"
+	"]}\n";
+
+/* A port's netdev statistics in the samples ("ethtool:IF:NAME"): a series
+ * of their own (SER_NETDEV), stepped by the same arithmetic, gone when a
+ * sample lacks them, and linked to their port by the model. */
+static void test_playback_ethtool(void **state)
+{
+	(void)state;
+	write_samples(ethtool_json, sizeof(ethtool_json) - 1);
+	struct fab_root r;
+	struct fab_sampler s = { 0 };
+	char err[512] = "";
+	assert_int_equal(root_open(&r, top, err, sizeof(err)), 0);
+	assert_int_equal(sampler_playback_open(&s, &r, err, sizeof(err)), 0);
+	/* mlx5_0/1 and the netdev; the malformed keys are not counters. */
+	assert_int_equal(s.nports, 2);
+	int nd = -1;
+	for (int i = 0; i < s.nports; i++)
+		if (s.ports[i].kind == SER_NETDEV)
+			nd = i;
+	assert_true(nd >= 0);
+	assert_string_equal(s.ports[nd].dev, "ens1f0np0");
+	assert_int_equal(s.ports[nd].port, -1);
+	assert_int_equal(s.ports[nd].owner, -1);
+	assert_int_equal(s.ports[nd].nctr, 3);
+	const struct fab_ctr *odd = sampler_ctr(&s, nd, "ethtool", "odd:name/with");
+	assert_non_null(odd);
+	const struct fab_ctr *pause = sampler_ctr(&s, nd, "ethtool", "rx_prio3_pause");
+	assert_non_null(pause);
+	assert_null(sampler_ctr(&s, nd, "counters", "rx_prio3_pause"));
+
+	/* Linked by the model: the port whose netdev it is. */
+	struct fab_model m;
+	model_init(&m);
+	struct fab_nic *n = model_add_nic(&m);
+	snprintf(n->name, sizeof(n->name), "mlx5_0");
+	n->pci = FAB_NO_INDEX;
+	n->nports = 1;
+	n->ports[0].num = 1;
+	n->ports[0].ll = FAB_LL_ETH;
+	snprintf(n->ports[0].netdev, sizeof(n->ports[0].netdev), "ens1f0np0");
+	sampler_use_model(&s, &m);
+	int p1 = s.ports[0].kind == SER_RDMA ? 0 : 1;
+	assert_int_equal(s.ports[nd].owner, p1);
+	assert_int_equal(sampler_netdev_of(&s, p1), nd);
+	assert_string_equal(sampler_series_dev(&s, nd), "mlx5_0");
+
+	assert_int_equal(sampler_playback_step(&s), 0);
+	assert_int_equal(sampler_playback_step(&s), 0);
+	assert_true(pause->last.delta == 200);
+	assert_true(pause->last.rate == 100.0);
+	assert_true(s.ports[nd].present);
+	/* Sample 3 has no netdev keys: gone; the port itself is not. */
+	assert_int_equal(sampler_playback_step(&s), 0);
+	assert_false(s.ports[nd].present);
+	assert_int_equal(pause->last.flags, CTR_GONE);
+	assert_string_equal(s.note, "netdev ens1f0np0 vanished");
+	assert_true(s.ports[p1].present);
+	/* Sample 4: back, a new series of readings. */
+	assert_int_equal(sampler_playback_step(&s), 0);
+	assert_true(s.ports[nd].present);
+	assert_int_equal(pause->last.flags, CTR_FIRST);
+	assert_true(pause->since_baseline == 200);
+	sampler_close(&s);
+	model_free(&m);
+	root_close(&r);
+}
+
 /* As live.c does: sampler_open on the capture's tree, then playback. */
 static void test_playback_after_open(void **state)
 {
@@ -607,6 +726,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_playback_after_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_playback_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_playback_times, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lifespan_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_playback_ethtool, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
