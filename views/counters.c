@@ -612,9 +612,11 @@ static const char *onoff(enum fab_tri t)
 }
 
 /* Per RoCE port with per-priority statistics: the priorities that carried
- * anything, have PFC, or are the job's; then what the judgement found. */
+ * anything, have PFC, or are the job's; then what the judgement found.
+ * Under the port table when some port could be judged (top); else one
+ * line at the end of the pane saying why none could (!top). */
 static void lossless_section(struct view_pen *p, const struct fab_model *m,
-			     const struct fab_sampler *s, const char *fdev)
+			     const struct fab_sampler *s, const char *fdev, bool top)
 {
 	int shown = 0, roce = 0, known = 0;
 	char buf[256], a[32], b[32], c[32], why[200] = "";
@@ -627,7 +629,7 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 		if (!lp.known && !why[0])
 			snprintf(why, sizeof(why), "%s", lp.why);
 	}
-	if (!roce)
+	if (!roce || top != (known > 0))
 		return;
 	view_pen_nl(p);
 	if (!known) {   /* one line for all: the same reason, nothing judged */
@@ -1098,6 +1100,7 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		return;
 	}
 	port_table(p, m, s, fdev);
+	lossless_section(p, m, s, fdev, true);
 	if (s->note[0]) {
 		view_pen_fixed(p, 0, "note", A_BOLD);
 		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));
@@ -1116,7 +1119,7 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	qp_section(p, l, fdev);
 	view_pen_nl(p);
 	ctr_list(p, s, fdev, p->v->mode != 0);
-	lossless_section(p, m, s, fdev);
+	lossless_section(p, m, s, fdev, false);
 	run_findings(p, m, s, fdev, false);
 }
 

@@ -61,7 +61,7 @@ static struct rig *rig_new(void)
 static void rig_free(struct rig *r)
 {
 	ctr_limits_free(&r->L);
-	sampler_free_ports(&r->s);
+	sampler_close(&r->s);   /* its own limits too */
 	free(r);
 }
 
