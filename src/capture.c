@@ -172,7 +172,7 @@ static void write_live_extras(struct cap *c)
 		fab_fprintf(c->log, "fabtop: no devices.json: %s\n", err);
 	}
 	err[0] = '\0';
-	j = verbs_snapshot_json(err, sizeof(err));
+	j = verbs_snapshot_json(&c->src, err, sizeof(err));
 	if (j) {
 		cap_out_json(c, "/fabtop/verbs.json", j);
 		json_decref(j);

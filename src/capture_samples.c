@@ -15,6 +15,7 @@
 #include "fabtop/ethtool.h"
 #include "fabtop/hazard.h"
 #include "fabtop/model.h"
+#include "fabtop/pcie_watch.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/sampler.h"
 #include "fabtop/util.h"
@@ -118,28 +119,29 @@ struct netdev_set {
 /* The netdevs of the RDMA ports, as the model names them (one truth: the
  * collectors' port_netdev), listed once. Live only: a capture of a capture
  * has no kernel to ask. */
-static void netdevs_list(struct cap *c, struct netdev_set *ns)
+static void netdevs_list(struct cap *c, const struct fab_model *m, struct netdev_set *ns)
 {
-	struct fab_model m;
 	char err[256] = "";
 	if (!c->src.live)
 		return;
-	model_init(&m);
-	collect_pci_sysfs(&c->src, &m);
-	collect_net(&c->src, &m);
-	collect_rdma(&c->src, &m);
-	for (int i = 0; i < m.nnics; i++)
-		for (int p = 0; p < m.nics[i].nports && p < FAB_MAX_PORTS; p++) {
-			const char *ifname = m.nics[i].ports[p].netdev;
-			/* A skipped function's (hazard.h) netdev reads the same registers. */
-			bool dup = !ifname[0] || m.nics[i].counters_skipped[0];
+	for (int i = 0; i < m->nnics; i++)
+		for (int p = 0; p < m->nics[i].nports && p < FAB_MAX_PORTS; p++) {
+			const char *ifname = m->nics[i].ports[p].netdev;
+			const struct fab_netdev *nd;
+			char why[200];
+			/* Only the port's own netdev, here, where reading does no harm. */
+			bool dup = !ifname[0];
 			for (int k = 0; k < ns->n && !dup; k++)
 				dup = strcmp(ns->d[k].set.ifname, ifname) == 0;
 			if (dup)
 				continue;
+			if (port_netdev_readable(m, &m->nics[i], &m->nics[i].ports[p], &nd, why,
+						 sizeof(why)) != FAB_YES) {
+				fab_fprintf(c->log, "fabtop: no ethtool statistics for %s: %s\n", ifname, why);
+				continue;
+			}
 			if (!ns->et && ethtool_open(&ns->et, -1, err, sizeof(err)) != 0) {
 				fab_fprintf(c->log, "fabtop: no ethtool statistics: %s\n", err);
-				model_free(&m);
 				return;
 			}
 			struct netdev_stats *v = realloc(ns->d, (size_t)(ns->n + 1) * sizeof(*v));
@@ -159,14 +161,25 @@ static void netdevs_list(struct cap *c, struct netdev_set *ns)
 			}
 			ns->n++;
 		}
-	model_free(&m);
+}
+
+/* A driver's statistic name as a JSON key: its bytes outside printable
+ * ASCII as \xNN (a JSON key must be UTF-8, and a name is 32 raw bytes:
+ * dropping it would lose the statistic). */
+static void key_name(char *out, size_t len, const char *name)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (const unsigned char *p = (const unsigned char *)name; *p && o + 5 < len; p++)
+		o += (size_t)snprintf(out + o, len - o, *p > 0x20 && *p < 0x7f && *p != '\\' ? "%c" :
+				      "\\x%02x", *p);
 }
 
 /* One reading of every netdev into vals, keyed SAMPLER_ETHTOOL_KEY IF:NAME;
  * a netdev that cannot be read this time records nothing (playback: gone). */
-static void netdevs_sample(struct netdev_set *ns, json_t *vals)
+static void netdevs_sample(struct cap *c, struct netdev_set *ns, json_t *vals)
 {
-	char key[128], err[160];
+	char key[256], name[4 * ETHTOOL_NAME_LEN + 1], err[160];
 	for (int k = 0; k < ns->n; k++) {
 		struct netdev_stats *d = &ns->d[k];
 		int rc = ethtool_read(ns->et, &d->set, d->vals, d->set.n, err, sizeof(err));
@@ -187,11 +200,13 @@ static void netdevs_sample(struct netdev_set *ns, json_t *vals)
 		if (rc != ETHTOOL_ST_OK)
 			continue;
 		for (uint32_t i = 0; i < d->set.n; i++) {
-			snprintf(key, sizeof(key), SAMPLER_ETHTOOL_KEY "%s:%s", d->set.ifname,
-				 d->set.names[i]);
-			json_object_set_new(vals, key, d->vals[i] <= (uint64_t)LLONG_MAX ?
-					    json_integer((json_int_t)d->vals[i]) :
-					    json_real((double)d->vals[i]));
+			key_name(name, sizeof(name), d->set.names[i]);
+			snprintf(key, sizeof(key), SAMPLER_ETHTOOL_KEY "%s:%s", d->set.ifname, name);
+			if (json_object_set_new(vals, key, d->vals[i] <= (uint64_t)LLONG_MAX ?
+						json_integer((json_int_t)d->vals[i]) :
+						json_real((double)d->vals[i])) != 0)
+				fab_fprintf(c->log, "fabtop: %s's statistic %s not recorded\n",
+					    d->set.ifname, name);
 		}
 	}
 }
@@ -211,8 +226,25 @@ void cap_take_samples(struct cap *c, int count, double interval)
 {
 	struct counter_set cs = { 0 };
 	struct netdev_set ns = { 0 };
+	struct pcie_watch pw = { 0 };
+	struct fab_model m;
+	char err[256] = "";
+	bool pcie = false;
 	counters_list(c, &cs);
-	netdevs_list(c, &ns);
+	/* The node's model, as the sampler sees it: the ports' netdevs, the
+	 * PCI functions of the NICs, their switches and the GPUs. Live only:
+	 * a capture of a capture has no kernel to ask. */
+	model_init(&m);
+	if (c->src.live) {
+		collect_pci_sysfs(&c->src, &m);
+		collect_net(&c->src, &m);
+		collect_rdma(&c->src, &m);
+		collect_gpus(&c->src, &m);
+		netdevs_list(c, &m, &ns);
+		pcie = pcie_watch_open(&pw, &c->src, &m, err, sizeof(err)) == 0;
+		if (!pcie)
+			fab_fprintf(c->log, "fabtop: no PCIe readings in the samples: %s\n", err);
+	}
 	fprintf(c->log, "fabtop: sampling %d counter(s) %d time(s), %.3g s apart\n",
 		cs.n, count, interval);
 	json_t *root = json_object(), *arr = json_array();
@@ -236,8 +268,17 @@ void cap_take_samples(struct cap *c, int count, double interval)
 		json_object_set_new(s, "t", json_real((double)now.tv_sec + now.tv_nsec / 1e9));
 		for (int i = 0; i < cs.n; i++)
 			json_object_set_new(vals, cs.paths[i], counter_value(c, cs.paths[i]));
-		netdevs_sample(&ns, vals);
+		netdevs_sample(c, &ns, vals);
 		json_object_set_new(s, "values", vals);
+		if (pcie) {
+			/* The same reads a live step makes, as pcie_watch_apply() takes them. */
+			struct timespec mono;
+			json_t *rec = NULL;
+			clock_gettime(CLOCK_MONOTONIC, &mono);
+			pcie_watch_read(&pw, (double)mono.tv_sec + mono.tv_nsec / 1e9, &rec);
+			if (rec)
+				json_object_set_new(s, "pcie", rec);
+		}
 		json_array_append_new(arr, s);
 	}
 	if (!c->err[0])
@@ -247,5 +288,8 @@ void cap_take_samples(struct cap *c, int count, double interval)
 		free(cs.paths[i]);
 	free(cs.paths);
 	netdevs_free(&ns);
+	if (pcie)
+		pcie_watch_close(&pw);
+	model_free(&m);
 }
 

@@ -595,9 +595,16 @@ int counter_value_judge(const struct fab_counter_def *d, const char *buf, size_t
 		return -2;
 	if (counter_parse_value(buf, len, out) != 0)
 		return 1;
-	if (d && d->gauge)
-		return *out > d->gauge_max ? 1 : 0;
-	return d && *out > counter_max(d->width) ? 1 : 0;
+	return counter_value_plausible(d, *out) ? 0 : 1;
+}
+
+bool counter_value_plausible(const struct fab_counter_def *d, uint64_t v)
+{
+	if (!d)
+		return true;   /* unknown counters are read as 64-bit */
+	if (d->gauge)
+		return v <= d->gauge_max;
+	return v <= counter_max(d->width);
 }
 
 bool counter_step_implausible(const struct fab_counter_def *d, const struct ctr_step *st,

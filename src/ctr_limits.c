@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/ctr_limits.h"
+#include "fabtop/model.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
@@ -586,8 +587,14 @@ static void hint_of(const struct ctr_limit_def *d, const struct fab_sampler *s,
 				 "buffer settings at both ends of the link", FAB_SHQ(p->dev), p->port);
 		break;
 	case CLH_TRANSPORT:
-		snprintf(buf, len, "rdma statistic show link %s; a peer stopped answering or packets are "
-			 "lost on the path: check the peer node and the switch ports between", FAB_SHQ(dp));
+		/* Device-level hw_counters (port 0) have no link to name. */
+		if (p->port > 0)
+			snprintf(buf, len, "rdma statistic show link %s; a peer stopped answering or "
+				 "packets are lost on the path: check the peer node and the switch ports "
+				 "between", FAB_SHQ(dp));
+		else
+			snprintf(buf, len, "rdma statistic show; a peer stopped answering or packets are "
+				 "lost on the path: check the peer node and the switch ports between");
 		break;
 	case CLH_PCIE:
 		snprintf(buf, len, "ethtool -S %s | grep pci; lspci -vv on the NIC's function (LnkSta: "
@@ -746,10 +753,21 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 					 (unsigned long long)c->value, width, lims);
 				snprintf(f->evidence, sizeof(f->evidence), "%s/%s = %llu = 2^%d-1", c->dir,
 					 c->name, (unsigned long long)c->value, width);
+				/* The one clearing command (port_pin_clear_cmd()): the
+				 * Links pane, report links and links.errors print it too. */
 				const struct fab_series *p = &s->ports[c->port];
+				const struct fab_nic *mn = NULL;
+				const struct fab_port *mp = s->model && p->port > 0 ?
+					model_find_port(s->model, p->dev, p->port, &mn) : NULL;
+				char cmd[160];
+				if (mp)
+					port_pin_clear_cmd(s->model, mn, mp, cmd, sizeof(cmd));
+				else
+					snprintf(cmd, sizeof(cmd), "perfquery -x -R -C %s -P %d",
+						 FAB_SHQ(p->dev), p->port);
 				snprintf(f->hint, sizeof(f->hint),
-					 "clear it with perfquery -R -C %s -P %d (as root; fabtop never clears "
-					 "counters), then its limit can be judged again", FAB_SHQ(p->dev), p->port);
+					 "clear it with %s (as root; fabtop never clears counters), then its "
+					 "limit can be judged again", cmd);
 				fab_strlcpy(f->layer, d->what, sizeof(f->layer));
 				f = NULL;   /* its hint is the clearing, not the limit's */
 			}

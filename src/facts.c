@@ -511,3 +511,30 @@ int port_pinned(const struct fab_port *p)
 		n += p->errors[i].pinned;
 	return n;
 }
+
+enum fab_tri port_netdev_readable(const struct fab_model *m, const struct fab_nic *n,
+				  const struct fab_port *p, const struct fab_netdev **d,
+				  char *why, size_t len)
+{
+	const struct fab_netdev *nd = NULL;
+	*d = NULL;
+	if (n->counters_skipped[0])
+		return said(FAB_NO, why, len, "%s's counters are not read (%s)", n->name,
+			    n->counters_skipped);
+	if (!p->netdev[0])
+		return said(FAB_NO, why, len, "its netdev is not known");
+	enum fab_tri here = model_netdev_here(m, p->netdev, &nd, why, len);
+	if (here == FAB_UNKNOWN)
+		return FAB_UNKNOWN;
+	if (here == FAB_NO)
+		return said(FAB_NO, why, len, "%s is not in this network namespace (a pod's holds "
+			    "it: run fabtop there)", p->netdev);
+	if (nd->pci != FAB_NO_INDEX && n->pci != FAB_NO_INDEX && nd->pci != n->pci &&
+	    nd->pci < m->npci && n->pci < m->npci)
+		return said(FAB_NO, why, len, "the %s here is another device's (PCI %s, not %s's %s)",
+			    p->netdev, m->pci[nd->pci].bdf, n->name, m->pci[n->pci].bdf);
+	*d = nd;
+	if (why && len)
+		why[0] = '\0';
+	return FAB_YES;
+}

@@ -41,26 +41,51 @@ static enum fab_tri bit_of(fab_int mask, int b)
 	return (mask.v >> b) & 1 ? FAB_YES : FAB_NO;
 }
 
-/* Growth over the run of a counter of series i, 0 when it has none. */
-static uint64_t grown(const struct fab_sampler *s, int i, const char *dir, const char *name,
-		      bool *found)
+/* Growth over the run of a counter of series i: 0 and *v, 1 when the
+ * series has no such counter (*v 0), -1 when it has one the run cannot
+ * vouch for (never read, or unreadable, gone or implausible in a step:
+ * its growth is only a lower bound). */
+static int grown(const struct fab_sampler *s, int i, const char *dir, const char *name, uint64_t *v)
 {
 	const struct fab_ctr *c = sampler_ctr(s, i, dir, name);
-	if (c && found)
-		*found = true;
-	return c ? c->since_baseline : 0;
+	*v = c ? c->since_baseline : 0;
+	if (!c)
+		return 1;
+	return c->valid && c->bad_steps == 0 ? 0 : -1;
 }
 
-/* A CNP counter of the port, or of its device (mlx5 keeps the congestion
- * counters at either level, depending on firmware). */
-static uint64_t cnp_grown(const struct fab_sampler *s, int i, const char *name, bool *found)
+/* A CNP counter of the port plus its device's (mlx5 keeps the congestion
+ * counters at either level, depending on firmware): 0 and *v; 1 when
+ * neither has it; -1 when one could not be read over the whole run. */
+static int cnp_grown(const struct fab_sampler *s, int i, const char *name, uint64_t *v)
 {
-	uint64_t v = grown(s, i, "hw_counters", name, found);
+	uint64_t x;
+	int rc = grown(s, i, "hw_counters", name, v);
 	for (int k = 0; k < s->nports; k++)
 		if (s->ports[k].kind == SER_RDMA && s->ports[k].port == 0 &&
-		    strcmp(s->ports[k].dev, s->ports[i].dev) == 0)
-			v += grown(s, k, "hw_counters", name, found);
-	return v;
+		    strcmp(s->ports[k].dev, s->ports[i].dev) == 0) {
+			int r = grown(s, k, "hw_counters", name, &x);
+			*v += x;
+			rc = r < 0 || rc < 0 ? -1 : r == 0 || rc == 0 ? 0 : 1;
+		}
+	return rc;
+}
+
+/* Bytes of the netdev's traffic that are not RDMA, one direction: mlx5
+ * counts RoCE apart from the vport's Ethernet unicast, multicast and
+ * broadcast (counters.rst: rx_vport_rdma_unicast_bytes against
+ * rx_vport_unicast_bytes). 0 when the netdev has none of them. */
+static uint64_t other_bytes(const struct fab_sampler *s, int k, const char *dir)
+{
+	static const char *const kinds[] = { "unicast", "multicast", "broadcast" };
+	uint64_t sum = 0, v;
+	char name[48];
+	for (size_t j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++) {
+		snprintf(name, sizeof(name), "%s_vport_%s_bytes", dir, kinds[j]);
+		if (grown(s, k, "ethtool", name, &v) == 0)
+			sum += v;
+	}
+	return sum;
 }
 
 /* The priority the job's traffic should carry here: its NCCL_IB_TC (the
@@ -117,7 +142,7 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 	job_mapping(m, mp, nd, o);
 	if (o->job_prio >= 0 && o->job_prio < LOSSLESS_NPRIO)
 		o->prio[o->job_prio].job = true;
-	if (o->tc_override.ok && o->job_tc.ok && o->tc_override.v != o->job_tc.v)
+	if (o->tc_override.ok && o->job_tc.ok && m->job_tc_set && o->tc_override.v != o->job_tc.v)
 		o->flags |= LL_OVERRIDE;
 
 	if (k < 0) {
@@ -135,14 +160,27 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 		snprintf(o->why, sizeof(o->why), "no run yet: the first reading has no growth");
 		return 0;
 	}
+	/* Unknown is not healthy: a netdev gone or unread now, or a statistic
+	 * unread in some step, leaves the run unjudged rather than "nothing". */
+	if (!np->present) {
+		snprintf(o->why, sizeof(o->why), "%s vanished during the run", np->dev);
+		return 0;
+	}
 	for (int c = np->first_ctr; c < np->first_ctr + np->nctr && c < s->nctrs; c++) {
 		const struct fab_ctr *ct = &s->ctrs[c];
 		int b = counter_prio(ct->def, ct->name);
 		if (b < 0 || b >= LOSSLESS_NPRIO)
 			continue;
-		for (size_t f = 0; f < sizeof(pstats) / sizeof(pstats[0]); f++)
-			if (strcmp(ct->def->name, pstats[f].pattern) == 0)
-				add_prio(&o->prio[b], pstats[f].f, ct->since_baseline);
+		for (size_t f = 0; f < sizeof(pstats) / sizeof(pstats[0]); f++) {
+			if (strcmp(ct->def->name, pstats[f].pattern) != 0)
+				continue;
+			if (!ct->valid || ct->bad_steps) {
+				snprintf(o->why, sizeof(o->why), "%s's %s could not be read over the whole run",
+					 np->dev, ct->name);
+				return 0;
+			}
+			add_prio(&o->prio[b], pstats[f].f, ct->since_baseline);
+		}
 	}
 	bool any = false;
 	for (int b = 0; b < LOSSLESS_NPRIO; b++)
@@ -151,19 +189,45 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 		snprintf(o->why, sizeof(o->why), "%s has no per-priority statistics", np->dev);
 		return 0;
 	}
-	o->known = true;
-
 	/* RDMA bytes: the port's own counters (RoCE traffic only on mlx5). */
-	o->rdma_bytes = 4 * (grown(s, i, "counters", "port_xmit_data", NULL) +
-			     grown(s, i, "counters", "port_rcv_data", NULL));
+	uint64_t xd = 0, rd = 0;
+	if (grown(s, i, "counters", "port_xmit_data", &xd) != 0 ||
+	    grown(s, i, "counters", "port_rcv_data", &rd) != 0) {
+		snprintf(o->why, sizeof(o->why), "its RDMA data counters could not be read over the whole run");
+		return 0;
+	}
+	o->known = true;
+	o->rdma_bytes = 4 * (xd + rd);
 	o->traffic = sp->peak_gbps >= SAMPLER_MOVING_GBPS && o->rdma_bytes > 0;
-	o->cnp_handled = cnp_grown(s, i, "rp_cnp_handled", &o->cnp_known);
-	o->cnp_sent = cnp_grown(s, i, "np_cnp_sent", &o->cnp_known);
+	int ch = cnp_grown(s, i, "rp_cnp_handled", &o->cnp_handled);
+	int cs = cnp_grown(s, i, "np_cnp_sent", &o->cnp_sent);
+	/* Known when both were read throughout, or one was and grew. */
+	o->cnp_known = (ch == 0 && cs == 0) || (ch == 0 && o->cnp_handled) || (cs == 0 && o->cnp_sent);
+	/* Which priorities carry the RDMA, per direction. A priority surely
+	 * does when its bytes less all the netdev's non-RDMA bytes still reach
+	 * the share (a lossy priority 0 full of TCP is not the RDMA's); when
+	 * none surely does, the one priority that could is it; when several
+	 * could and none surely does, the counters cannot tell them apart. */
+	uint64_t other[2] = { other_bytes(s, k, "tx"), other_bytes(s, k, "rx") };
+	double want[2] = { LOSSLESS_RDMA_SHARE * 4.0 * (double)xd, LOSSLESS_RDMA_SHARE * 4.0 * (double)rd };
+	unsigned sure = 0, maybe = 0;
+	for (int dir = 0; dir < 2 && o->traffic; dir++) {
+		unsigned su = 0, ma = 0;
+		for (int b = 0; b < LOSSLESS_NPRIO && want[dir] > 0; b++) {
+			uint64_t by = dir ? o->prio[b].rx_bytes : o->prio[b].tx_bytes;
+			if ((double)by >= want[dir])
+				ma |= 1u << b;
+			if (by > other[dir] && (double)(by - other[dir]) >= want[dir])
+				su |= 1u << b;
+		}
+		sure |= su ? su : (ma & (ma - 1)) == 0 ? ma : 0;
+		maybe |= su ? 0 : (ma & (ma - 1)) ? ma : 0;
+	}
+	o->rdma_ambiguous = !sure && maybe;
 	for (int b = 0; b < LOSSLESS_NPRIO; b++) {
 		struct lossless_prio *pp = &o->prio[b];
 		o->pauses_rx += pp->rx_pause;
-		uint64_t bytes = pp->rx_bytes + pp->tx_bytes;
-		pp->rdma = o->traffic && (double)bytes >= LOSSLESS_RDMA_SHARE * (double)o->rdma_bytes;
+		pp->rdma = (sure >> b) & 1;
 		if (pp->rdma && pp->pfc == FAB_NO)
 			o->no_pfc_mask |= (unsigned char)(1u << b);
 		if (o->traffic && pp->pfc == FAB_YES && pp->seen && pp->rx_pkts == 0 && pp->tx_pkts == 0)

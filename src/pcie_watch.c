@@ -910,8 +910,8 @@ static int event_findings(const struct pcie_watch *w, const struct fab_model *m,
 					 f->present ? "is back (a new device: its counters start anew)" :
 					 "no longer exists");
 				snprintf(x->hint, sizeof(x->hint),
-					 "dmesg | grep -iE 'aer|%s|surprise|link down'; lspci -s %s",
-					 f->bdf, FAB_SHQ(f->bdf));
+					 "dmesg | grep -i -e aer -e %s -e surprise -e 'link down'; lspci -s %s",
+					 FAB_SHQ(f->bdf), FAB_SHQ(f->bdf));
 			}
 		}
 	}

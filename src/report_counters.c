@@ -639,6 +639,10 @@ static void lossless_section(struct run *rn)
 			lp.tc_override);
 		out_num(o, PR_ANY, "seconds", " (%.1f s)\n", fab_num_of(lp.elapsed));
 		out_int(o, PR_JSON, "rdma_bytes", NULL, fab_int_of((long long)lp.rdma_bytes));
+		out_bool(o, PR_JSON, "rdma_ambiguous", NULL, lp.rdma_ambiguous);
+		if (lp.rdma_ambiguous)
+			out_text(o, "      which priority carries the RDMA cannot be told: others carry "
+				    "as many non-RDMA bytes\n");
 		out_open_arr(o, "prios");
 		for (int b = 0; b < LOSSLESS_NPRIO; b++) {
 			const struct lossless_prio *pp = &lp.prio[b];

@@ -1354,12 +1354,15 @@ static void rule_tc_override(struct fab_model *m)
 		snprintf(file, sizeof(file), "/sys/class/infiniband/%s/tc/%d/traffic_class", n->name, p->num);
 		const struct fab_netdev *d = model_netdev(m, p->netdev);
 		int prio = netdev_tc_priority(d, tc, pwhy, sizeof(pwhy));
+		/* A warning only against a class the jobs set themselves: a site
+		 * that sets the global class so that jobs need not is working as meant. */
 		struct fab_finding *f = model_add_finding(m, "links.tc-override",
-							  m->job_tc.ok ? SEV_WARN : SEV_INFO, subj);
+							  m->job_tc.ok && m->job_tc_set ? SEV_WARN : SEV_INFO,
+							  subj);
 		char pr[24] = "";
 		if (prio >= 0)
 			snprintf(pr, sizeof(pr), ", priority %d", prio);
-		if (m->job_tc.ok)
+		if (m->job_tc.ok && m->job_tc_set)
 			snprintf(f->message, sizeof(f->message),
 				 "a global traffic class %d (DSCP %d%s) on %s overrides the job's %lld "
 				 "(DSCP %lld): its RDMA traffic leaves in another class than the job and "
@@ -1372,7 +1375,7 @@ static void rule_tc_override(struct fab_model *m)
 		snprintf(f->evidence, sizeof(f->evidence), "%s: Global tclass=%d%s; %s; the job: %s",
 			 file, tc, p->tclass.rules ? " (and per-destination rules)" : "", pwhy,
 			 m->job_tc_from[0] ? m->job_tc_from : "not looked for");
-		if (m->job_tc.ok)
+		if (m->job_tc.ok && m->job_tc_set)
 			snprintf(f->hint, sizeof(f->hint),
 				 "cat %s; to let the job's NCCL_IB_TC apply: echo -1 > %s (as root); or run "
 				 "the job with NCCL_IB_TC=%d", FAB_SHQ(file), FAB_SHQ(file), tc);

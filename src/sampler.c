@@ -258,13 +258,22 @@ void sampler_use_model(struct fab_sampler *s, const struct fab_model *m)
 		const struct fab_nic *mn = NULL;
 		const struct fab_port *mp = m && p->kind == SER_RDMA && p->port > 0 ?
 			model_find_port(m, p->dev, p->port, &mn) : NULL;
-		/* A skipped function's netdev statistics hit the same firmware registers. */
-		if (!mp || !mp->netdev[0] || (mn && mn->counters_skipped[0]))
+		if (!mp || !mp->netdev[0])
 			continue;
 		int k = netdev_find(s, mp->netdev);
-		/* Live: list the netdev's statistics the first time its port names it. */
-		if (k < 0 && s->root && s->root->live && !s->playback)
-			k = add_live_netdev(s, mp->netdev);
+		if (k < 0 && s->root && s->root->live && !s->playback) {
+			/* Live: list the netdev's statistics the first time its port
+			 * names it, when they are this port's to read here; else an
+			 * empty series says why (a pod's namespace, a hazard). */
+			const struct fab_netdev *nd;
+			char why[sizeof(s->ports->why)];
+			if (port_netdev_readable(m, mn, mp, &nd, why, sizeof(why)) == FAB_YES) {
+				k = add_live_netdev(s, mp->netdev);
+			} else if ((k = sampler_add_netdev(s, mp->netdev)) >= 0) {
+				s->ports[k].present = false;
+				fab_strlcpy(s->ports[k].why, why, sizeof(s->ports[k].why));
+			}
+		}
 		if (k >= 0)
 			s->ports[k].owner = i;
 	}
@@ -432,18 +441,20 @@ void sampler_take(struct fab_sampler *s, struct fab_ctr *c, enum reading r,
 	const struct fab_counter_def *d = c->def;
 	if (r == READ_HELD) {
 		/* The kernel would have answered its cached value: no step. The
-		 * history keeps the last rate rather than dipping to 0. */
-		float keep = c->last.has_rate ? (float)c->last.rate : 0.0f;
-		c->last = (struct ctr_step){ .flags = CTR_HELD };
+		 * history repeats the slot before rather than dipping to 0. */
 		struct sampler_priv *pv = s->priv;
+		c->last = (struct ctr_step){ .flags = CTR_HELD };
 		if (pv && pv->slot >= 0)
-			c->hist[pv->slot] = keep;
+			c->hist[pv->slot] = s->hist_len > 1 ?
+				c->hist[(pv->slot + SAMPLER_HISTORY - 1) % SAMPLER_HISTORY] : 0.0f;
 		return;
 	}
-	/* A value above the counter's width (a gauge's top) cannot be, however
-	 * it was read. */
-	if (r == READ_OK && d && (v > counter_max(d->width) || (d->gauge && v > d->gauge_max)))
+	/* A value the counter cannot hold, however it was read. */
+	if (r == READ_OK && !counter_value_plausible(d, v))
 		r = READ_IMPLAUSIBLE;
+	/* What the run's totals cannot vouch for (lossless.h, the limits). */
+	if (r == READ_BAD || r == READ_GONE || r == READ_IMPLAUSIBLE)
+		c->bad_steps++;
 	if (r == READ_OK && d && d->gauge) {
 		/* A level (counters.h): the reading is the value; no step. */
 		c->value = v;
@@ -529,6 +540,7 @@ void sampler_baseline(struct fab_sampler *s)
 	for (int i = 0; i < s->nctrs; i++) {
 		s->ctrs[i].baseline = s->ctrs[i].value;
 		s->ctrs[i].since_baseline = 0;
+		s->ctrs[i].bad_steps = 0;
 	}
 	for (int i = 0; i < s->nports; i++) {
 		s->ports[i].peak_gbps = 0;
@@ -867,8 +879,10 @@ static int add_live_netdev(struct fab_sampler *s, const char *ifname)
 	struct fab_series *p = &s->ports[k];
 	fab_strlcpy(p->why, why, sizeof(p->why));
 	p->et_set = set;
-	if (set->n > 0 && !(p->et_vals = calloc(set->n, sizeof(*p->et_vals))))
-		return -1;   /* the series holds set: freed with it */
+	if (set->n > 0 && !(p->et_vals = calloc(set->n, sizeof(*p->et_vals)))) {
+		ethtool_set_free(set);   /* n 0: read_netdev never reads into NULL */
+		return -1;
+	}
 	for (uint32_t i = 0; i < set->n; i++)
 		if (sampler_add_ctr(s, "ethtool", set->names[i]) < 0)
 			return -1;
@@ -899,7 +913,7 @@ static void read_netdev(struct fab_sampler *s, int i, double t)
 	struct sampler_priv *pv = s->priv;
 	struct fab_ethtool_set *set = p->et_set;
 	char err[160];
-	if (!set || !set->n || !pv || !pv->et)
+	if (!set || !set->n || !p->et_vals || !pv || !pv->et)
 		return;
 	int rc = ethtool_read(pv->et, set, p->et_vals, set->n, err, sizeof(err));
 	if (rc == ETHTOOL_ST_RELIST) {

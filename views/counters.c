@@ -683,6 +683,11 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 			view_pen_clip(p, 2, 2, buf, attr);
 			view_pen_nl(p);
 		}
+		if (lp.rdma_ambiguous) {
+			view_pen_fixed(p, 2, "which priority carries the RDMA cannot be told: others carry "
+				       "as many non-RDMA bytes", fab_attr(CP_DIM));
+			view_pen_nl(p);
+		}
 		static const struct { unsigned bit; const char *say; bool error; } says[] = {
 			{ LL_RDMA_NO_PFC, "RDMA traffic on a priority without PFC: not lossless", true },
 			{ LL_PFC_IDLE, "PFC on a priority that carries nothing", false },

@@ -63,10 +63,12 @@ struct json_t *netlink_snapshot_json(char *err, size_t errlen);
 struct json_t *uverbs_snapshot_json(char *err, size_t errlen);
 struct json_t *nvml_snapshot_json(char *err, size_t errlen);
 /* fabtop/verbs.json: what libibverbs answers (docs/capture-format.md); a
- * library that does not load is recorded in the document, not an error. */
-struct json_t *verbs_snapshot_json(char *err, size_t errlen);
+ * library that does not load is recorded in the document, not an error.
+ * A device whose reads hurt (hazard_counters() on r: SMDL=SW_MNG,
+ * --exclude-dev) is never opened: {"skipped": why}. */
+struct json_t *verbs_snapshot_json(const struct fab_root *r, char *err, size_t errlen);
 /* The same from the first of sonames that loads (tests name one that does not). */
-struct json_t *verbs_snapshot_json_from(const char *const *sonames);
+struct json_t *verbs_snapshot_json_from(const struct fab_root *r, const char *const *sonames);
 /* enum ibv_mtu (1..5) in bytes (256..4096); 0 for anything else. */
 int verbs_mtu_bytes(long long ibv_mtu);
 /* fabtop/cuda.json: {"gpus": [{"bus_id", "gpu_direct_rdma", "dma_buf"}]}. */

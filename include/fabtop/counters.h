@@ -214,6 +214,10 @@ const char *counter_rate_unit(const struct fab_counter_def *d);
  * not implausible). */
 int counter_value_judge(const struct fab_counter_def *d, const char *buf, size_t len,
 			uint64_t *out);
+/* Whether a value read as a number (ETHTOOL_GSTATS, a capture's sample) is
+ * one the counter can hold: within its width, a gauge within its top. The
+ * one test; counter_value_judge() applies it to a file's text. */
+bool counter_value_plausible(const struct fab_counter_def *d, uint64_t v);
 
 /* Whether a step with a rate implies more than a port of line_gbps can
  * carry: a data counter above CTR_IMPLAUSIBLE_LINE x its line rate in

@@ -23,9 +23,12 @@
 
 #define LOSSLESS_NPRIO 8
 
-/* A priority carries the port's RDMA traffic when its bytes over the run
- * are at least this share of the RDMA bytes the port's counters/ moved
- * (per-priority statistics count every frame, RDMA or not). */
+/* A priority carries the port's RDMA traffic when, in one direction, its
+ * bytes over the run less the netdev's non-RDMA bytes (the vport's
+ * Ethernet unicast, multicast, broadcast) are at least this share of the
+ * RDMA bytes the port's counters/ moved that way (per-priority statistics
+ * count every frame, RDMA or not); or, when none does so surely, it is
+ * the only priority whose bytes reach that share. */
 #define LOSSLESS_RDMA_SHARE 0.5
 
 enum lossless_flag {
@@ -34,7 +37,8 @@ enum lossless_flag {
 	LL_PAUSE_NO_CNP = 1 << 2, /* pauses received, no CNP handled or sent: congestion
 				   * control is not engaged, PFC alone throttles */
 	LL_NOT_JOB_PRIO = 1 << 3, /* RDMA runs on another priority than the job's TC maps to */
-	LL_OVERRIDE     = 1 << 4, /* a global traffic_class override differs from the job's TC */
+	LL_OVERRIDE     = 1 << 4, /* a global traffic_class override differs from the TC the
+				   * job set (NCCL_IB_TC; not NCCL's default) */
 };
 
 struct lossless_prio {
@@ -56,8 +60,10 @@ struct lossless_port {
 	char why[200];           /* when !known: why */
 	double elapsed;          /* seconds the growth covers */
 	bool traffic;            /* the port moved RDMA traffic over the run */
+	bool rdma_ambiguous;     /* several priorities could carry the RDMA and none
+				  * surely does: no prio is marked rdma */
 	uint64_t rdma_bytes;     /* counters/port_xmit_data + port_rcv_data, in bytes */
-	bool cnp_known;
+	bool cnp_known;          /* both read throughout the run (or one that grew) */
 	uint64_t cnp_handled, cnp_sent; /* rp_cnp_handled, np_cnp_sent over the run */
 	struct lossless_prio prio[LOSSLESS_NPRIO];
 	char trust[8];           /* "pcp", "dscp"; "" unknown */

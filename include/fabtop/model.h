@@ -347,6 +347,8 @@ struct fab_model {
 	 * unknown when no job was found or they differ; job_tc_from says
 	 * which processes, and why when unknown ("" when not looked for). */
 	fab_int job_tc;
+	bool job_tc_set;              /* every job set NCCL_IB_TC itself (not NCCL's default 0):
+				       * only then does an override work against the job's wish */
 	char job_tc_from[200];
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
@@ -464,6 +466,16 @@ double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
  * counters); collect_all and findings_run call it, and it may run again. */
 void model_derive(struct fab_model *m);
 
+/* Whether port p's netdev may be read from here (its ethtool statistics,
+ * DCB netlink): yes with *d when the name is in this network namespace and
+ * is the port's own (the same PCI function, or a virtual one such as a
+ * RoCE LAG's bond); no when its function's reads hurt (hazard.h), it is
+ * not here (a pod's namespace holds it), or the name here belongs to
+ * another device; unknown when /sys/class/net could not be read. why says
+ * why not. The sampler, the capture and DCB netlink ask this one question. */
+enum fab_tri port_netdev_readable(const struct fab_model *m, const struct fab_nic *n,
+				  const struct fab_port *p, const struct fab_netdev **d,
+				  char *why, size_t len);
 /* Whether netdev `name` is in this network namespace: yes (*d set), no
  * (/sys/class/net was read and has no such name), or unknown (it or its
  * directory could not be read; why says so). */

@@ -40,6 +40,8 @@ struct fab_ctr {
 	bool valid;              /* value was read at least once */
 	uint64_t baseline;       /* value at start or at the last sampler_baseline() */
 	uint64_t since_baseline; /* growth since the baseline, resets and wraps included */
+	int bad_steps;           /* steps since the baseline it was unreadable, gone or
+				  * implausible in: since_baseline is then a lower bound */
 	struct ctr_step last;    /* the last step */
 	bool grew;               /* delta > 0 in the last step */
 	long last_grew;          /* tick of the last growth, -1 never */

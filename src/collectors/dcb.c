@@ -36,15 +36,19 @@ static bool is_roce_netdev(const struct fab_model *m, const char *name)
 	return false;
 }
 
-/* The netdevs asked: each RoCE port's, once. */
+/* The netdevs asked: each RoCE port's, once, when it is the port's own
+ * here and asking does no harm (port_netdev_readable(): DCB's IEEE get
+ * makes mlx5 read the same firmware registers as its counters). */
 static int roce_netdevs(const struct fab_model *m, const char **names, int max)
 {
 	int n = 0;
 	for (int i = 0; i < m->nnics; i++)
 		for (int k = 0; k < m->nics[i].nports; k++) {
 			const char *nd = m->nics[i].ports[k].netdev;
+			const struct fab_netdev *d;
 			bool seen = false;
-			if (m->nics[i].ports[k].ll != FAB_LL_ETH || !nd[0])
+			if (m->nics[i].ports[k].ll != FAB_LL_ETH || !nd[0] ||
+			    port_netdev_readable(m, &m->nics[i], &m->nics[i].ports[k], &d, NULL, 0) != FAB_YES)
 				continue;
 			for (int j = 0; j < n && !seen; j++)
 				seen = strcmp(names[j], nd) == 0;
@@ -297,8 +301,10 @@ static void traffic_classes(const struct fab_root *r, struct fab_model *m)
 void dcb_job_tc(const struct fab_job_list *l, struct fab_model *m)
 {
 	int tc = -1, n = 0;
+	bool set = true;
 	char first[120] = "", other[120] = "";
 	m->job_tc = (fab_int){ 0, false };
+	m->job_tc_set = false;
 	for (int i = 0; i < l->njobs; i++) {
 		const struct fab_job *j = &l->jobs[i];
 		const char *v = job_var(j, "NCCL_IB_TC");
@@ -317,6 +323,7 @@ void dcb_job_tc(const struct fab_job_list *l, struct fab_model *m)
 		} else {
 			snprintf(what, sizeof(what), "pid %d (%.24s) without NCCL_IB_TC: NCCL's default "
 				 "0", j->pid, j->comm);
+			set = false;
 		}
 		if (n++ == 0) {
 			tc = (int)t;
@@ -335,6 +342,7 @@ void dcb_job_tc(const struct fab_job_list *l, struct fab_model *m)
 		return;
 	}
 	m->job_tc = fab_int_of(tc);
+	m->job_tc_set = set;
 	if (n == 1)
 		snprintf(m->job_tc_from, sizeof(m->job_tc_from), "%s", first);
 	else

@@ -21,6 +21,7 @@
 #include <infiniband/verbs.h>
 #include <jansson.h>
 #include "fabtop/collect.h"
+#include "fabtop/hazard.h"
 #include "dl.h"
 #include "fabtop/util.h"
 
@@ -133,7 +134,7 @@ static json_t *device_json(const struct vb_syms *s, struct ibv_device *dev)
 	return o;
 }
 
-json_t *verbs_snapshot_json_from(const char *const *sonames)
+json_t *verbs_snapshot_json_from(const struct fab_root *r, const char *const *sonames)
 {
 	json_t *doc = json_object(), *devs = json_object();
 	struct vb_syms s;
@@ -158,8 +159,18 @@ json_t *verbs_snapshot_json_from(const char *const *sonames)
 	} else {
 		for (int i = 0; i < n && list[i]; i++) {
 			const char *name = s.get_device_name(list[i]);
-			if (name && name[0])
-				json_object_set_new(devs, name, device_json(&s, list[i]));
+			char hz[256];
+			if (!name || !name[0])
+				continue;
+			/* ibv_query_port makes mlx5 read the registers a management
+			 * function refuses (hazard.h): such a device is not opened. */
+			if (r && hazard_counters(r, name, hz, sizeof(hz)) == HAZARD_SKIP) {
+				json_t *o = json_object();
+				json_object_set_new(o, "skipped", json_string(hz));
+				json_object_set_new(devs, name, o);
+				continue;
+			}
+			json_object_set_new(devs, name, device_json(&s, list[i]));
 		}
 		s.free_device_list(list);
 	}
@@ -168,9 +179,9 @@ json_t *verbs_snapshot_json_from(const char *const *sonames)
 	return doc;
 }
 
-json_t *verbs_snapshot_json(char *err, size_t errlen)
+json_t *verbs_snapshot_json(const struct fab_root *r, char *err, size_t errlen)
 {
-	json_t *doc = verbs_snapshot_json_from(vb_sonames);
+	json_t *doc = verbs_snapshot_json_from(r, vb_sonames);
 	if (!doc)
 		snprintf(err, errlen, "out of memory");
 	return doc;
@@ -285,6 +296,9 @@ static void apply_doc(struct fab_model *m, json_t *doc, const char *where)
 				   "from verbs unknown", where, n->name, n->driver[0] ? n->driver : "?");
 			continue;
 		}
+		/* Not opened, on purpose: the model says why (counters_skipped). */
+		if (json_is_string(json_object_get(o, "skipped")))
+			continue;
 		json_t *oe = json_object_get(o, "open_errno");
 		if (json_is_integer(oe) && json_integer_value(oe) != 0) {
 			device_note(m, n, json_integer_value(oe), where);
@@ -307,7 +321,7 @@ int collect_verbs(const struct fab_root *r, struct fab_model *m)
 		return 0;   /* nothing to ask about: libibverbs is not even loaded */
 	if (r->live) {
 		char err[128] = "";
-		json_t *doc = verbs_snapshot_json(err, sizeof(err));
+		json_t *doc = verbs_snapshot_json(r, err, sizeof(err));
 		if (!doc) {
 			model_note(m, "verbs", "libibverbs: %s: active MTU from verbs unknown", err);
 			return -1;

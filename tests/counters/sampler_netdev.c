@@ -6,8 +6,10 @@
  * node runs: sampler_use_model() lists IF through the kernel,
  * sampler_read() reads it each step.
  *
- *   sampler_netdev IF
- *     reads once, prints "# ready", waits for a line on standard input
+ *   sampler_netdev IF [ELSEWHERE]
+ *     With ELSEWHERE (a netdev name not in this namespace), that port is
+ *     declared too, and its series must stay empty, saying why.
+ *     Reads once, prints "# ready", waits for a line on standard input
  *     (the test sends traffic meanwhile), reads again and prints
  *       # series KIND owner=N n=COUNT why=WHY
  *       name delta=D flags=F      (every statistic that grew, listed order)
@@ -34,8 +36,8 @@ int main(int argc, char **argv)
 	struct fab_sampler s;
 	struct fab_model m;
 	char err[256] = "", line[64], flags[96];
-	if (argc != 2) {
-		fprintf(stderr, "usage: sampler_netdev IF\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: sampler_netdev IF [ELSEWHERE]\n");
 		return 2;
 	}
 	if (root_open(&r, "/", err, sizeof(err)) != 0) {
@@ -52,9 +54,28 @@ int main(int argc, char **argv)
 	n->ports[0].num = 1;
 	n->ports[0].ll = FAB_LL_ETH;
 	snprintf(n->ports[0].netdev, sizeof(n->ports[0].netdev), "%s", argv[1]);
-	if (sampler_add_port(&s, "fake0", 1) != 0)
+	/* The netdev as collect_net finds it here (a virtual one: no PCI function). */
+	struct fab_netdev *d = model_add_netdev(&m);
+	snprintf(d->name, sizeof(d->name), "%s", argv[1]);
+	d->pci = FAB_NO_INDEX;
+	if (argc == 3) {   /* a port whose netdev lives in another namespace */
+		struct fab_nic *o = model_add_nic(&m);
+		n = &m.nics[0];
+		snprintf(o->name, sizeof(o->name), "fake1");
+		o->pci = FAB_NO_INDEX;
+		o->nports = 1;
+		o->ports[0].num = 1;
+		o->ports[0].ll = FAB_LL_ETH;
+		snprintf(o->ports[0].netdev, sizeof(o->ports[0].netdev), "%s", argv[2]);
+	}
+	if (sampler_add_port(&s, "fake0", 1) != 0 || (argc == 3 && sampler_add_port(&s, "fake1", 1) != 1))
 		return 2;
 	sampler_use_model(&s, &m);
+	if (argc == 3) {
+		int e = sampler_netdev_of(&s, 1);
+		printf("# elsewhere n=%d why=%s\n", e >= 0 ? s.ports[e].nctr : -1,
+		       e >= 0 ? s.ports[e].why : "no series");
+	}
 	int k = sampler_netdev_of(&s, 0);
 	if (k < 0 || s.ports[k].nctr == 0) {
 		printf("# series none why=%s\n", k >= 0 ? s.ports[k].why : "not added");

@@ -228,7 +228,7 @@ if [ ! -x "$SN" ]; then
 else
 	cp "$SN" "$T/sampler_netdev" && chmod 755 "$T/sampler_netdev"
 	mkfifo "$T/go"
-	(ip netns exec "$B" "$T/sampler_netdev" vb < "$T/go" > "$T/sn.out" 2>&1; echo $? > "$T/sn.rc") &
+	(ip netns exec "$B" "$T/sampler_netdev" vb va < "$T/go" > "$T/sn.out" 2>&1; echo $? > "$T/sn.rc") &
 	exec 7> "$T/go"
 	for i in 1 2 3 4 5 6 7 8 9 10; do grep -q '^# ready' "$T/sn.out" 2>/dev/null && break; sleep 0.5; done
 	ip netns exec "$A" ping -c 5 -i 0.2 -W 2 10.77.0.2 > "$T/ping2.out" 2>&1
@@ -240,6 +240,12 @@ else
 		ok "the sampler lists the port's netdev and its steps see a ping (+$g packets over $n statistics)"
 	else
 		notok "the sampler lists the port's netdev and its steps see a ping (rc $(cat "$T/sn.rc"), +$g packets)" "$T/sn.out"
+	fi
+	# va lives in A: never read by its name here, and the series says why.
+	if grep -q "^# elsewhere n=0 why=va is not in this network namespace" "$T/sn.out"; then
+		ok "a port whose netdev is in another namespace is not read by name here, and says why"
+	else
+		notok "a port whose netdev is in another namespace is not read by name here, and says why" "$T/sn.out"
 	fi
 fi
 exit 0

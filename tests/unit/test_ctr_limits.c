@@ -348,7 +348,7 @@ static void test_pinned(void **st)
 	assert_string_equal(f->message, "link_downed is pinned at 255 (its 8-bit maximum): growth no longer "
 			    "shows, so its limit (any growth) cannot be judged");
 	assert_string_equal(f->evidence, "counters/link_downed = 255 = 2^8-1");
-	assert_string_equal(f->hint, "clear it with perfquery -R -C mlx5_0 -P 1 (as root; fabtop never "
+	assert_string_equal(f->hint, "clear it with perfquery -x -R -C mlx5_0 -P 1 (as root; fabtop never "
 			    "clears counters), then its limit can be judged again");
 	assert_null(finding(r, "counters.link-downed"));
 	/* symbol_error pinned at 65535 from its first reading hides both of its

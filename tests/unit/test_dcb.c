@@ -320,7 +320,9 @@ static void test_job_tc(void **state)
 }
 
 /* The live path against this kernel: lo has no dcbnl_ops (EOPNOTSUPP:
- * no DCB), a missing name is ENODEV; both through the JSON document. */
+ * no DCB), a name that vanished after collect_net read it is ENODEV; both
+ * through the JSON document. A port whose netdev this namespace does not
+ * hold is never asked by that name (port_netdev_readable()). */
 static void test_live_kernel(void **state)
 {
 	(void)state;
@@ -330,13 +332,21 @@ static void test_live_kernel(void **state)
 	struct fab_nic *n = model_add_nic(&m);
 	fab_strlcpy(n->name, "mlx5_0", sizeof(n->name));
 	n->pci = FAB_NO_INDEX;
-	n->nports = 2;
+	n->nports = 3;
 	n->ports[0].num = 1;
 	n->ports[0].ll = FAB_LL_ETH;
 	fab_strlcpy(n->ports[0].netdev, "lo", sizeof(n->ports[0].netdev));
 	n->ports[1].num = 2;
 	n->ports[1].ll = FAB_LL_ETH;
 	fab_strlcpy(n->ports[1].netdev, "fabtopnone0", sizeof(n->ports[1].netdev));
+	n->ports[2].num = 3;
+	n->ports[2].ll = FAB_LL_ETH;
+	fab_strlcpy(n->ports[2].netdev, "fabtopelsewhere0", sizeof(n->ports[2].netdev));
+	for (int i = 0; i < 2; i++) {   /* what collect_net saw here */
+		struct fab_netdev *d = model_add_netdev(&m);
+		fab_strlcpy(d->name, i ? "fabtopnone0" : "lo", sizeof(d->name));
+		d->pci = FAB_NO_INDEX;
+	}
 	json_t *doc = dcb_snapshot_json(&m, err, sizeof(err));
 	if (!doc) {
 		model_free(&m);

@@ -18,6 +18,7 @@
  * then the device-level hw_counters where mlx5 may keep the CNP counters. */
 enum { XD, RD, NPCNP, RPCNP,                       /* mlx5_0/1 */
        RX0B, TX0B, RX0P, TX0P, RX3B, TX3B, RX3P, TX3P, RX3PAUSE, TX3PAUSE, RX3DISC, /* eth0 */
+       TXUNI, RXUNI,                               /* eth0: non-RDMA traffic */
        DEVCNP,                                     /* mlx5_0 device level */
        N };
 static const struct { const char *dir, *name; } ctrs[N] = {
@@ -29,6 +30,7 @@ static const struct { const char *dir, *name; } ctrs[N] = {
 	{ "ethtool", "rx_prio3_packets" }, { "ethtool", "tx_prio3_packets" },
 	{ "ethtool", "rx_prio3_pause" }, { "ethtool", "tx_prio3_pause" },
 	{ "ethtool", "rx_prio3_buf_discard" },
+	{ "ethtool", "tx_vport_unicast_bytes" }, { "ethtool", "rx_vport_unicast_bytes" },
 	{ "hw_counters", "rp_cnp_handled" },
 };
 
@@ -36,6 +38,7 @@ struct rig {
 	struct fab_sampler s;
 	struct fab_model m;
 	uint64_t v[N];
+	enum reading rd[N];      /* READ_OK unless a test says otherwise (one step) */
 	double t;
 };
 
@@ -78,8 +81,10 @@ static struct rig *rig_new(const char *trust, long long pfc_mask, const char *jo
 static void step(struct rig *r, double t)
 {
 	sampler_step_begin(&r->s, t);
-	for (int i = 0; i < N; i++)
-		sampler_take(&r->s, &r->s.ctrs[i], READ_OK, r->v[i], false, t);
+	for (int i = 0; i < N; i++) {
+		sampler_take(&r->s, &r->s.ctrs[i], r->rd[i], r->v[i], false, t);
+		r->rd[i] = READ_OK;
+	}
 	sampler_step_end(&r->s);
 }
 
@@ -165,6 +170,7 @@ static void test_override_and_not_job_prio(void **state)
 	(void)state;
 	struct rig *r = rig_new("dscp", 1 << 3, "106");
 	r->m.job_tc = fab_int_of(0);
+	r->m.job_tc_set = true;
 	run(r, 3, 1.0);
 	struct lossless_port lp;
 	assert_int_equal(lossless_judge(&r->s, &r->m, 0, &lp), 0);
@@ -200,6 +206,90 @@ static void test_rdma_share(void **state)
 	assert_int_equal(lossless_judge(&r->s, &r->m, 0, &lp), 0);
 	assert_true(lp.prio[0].rdma);
 	assert_int_equal(lp.flags & LL_RDMA_NO_PFC, LL_RDMA_NO_PFC);
+	rig_free(r);
+}
+
+/* RDMA bytes R on priority 3; priority 0 carries `tcp` bytes of the vport's
+ * Ethernet unicast (TCP, storage) each way. */
+static struct rig *tcp_rig(uint64_t tcp)
+{
+	struct rig *r = rig_new("dscp", 1 << 3, NULL);
+	r->m.job_tc = fab_int_of(106);
+	step(r, 100.0);
+	uint64_t words = 125000000000ull, bytes = 4 * words;
+	r->v[XD] += words;
+	r->v[RD] += words;
+	r->v[RX3B] += bytes;
+	r->v[TX3B] += bytes;
+	r->v[RX3P] += 1000000;
+	r->v[TX3P] += 1000000;
+	r->v[RX0B] += tcp;
+	r->v[TX0B] += tcp;
+	r->v[RX0P] += 2000000;
+	r->v[TX0P] += 2000000;
+	r->v[RXUNI] += tcp;
+	r->v[TXUNI] += tcp;
+	step(r, 110.0);
+	return r;
+}
+
+/* Priority 0 carries 0.4 R of TCP: 3, less every non-RDMA byte, still
+ * holds 0.6 R, so it surely carries the RDMA and 0 does not. With as much
+ * TCP on 0 as RDMA on 3, the counters cannot tell which is which (the RDMA
+ * could be on either): nothing is marked, no error for 0's missing PFC,
+ * and the port says it is ambiguous. */
+static void test_tcp_on_priority_0(void **state)
+{
+	(void)state;
+	uint64_t R = 500000000000ull;
+	struct rig *r = tcp_rig(R * 4 / 10);
+	struct lossless_port lp;
+	assert_int_equal(lossless_judge(&r->s, &r->m, 0, &lp), 0);
+	assert_true(lp.known);
+	assert_false(lp.prio[0].rdma);
+	assert_true(lp.prio[3].rdma);
+	assert_false(lp.rdma_ambiguous);
+	assert_int_equal(lp.flags, 0);
+	rig_free(r);
+
+	r = tcp_rig(R);
+	assert_int_equal(lossless_judge(&r->s, &r->m, 0, &lp), 0);
+	assert_true(lp.known);
+	assert_false(lp.prio[0].rdma);
+	assert_false(lp.prio[3].rdma);
+	assert_true(lp.rdma_ambiguous);
+	assert_int_equal(lp.flags & (LL_RDMA_NO_PFC | LL_NOT_JOB_PRIO), 0);
+	rig_free(r);
+}
+
+/* A statistic or a CNP counter that could not be read in some step of the
+ * run: the run cannot vouch for it, so nothing is concluded from it. */
+static void test_unread_in_a_step(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new("dscp", 1 << 3, NULL);
+	r->m.job_tc = fab_int_of(106);
+	step(r, 100.0);
+	r->rd[TX3B] = READ_BAD;
+	step(r, 105.0);
+	run(r, 3, 1.0);
+	struct lossless_port lp;
+	assert_int_equal(lossless_judge(&r->s, &r->m, 0, &lp), 0);
+	assert_false(lp.known);
+	assert_non_null(strstr(lp.why, "tx_prio3_bytes could not be read over the whole run"));
+	rig_free(r);
+
+	/* Pauses, and the device's CNP counter unreadable once: not "no CNPs". */
+	r = rig_new("dscp", 1 << 3, NULL);
+	r->m.job_tc = fab_int_of(106);
+	step(r, 0);
+	r->v[RX3PAUSE] = 500;
+	r->rd[DEVCNP] = READ_BAD;
+	run(r, 3, 1.0);
+	assert_int_equal(lossless_judge(&r->s, &r->m, 0, &lp), 0);
+	assert_true(lp.known);
+	assert_false(lp.cnp_known);
+	assert_int_equal(lp.flags & LL_PAUSE_NO_CNP, 0);
 	rig_free(r);
 }
 
@@ -276,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_rdma_share),
 		cmocka_unit_test(test_pause_no_cnp),
 		cmocka_unit_test(test_unknowns),
+		cmocka_unit_test(test_tcp_on_priority_0),
+		cmocka_unit_test(test_unread_in_a_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1348,6 +1348,7 @@ static void test_tc(void **state)
 	 * priority it forces (DSCP 24 -> 3) has PFC, so no tc-no-pfc. */
 	build(&m, true);
 	m.job_tc = fab_int_of(106);
+	m.job_tc_set = true;
 	fab_strlcpy(m.job_tc_from, "NCCL_IB_TC=106 of pid 4242 (python3)", sizeof(m.job_tc_from));
 	port(&m, 4)->tclass = (struct fab_tclass){ .set = FAB_YES, .value = 96 };
 	port(&m, 6)->tclass = (struct fab_tclass){ .set = FAB_YES, .value = 106 };   /* the same */
@@ -1359,6 +1360,25 @@ static void test_tc(void **state)
 	HAS(f->evidence, "/sys/class/infiniband/mlx5_4/tc/1/traffic_class: Global tclass=96");
 	HAS(f->evidence, "NCCL_IB_TC=106 of pid 4242");
 	HAS(f->hint, "echo -1 > /sys/class/infiniband/mlx5_4/tc/1/traffic_class");
+	model_free(&m);
+
+	/* The jobs leave NCCL_IB_TC unset (NCCL's default 0): a site that sets
+	 * the global class so that jobs need not is working as meant: info. */
+	build(&m, true);
+	m.job_tc = fab_int_of(0);
+	m.job_tc_set = false;
+	fab_strlcpy(m.job_tc_from, "pid 4242 (python3) without NCCL_IB_TC: NCCL's default 0",
+		    sizeof(m.job_tc_from));
+	port(&m, 4)->tclass = (struct fab_tclass){ .set = FAB_YES, .value = 106 };
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.tc-override"), 1);
+	for (int i = 0; i < m.nfindings; i++)
+		if (strcmp(m.findings[i].id, "links.tc-override") == 0)
+			f = &m.findings[i];
+	assert_string_equal(f->subject, "mlx5_4/1");
+	assert_int_equal(f->sev, SEV_INFO);
+	HAS(f->message, "every RoCE QP of mlx5_4/1 carries traffic class 106");
+	HAS(f->evidence, "without NCCL_IB_TC: NCCL's default 0");
 	model_free(&m);
 
 	/* The job unknown: the override alone is information, and it is the
