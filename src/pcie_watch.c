@@ -918,10 +918,43 @@ static int event_findings(const struct pcie_watch *w, const struct fab_model *m,
 	return added;
 }
 
+/* Unknown is not healthy: the functions whose AER counters or link could
+ * not be read in the last step (EACCES in a pod, a file cut short, not the
+ * kernel's format) are one info finding, so silence never reads as "no
+ * errors". */
+static int unread_findings(const struct pcie_watch *w, struct fab_model *out)
+{
+	char list[200] = "", ev[384] = "";
+	int n = 0;
+	for (int i = 0; i < w->nfns; i++) {
+		const struct pcie_fn *f = &w->fns[i];
+		bool aer = false;
+		for (int k = 0; k < PCIE_AER_KINDS; k++)
+			aer = aer || (f->aer[k].present && (f->aer[k].bad || !f->aer[k].valid));
+		bool link = f->own_link && (f->link_bad || !f->link_read);
+		if (!f->present || (!aer && !link))
+			continue;
+		fab_catf(list, sizeof(list), "%s%s", n ? ", " : "", f->bdf);
+		fab_catf(ev, sizeof(ev), "%s" PCI_DIR "/%s:%s%s", n ? "; " : "", f->bdf,
+			 aer ? " aer_dev_* unreadable" : "", link ? " current_link_* unreadable" : "");
+		n++;
+	}
+	if (!n)
+		return 0;
+	struct fab_finding *x = model_add_finding(out, "pcie.unread", SEV_INFO, "PCIe");
+	snprintf(x->message, sizeof(x->message), "%d PCI function(s) could not be watched in the last "
+		 "step (%s): their AER errors or link changes are unknown, not absent", n, list);
+	snprintf(x->evidence, sizeof(x->evidence), "%s", ev);
+	snprintf(x->hint, sizeof(x->hint), "ls -l " PCI_DIR "/<bdf>/aer_dev_* (readable by anyone on "
+		 "a stock kernel: a container may hide them); run fabtop on the node");
+	return 1;
+}
+
 int pcie_watch_findings(const struct pcie_watch *w, const struct fab_model *m,
 			const bool *moving, struct fab_model *out)
 {
 	if (w->tick == 0)
 		return 0;
-	return aer_findings(w, m, out) + link_findings(w, m, moving, out) + event_findings(w, m, out);
+	return aer_findings(w, m, out) + link_findings(w, m, moving, out) + event_findings(w, m, out) +
+	       unread_findings(w, out);
 }

@@ -909,9 +909,15 @@ static void test_playback_hostile(void **state)
 	assert_int_equal(pcie_watch_apply(&f->w, o, NAN), -1);
 	json_decref(o);
 	struct fab_model out;
-	assert_int_equal(findings(f, NULL, &out), 2);   /* the GPU and DSP, not in the object: vanished */
+	/* The GPU and DSP, not in the object: vanished; the unreadable ones are
+	 * unknown, said once (pcie.unread), never "no errors". */
+	assert_int_equal(findings(f, NULL, &out), 3);
 	assert_non_null(finding(&out, "pcie.function-gone", "GPU0"));
 	assert_non_null(finding(&out, "pcie.function-gone", "switch port " DSP));
+	const struct fab_finding *u3 = finding(&out, "pcie.unread", "PCIe");
+	assert_non_null(u3);
+	assert_int_equal(u3->sev, SEV_INFO);
+	assert_non_null(strstr(u3->message, "3 PCI function(s) could not be watched"));
 	model_free(&out);
 }
 
