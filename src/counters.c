@@ -34,13 +34,10 @@
 	{ .name = n, .dir = "hw_counters", .unit = u, .width = 32, .saturates = false, \
 	  .cls = c, .bad_when_grows = bad, .layer = l, .meaning = m, .warn_at = warn }
 /* hw_counters read as 64 bits: the extended PPCNT group
- * (rx_icrc_encapsulated, mlx5_ib_query_ext_ppcnt_counters reads a __be64)
- * and the optional flow counters (packets_op_cnts, cc_*): a fall is a
- * clear, never a wrap. The congestion counters (cong_cnts) are 64-bit too
- * (mlx5_lag_query_cong_counters sums be64 values) but stay HW() rows here
- * for now: the congested scenario and the tests built on it make
- * np_ecn_marked_roce_packets wrap at 2^32, which the hardware never does;
- * moving them to HW64 means moving that scenario's wrap to a Q-counter. */
+ * (rx_icrc_encapsulated, mlx5_ib_query_ext_ppcnt_counters reads a __be64),
+ * the congestion counters (cong_cnts: mlx5_lag_query_cong_counters sums
+ * be64 values) and the optional flow counters (packets_op_cnts, cc_*): a
+ * fall is a clear, never a wrap. */
 #define HW64(n, u, c, bad, l, warn, m) \
 	{ .name = n, .dir = "hw_counters", .unit = u, .width = 64, .saturates = false, \
 	  .cls = c, .bad_when_grows = bad, .layer = l, .meaning = m, .warn_at = warn }
@@ -211,13 +208,13 @@ const struct fab_counter_def fab_counter_defs[] = {
 	   "requests flushed because their QP was already in error (follows another error)"),
 	HW("resp_cqe_flush_error", "events", CC_ERROR, false, "transport", 0,
 	   "receives flushed because their QP was already in error or torn down"),
-	HW("np_cnp_sent", "packets", CC_CONGESTION, true, "congestion", 0,
+	HW64("np_cnp_sent", "packets", CC_CONGESTION, true, "congestion", 0,
 	   "CNPs sent by the notification point after ECN-marked packets"),
-	HW("rp_cnp_handled", "packets", CC_CONGESTION, true, "congestion", 0,
+	HW64("rp_cnp_handled", "packets", CC_CONGESTION, true, "congestion", 0,
 	   "CNPs handled by the reaction point (rate reduced)"),
-	HW("np_ecn_marked_roce_packets", "packets", CC_CONGESTION, true, "congestion", 0,
+	HW64("np_ecn_marked_roce_packets", "packets", CC_CONGESTION, true, "congestion", 0,
 	   "RoCE packets received with the ECN CE mark"),
-	HW("rp_cnp_ignored", "packets", CC_CONGESTION, false, "congestion", 0,
+	HW64("rp_cnp_ignored", "packets", CC_CONGESTION, false, "congestion", 0,
 	   "CNPs received and ignored by the reaction point"),
 	/* basic_q_cnts: what the port's peers asked of it. */
 	HW("rx_write_requests", "requests", CC_PACKETS, false, "transport", 0,

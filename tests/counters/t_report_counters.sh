@@ -164,8 +164,8 @@ elif check == "hang":
             fail("no summary line for %s %s +%d" % (d, name, total))
 
 elif check == "wrap":
-    # np_ecn_marked_roce_packets passes 2^32 once: WRAP, and the true delta.
-    f = "hw_counters/np_ecn_marked_roce_packets"
+    # rx_write_requests (a 32-bit Q-counter) passes 2^32 once: WRAP, and the true delta.
+    f = "hw_counters/rx_write_requests"
     hits = [(k, d) for k in range(1, len(rec)) for d in devs() if val(k, d, f) < val(k - 1, d, f)]
     if len(hits) != 1:
         fail("want one wrap in the recording, found %s" % hits)
@@ -174,7 +174,7 @@ elif check == "wrap":
     c = [c for c in doc["samples"][k - 1]["counters"] if c["dev"] == d and c["name"] == f.split("/")[1]]
     if len(c) != 1 or c[0]["delta"] != delta or "WRAP" not in c[0]["flags"] or abs(c[0]["rate"] - delta / dt(k)) > 1e-6:
         fail("sample %d %s: %s, want delta %d with WRAP" % (k, d, c, delta))
-    if not re.search(r"^  ! %s/1 +%s +\+%d +%d/s +WRAP " % (d, f, delta, delta), block(k), re.M):
+    if not re.search(r"^  [ !] %s/1 +%s +\+%d +%d/s +WRAP " % (d, f, delta, delta), block(k), re.M):
         fail("no text line for the wrap in sample %d:\n%s" % (k, block(k)))
 
 elif check == "sat":
@@ -207,7 +207,7 @@ elif check == "congestion":
             if got.get((d, name)) != last[p] - first[p]:
                 fail("%s %s total %s, computed %d" % (d, name, got.get((d, name)), last[p] - first[p]))
         p = P % (d, "hw_counters/np_ecn_marked_roce_packets")
-        want = (last[p] - first[p]) % U32     # at most one wrap in a minute
+        want = last[p] - first[p]             # 64-bit (cong_cnts): never wraps
         if got.get((d, "np_ecn_marked_roce_packets")) != want:
             fail("%s np_ecn_marked_roce_packets total %s, computed %d" % (d, got.get((d, "np_ecn_marked_roce_packets")), want))
 
@@ -229,7 +229,7 @@ chk "hang: every port's rates match the samples, the 1.25 s step included" rates
 chk "hang: the 1.25 s step is shown as such and divides by 1.25" jitter hang
 chk "hang: ACK-timeout and sequence-error totals and the 6 stopped ports match the samples" hang hang
 chk "congested: every port's rates match the samples" rates congested
-chk "congested: ECN/CNP totals match the samples (a 32-bit wrap included)" congestion congested
+chk "congested: ECN/CNP totals match the samples (64-bit: no wrap)" congestion congested
 chk "congested: the Q-counter wrap shows WRAP and the true delta" wrap congested
 chk "congested: the saturated port_xmit_wait shows PINNED, then no rate" sat congested
 

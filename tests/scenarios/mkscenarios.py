@@ -655,6 +655,13 @@ class Level(int):
     outbound_pci_stalled_rd/wr: the percentage of the last second)."""
 
 
+# hw_counters the kernel reads as 64 bits (src/counters.c, HW64): mlx5's
+# congestion counters (mlx5_lag_query_cong_counters) and the extended PPCNT
+# group; the other hw_counters are 32-bit Q-counters and wrap.
+HW64 = {"np_cnp_sent", "rp_cnp_handled", "np_ecn_marked_roce_packets", "rp_cnp_ignored",
+        "rx_icrc_encapsulated"}
+
+
 def grow(values, d, inc):
     """Adds one step's growth the way the hardware counts: 32-bit Q-counters
     (hw_counters) wrap, saturating PMA counters stop at their maximum, the
@@ -665,7 +672,7 @@ def grow(values, d, inc):
             continue
         cur = values[where][name] + v
         if where == "hw_counters":
-            cur %= U32
+            cur %= U64 if name in HW64 else U32
         elif where == "ethtool":
             cur %= U64
         elif name in PMA_WIDTH:
@@ -816,7 +823,7 @@ def build_hang():
     return n
 
 
-CONG_WRAP_RAIL = 2        # its np_ecn_marked_roce_packets passes 2^32 at step 3
+CONG_WRAP_RAIL = 2        # its rx_write_requests (a 32-bit Q-counter) passes 2^32 at step 3
 CONG_SAT_RAIL = 5         # its port_xmit_wait reaches 2^32-1 at step 3 and stays
 
 
@@ -824,6 +831,7 @@ def congested_step(rail, k, dt):
     key = "congested%d.%d" % (rail, k)
     inc = traffic(gbps(key + "tx", 180, 220), gbps(key + "rx", 180, 220), dt)
     inc[("hw_counters", "np_ecn_marked_roce_packets")] = rnd(key + "ecn", 20000, 30000)
+    inc[("hw_counters", "rx_write_requests")] = rnd(key + "rw", 200000, 400000)
     inc[("hw_counters", "np_cnp_sent")] = rnd(key + "cnp", 4000, 6000)
     inc[("hw_counters", "rp_cnp_handled")] = rnd(key + "cnph", 4000, 6000)
     inc[("counters", "port_xmit_wait")] = rnd(key + "wait", 2000000, 4000000)
@@ -866,8 +874,8 @@ def build_congested():
     # Starting points of the wrap and the saturation (see CONG_*_RAIL).
     first = [congested_step(CONG_WRAP_RAIL, k, 1.0) for k in (1, 2)]
     ports = [d["rdma"] for d in sorted((d for d in n.pci if d["rdma"]), key=lambda d: d["bdf"])]
-    ports[CONG_WRAP_RAIL]["hw_counters"] = {"np_ecn_marked_roce_packets": U32 - 1000 - sum(
-        s[("hw_counters", "np_ecn_marked_roce_packets")] for s in first)}
+    ports[CONG_WRAP_RAIL]["hw_counters"] = {"rx_write_requests": U32 - 1000 - sum(
+        s[("hw_counters", "rx_write_requests")] for s in first)}
     first = [congested_step(CONG_SAT_RAIL, k, 1.0) for k in (1, 2)]
     ports[CONG_SAT_RAIL]["counters"] = {"port_xmit_wait": U32 - 1 - 1000000 - sum(
         s[("counters", "port_xmit_wait")] for s in first)}

@@ -333,7 +333,7 @@ if need congested; then
 	cat > "$T/cong.script" <<EOF
 key 3
 tick 3
-resize 200 50
+resize 200 100
 dump-pane $T/cong-3-wide.txt
 resize 80 24
 tick 1
@@ -355,7 +355,7 @@ EOF
 		"!! CONGESTION on every port: np_cnp_sent np_ecn_marked_roce_packets"
 	handcheck congested "$T/cong-4.txt" "congested tick 4: rates match the samples"
 	has "$T/cong-3-wide.txt" "congested: the wrapped Q-counter says WRAP, the PMA counter that reaches its maximum PINNED with a lower-bound rate" \
-		"^mlx5_2/1  np_ecn_marked_roce_packets .* WRAP " "^mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* PINNED "
+		"^mlx5_2/1  rx_write_requests .* WRAP " "^mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* PINNED "
 fi
 
 # (d) Pause: ticks pass without a step; n steps; space resumes.
