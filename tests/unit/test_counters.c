@@ -447,7 +447,7 @@ static bool ring_name(const char *name)
 }
 
 struct list_count {
-	int names, known, issue, rings;
+	int names, known, issue, rings, unknown;
 };
 
 /* Reads one fixture: every issue name resolves (with its priority), the
@@ -476,13 +476,20 @@ static struct list_count check_list(const char *file)
 			assert_non_null(d);
 			assert_int_equal(counter_prio(d, s), prio);
 		}
+		/* A ring's own statistic is never a table row (rings stay raw
+		 * by design: the software port's sum speaks for them). */
+		if (ring_name(s))
+			assert_null(d);
 		if (d)
 			c.known++;
 		else if (ring_name(s))
 			c.rings++;
-		else if (strlen(unknown) + strlen(s) + 3 < sizeof(unknown))
-			snprintf(unknown + strlen(unknown), sizeof(unknown) - strlen(unknown), "%s%s",
-				 unknown[0] ? ", " : "", s);
+		else {
+			c.unknown++;
+			if (strlen(unknown) + strlen(s) + 3 < sizeof(unknown))
+				snprintf(unknown + strlen(unknown), sizeof(unknown) - strlen(unknown),
+					 "%s%s", unknown[0] ? ", " : "", s);
+		}
 	}
 	fclose(f);
 	printf("# %s: %d names, %d known to the table (%d of the issue's), %d per-ring, unknown "
@@ -502,7 +509,10 @@ static void test_recorded_lists(void **state)
 	c = check_list("ethq-8-connectx4-ubuntu1804.txt");
 	assert_int_equal(c.names, 23);
 	assert_int_equal(c.issue, 0);
-	assert_int_equal(c.known, 4);   /* rx_packets, rx_bytes, tx_packets, tx_bytes */
+	/* rx_xdp_tx: the name before kernel 4.19 (now rx_xdp_tx_xmit), not in
+	 * counters.rst: shown raw. */
+	assert_int_equal(c.known, 22);
+	assert_int_equal(c.unknown, 1);
 	/* And no fixture is left unread. */
 	DIR *dir = opendir(FIX);
 	assert_non_null(dir);
