@@ -67,7 +67,7 @@ run: deps build/fabtop $(SCENARIOS)
 	@scripts/start.sh build/fabtop
 
 tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server \
-       build/tests/ethtool_read $(SCENARIOS)
+       build/tests/ethtool_read build/tests/sampler_netdev $(SCENARIOS)
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
@@ -84,6 +84,11 @@ build/tests/ras_server: tests/ras/ras_server.c
 build/tests/ethtool_read: tests/counters/ethtool_read.c build/san/src/collectors/ethtool.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SAN) -o $@ $^ -pthread
+
+# The sampler's live netdev path on the same veth (t_ethtool_veth.sh).
+build/tests/sampler_netdev: tests/counters/sampler_netdev.c $(SLIBOBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SAN) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 check: check-deps
 	@$(MAKE) --no-print-directory tests

@@ -63,9 +63,13 @@ shot() {
 		# start: let some history build. The hang's traffic stops at sample
 		# 20; at about 25 the stall is on screen with the traffic before it
 		# still in the history column.
+		# pause-storm's storm starts at sample 20 too; link-flap's link
+		# goes down four times from sample 44, its bit errors rising.
 		if [ "$2" = counters ]; then
-			case $scen in hang) sleep 23 ;; *) sleep 8 ;; esac
+			case $scen in hang|pause-storm) sleep 23 ;; link-flap) sleep 58 ;; *) sleep 8 ;; esac
 		fi
+		# pinned: the third port (mlx5_2/1) holds three pinned counters.
+		[ "$scen-$2" = pinned-links ] && tm send-keys -t shot Down Down && sleep 0.3
 		settle shot
 	fi
 	grab "$name" "$3" "$4" "scenario $scen"
@@ -146,8 +150,10 @@ for s in "$TOP"/build/scenarios/*/; do
 	roce-faults|roce-faults-pod|ib-8port)
 		shot "$s" links 120 40
 		shot "$s" links 80 24 ;;
-	busy|hang|congested)
+	busy|hang|congested|pause-storm|lossless-mismatch|link-flap)
 		shot "$s" counters 120 40 ;;
+	pinned)
+		shot "$s" links 120 40 ;;
 	dgx-h100)
 		shot "$s" wizard 120 40 ;;
 	esac

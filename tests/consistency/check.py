@@ -77,7 +77,7 @@ for line in text:
         port = "%s/%s" % (dev, m.group(1))
     m = re.match(r"^    errors:(.*)$", line)
     if m and port:
-        tsat[port] = sorted(re.findall(r"(\w+)=\d+ \(saturated\)", m.group(1)))
+        tsat[port] = sorted(re.findall(r"(\w+)=\d+ PINNED", m.group(1)))
     m = re.match(r"^  (GPU\d+) -> (.*?) \((\w+)\)", line)
     if m:
         nics = sorted(x.strip() for x in m.group(2).split(","))
@@ -121,7 +121,7 @@ for f in sorted(os.listdir(out)):
         for l in detail[k + 1:]:
             if not l.strip():
                 break
-            sat += re.findall(r"(\w+)\s+=\s+\d+ saturated", l)
+            sat += re.findall(r"(\w+)\s+=\s+\d+ PINNED", l)
         if sel:
             usat[sel] = sorted(sat)
     except StopIteration:

@@ -219,4 +219,27 @@ else
 		notok "equal to ethtool -S on the idle link" "$T/eth.diff"
 	fi
 fi
+# 11. the sampler's own live path (a port's netdev series, sampler_netdev):
+# listed through the kernel when the model names the netdev, read each
+# step, a ping between two steps grows its statistics.
+SN=$FABTOP_TOP/build/tests/sampler_netdev
+if [ ! -x "$SN" ]; then
+	echo "not ok - ethtool veth: $SN is missing (make build/tests/sampler_netdev)"
+else
+	cp "$SN" "$T/sampler_netdev" && chmod 755 "$T/sampler_netdev"
+	mkfifo "$T/go"
+	(ip netns exec "$B" "$T/sampler_netdev" vb < "$T/go" > "$T/sn.out" 2>&1; echo $? > "$T/sn.rc") &
+	exec 7> "$T/go"
+	for i in 1 2 3 4 5 6 7 8 9 10; do grep -q '^# ready' "$T/sn.out" 2>/dev/null && break; sleep 0.5; done
+	ip netns exec "$A" ping -c 5 -i 0.2 -W 2 10.77.0.2 > "$T/ping2.out" 2>&1
+	echo go >&7
+	exec 7>&-
+	wait
+	g=$(awk '$1 ~ /^rx_queue_[0-9]+_xdp_packets$/ { sub(/delta=/, "", $2); s += $2 } END { print s + 0 }' "$T/sn.out")
+	if [ "$(cat "$T/sn.rc")" = 0 ] && grep -q "^# series netdev owner=0 n=$n why=\$" "$T/sn.out" && [ "$g" -ge 5 ]; then
+		ok "the sampler lists the port's netdev and its steps see a ping (+$g packets over $n statistics)"
+	else
+		notok "the sampler lists the port's netdev and its steps see a ping (rc $(cat "$T/sn.rc"), +$g packets)" "$T/sn.out"
+	fi
+fi
 exit 0

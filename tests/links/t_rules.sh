@@ -158,8 +158,8 @@ if have ib-8port; then
 	# symbol_error is a 16-bit PMA field: 65535 is where it stops.
 	copy ib-8port m; put "$T/m/$P/counters/symbol_error" 65535
 	run "$T/m" m
-	t "symbol_error 65535 -> links.errors, saturated (warning)" has "$T/m.json" links.errors mlx5_0/1 warning \
-		"symbol_error saturated" "since the counters were last cleared" "$P/counters/: symbol_error=65535" "perfquery -x"
+	t "symbol_error 65535 -> links.errors, PINNED (warning)" has "$T/m.json" links.errors mlx5_0/1 warning \
+		"symbol_error PINNED" "PINNED: clear them to count again: perfquery -x -R -C mlx5_0 -P 1" "since the counters were last cleared" "$P/counters/: symbol_error=65535" "perfquery -x"
 	t "saturated symbol_error adds only links.errors" added "$T/ib-8port.json" "$T/m.json" links.errors mlx5_0/1
 
 	copy ib-8port m; put "$T/m/$P/counters/symbol_error" 12
