@@ -97,7 +97,9 @@
  *    link_downed, whose threshold is 1), a pause storm that made the
  *    device stop pausing (tx_pause_storm_error_events: drops followed) or
  *    one long enough to warn (tx_pause_storm_warning_events), and module
- *    faults (module_bus_stuck, module_high_temp, module_bad_shorted).
+ *    faults (module_bus_stuck, module_high_temp, module_bad_shorted);
+ *    on the host, a frame its own XDP program built wrong (rx_xdp_tx_err:
+ *    too long or too short, counters.rst "Error").
  *  - 100: PCIe link recoveries (rx/tx_pci_signal_integrity), like PMA
  *    link_error_recovery: a few at boot or over a long uptime are noise,
  *    a hundred are a slot or riser that keeps retraining; seconds spent
@@ -106,7 +108,7 @@
  *  - 1000: drops for lack of buffers or congestion (rx_discards_phy,
  *    rx_prio%d_buf_discard, rx_prio%d_cong_discard, rx_prio%d_discards,
  *    tx_discards_phy, rx_out_of_buffer, outbound_pci_buffer_overflow,
- *    dev_out_of_buffer): the same loss-recovered-by-retransmission scale
+ *    dev_out_of_buffer, rx_xdp_tx_full): the same loss-recovered-by-retransmission scale
  *    as the Q-counters (a lossless priority should stay near zero; lossy
  *    TCP traffic on the same port adds some).
  *  - 31 for the gauges outbound_pci_stalled_rd/wr: the level (percent)
@@ -293,6 +295,28 @@ const struct fab_counter_def fab_counter_defs[] = {
 	   "frames dropped for being shorter than 64 bytes with a bad FCS"),
 	ET("rx_jabbers_phy", "packets", CC_ERROR, true, "link", 1,
 	   "frames dropped for being longer than 64 bytes with a bad FCS"),
+	/* Received frame sizes (RFC 2819 histogram, Informative): where the
+	 * traffic's sizes sit; RoCE at a 4096 MTU lands in 4096_to_8191. */
+	ET("rx_64_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 64 bytes received on the physical port"),
+	ET("rx_65_to_127_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 65 to 127 bytes received on the physical port"),
+	ET("rx_128_to_255_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 128 to 255 bytes received on the physical port"),
+	ET("rx_256_to_511_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 256 to 511 bytes received on the physical port"),
+	ET("rx_512_to_1023_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 512 to 1023 bytes received on the physical port"),
+	ET("rx_1024_to_1518_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 1024 to 1518 bytes received on the physical port"),
+	ET("rx_1519_to_2047_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 1519 to 2047 bytes received on the physical port"),
+	ET("rx_2048_to_4095_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 2048 to 4095 bytes received on the physical port"),
+	ET("rx_4096_to_8191_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 4096 to 8191 bytes received on the physical port"),
+	ET("rx_8192_to_10239_bytes_phy", "packets", CC_PACKETS, false, "link", 0,
+	   "frames of 8192 to 10239 bytes received on the physical port"),
 	/* Physical layer (PPCNT physical layer and statistical groups). */
 	ET("link_down_events_phy", "events", CC_ERROR, true, "physical", 1,
 	   "times the link went down (port flapping: cable or transceiver)"),
@@ -432,6 +456,83 @@ const struct fab_counter_def fab_counter_defs[] = {
 	   "times a receive queue was recovered after an error"),
 	ET("ch_eq_rearm", "events", CC_ERROR, true, "host", 1,
 	   "times an event queue was recovered (a lost interrupt)"),
+	/* More of the software port (sums over the rings), seen in recorded
+	 * outputs (tests/fixtures/ethtool/): NAPI, checksum offload, XDP and
+	 * the page pool. Host-side and informative unless counters.rst says
+	 * "Error"; class packets where there is no better one (never a
+	 * finding, never trouble). */
+	ET("tx_tso_packets", "packets", CC_PACKETS, false, "host", 0,
+	   "TSO packets the netdev sent (segmented by the NIC)"),
+	ET("tx_tso_bytes", "bytes", CC_DATA, false, "host", 0,
+	   "TSO bytes the netdev sent (segmented by the NIC)"),
+	ET("tx_tso_inner_packets", "packets", CC_PACKETS, false, "host", 0,
+	   "TSO packets sent with an encapsulated inner header"),
+	ET("tx_tso_inner_bytes", "bytes", CC_DATA, false, "host", 0,
+	   "TSO bytes sent with an encapsulated inner header"),
+	ET("tx_added_vlan_packets", "packets", CC_PACKETS, false, "host", 0,
+	   "packets sent whose VLAN tag the NIC inserted"),
+	ET("rx_removed_vlan_packets", "packets", CC_PACKETS, false, "host", 0,
+	   "packets received whose VLAN tag the NIC stripped"),
+	ET("rx_lro_packets", "packets", CC_PACKETS, false, "host", 0,
+	   "LRO packets received (coalesced by the NIC)"),
+	ET("rx_lro_bytes", "bytes", CC_DATA, false, "host", 0,
+	   "LRO bytes received (coalesced by the NIC)"),
+	ET("rx_csum_none", "packets", CC_PACKETS, false, "host", 0,
+	   "packets received with no checksum offload (CHECKSUM_NONE)"),
+	ET("rx_csum_complete", "packets", CC_PACKETS, false, "host", 0,
+	   "packets received with the NIC's full checksum (CHECKSUM_COMPLETE)"),
+	ET("rx_csum_unnecessary_inner", "packets", CC_PACKETS, false, "host", 0,
+	   "encapsulated packets whose inner checksum the NIC verified"),
+	ET("tx_csum_none", "packets", CC_PACKETS, false, "host", 0,
+	   "packets sent without checksum offload"),
+	ET("tx_csum_partial", "packets", CC_PACKETS, false, "host", 0,
+	   "packets sent with the checksum left to the NIC (CHECKSUM_PARTIAL)"),
+	ET("tx_csum_partial_inner", "packets", CC_PACKETS, false, "host", 0,
+	   "encapsulated packets sent with the inner checksum left to the NIC"),
+	ET("tx_queue_stopped", "events", CC_CONGESTION, false, "host", 0,
+	   "times a send queue was full and stopped (more send buffers may help)"),
+	ET("ch_events", "events", CC_PACKETS, false, "host", 0,
+	   "hard interrupts on the netdev's completion queues"),
+	ET("ch_poll", "events", CC_PACKETS, false, "host", 0,
+	   "NAPI polls of the netdev's channels"),
+	ET("ch_arm", "events", CC_PACKETS, false, "host", 0,
+	   "times a NAPI poll finished and re-armed its completion queues"),
+	ET("rx_csum_unnecessary", "packets", CC_PACKETS, false, "host", 0,
+	   "packets received whose checksum the NIC verified (CHECKSUM_UNNECESSARY)"),
+	ET("rx_congst_umr", "events", CC_CONGESTION, false, "host", 0,
+	   "times a pending UMR (memory registration) request was delayed by congestion"),
+	ET("rx_xdp_drop", "packets", CC_PACKETS, false, "host", 0,
+	   "packets an XDP program dropped (XDP_DROP): not in the other software counters"),
+	ET("rx_xdp_redirect", "packets", CC_PACKETS, false, "host", 0,
+	   "packets an XDP program redirected (XDP_REDIRECT)"),
+	ET("rx_xdp_tx_xmit", "packets", CC_PACKETS, false, "host", 0,
+	   "packets an XDP program sent back out of the port (XDP_TX)"),
+	ET("rx_xdp_tx_mpwqe", "events", CC_PACKETS, false, "host", 0,
+	   "multi-packet send WQEs posted for XDP_TX"),
+	ET("rx_xdp_tx_inlnw", "events", CC_PACKETS, false, "host", 0,
+	   "XDP_TX data segments inlined in their WQE"),
+	ET("rx_xdp_tx_nops", "events", CC_PACKETS, false, "host", 0,
+	   "NOP WQE blocks posted to the XDP send queue"),
+	ET("rx_xdp_tx_full", "packets", CC_ERROR, true, "host", 1000,
+	   "XDP_TX packets dropped because the XDP send queue was full"),
+	ET("rx_xdp_tx_err", "packets", CC_ERROR, true, "host", 1,
+	   "XDP_TX packets dropped for an error (frame too long or too short)"),
+	ET("rx_xdp_tx_cqe", "events", CC_PACKETS, false, "host", 0,
+	   "completions on the XDP_TX send queues"),
+	ET("rx_pp_alloc_fast", "events", CC_PACKETS, false, "host", 0,
+	   "receive pages the page pool handed out from its cache (fast path)"),
+	ET("rx_pp_alloc_slow", "events", CC_PACKETS, false, "host", 0,
+	   "receive pages the page pool allocated one at a time (slow path)"),
+	ET("rx_pp_alloc_slow_high_order", "events", CC_PACKETS, false, "host", 0,
+	   "high-order page allocations on the page pool's slow path"),
+	ET("rx_pp_alloc_empty", "events", CC_PACKETS, false, "host", 0,
+	   "times the page pool's ring was empty and forced a slow allocation"),
+	ET("rx_pp_alloc_refill", "events", CC_PACKETS, false, "host", 0,
+	   "allocations that refilled the page pool's cache"),
+	ET("rx_pp_alloc_waive", "events", CC_PACKETS, false, "host", 0,
+	   "pages from the page pool's ring not cached because of a NUMA mismatch"),
+	ET("rx_pp_recycle_cached", "events", CC_PACKETS, false, "host", 0,
+	   "pages recycled into the page pool's cache"),
 };
 const int fab_ncounter_defs = (int)(sizeof(fab_counter_defs) / sizeof(fab_counter_defs[0]));
 
