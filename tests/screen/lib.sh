@@ -55,3 +55,24 @@ headless() {
 	fi
 	return $_rc
 }
+
+# need SCENARIO: a TAP failure (and 1) when the scenario has no samples.
+need() {
+	[ -f "$SCEN/$1/fabtop/samples.json" ] && return 0
+	notok "scenario $1 has no samples (make scenarios)"
+	return 1
+}
+
+# has FILE TEST PATTERN...: every grep pattern is in the dump.
+has() {
+	f=$1 name=$2
+	shift 2
+	for pat in "$@"; do
+		if ! grep -q -- "$pat" "$f" 2>/dev/null; then
+			notok "$name (no \"$pat\")"
+			[ -f "$f" ] && comment < "$f"
+			return 1
+		fi
+	done
+	ok "$name"
+}

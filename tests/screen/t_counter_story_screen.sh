@@ -26,25 +26,7 @@ unset LC_ALL LINES COLUMNS NO_COLOR
 
 PREFIX=fabtop-story . "$(dirname "$0")/lib.sh"
 
-need() {
-	[ -f "$SCEN/$1/fabtop/samples.json" ] && return 0
-	notok "scenario $1 has no samples (make scenarios)"
-	return 1
-}
 
-# has FILE TEST PATTERN...: every grep pattern is in the dump.
-has() {
-	f=$1 name=$2
-	shift 2
-	for pat in "$@"; do
-		if ! grep -q -- "$pat" "$f" 2>/dev/null; then
-			notok "$name (no \"$pat\")"
-			[ -f "$f" ] && comment < "$f"
-			return 1
-		fi
-	done
-	ok "$name"
-}
 
 # (a) pause-storm at sample 30: the storm began at step 20 on mlx5_6.
 if need pause-storm; then
