@@ -18,8 +18,10 @@ BUILD="make gcc pkg-config python3 hwloc libncurses-dev libnl-3-dev libnl-route-
 # nftables: the path MTU tests' black holes; perftest: layer 3 against the
 # real ib_write_bw; iputils-tracepath iputils-ping: bench/mtu;
 # clang libclang-rt-14-dev: make fuzz; ethtool: bench/ethtool's `ethtool -S`
-# (what scripts run) and tests/counters/t_ethtool_veth.sh's comparison.
-TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool"
+# (what scripts run) and tests/counters/t_ethtool_veth.sh's comparison;
+# strace: tests/hazard/t_hazard.sh proves a SW_MNG function's counter files
+# are never opened.
+TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"

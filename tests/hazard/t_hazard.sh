@@ -92,14 +92,34 @@ if command -v strace >/dev/null; then
 	for d in "$R2"/sys/class/infiniband/*; do
 		[ "$(basename "$d")" = mlx5_0 ] || rm -f "$d"
 	done
-	trace() { strace -f -qq -e trace=open,openat,openat2 -o "$T/trace" "$bin" --root "$R2" report links >/dev/null 2>&1; grep -E '"(hw_)?counters"|/(hw_)?counters[/"]' "$T/trace" | grep -vc O_PATH; }
+	# ... and from the device tree the capture walks.
+	find "$R2/sys/devices" -type d -path '*/infiniband/mlx5_*' -name 'mlx5_*' ! -name mlx5_0 -prune \
+		-exec rm -rf {} + 2>/dev/null
+	# The snapshot (report links), the sampler (report counters on the tree
+	# as a plain directory: no meta.json, so it samples its files) and the
+	# capture's samples (capture --samples of that directory).
+	rm -f "$R2/fabtop/meta.json"
+	trace() {
+		rm -rf "$T/cap2"
+		: > "$T/trace.all"
+		for what in "report links" "report counters --count 2 --interval 0.1" \
+			    "capture -o $T/cap2/ --samples 2 --interval 0.1"; do
+			# shellcheck disable=SC2086
+			strace -f -qq -e trace=open,openat,openat2 -o "$T/trace" "$bin" --root "$R2" $what \
+				>/dev/null 2>&1
+			cat "$T/trace" >> "$T/trace.all"
+		done
+		# Reads only: the capture writes its own copies (O_WRONLY).
+		grep -E '"(hw_)?counters"|/(hw_)?counters[/"]' "$T/trace.all" | grep -v -e O_PATH -e O_WRONLY |
+			wc -l | tr -d ' '
+	}
 	n_skip=$(trace)
 	mkvpd PLAIN "$(pci_of "$R2" mlx5_0)/vpd"
 	n_read=$(trace)
 	if [ "$n_skip" = 0 ] && [ "$n_read" -gt 0 ]; then
-		ok "hazard: strace sees no counters folder opened (and $n_read opens without the marker)"
+		ok "hazard: strace sees no counters folder opened by report links, report counters or capture --samples (and $n_read opens without the marker)"
 	else
-		nok "hazard: strace sees no counters folder opened" "with SW_MNG: $n_skip, without: $n_read" "$(grep counters "$T/trace" | head -5)"
+		nok "hazard: strace sees no counters folder opened" "with SW_MNG: $n_skip, without: $n_read" "$(grep counters "$T/trace.all" | head -5)"
 	fi
 else
 	echo "ok - hazard: strace check # SKIP strace is not installed"
