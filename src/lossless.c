@@ -244,6 +244,12 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 	return 0;
 }
 
+bool lossless_prio_shown(const struct lossless_prio *pp)
+{
+	return pp->seen && (pp->rx_pkts || pp->tx_pkts || pp->pfc == FAB_YES || pp->job ||
+			    pp->rx_pause || pp->tx_pause || pp->discards);
+}
+
 static void prio_mask_list(unsigned mask, char *buf, size_t len)
 {
 	fab_prio_list(fab_int_of(mask), buf, len);

@@ -56,15 +56,10 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-/* "mlx5_0/1", "mlx5_0" for the device-level hw_counters (port 0), the
- * netdev's name for its ethtool statistics. */
+/* The series' name, as every view gives it (sampler_series_label()). */
 static const char *port_label(const struct fab_series *p, char *buf, size_t len)
 {
-	if (p->kind == SER_NETDEV) {
-		snprintf(buf, len, "%s", p->dev);
-		return buf;
-	}
-	return fab_subject(p->dev, p->port, buf, len);
+	return sampler_series_label(p, buf, len);
 }
 
 /* A counter's RDMA device and port in the JSON: a netdev's are its port's
@@ -646,8 +641,7 @@ static void lossless_section(struct run *rn)
 		out_open_arr(o, "prios");
 		for (int b = 0; b < LOSSLESS_NPRIO; b++) {
 			const struct lossless_prio *pp = &lp.prio[b];
-			if (!pp->seen || (!pp->rx_pkts && !pp->tx_pkts && pp->pfc != FAB_YES && !pp->job &&
-					  !pp->rx_pause && !pp->tx_pause && !pp->discards))
+			if (!lossless_prio_shown(pp))
 				continue;
 			out_open_obj(o, NULL);
 			out_int(o, PR_ANY, "prio", "      prio %lld", fab_int_of(b));

@@ -19,6 +19,7 @@
 #include "fabtop/pcie_watch.h"
 #include "fabtop/model.h"
 #include "fabtop/util.h"
+#include "fabtop/vocab.h"
 
 #define CLASS_DIR "/sys/class/infiniband"
 
@@ -296,6 +297,15 @@ const char *sampler_series_dev(const struct fab_sampler *s, int i)
 	if (p->kind == SER_RDMA)
 		return p->dev;
 	return p->owner >= 0 && p->owner < s->nports ? s->ports[p->owner].dev : NULL;
+}
+
+const char *sampler_series_label(const struct fab_series *p, char *buf, size_t len)
+{
+	if (p->kind == SER_NETDEV) {
+		snprintf(buf, len, "%s", p->dev);
+		return buf;
+	}
+	return fab_subject(p->dev, p->port, buf, len);
 }
 
 const struct fab_ctr *sampler_ctr(const struct fab_sampler *s, int i, const char *dir,

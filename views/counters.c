@@ -105,14 +105,10 @@ static bool series_shown(const struct fab_sampler *s, const char *fdev, int i)
 	return !fdev || (dev && strcmp(fdev, dev) == 0);
 }
 
-/* "mlx5_0/1", "mlx5_0" for the device-level hw_counters, the netdev's
- * name for its ethtool statistics. */
+/* The series' name, as every view gives it (sampler_series_label()). */
 static void port_label(const struct fab_series *p, char *buf, size_t len)
 {
-	if (p->kind == SER_NETDEV)
-		snprintf(buf, len, "%s", p->dev);
-	else
-		fab_subject(p->dev, p->port, buf, len);
+	sampler_series_label(p, buf, len);
 }
 
 /* The model's port behind a sampler series: its link layer and line rate
@@ -667,8 +663,7 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 		view_pen_nl(p);
 		for (int k = 0; k < LOSSLESS_NPRIO; k++) {
 			const struct lossless_prio *pp = &lp.prio[k];
-			if (!pp->seen || (!pp->rx_pkts && !pp->tx_pkts && pp->pfc != FAB_YES && !pp->job &&
-					  !pp->rx_pause && !pp->tx_pause && !pp->discards))
+			if (!lossless_prio_shown(pp))
 				continue;
 			fmt_si((double)pp->rx_pkts / lp.elapsed, a, sizeof(a));
 			fmt_si((double)pp->tx_pkts / lp.elapsed, b, sizeof(b));
@@ -720,30 +715,26 @@ static bool finding_shown(const struct fab_sampler *s, const char *fdev, const s
 	return false;
 }
 
-/* brief: one line under the port table (how many, the ids of the worst);
- * else each finding in full (message, layer, evidence, next step). */
-static void run_findings(struct view_pen *p, const struct fab_model *m,
+/* The run's findings f (watch_findings(), gathered once per draw). brief:
+ * one line under the port table (how many, the ids of the worst); else
+ * each in full (message, layer, evidence, next step). */
+static void run_findings(struct view_pen *p, const struct fab_model *f,
 			 const struct fab_sampler *s, const char *fdev, bool brief)
 {
-	struct fab_model f;
 	int total = 0, worst = -1;
 	char buf[512] = "";
-	model_init(&f);
-	watch_findings(s, m, &f);
-	for (int i = 0; i < f.nfindings; i++)
-		if (finding_shown(s, fdev, &f.findings[i])) {
+	for (int i = 0; i < f->nfindings; i++)
+		if (finding_shown(s, fdev, &f->findings[i])) {
 			total++;
-			if ((int)f.findings[i].sev > worst)
-				worst = (int)f.findings[i].sev;
+			if ((int)f->findings[i].sev > worst)
+				worst = (int)f->findings[i].sev;
 		}
-	if (!total) {
-		model_free(&f);
+	if (!total)
 		return;
-	}
 	if (brief) {
 		/* The ids of the worst severity, each once: the details are at the end. */
-		for (int i = 0; i < f.nfindings; i++) {
-			const struct fab_finding *fi = &f.findings[i];
+		for (int i = 0; i < f->nfindings; i++) {
+			const struct fab_finding *fi = &f->findings[i];
 			if ((int)fi->sev != worst || !finding_shown(s, fdev, fi) || strstr(buf, fi->id))
 				continue;
 			fab_catf(buf, sizeof(buf), "%s%s", buf[0] ? " " : "", fi->id);
@@ -755,17 +746,15 @@ static void run_findings(struct view_pen *p, const struct fab_model *m,
 		x = view_pen_fixed(p, x < LABEL_W ? LABEL_W : x + 1, head, fab_sev_attr((enum fab_severity)worst));
 		view_pen_clip(p, x + 1, x + 1, buf, 0);
 		view_pen_nl(p);
-		model_free(&f);
 		return;
 	}
 	view_pen_nl(p);
 	snprintf(buf, sizeof(buf), "Findings over the run (%d)", total);
 	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
 	view_pen_nl(p);
-	for (int i = 0; i < f.nfindings; i++)
-		if (finding_shown(s, fdev, &f.findings[i]))
-			view_pen_finding(p, 2, &f.findings[i]);
-	model_free(&f);
+	for (int i = 0; i < f->nfindings; i++)
+		if (finding_shown(s, fdev, &f->findings[i]))
+			view_pen_finding(p, 2, &f->findings[i]);
 }
 
 /* ---- QPs ------------------------------------------------------------------ */
@@ -1104,13 +1093,16 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		qp_section(p, l, NULL);
 		return;
 	}
+	struct fab_model run;   /* the run's findings (watch.h): once for both places */
+	model_init(&run);
+	watch_findings(s, m, &run);
 	port_table(p, m, s, fdev);
 	lossless_section(p, m, s, fdev, true);
 	if (s->note[0]) {
 		view_pen_fixed(p, 0, "note", A_BOLD);
 		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));
 	}
-	run_findings(p, m, s, fdev, true);
+	run_findings(p, &run, s, fdev, true);
 	/* Devices whose counters are never read (hazard.h), as the model says. */
 	for (int i = 0; i < m->nnics; i++)
 		if (m->nics[i].counters_skipped[0] && (!fdev || strcmp(fdev, m->nics[i].name) == 0)) {
@@ -1125,7 +1117,8 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	view_pen_nl(p);
 	ctr_list(p, s, fdev, p->v->mode != 0);
 	lossless_section(p, m, s, fdev, false);
-	run_findings(p, m, s, fdev, false);
+	run_findings(p, &run, s, fdev, false);
+	model_free(&run);
 }
 
 static void counters_draw(struct view *v, WINDOW *win, struct view_ctx *c)

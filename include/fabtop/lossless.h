@@ -85,6 +85,11 @@ struct lossless_port {
 int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i,
 		   struct lossless_port *out);
 
+/* Whether a priority is worth a line where the path is shown (the pane,
+ * `report counters`): it carried or paused or dropped anything, has PFC,
+ * or is the job's. */
+bool lossless_prio_shown(const struct lossless_prio *pp);
+
 /* Appends the findings of every RoCE port (ids "lossless.*") to out with
  * model_add_finding(); returns how many. */
 int lossless_findings(const struct fab_sampler *s, const struct fab_model *m,

@@ -158,6 +158,9 @@ int sampler_netdev_of(const struct fab_sampler *s, int i);
 /* The RDMA device series i speaks for: its own, or for a netdev its
  * port's; NULL for a netdev no port names. */
 const char *sampler_series_dev(const struct fab_sampler *s, int i);
+/* How every view names series p: "mlx5_0/1", "mlx5_0" for the
+ * device-level hw_counters, the netdev's name for its ethtool statistics. */
+const char *sampler_series_label(const struct fab_series *p, char *buf, size_t len);
 /* The series and counter named so (dir "counters", "hw_counters",
  * "ethtool") in series i; NULL when it has none. */
 const struct fab_ctr *sampler_ctr(const struct fab_sampler *s, int i, const char *dir,
