@@ -1,0 +1,69 @@
+/*
+ * fleet.h - many nodes in one view (`fabtop fleet CAPTURE...|DIR`, the
+ * Fleet pane): one row per node, then what sets a node apart from the
+ * majority of the nodes of its kind (nodefacts_kind()).
+ *
+ * Every node is read through nodedoc_load() one at a time and freed before
+ * the next: memory is one document plus the summary (rows, and per kind the
+ * distinct values of each fact with their counts). The row's facts and the
+ * outliers come from the document's own fields and nodefacts.h; fleet
+ * judges nothing itself (the verdict and the findings are the report's).
+ *
+ * A node that cannot be read is a row with error set and verdict
+ * "unknown", never dropped, never healthy.
+ *
+ * Sequence: fleet_load() -> fleet_print() / the Fleet pane -> fleet_free().
+ */
+#ifndef FABTOP_FLEET_H
+#define FABTOP_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "fabtop/print.h"
+
+/* One fact of a node that differs from the majority of its kind. */
+struct fleet_odd {
+	const char *section;    /* nodefacts.h's section */
+	char *key;
+	char *value;            /* this node's; NULL: the node lacks the fact */
+	char *majority;         /* the kind's most common value; NULL: most lack it */
+	int agree, of;          /* nodes of the kind with the majority value, of all of the kind */
+};
+
+struct fleet_node {
+	char *path;             /* what was opened (a capture, a directory, a report JSON) */
+	char *host;             /* the document's host; the path's name when it has none */
+	char *kind;             /* nodefacts_kind() */
+	char *verdict;          /* the report's verdict: "ok", "findings" or "unknown" (as report all says) */
+	int sev[3];             /* findings by severity: info, warning, error */
+	int ports_up, ports_expected;
+	char *slowest;          /* the slowest usable port: "mlx5_3/1 200 Gb/s"; NULL: none */
+	char *firmware;         /* the HCAs' firmware: one version, or "A (8), B (2)" */
+	char *env;              /* NCCL-relevant settings, "NAME=VALUE ..." ("" none) */
+	char *topo_fp;          /* a short fingerprint of the topology matrix */
+	struct fleet_odd *odd;  /* what sets it apart from its kind */
+	size_t nodd;
+	char *error;            /* could not be read: why; NULL otherwise */
+};
+
+struct fleet {
+	struct fleet_node *nodes;   /* in the order of the paths */
+	size_t n;
+	size_t nkinds;
+};
+
+/* paths: captures, capture directories, report JSONs, or directories of
+ * them (expanded with nodedoc_list()). Progress and reasons go to log
+ * (NULL: none). 0, or -1 (nothing to read, out of memory) with the reason
+ * on log. */
+int fleet_load(char *const *paths, size_t n, struct fleet *f, FILE *log);
+void fleet_free(struct fleet *f);
+/* Text: the rows, then the outliers per node; JSON: {"nodes": [...],
+ * "kinds": [...]}. */
+void fleet_print(struct fab_out *o, const struct fleet *f);
+/* 0 every node ok and none odd, 1 findings of warning severity or worse or
+ * an outlier, 2 a node could not be read (its verdict unknown). */
+int fleet_exit(const struct fleet *f);
+
+#endif
