@@ -715,7 +715,8 @@ static int find_odd(struct fleet *f, struct acc *a)
 			if (fs->stamp != i + 1 && fs->maj >= 0 && odd_add(r, &cap, a, fs, NULL) != 0)
 				return -1;
 		}
-		qsort(r->odd, r->nodd, sizeof(*r->odd), odd_cmp);
+		if (r->nodd > 1)
+			qsort(r->odd, r->nodd, sizeof(*r->odd), odd_cmp);
 	}
 	return 0;
 }
@@ -769,7 +770,8 @@ static int build_kinds(struct fleet *f, struct acc *a)
 			if (!(nm->key = strdup(a->str.s[fs->key])))
 				return -1;
 		}
-		qsort(fk->nomaj, fk->nnomaj, sizeof(*fk->nomaj), nomaj_cmp);
+		if (fk->nnomaj > 1)
+			qsort(fk->nomaj, fk->nnomaj, sizeof(*fk->nomaj), nomaj_cmp);
 	}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->nodes[i].nodd && a->node_kind[i] >= 0)
@@ -782,7 +784,7 @@ static int build_kinds(struct fleet *f, struct acc *a)
 		if (fs->maj != MAJ_NONE || !fk->compared)
 			continue;
 		struct fleet_nomaj key = { .section = fs->section, .key = a->str.s[fs->key] };
-		struct fleet_nomaj *nm = bsearch(&key, fk->nomaj, fk->nnomaj, sizeof(*nm), nomaj_cmp);
+		struct fleet_nomaj *nm = fk->nnomaj ? bsearch(&key, fk->nomaj, fk->nnomaj, sizeof(*nm), nomaj_cmp) : NULL;
 		if (!nm)
 			continue;
 		size_t cap = nm->nvalues;
@@ -959,6 +961,10 @@ int fleet_exit(const struct fleet *f)
 		if (node_warns(r) || r->nodd)
 			rc = 1;
 	}
+	/* A kind split with no majority is not a uniform fleet either. */
+	for (size_t k = 0; k < f->nkinds; k++)
+		if (f->kinds[k].nnomaj)
+			rc = 1;
 	return rc;
 }
 
@@ -979,8 +985,9 @@ static void print_summary(struct fab_out *o, const struct fleet *f)
 		warn += node_warns(&f->nodes[i]);
 	}
 	out_open_obj(o, "summary");
-	out_int(o, PR_ANY, "nodes", "Fleet: %s nodes", fab_int_of((long long)f->n));
-	out_int(o, PR_ANY, "kinds", ", %s kind", fab_int_of((long long)f->nkinds));
+	out_int(o, PR_ANY, "nodes", f->n == 1 ? "Fleet: %lld node" : "Fleet: %lld nodes",
+		fab_int_of((long long)f->n));
+	out_int(o, PR_ANY, "kinds", ", %lld kind", fab_int_of((long long)f->nkinds));
 	out_text(o, "%s", f->nkinds == 1 ? "" : "s");
 	out_int(o, PR_JSON, "odd", NULL, fab_int_of((long long)odd));
 	out_int(o, PR_JSON, "unknown", NULL, fab_int_of((long long)unread));
@@ -1007,6 +1014,12 @@ static void print_summary(struct fab_out *o, const struct fleet *f)
 		out_str(o, PR_JSON, NULL, NULL, r->host);
 	}
 	out_close_arr(o);
+	size_t nomaj = 0;
+	for (size_t k = 0; k < f->nkinds; k++)
+		nomaj += f->kinds[k].nnomaj;
+	out_int(o, PR_JSON, "no_majority", NULL, fab_int_of((long long)nomaj));
+	if (nomaj)
+		out_text(o, "; no majority on %zu fact%s (under Kinds)", nomaj, nomaj == 1 ? "" : "s");
 	if (unread)
 		out_text(o, "; %zu unknown (not read, or verdict unknown)", unread);
 	if (warn)
@@ -1150,7 +1163,8 @@ static void print_kinds(struct fab_out *o, const struct fleet *f)
 		const struct fleet_kind *fk = &f->kinds[k];
 		out_open_obj(o, NULL);
 		out_str(o, PR_ANY, "kind", "  %s: ", fk->name);
-		out_int(o, PR_ANY, "nodes", "%s nodes", fab_int_of((long long)fk->nodes));
+		out_int(o, PR_ANY, "nodes", fk->nodes == 1 ? "%lld node" : "%lld nodes",
+			fab_int_of((long long)fk->nodes));
 		out_int(o, PR_JSON, "facts", NULL, fab_int_of((long long)fk->facts));
 		out_bool(o, PR_JSON, "compared", NULL, fk->compared);
 		out_int(o, PR_JSON, "odd_nodes", NULL, fab_int_of((long long)fk->odd_nodes));

@@ -102,8 +102,9 @@ void fleet_free(struct fleet *f);
  * nodes that could not be read, the rows, then the kinds; JSON:
  * {"summary": {...}, "nodes": [...], "kinds": [...]} (docs/fleet.md). */
 void fleet_print(struct fab_out *o, const struct fleet *f);
-/* 0 every node ok and none odd, 1 findings of warning severity or worse or
- * an outlier, 2 a node could not be read (its verdict unknown). */
+/* 0 every node ok and none odd, 1 findings of warning severity or worse,
+ * an outlier, or a fact with no majority in its kind, 2 a node could not
+ * be read or its report's verdict is unknown. */
 int fleet_exit(const struct fleet *f);
 /* `fabtop fleet CAPTURE...|DIR... [--json] [--batch]` (argv[0] "fleet"):
  * the Fleet pane on a terminal (tui_fleet_run()), else the text or JSON;
