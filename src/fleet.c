@@ -25,11 +25,6 @@
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
 
-/* The Fleet pane (helper "fleetpane") defines tui_fleet_run(); until it is
- * linked in, fleet_main() sees a NULL address and prints the text instead.
- * Drop this line once the pane has landed. */
-#pragma weak tui_fleet_run
-
 /* A kind needs this many nodes before one value can be the majority that
  * the others are told apart from: with 2, any difference is a tie. */
 #define FLEET_MIN_COMPARE 3
@@ -1264,12 +1259,10 @@ int fleet_main(int argc, char **argv)
 	bool script = getenv("FABTOP_SCRIPT") != NULL;
 	bool term = script || (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO));
 	bool pane = !json && !batch && term;
-	if (pane && tui_fleet_run && (script || tui_term_usable(why, sizeof(why)))) {
+	if (pane && (script || tui_term_usable(why, sizeof(why)))) {
 		rc = tui_fleet_run(&f);
 	} else {
-		if (pane && !tui_fleet_run)
-			fputs("fabtop: the Fleet pane is not in this build: printing the fleet as text\n", stderr);
-		else if (pane)
+		if (pane)
 			fprintf(stderr, "fabtop: %s: printing the fleet as text instead of the console "
 				"(set TERM, e.g. TERM=xterm-256color, for the console)\n", why);
 		struct fab_out *o = out_new(json ? OUT_JSON : OUT_TEXT, stdout);

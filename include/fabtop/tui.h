@@ -29,12 +29,6 @@ int tui_fleet_run(const struct fleet *f);
  * tui_run(); the strings must outlive it. */
 void tui_job_opts(const char *ras_addr, double window);
 
-/* The console on the Fleet pane over f (fleet.h), which the caller frees
- * after; Enter opens a node's capture in the other panes, a key returns to
- * the fleet. Returns the process exit status. Written with the Fleet pane;
- * fleet_main() prints the text while it is not linked in. */
-int tui_fleet_run(struct fleet *f);
-
 /* Whether the terminal can hold the console: TERM set, in terminfo, with
  * cursor addressing ("cup"). When not, why says so in one line, and the
  * callers print the batch output instead (with that line on stderr). */
