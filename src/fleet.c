@@ -280,14 +280,16 @@ static int acc_node(struct acc *a, size_t node, uint32_t kind, const struct node
 		/* The slot is keyed by section and key: the section is a static
 		 * word without a 0x1f, so the joined form is unambiguous. */
 		size_t sl = strlen(f->section), kl = strlen(key);
-		char *joined = malloc(sl + kl + 2);
+		char small[256];
+		char *joined = sl + kl + 2 <= sizeof(small) ? small : malloc(sl + kl + 2);
 		if (!joined)
 			goto oom;
 		memcpy(joined, f->section, sl);
 		joined[sl] = 0x1f;
 		memcpy(joined + sl + 1, key, kl + 1);
 		int64_t jid = strtab_id(&a->str, joined, sl + kl + 1);
-		free(joined);
+		if (joined != small)
+			free(joined);
 		int64_t kid = strtab_id(&a->str, key, kl);
 		if (jid < 0 || kid < 0)
 			goto oom;
