@@ -528,19 +528,25 @@ static int row_topo_fp(struct fleet_node *r, const json_t *doc)
 	return (r->topo_fp = strdup(buf)) ? 0 : -1;
 }
 
-/* NCCL-relevant settings: nodefacts' "nccl" section, as NAME=VALUE. */
+/* An NCCL setting among nodefacts' "nccl" facts (the section also holds
+ * which library the node would load, which is no setting). */
+static bool nccl_setting(const struct nodefact *f)
+{
+	return strcmp(f->section, "nccl") == 0 && f->key && strncmp(f->key, "NCCL_", 5) == 0;
+}
+
+/* NCCL-relevant settings: nodefacts' NCCL_* facts, as NAME=VALUE. */
 static int row_env(struct fleet_node *r, const struct nodefacts *nf)
 {
 	size_t len = 1;
 	for (size_t i = 0; i < nf->n; i++)
-		if (strcmp(nf->v[i].section, "nccl") == 0)
-			len += strlen(nf->v[i].key ? nf->v[i].key : "") +
-			       strlen(nf->v[i].value ? nf->v[i].value : "") + 2;
+		if (nccl_setting(&nf->v[i]))
+			len += strlen(nf->v[i].key) + strlen(nf->v[i].value ? nf->v[i].value : "") + 2;
 	if (!(r->env = malloc(len)))
 		return -1;
 	r->env[0] = '\0';
 	for (size_t i = 0; i < nf->n; i++)
-		if (strcmp(nf->v[i].section, "nccl") == 0)
+		if (nccl_setting(&nf->v[i]))
 			fab_catf(r->env, len, "%s%s=%s", r->env[0] ? " " : "",
 				 nf->v[i].key ? nf->v[i].key : "", nf->v[i].value ? nf->v[i].value : "");
 	return 0;
@@ -654,8 +660,9 @@ static int expand(char *const *paths, size_t n, struct pathlist *pl, struct path
 
 static int section_rank(const char *s)
 {
-	static const char *const order[] = { "node", "topology", "hca", "port", "pcie", "nccl",
-					     "counter", "finding" };
+	/* nodefacts.c's order of sections, for reading (a display order only). */
+	static const char *const order[] = { "node", "topology", "hca", "port", "pcie", "netdev",
+					     "nccl", "counter", "finding" };
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (strcmp(s, order[i]) == 0)
 			return (int)i;
