@@ -45,6 +45,7 @@
 struct strtab {
 	char **s;               /* id -> string */
 	uint32_t *hash;         /* id -> its hash */
+	size_t *len;            /* id -> its length */
 	size_t n, cap;
 	uint32_t *slot;         /* id + 1; 0 empty */
 	size_t nslot;           /* a power of two */
@@ -94,7 +95,7 @@ static int64_t strtab_id(struct strtab *t, const char *s, size_t len)
 	size_t j = h & (t->nslot - 1);
 	for (; t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
 		uint32_t id = t->slot[j] - 1;
-		if (t->hash[id] == h && strlen(t->s[id]) == len && memcmp(t->s[id], s, len) == 0)
+		if (t->hash[id] == h && t->len[id] == len && memcmp(t->s[id], s, len) == 0)
 			return id;
 	}
 	if (t->n == t->cap) {
@@ -107,6 +108,10 @@ static int64_t strtab_id(struct strtab *t, const char *s, size_t len)
 		if (!nh)
 			return -1;
 		t->hash = nh;
+		size_t *nl = realloc(t->len, nc * sizeof(*nl));
+		if (!nl)
+			return -1;
+		t->len = nl;
 		t->cap = nc;
 	}
 	char *copy = malloc(len + 1);
@@ -116,6 +121,7 @@ static int64_t strtab_id(struct strtab *t, const char *s, size_t len)
 	copy[len] = '\0';
 	t->s[t->n] = copy;
 	t->hash[t->n] = h;
+	t->len[t->n] = len;
 	t->slot[j] = (uint32_t)t->n + 1;
 	return (int64_t)t->n++;
 }
@@ -126,6 +132,7 @@ static void strtab_free(struct strtab *t)
 		free(t->s[i]);
 	free(t->s);
 	free(t->hash);
+	free(t->len);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
 }
