@@ -40,6 +40,7 @@
 struct strtab {
 	char **s;               /* id -> string */
 	uint32_t *hash;         /* id -> its hash */
+	size_t *len;            /* id -> its length */
 	size_t n, cap;
 	uint32_t *slot;         /* id + 1; 0 empty */
 	size_t nslot;           /* a power of two */
@@ -89,7 +90,7 @@ static int64_t strtab_id(struct strtab *t, const char *s, size_t len)
 	size_t j = h & (t->nslot - 1);
 	for (; t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
 		uint32_t id = t->slot[j] - 1;
-		if (t->hash[id] == h && strlen(t->s[id]) == len && memcmp(t->s[id], s, len) == 0)
+		if (t->hash[id] == h && t->len[id] == len && memcmp(t->s[id], s, len) == 0)
 			return id;
 	}
 	if (t->n == t->cap) {
@@ -102,6 +103,10 @@ static int64_t strtab_id(struct strtab *t, const char *s, size_t len)
 		if (!nh)
 			return -1;
 		t->hash = nh;
+		size_t *nl = realloc(t->len, nc * sizeof(*nl));
+		if (!nl)
+			return -1;
+		t->len = nl;
 		t->cap = nc;
 	}
 	char *copy = malloc(len + 1);
@@ -111,6 +116,7 @@ static int64_t strtab_id(struct strtab *t, const char *s, size_t len)
 	copy[len] = '\0';
 	t->s[t->n] = copy;
 	t->hash[t->n] = h;
+	t->len[t->n] = len;
 	t->slot[j] = (uint32_t)t->n + 1;
 	return (int64_t)t->n++;
 }
@@ -121,6 +127,7 @@ static void strtab_free(struct strtab *t)
 		free(t->s[i]);
 	free(t->s);
 	free(t->hash);
+	free(t->len);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
 }
@@ -275,14 +282,16 @@ static int acc_node(struct acc *a, size_t node, uint32_t kind, const struct node
 		/* The slot is keyed by section and key: the section is a static
 		 * word without a 0x1f, so the joined form is unambiguous. */
 		size_t sl = strlen(f->section), kl = strlen(key);
-		char *joined = malloc(sl + kl + 2);
+		char small[256];
+		char *joined = sl + kl + 2 <= sizeof(small) ? small : malloc(sl + kl + 2);
 		if (!joined)
 			goto oom;
 		memcpy(joined, f->section, sl);
 		joined[sl] = 0x1f;
 		memcpy(joined + sl + 1, key, kl + 1);
 		int64_t jid = strtab_id(&a->str, joined, sl + kl + 1);
-		free(joined);
+		if (joined != small)
+			free(joined);
 		int64_t kid = strtab_id(&a->str, key, kl);
 		if (jid < 0 || kid < 0)
 			goto oom;
@@ -521,19 +530,25 @@ static int row_topo_fp(struct fleet_node *r, const json_t *doc)
 	return (r->topo_fp = strdup(buf)) ? 0 : -1;
 }
 
-/* NCCL-relevant settings: nodefacts' "nccl" section, as NAME=VALUE. */
+/* An NCCL setting among nodefacts' "nccl" facts (the section also holds
+ * which library the node would load, which is no setting). */
+static bool nccl_setting(const struct nodefact *f)
+{
+	return strcmp(f->section, "nccl") == 0 && f->key && strncmp(f->key, "NCCL_", 5) == 0;
+}
+
+/* NCCL-relevant settings: nodefacts' NCCL_* facts, as NAME=VALUE. */
 static int row_env(struct fleet_node *r, const struct nodefacts *nf)
 {
 	size_t len = 1;
 	for (size_t i = 0; i < nf->n; i++)
-		if (strcmp(nf->v[i].section, "nccl") == 0)
-			len += strlen(nf->v[i].key ? nf->v[i].key : "") +
-			       strlen(nf->v[i].value ? nf->v[i].value : "") + 2;
+		if (nccl_setting(&nf->v[i]))
+			len += strlen(nf->v[i].key) + strlen(nf->v[i].value ? nf->v[i].value : "") + 2;
 	if (!(r->env = malloc(len)))
 		return -1;
 	r->env[0] = '\0';
 	for (size_t i = 0; i < nf->n; i++)
-		if (strcmp(nf->v[i].section, "nccl") == 0)
+		if (nccl_setting(&nf->v[i]))
 			fab_catf(r->env, len, "%s%s=%s", r->env[0] ? " " : "",
 				 nf->v[i].key ? nf->v[i].key : "", nf->v[i].value ? nf->v[i].value : "");
 	return 0;
@@ -647,8 +662,9 @@ static int expand(char *const *paths, size_t n, struct pathlist *pl, struct path
 
 static int section_rank(const char *s)
 {
-	static const char *const order[] = { "node", "topology", "hca", "port", "pcie", "nccl",
-					     "counter", "finding" };
+	/* nodefacts.c's order of sections, for reading (a display order only). */
+	static const char *const order[] = { "node", "topology", "hca", "port", "pcie", "netdev",
+					     "nccl", "counter", "finding" };
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (strcmp(s, order[i]) == 0)
 			return (int)i;
