@@ -367,6 +367,15 @@ static void head_body(struct view_pen *p, const struct fab_model *m)
 	view_pen_wrap(p, 0, buf, fab_attr(CP_DIM));
 }
 
+/* The fleet's summary of the node's kind; NULL when it has none. */
+static const struct fleet_kind *kind_of(const struct fleet *f, const struct fleet_node *n)
+{
+	for (size_t i = 0; f->kinds && n->kind && i < f->nkinds; i++)
+		if (f->kinds[i].name && strcmp(f->kinds[i].name, n->kind) == 0)
+			return &f->kinds[i];
+	return NULL;
+}
+
 static void detail_line(struct view_pen *p, const char *name, const char *value, int attr)
 {
 	char buf[1024];
@@ -392,6 +401,7 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 		view_pen_wrap(p, 0, "Its verdict is unknown, never healthy: take its capture again.", 0);
 		return;
 	}
+	const struct fleet_kind *k = kind_of(f, n);
 	int same = 0;
 	for (size_t i = 0; i < f->n; i++)
 		same += f->nodes[i].kind && n->kind && strcmp(f->nodes[i].kind, n->kind) == 0;
@@ -406,7 +416,12 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 	detail_line(p, "NCCL env", n->env && n->env[0] ? n->env : "none set", 0);
 	detail_line(p, "topology", n->topo_fp ? n->topo_fp : "-", 0);
 	view_pen_nl(p);
-	if (!n->nodd) {
+	if (k && !k->compared) {
+		/* fleet.h: a kind too small has no majority to tell a node from. */
+		snprintf(buf, sizeof(buf), "Its kind has %zu node%s: too few for a majority to compare "
+			 "it against.", k->nodes, k->nodes == 1 ? "" : "s");
+		view_pen_wrap(p, 0, buf, fab_attr(CP_DIM));
+	} else if (!n->nodd) {
 		snprintf(buf, sizeof(buf), "Nothing sets it apart from its kind (%d node%s).", same,
 			 same == 1 ? "" : "s");
 		view_pen_wrap(p, 0, buf, fab_attr(CP_OK));
@@ -423,6 +438,11 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 			 o->key ? o->key : "", o->value ? o->value : "absent",
 			 o->majority ? o->majority : "absent", o->agree, o->of);
 		view_pen_wrap_hang(p, 2, 4, buf, fab_attr(CP_WARN));
+	}
+	if (k && k->nnomaj) {
+		snprintf(buf, sizeof(buf), "No value of %zu fact%s is held by a majority of its kind: "
+			 "`fabtop fleet --batch` lists them.", k->nnomaj, k->nnomaj == 1 ? "" : "s");
+		view_pen_wrap(p, 0, buf, fab_attr(CP_WARN));
 	}
 	view_pen_nl(p);
 	if (view_fleet_is_report(n->path))
