@@ -108,13 +108,16 @@ case $rc in
 	resume_if_ours || exit 2
 	exit 0 ;;
 1)
-	# The worst finding first (error before warning), as "ID SUBJECT".
+	# The worst finding first (error before warning), as "ID SUBJECT": the
+	# text of its line "  [SEVERITY] ID SUBJECT: MESSAGE" before the first ": ".
 	first=""
 	for sev in error warning; do
-		first=$(printf '%s\n' "$out" |
-			sed -n "s/^  \[$sev\] \([A-Za-z0-9._-]*\) \([^ ]*\): .*/\1 \2/p; t; s/^  \[$sev\] \([A-Za-z0-9._-]*\) .*/\1/p" |
-			head -n 1)
-		[ -n "$first" ] && break
+		line=$(printf '%s\n' "$out" | grep -m 1 "^  \[$sev\] ")
+		if [ -n "$line" ]; then
+			rest=${line#*"] "}
+			first=${rest%%": "*}
+			break
+		fi
 	done
 	n=$(printf '%s\n' "$out" | grep -cE '^  \[(error|warning)\] ')
 	[ -n "$first" ] || first="findings (fabtop report all)"

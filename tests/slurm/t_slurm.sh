@@ -129,14 +129,17 @@ slurmd -D -N "$H" -f "$SLURM_CONF" > "$T/log/slurmd.out" 2>&1 &
 sd=$!; PIDS="$sd $PIDS"
 state() { sinfo -h -N -n "$H" -o '%T' 2> /dev/null; }
 reason() { sinfo -h -N -n "$H" -o '%E' 2> /dev/null; }
-# wait_idle: the node takes jobs again (after a start or a resume).
-wait_idle() {
+# wait_state STATE: the node reaches STATE (sinfo's word) within 30 s: idle
+# once it takes jobs again (after a start or a resume), drained once the job
+# that drained it has ended (draining until then).
+wait_state() {
 	i=0
-	until [ "$(state)" = idle ]; do
+	until [ "$(state)" = "$1" ]; do
 		[ $i -lt 60 ] || return 1
 		sleep 0.5; i=$((i + 1))
 	done
 }
+wait_idle() { wait_state idle; }
 if ! wait_idle; then
 	kill -0 "$sd" 2> /dev/null ||
 		skip "slurmd did not start: $(lastlog "$T/log/slurmd.log") $(tail -n 1 "$T/log/slurmd.out")"
@@ -147,9 +150,9 @@ ok "slurm: munged, slurmctld and slurmd started in the test's folder; node $H id
 # daemons_detail: the daemons' last lines, for a failure.
 daemons_detail() { tail -n 5 "$T/log/slurmctld.log" "$T/log/slurmd.log" "$T/log/prolog.log" 2> /dev/null; }
 
-# fleet_job NAME SCENARIO: sbatch --wait of the real script; its rc in $jrc.
+# fleet_job NAME SCENARIO [DIR]: sbatch --wait of the real script; its rc in $jrc.
 fleet_job() {
-	FABTOP=$bin FABTOP_DIR=$T/$1 FABTOP_CAPTURE_ARGS="--source $2" \
+	FABTOP=$bin FABTOP_DIR=${3:-$T/$1} FABTOP_CAPTURE_ARGS="--source $2" \
 		sbatch --wait --parsable -J "fleet-$1" -o "$T/$1.out" "$SB" > "$T/$1.id" 2> "$T/$1.err"
 	jrc=$?
 	jid=$(head -n 1 "$T/$1.id")
@@ -157,9 +160,12 @@ fleet_job() {
 # job_field ID KEY: a field of scontrol show job.
 job_field() { scontrol -o show job "$1" 2> /dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-# 1. A healthy node: its capture in FABTOP_DIR, named after the node; fleet lists it; exit 0.
-fleet_job healthy "$S/dgx-h100"
-cap=$T/healthy/$H.tar.gz
+# 1. A healthy node: its capture in FABTOP_DIR, named after the node; fleet
+# lists it; exit 0. The folder's name would run a command if any shell
+# parsed it.
+hdir=$T/'healthy $(touch pwned)`touch pwned`'
+fleet_job healthy "$S/dgx-h100" "$hdir"
+cap=$hdir/$H.tar.gz
 if [ "$jrc" = 0 ] && grep -q "capturing 1 node(s)" "$T/healthy.out"; then
 	ok "slurm: sbatch --wait fabtop-fleet.sbatch on a healthy node: job $jid ran, exit 0"
 else
@@ -171,12 +177,13 @@ if [ -s "$cap" ] && [ "$host" = dgx-h100-demo ]; then
 	ok "slurm: the step wrote FABTOP_DIR/$H.tar.gz, a capture fabtop reads (host $host)"
 else
 	nok "slurm: the step wrote FABTOP_DIR/$H.tar.gz, a capture fabtop reads" \
-		"$(ls -la "$T/healthy" 2>&1)" "host: '$host'" "$(cat "$T/cap.err")" "$(cat "$T/healthy.out" 2> /dev/null)"
+		"$(ls -la "$hdir" 2>&1)" "host: '$host'" "$(cat "$T/cap.err")" "$(cat "$T/healthy.out" 2> /dev/null)"
 fi
-if grep -q "dgx-h100-demo" "$T/healthy.out"; then
-	ok "slurm: fleet's output in the job's output lists the node"
+if grep -q "dgx-h100-demo" "$T/healthy.out" && ! find "$T" "$top" -maxdepth 1 -name pwned | grep -q .; then
+	ok "slurm: fleet's output in the job's output lists the node; the folder's name ran nothing"
 else
-	nok "slurm: fleet's output in the job's output lists the node" "$(cat "$T/healthy.out" "$T/healthy.err" 2> /dev/null)"
+	nok "slurm: fleet's output in the job's output lists the node; the folder's name ran nothing" \
+		"$(find "$T" "$top" -maxdepth 1 -name pwned)" "$(cat "$T/healthy.out" "$T/healthy.err" 2> /dev/null)"
 fi
 
 # 2. A node with findings: the job's exit status is fleet's, 1.
@@ -203,6 +210,7 @@ hc_srun() {
 	FABTOP=$bin FABTOP_HC_ARGS="--root $1" timeout 120 srun -N1 -n1 -J hc "$HC" > "$T/hc.out" 2>&1
 }
 hc_srun "$S/roce-faults"
+wait_state drained
 st=$(state); rs=$(reason)
 if [ "$st" = drained ] && [ "$rs" = "fabtop: links.port-down mlx5_1/1 (+11 more)" ] &&
 	scontrol show node "$H" | grep -q 'Reason=fabtop: links.port-down mlx5_1/1 (+11 more) \[root@'; then
@@ -280,7 +288,31 @@ fi
 scontrol update nodename="$H" state=resume
 wait_idle
 
-# 10. As the Prolog: findings drain the node before the job starts, Slurm
+# 10. The reason comes from the node's names: an HCA named to run commands
+# and break quoting drains the node with a reason of plain characters only.
+R=$T/hostile
+cp -a "$S/roce-faults" "$R"
+bad='mlx5_1$(touch pwned)`touch pwned`"'"'"'x;y'
+( cd "$R/sys/class/infiniband" && tgt=$(readlink mlx5_1) && mv "$tgt" "$(dirname "$tgt")/$bad" &&
+	rm mlx5_1 && ln -s "$(dirname "$tgt")/$bad" "$bad" )
+( cd "$T" && SLURMD_NODENAME=$H FABTOP=$bin FABTOP_HC_ARGS="--root $R" "$HC" > "$T/hc.out" 2>&1 )
+rs=$(reason)
+case $rs in
+*[!A-Za-z0-9._/:+\(\)\ -]*) safe=no ;;
+"fabtop: links.port-down mlx5_1"*) safe=yes ;;
+*) safe=no ;;
+esac
+if [ -d "$R/sys/class/infiniband/$bad" ] && [ "$safe" = yes ] && [ "$(state)" = drained ] &&
+	! find "$T" "$top" -maxdepth 1 -name pwned | grep -q .; then
+	ok "slurm: a hostile HCA name reaches the drain reason as plain characters and runs nothing"
+else
+	nok "slurm: a hostile HCA name reaches the drain reason as plain characters and runs nothing" \
+		"reason '$rs' state '$(state)'" "$(ls "$R/sys/class/infiniband")" "$(cat "$T/hc.out")"
+fi
+scontrol update nodename="$H" state=resume
+wait_idle
+
+# 11. As the Prolog: findings drain the node before the job starts, Slurm
 # requeues the job held, and the reason stays fabtop's.
 echo "$S/roce-faults" > "$T/hc-root"
 jid=$(sbatch --parsable -J prolog -o "$T/prolog.out" --wrap 'echo ran' 2> "$T/prolog.err")
