@@ -30,6 +30,7 @@
 #   FABTOP_HC_UNKNOWN  "ignore" (default) or "drain": what exit 2 does
 #   SLURMD_NODENAME    the node's Slurm name (slurmd sets it; default: hostname -s)
 set -u
+set -f  # FABTOP_HC_ARGS is split on blanks, never globbed
 me=fabtop-healthcheck
 FABTOP=${FABTOP:-fabtop}
 FABTOP_HC_ARGS=${FABTOP_HC_ARGS:-}
@@ -101,6 +102,7 @@ resume_if_ours() {
 }
 
 # LC_ALL=C: the severity words parsed below are the untranslated ones.
+# shellcheck disable=SC2086
 out=$(LC_ALL=C timeout -k 5 "$FABTOP_HC_TIMEOUT" "$FABTOP" report all $FABTOP_HC_ARGS 2>&1)
 rc=$?
 case $rc in
