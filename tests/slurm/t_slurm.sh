@@ -179,20 +179,20 @@ else
 	nok "slurm: the step wrote FABTOP_DIR/$H.tar.gz, a capture fabtop reads" \
 		"$(ls -la "$hdir" 2>&1)" "host: '$host'" "$(cat "$T/cap.err")" "$(cat "$T/healthy.out" 2> /dev/null)"
 fi
-if grep -q "dgx-h100-demo" "$T/healthy.out" && ! find "$T" "$top" -maxdepth 1 -name pwned | grep -q .; then
-	ok "slurm: fleet's output in the job's output lists the node; the folder's name ran nothing"
+if grep -qE '^dgx-h100-demo[[:space:]]+ok[[:space:]]' "$T/healthy.out" && ! find "$T" "$top" -maxdepth 1 -name pwned | grep -q .; then
+	ok "slurm: fleet's output in the job's output lists the node, ok; the folder's name ran nothing"
 else
-	nok "slurm: fleet's output in the job's output lists the node; the folder's name ran nothing" \
+	nok "slurm: fleet's output in the job's output lists the node, ok; the folder's name ran nothing" \
 		"$(find "$T" "$top" -maxdepth 1 -name pwned)" "$(cat "$T/healthy.out" "$T/healthy.err" 2> /dev/null)"
 fi
 
 # 2. A node with findings: the job's exit status is fleet's, 1.
 fleet_job faults "$S/roce-faults"
 if [ "$jrc" = 1 ] && [ -s "$T/faults/$H.tar.gz" ] &&
-	grep -q "roce-faults-demo" "$T/faults.out"; then
-	ok "slurm: a node with findings: fleet lists it, the job exits 1 (fleet's status)"
+	grep -qE '^roce-faults-demo[[:space:]]+findings[[:space:]]' "$T/faults.out"; then
+	ok "slurm: a node with findings: fleet lists it with findings, the job exits 1 (fleet's status)"
 else
-	nok "slurm: a node with findings: fleet lists it, the job exits 1 (fleet's status)" \
+	nok "slurm: a node with findings: fleet lists it with findings, the job exits 1 (fleet's status)" \
 		"sbatch rc $jrc" "$(cat "$T/faults.out" "$T/faults.err" 2> /dev/null)"
 fi
 
