@@ -11,7 +11,8 @@ else what it was. In EXPR:
 The parser is written from the format's description (prometheus.io,
 "Exposition formats"): label values unescape \\\\, \\" and \\n; any other
 escape, a raw newline or invalid UTF-8 in a label value is an error, so
-this is a check of the escaping as well. With --scrape URL instead of
+this is a check of the escaping as well; an empty label value is no label,
+as in Prometheus. With --scrape URL instead of
 FILE it reads an HTTP response (a node_exporter's /metrics)."""
 import math
 import os
@@ -49,7 +50,8 @@ def parse(text):
                     else:
                         val.append(c)
                         k += 1
-                labels[key] = "".join(val)
+                if val:  # an empty label value is no label (Prometheus's data model)
+                    labels[key] = "".join(val)
                 i = k + 1
                 if line[i] == ",":
                     i += 1
