@@ -78,6 +78,7 @@ if command -v promtool >/dev/null; then
 	for s in $(grep -v '^#' "$SC/index" | cut -f1); do
 		"$bin" --root "$SC/$s" report metrics > "$T/s.prom" 2>/dev/null; rc=$?
 		"$bin" --root "$SC/$s" report all > /dev/null 2>&1; want=$?
+		grep '^# TYPE ' "$T/s.prom" | cut -d' ' -f3 >> "$T/families"
 		out=$(promtool check metrics < "$T/s.prom" 2>&1) || bad="$bad
 $s: promtool: $out"
 		[ "$rc" = "$want" ] || bad="$bad
@@ -90,6 +91,18 @@ $s: exit $rc, report all exits $want"
 	fi
 else
 	echo "ok - every scenario: promtool check metrics # SKIP promtool is not installed (apt-get install prometheus)"
+fi
+
+# ---- docs/metrics.md names every family the scenarios export ----
+undoc=""
+grep -h '^# TYPE ' "$T"/*.prom | cut -d' ' -f3 >> "$T/families"
+for f in $(sort -u "$T/families"); do
+	grep -q "\`$f\`" "$top/docs/metrics.md" || undoc="$undoc $f"
+done
+if [ -s "$T/families" ] && [ -z "$undoc" ]; then
+	ok "docs/metrics.md documents all $(sort -u "$T/families" | wc -l) metric families the scenarios export"
+else
+	nok "docs/metrics.md documents every metric family" "undocumented:$undoc"
 fi
 
 # ---- an implausible counter, a counter file that is no file ----
