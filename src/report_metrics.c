@@ -200,6 +200,49 @@ static int port_refs(const struct fab_model *m, struct portref **out)
 	return np;
 }
 
+/* The labels of every port series: device, port. */
+static void port_labels(struct lbl *l, const struct portref *r)
+{
+	l[0] = (struct lbl){ "device", r->n->name };
+	l[1] = (struct lbl){ "port", r->num };
+}
+
+/* The port's numeric facts, each the model's one judgement; !ok leaves
+ * the series out. */
+static fab_num pv_active(const struct fab_model *m, const struct portref *r)
+{
+	return (fab_num){ port_active(r->pt) ? 1 : 0, r->pt->state.ok };
+}
+
+static fab_num pv_rate(const struct fab_model *m, const struct portref *r)
+{
+	return (fab_num){ r->pt->rate_gbps.v * 1e9 / 8, r->pt->rate_gbps.ok };
+}
+
+static fab_num pv_line(const struct fab_model *m, const struct portref *r)
+{
+	double line = port_line_gbps(m, r->n, r->pt, NULL, 0);
+	return (fab_num){ line * 1e9 / 8, line > 0 };
+}
+
+static fab_num pv_width(const struct fab_model *m, const struct portref *r)
+{
+	return (fab_num){ (double)r->pt->width.v, r->pt->width.ok };
+}
+
+static const struct {
+	const char *name, *help;
+	fab_num (*value)(const struct fab_model *m, const struct portref *r);
+} port_gauges[] = {
+	{ "fabtop_port_active", "1 when the port is ACTIVE or ACTIVE_DEFER, 0 when not; absent when "
+	  "its state could not be read (fabtop_port_state{state=\"unknown\"} is then 1).", pv_active },
+	{ "fabtop_port_rate_bytes_per_second", "The port's signalling rate (ports/N/rate), in bytes "
+	  "per second (400 Gb/s is 5e10).", pv_rate },
+	{ "fabtop_port_line_rate_bytes_per_second", "The line rate bandwidth is judged against: the "
+	  "lower of the port's rate and what its PCIe link carries, bytes per second.", pv_line },
+	{ "fabtop_port_link_width_lanes", "The port's link width in lanes (4 for 4X).", pv_width },
+};
+
 static void port_facts(struct prom *p, const struct fab_model *m, const struct portref *r, int np)
 {
 	struct lbl l[6];
@@ -214,8 +257,7 @@ static void port_facts(struct prom *p, const struct fab_model *m, const struct p
 
 	fam(p, "fabtop_port_info", "gauge", "An RDMA port: its link layer and netdev (1 per port; join on device, port).");
 	for (int i = 0; i < np; i++) {
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
+		port_labels(l, &r[i]);
 		l[2] = (struct lbl){ "link_layer", r[i].pt->ll == FAB_LL_UNKNOWN ? "unknown" : ll_name(r[i].pt->ll) };
 		l[3] = (struct lbl){ "netdev", r[i].pt->netdev };
 		l[4] = (struct lbl){ "speed", r[i].pt->speed };
@@ -226,8 +268,7 @@ static void port_facts(struct prom *p, const struct fab_model *m, const struct p
 	for (int i = 0; i < np; i++) {
 		const struct fab_port *pt = r[i].pt;
 		const char *is = pt->state.ok ? port_state_name(pt->state.v) : NULL;
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
+		port_labels(l, &r[i]);
 		enum_series(p, "fabtop_port_state", l, 2, "state", st, PORT_STATE_MAX + 2, is ? is : "unknown");
 	}
 	fam(p, "fabtop_port_physical_state", "gauge", "ports/N/phys_state as an enum: 1 for the "
@@ -235,53 +276,25 @@ static void port_facts(struct prom *p, const struct fab_model *m, const struct p
 	for (int i = 0; i < np; i++) {
 		const struct fab_port *pt = r[i].pt;
 		const char *is = pt->phys_state.ok ? port_phys_name(pt->phys_state.v) : NULL;
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
+		port_labels(l, &r[i]);
 		enum_series(p, "fabtop_port_physical_state", l, 2, "state", ph, PORT_PHYS_MAX + 2,
 			    is ? is : "unknown");
-	}
-	fam(p, "fabtop_port_active", "gauge", "1 when the port is ACTIVE or ACTIVE_DEFER, 0 when not; "
-	    "absent when its state could not be read (fabtop_port_state{state=\"unknown\"} is then 1).");
-	for (int i = 0; i < np; i++) {
-		if (!r[i].pt->state.ok)
-			continue;
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
-		sample(p, "fabtop_port_active", l, 2, port_active(r[i].pt) ? 1 : 0);
 	}
 	fam(p, "fabtop_port_usable", "gauge", "Whether a job on this node can use the port now "
 	    "(verbs access and an ACTIVE port), as an enum: yes, no, unknown.");
 	for (int i = 0; i < np; i++) {
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
+		port_labels(l, &r[i]);
 		enum_series(p, "fabtop_port_usable", l, 2, "usable", tri, 3, tri_name(r[i].pt->usable.v));
 	}
-	fam(p, "fabtop_port_rate_bytes_per_second", "gauge", "The port's signalling rate (ports/N/rate), "
-	    "in bytes per second (400 Gb/s is 5e10).");
-	for (int i = 0; i < np; i++) {
-		if (!r[i].pt->rate_gbps.ok)
-			continue;
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
-		sample(p, "fabtop_port_rate_bytes_per_second", l, 2, r[i].pt->rate_gbps.v * 1e9 / 8);
-	}
-	fam(p, "fabtop_port_line_rate_bytes_per_second", "gauge", "The line rate bandwidth is judged "
-	    "against: the lower of the port's rate and what its PCIe link carries, bytes per second.");
-	for (int i = 0; i < np; i++) {
-		double line = port_line_gbps(m, r[i].n, r[i].pt, NULL, 0);
-		if (line <= 0)
-			continue;
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
-		sample(p, "fabtop_port_line_rate_bytes_per_second", l, 2, line * 1e9 / 8);
-	}
-	fam(p, "fabtop_port_link_width_lanes", "gauge", "The port's link width in lanes (4 for 4X).");
-	for (int i = 0; i < np; i++) {
-		if (!r[i].pt->width.ok)
-			continue;
-		l[0] = (struct lbl){ "device", r[i].n->name };
-		l[1] = (struct lbl){ "port", r[i].num };
-		sample(p, "fabtop_port_link_width_lanes", l, 2, (double)r[i].pt->width.v);
+	for (size_t g = 0; g < sizeof(port_gauges) / sizeof(port_gauges[0]); g++) {
+		fam(p, port_gauges[g].name, "gauge", port_gauges[g].help);
+		for (int i = 0; i < np; i++) {
+			fab_num v = port_gauges[g].value(m, &r[i]);
+			if (!v.ok)
+				continue;   /* unknown: the enums above say so */
+			port_labels(l, &r[i]);
+			sample(p, port_gauges[g].name, l, 2, v.v);
+		}
 	}
 }
 

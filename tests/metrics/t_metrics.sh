@@ -162,13 +162,8 @@ QHCA='mlx5_2"} 9'"${NL}"'fabtop_forged{a="\'
 NETDEV='ens34;touch pwned;#\"' 
 R=$T/hostile
 cp -a "$SC/roce-faults" "$R" || { nok "copy roce-faults"; exit 0; }
-rename() {
-	_dir=$(dirname "$1") _tgt=$(readlink "$1")
-	_tdir=$(dirname "$_tgt")
-	( cd "$_dir" && mv "$_tgt" "$_tdir/$2" && rm "$(basename "$1")" && ln -s "$_tdir/$2" "$2" )
-}
-rename "$R/sys/class/infiniband/mlx5_1" "$HCA" || { nok "rename the HCA"; exit 0; }
-rename "$R/sys/class/infiniband/mlx5_2" "$QHCA" || { nok "rename the second HCA"; exit 0; }
+class_rename "$R/sys/class/infiniband/mlx5_1" "$HCA" || { nok "rename the HCA"; exit 0; }
+class_rename "$R/sys/class/infiniband/mlx5_2" "$QHCA" || { nok "rename the second HCA"; exit 0; }
 # The port's netdev, as its GIDs name it.
 for f in "$R/sys/class/infiniband/$HCA/ports/1/gid_attrs/ndevs/"*; do printf '%s\n' "$NETDEV" > "$f"; done
 "$bin" --root "$R" report metrics > "$T/h.prom" 2> "$T/h.err"; rc=$?

@@ -29,10 +29,8 @@ ESC=$(printf '\033') CSI=$(printf '\233') NL='
 '
 R=$T/hostile
 cp -a "$SC/roce-faults" "$R" || { nok "copy roce-faults"; exit 0; }
-l=$R/sys/class/infiniband/mlx5_1 tgt=$(readlink "$R/sys/class/infiniband/mlx5_1")
 HCA="x${ESC}[2J${CSI}\"} 1${NL}fabtop_forged 1\\"
-( cd "$R/sys/class/infiniband" && mv "$tgt" "$(dirname "$tgt")/$HCA" && rm mlx5_1 && ln -s "$(dirname "$tgt")/$HCA" "$HCA" ) ||
-	{ nok "rename an HCA"; exit 0; }
+class_rename "$R/sys/class/infiniband/mlx5_1" "$HCA" || { nok "rename an HCA"; exit 0; }
 mkdir "$T/tf2" && "$bin" --root "$R" report metrics -o "$T/tf2/fabtop.prom" 2>> "$T/err"
 
 # serve NAME DIR: node_exporter on DIR (its own port), every fabtop sample
