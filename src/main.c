@@ -285,8 +285,10 @@ int main(int argc, char **argv)
 			return run_counters(&o);
 		if (strcmp(section, "job") == 0)
 			return run_job(&o);
+		if (strcmp(section, "metrics") == 0)
+			return report_metrics_run(o.root, o.output, stderr);
 		if (strcmp(section, "topo") && strcmp(section, "links") && strcmp(section, "all")) {
-			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters, job or all)\n", section);
+			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters, job, metrics or all)\n", section);
 			return 2;
 		}
 		return run_on(o.root, section, o.json, false);
