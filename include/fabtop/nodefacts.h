@@ -10,19 +10,28 @@
  *            counts, kernel), "topology" (matrix cells, closest NICs),
  *            "hca" (model, firmware, board, PCIe), "port" (state, rate,
  *            width, link layer, MTU, GID types, usable), "pcie" (each
- *            GPU/NIC/bridge link), "nccl" (NCCL-relevant settings),
- *            "counter" (grows / does not grow, from doc["counters"]),
- *            "finding" (id and subject -> severity);
+ *            GPU/NIC/bridge link the document holds), "netdev" (the
+ *            netdevs no HCA port names: management, bonds, the pod's
+ *            own), "nccl" (NCCL-relevant settings: the document holds
+ *            only whether libnccl loads), "counter" (per sampled port
+ *            "quiet" or "grows: NAME, ..." of its bad_when_grows
+ *            counters, from doc["counters"]), "finding" (id and
+ *            subject -> severity);
  *   key      names the thing, never by an identifier that always differs
  *            between nodes: "GPU0 NIC3", "mlx5_0 fw_ver", "mlx5_0/1 rate_gbps";
- *   value    as printed: "PXB", "28.39.1002", "400".
- * Identity facts (GUIDs, MACs, host names, IP addresses, times, serials,
- * board serial numbers) have identity = true and are left out unless
- * NODEFACTS_IDENTITY is asked: two healthy nodes of one kind then have
- * equal lists.
+ *   value    as printed: "PXB", "28.39.1002", "400"; JSON null (could
+ *            not be read) is "unknown".
+ * Each fact is shown once: a symmetric matrix cell under its upper
+ * triangle's key ("GPU0 NIC3"; the mirror only when it differs), a NIC's
+ * PCIe link under its HCA's name, a port's netdev under the port.
+ * Identity facts (GUIDs, MACs, host names, IP addresses, GIDs, LIDs,
+ * times, serials, the document's source and fabtop version, veth names)
+ * have identity = true and are left out unless NODEFACTS_IDENTITY is
+ * asked: two healthy nodes of one kind then have equal lists.
  *
- * The list is sorted by (section order above, key); nodefacts_find() is a
- * binary search.
+ * The list is sorted by (section order above, key in natural order:
+ * GPU2 before GPU10); keys are unique within a section (a key met twice
+ * has its values joined by ", "); nodefacts_find() is a binary search.
  */
 #ifndef FABTOP_NODEFACTS_H
 #define FABTOP_NODEFACTS_H

@@ -12,6 +12,7 @@
 #include "fabtop/root.h"
 
 struct wizard;
+struct fleet;
 
 /* Runs until the user quits; reloads the model from root on 'r'. wizard:
  * the session's wizard (`fabtop wizard` brings one and opens on its pane),
@@ -20,6 +21,12 @@ int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard);
 /* The Job pane's --ras ADDR and --window S (0: the default), for the next
  * tui_run(); the strings must outlive it. */
 void tui_job_opts(const char *ras_addr, double window);
+
+/* The console on the Fleet pane over f (fleet.h), which the caller frees
+ * after; Enter opens a node's capture in the other panes, a key returns to
+ * the fleet. Returns the process exit status. Written with the Fleet pane;
+ * fleet_main() prints the text while it is not linked in. */
+int tui_fleet_run(struct fleet *f);
 
 /* Whether the terminal can hold the console: TERM set, in terminfo, with
  * cursor addressing ("cup"). When not, why says so in one line, and the
