@@ -20,14 +20,18 @@ BUILD="make gcc pkg-config python3 hwloc libncurses-dev libnl-3-dev libnl-route-
 # clang libclang-rt-14-dev: make fuzz; ethtool: bench/ethtool's `ethtool -S`
 # (what scripts run) and tests/counters/t_ethtool_veth.sh's comparison;
 # strace: tests/hazard/t_hazard.sh proves a SW_MNG function's counter files
-# are never opened.
-TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace"
+# are never opened; podman debootstrap: tests/k8s/t_image.sh builds the
+# container image (deploy/container); nodejs npm: tests/k8s/t_manifests.sh
+# validates deploy/k8s with the npm packages its lock pins.
+TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace podman debootstrap nodejs npm"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"
 [ "$mode" = shots ] && want="$BUILD $SHOTS"
 missing=""
 for p in $want; do
+	# A nodejs that brings its own npm (NodeSource's) conflicts with Debian's npm.
+	[ "$p" = npm ] && command -v npm >/dev/null && continue
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
