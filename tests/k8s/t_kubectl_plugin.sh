@@ -30,7 +30,8 @@ for a in "\$@"; do printf '%s\n' "\$a"; done > "$T/fabtop.log"
 exit 1
 EOF
 chmod +x "$T/bin/kubectl" "$T/bin/fabtop"
-run() { (cd "$T/work" && PATH=$T/bin:$PATH "$plugin" "$@") > "$T/out" 2>&1; }
+# FABTOP: the suite exports the fabtop under test; the plugin must run the stand-in.
+run() { (cd "$T/work" && PATH=$T/bin:$PATH FABTOP=$T/bin/fabtop "$plugin" "$@") > "$T/out" 2>&1; }
 lines() { for a in "$@"; do printf '%s\n' "$a"; done; }
 
 # 1. A node: the TUI in a debug pod, and arguments passed on as they are.
