@@ -80,32 +80,7 @@ REV=${1:-HEAD}
 SRC=$(cd "$(dirname "$0")/.." && git rev-parse --show-toplevel) || die "not in a git checkout"
 SHA=$(git -C "$SRC" rev-parse --verify -q "$REV^{commit}") || die "no commit $REV in $SRC"
 
-# apt_uri SUITE: the first URI this machine's apt fetches SUITE's main from,
-# in the one-line (.list) and the deb822 (.sources) formats.
-apt_uri() {
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		sed 's/\[[^]]*\]//' "$f" | awk -v s="$1" '
-			$1 == "deb" && $3 == s { for (i = 4; i <= NF; i++) if ($i == "main") { print $2; exit } }'
-	done
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk -v s="$1" '
-			function flush() {
-				if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " s " ") &&
-				    (" " comps " ") ~ / main / && enabled != "no")
-					{ split(uris, u, " "); print u[1]; found = 1; exit }
-				types = uris = suites = comps = ""; enabled = "yes"
-			}
-			/^#/ { next }
-			/^[ \t]*$/ { flush(); next }
-			{ k = $1; $1 = ""; sub(/^ /, "") }
-			k == "Types:" { types = $0 } k == "URIs:" { uris = $0 }
-			k == "Suites:" { suites = $0 } k == "Components:" { comps = $0 }
-			k == "Enabled:" { enabled = $0 }
-			END { if (!found) flush() }' "$f"
-	done
-}
+. "$SRC/scripts/apt-uri.sh"
 MIRROR=${MIRROR:-$(apt_uri bookworm | head -n 1)}
 [ -n "$MIRROR" ] || die "found no bookworm mirror in /etc/apt/sources.list*; set MIRROR=URL"
 
@@ -171,13 +146,7 @@ debootstrap --variant=buildd $cache bookworm "$R" "$MIRROR" >>"$LOG" 2>&1 || {
 	tail -n 20 "$LOG"; die "debootstrap failed (log above)"; }
 say "debootstrap done at $(elapsed)"
 
-# The suites a Debian 12 machine gets from apt (its updates and security), as
-# this machine's apt names them.
-{
-	echo "deb $MIRROR bookworm main"
-	u=$(apt_uri bookworm-updates | head -n 1); [ -n "$u" ] && echo "deb $u bookworm-updates main"
-	u=$(apt_uri bookworm-security | head -n 1); [ -n "$u" ] && echo "deb $u bookworm-security main"
-} > "$R/etc/apt/sources.list"
+apt_sources_list "$MIRROR" > "$R/etc/apt/sources.list"
 cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
 
 # A clean clone at the commit: no build output, nothing untracked.
