@@ -44,6 +44,20 @@ tally() {
 	echo "  $_name: $_p passed, $_f failed, $_s skipped"
 }
 
+# A script whose head says "run.sh: background" (the container image build:
+# minutes of downloads and a compile, mostly waiting) starts first and runs
+# beside the others; its lines are tallied at the end. Killed with the run.
+bg=""
+trap 'for p in $bg; do kill -- -"${p#*:}" 2>/dev/null || kill "${p#*:}" 2>/dev/null; done' EXIT
+trap 'exit 1' INT TERM
+for s in tests/*/t_*.sh; do
+	[ -x "$s" ] && head -n 5 "$s" | grep -q 'run.sh: background' || continue
+	n=$(echo "$s" | tr '/' '_')
+	set -m
+	( "$s" > "build/$n.out" 2>&1; echo $? > "build/$n.rc" ) &
+	set +m
+	bg="$bg $s:$!"
+done
 for t in build/tests/test_*; do
 	[ -x "$t" ] || continue
 	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
@@ -51,9 +65,17 @@ for t in build/tests/test_*; do
 done
 for s in tests/*/t_*.sh; do
 	[ -x "$s" ] || continue
+	case " $bg " in *" $s:"*) continue ;; esac
 	out=$("$s" 2>&1)
 	tally "$s" "$out" $?
 done
+for p in $bg; do
+	s=${p%:*}
+	n=$(echo "$s" | tr '/' '_')
+	wait "${p#*:}"
+	tally "$s" "$(cat "build/$n.out")" "$(cat "build/$n.rc" 2>/dev/null || echo 1)"
+done
+bg=""
 if [ -s "$skipped" ]; then
 	echo "skipped (did not run here):"
 	cat "$skipped"

@@ -1,4 +1,6 @@
 #!/bin/sh
+# run.sh: background (tests/run.sh starts it first: minutes of waiting on
+# downloads and a compile, beside the other tests).
 # The container image, built for real: deploy/container/make-base.sh
 # (debootstrap minbase bookworm + podman import), then `podman build` of
 # deploy/container/Containerfile from this tree, then the image run: its
