@@ -5,7 +5,8 @@
 # roce-faults-pod, ib-8port); the counters pane on busy, hang and
 # congested; the wizard on dgx-h100, and its A/B run on the test stand-in
 # (build/tests/fake_nccl: this machine has no GPU to run nccl-tests), with
-# IB failing (ib-fail) and working (ok). Each as text (.txt), as text with colours
+# IB failing (ib-fail) and working (ok); the Fleet pane over six nodes, one
+# odd, and that node opened from it. Each as text (.txt), as text with colours
 # (.ansi) and as a PNG rendered by a real xterm under Xvfb.
 # Usage: scripts/screenshots.sh BUILD/fabtop [NAME...]   (`make screenshots`)
 # With NAMEs (hang-counters-120x40 ...) only those screens are taken again.
@@ -133,7 +134,42 @@ shot_job() {
 	grab "$name" 120 40 "the Job pane on a stuck job's capture"
 }
 
+# shot_fleet: the Fleet pane over six dgx-h100 nodes, one (node04) with
+# mlx5_3 linked at 200 Gb/s where its kind runs at 400, selected; then that
+# node opened in the other panes (Enter: its Topology pane, banner naming it).
+fleet_node() {
+	d=$T/caps/$1
+	cp -a "$TOP/build/scenarios/dgx-h100" "$d" || return 1
+	printf '%s\n' "$1" > "$d/proc/sys/kernel/hostname"
+	sed "s/\"host\": \"dgx-h100-demo\"/\"host\": \"$1\"/" "$TOP/build/scenarios/dgx-h100/fabtop/meta.json" \
+		> "$d/fabtop/meta.json"
+	if [ $# -gt 1 ]; then
+		f=$(find "$d/sys/devices" -path "*/infiniband/mlx5_3/ports/1/rate")
+		printf '%s\n' "$2" > "$f"
+	fi
+	"$BIN" capture --root "$d" -o "$T/fleet/$1.tar.gz" >/dev/null 2>&1
+}
+shot_fleet() {
+	case $ONLY in "  "|*" fleet-odd-120x40 "*|*" fleet-node-120x40 "*) ;; *) return 0 ;; esac
+	mkdir -p "$T/caps" "$T/fleet"
+	for n in node01 node02 node03 node05 node06; do fleet_node $n || return 1; done
+	fleet_node node04 "200 Gb/sec (4X HDR)" || return 1
+	for name in fleet-odd-120x40 fleet-node-120x40; do
+		tm new-session -d -s shot -x 120 -y 40 "'$BIN' fleet '$T/fleet'"
+		settle shot || { tm kill-session -t shot; return 1; }
+		tm send-keys -t shot Down Down Down
+		sleep 0.3
+		if [ $name = fleet-node-120x40 ]; then
+			tm send-keys -t shot Enter
+			sleep 0.5
+		fi
+		settle shot
+		grab "$name" 120 40 "the Fleet pane"
+	done
+}
+
 : > "$T/list"
+shot_fleet
 shot_job
 shot_ab ib-fail
 shot_ab ok

@@ -33,7 +33,9 @@ tar xzOf "$T/n.tar.gz" --wildcards '*/fabtop/report.json' > "$T/embedded.json" 2
 if jq -e --slurpfile r "$T/replay.json" 'del(.counters) == $r[0]' "$T/embedded.json" >/dev/null; then
 	ok "the embedded report is what --root of the capture says, source named after the file"
 else
-	diff <(jq -S 'del(.counters)' "$T/embedded.json") <(jq -S . "$T/replay.json") > "$T/d" 2>&1
+	jq -S 'del(.counters)' "$T/embedded.json" > "$T/e.json"
+	jq -S . "$T/replay.json" > "$T/r.json"
+	diff "$T/e.json" "$T/r.json" > "$T/d" 2>&1
 	notok "the embedded report is what --root of the capture says" "$T/d"
 fi
 if jq -e '.counters.summary.bad_grew | length > 0' "$T/embedded.json" >/dev/null &&
