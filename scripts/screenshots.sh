@@ -161,7 +161,12 @@ shot_fleet() {
 		sleep 0.3
 		if [ $name = fleet-node-120x40 ]; then
 			tm send-keys -t shot Enter
-			sleep 0.5
+			# Opening unpacks and collects the capture: until its banner.
+			i=0
+			while ! tm capture-pane -p -t shot | grep -q "Backspace returns" && [ $i -lt 100 ]; do
+				sleep 0.2
+				i=$((i + 1))
+			done
 		fi
 		settle shot
 		grab "$name" 120 40 "the Fleet pane"
