@@ -138,8 +138,11 @@ static void test_real_scenario(void **state)
 	assert_string_equal(val(&fi, "port", "mlx5_0/1 lid"), "18");
 	assert_true(nodefacts_find(&fi, "node", "host")->identity);
 	/* Sorted, keys unique, every fact found where it is. */
-	for (size_t i = 0; i < fi.n; i++)
+	for (size_t i = 0; i < fi.n; i++) {
 		assert_ptr_equal(nodefacts_find(&fi, fi.v[i].section, fi.v[i].key), &fi.v[i]);
+		assert_true(i == 0 || nodefacts_cmp(&fi.v[i - 1], &fi.v[i]) < 0);
+		assert_true(fi.v[i].value[0] != 0);
+	}
 	char kind[256];
 	nodefacts_kind(a, kind, sizeof(kind));
 	assert_string_equal(kind, "8x NVIDIA H100 80GB HBM3 + 12x MT4129");
@@ -287,7 +290,7 @@ static void test_minimal_exact(void **state)
 	assert_string_equal(val(&f, "port", "mlx5_10/1 lid"), "3");
 	assert_string_equal(val(&f, "port", "mlx5_10/1 gid 0"), "fe80::1");
 	assert_string_equal(val(&f, "netdev", "bond0 addrs"), "10.1.0.1/16");
-	assert_string_equal(val(&f, "netdev", "eth2 addrs"), "");
+	assert_string_equal(val(&f, "netdev", "eth2 addrs"), "none");
 	assert_string_equal(val(&f, "netdev", "veth1a2b mtu"), "1500");
 	assert_true(nodefacts_find(&f, "netdev", "veth1a2b mtu")->identity);
 	assert_null(nodefacts_find(&f, "nosuch", "host"));
