@@ -274,8 +274,24 @@ out:
 	return rc;
 }
 
+/* What a capture tarball holds first, after its top folder and fabtop/:
+ * a reader of the head (nodedoc.c) finds the node's own report without
+ * unpacking the rest. */
+static const char *const head_members[] = { "fabtop/meta.json", "fabtop/report.json", NULL };
+
+static bool is_head(const char *rel)
+{
+	for (const char *const *h = head_members; *h; h++)
+		if (strcmp(rel, *h) == 0)
+			return true;
+	return false;
+}
+
+/* One entry, and below a directory its entries (recurse) in name order,
+ * less the head members, which pack() wrote already; skip_self: the
+ * directory's own header was written already too. */
 static int add_tree(struct archive *w, const char *src, const char *rel, const char *top,
-		    char *err, size_t errlen)
+		    bool recurse, bool skip_self, char *err, size_t errlen)
 {
 	char path[PATH_MAX], name[PATH_MAX];
 	struct stat st;
@@ -300,7 +316,7 @@ static int add_tree(struct archive *w, const char *src, const char *rel, const c
 		t[n] = '\0';
 		archive_entry_set_symlink(e, t);
 	}
-	if (archive_write_header(w, e) != ARCHIVE_OK) {
+	if (!skip_self && archive_write_header(w, e) != ARCHIVE_OK) {
 		snprintf(err, errlen, "cannot write %s: %s", name, archive_error_string(w));
 		archive_entry_free(e);
 		return -1;
@@ -317,7 +333,7 @@ static int add_tree(struct archive *w, const char *src, const char *rel, const c
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
 			archive_write_data(w, buf, (size_t)n);
 		close(fd);
-	} else if (S_ISDIR(st.st_mode)) {
+	} else if (S_ISDIR(st.st_mode) && recurse) {
 		int nn = 0;
 		struct dirent **list;
 		nn = scandir(path, &list, NULL, alphasort);
@@ -331,7 +347,9 @@ static int add_tree(struct archive *w, const char *src, const char *rel, const c
 			if (!rc && strcmp(d, ".") && strcmp(d, "..")) {
 				char sub[PATH_MAX];
 				snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", d);
-				rc = add_tree(w, src, sub, top, err, errlen);
+				if (!is_head(sub))
+					rc = add_tree(w, src, sub, top, true,
+						      strcmp(sub, "fabtop") == 0, err, errlen);
 			}
 			free(list[i]);
 		}
@@ -357,7 +375,21 @@ static int pack(const char *src, const char *top, const char *tarball, int fd,
 		archive_write_free(w);
 		return -1;
 	}
-	int rc = add_tree(w, src, "", top, err, errlen);
+	/* The top folder, fabtop/ and the head members, then the rest. */
+	int rc = add_tree(w, src, "", top, false, false, err, errlen);
+	char p[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/fabtop", src);
+	bool has_fabtop = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	if (!rc && has_fabtop)
+		rc = add_tree(w, src, "fabtop", top, false, false, err, errlen);
+	for (const char *const *h = head_members; !rc && has_fabtop && *h; h++) {
+		snprintf(p, sizeof(p), "%s/%s", src, *h);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			rc = add_tree(w, src, *h, top, false, false, err, errlen);
+	}
+	if (!rc)
+		rc = add_tree(w, src, "", top, true, true, err, errlen);
 	if (archive_write_close(w) != ARCHIVE_OK && rc == 0) {
 		snprintf(err, errlen, "cannot finish %s: %s", tarball, archive_error_string(w));
 		rc = -1;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "fab_archive.h"
 #include "fabtop/capture.h"
+#include "fabtop/nodedoc.h"
 #include "fabtop/collect.h"
 #include "fabtop/dcb.h"
 #include "fabtop/model.h"
@@ -95,6 +96,10 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 	json_object_set_new(m, "uid", json_integer((json_int_t)getuid()));
 	json_object_set_new(m, "samples", json_integer(o->samples));
 	json_object_set_new(m, "interval", json_real(o->interval));
+	/* fabtop/report.json is this build's judgement (nodedoc.h). */
+	char id[64];
+	fab_build_id(id, sizeof(id));
+	json_object_set_new(m, "report_build", json_string(id));
 	if (c->src.live) {
 		struct fab_model tm;
 		model_init(&tm);
@@ -198,6 +203,26 @@ static void write_live_extras(struct cap *c)
 }
 
 /* Starts unreadable.tsv with what a capture source already recorded. */
+/* fabtop/report.json: the capture as `report all --json` judges it, made
+ * from what was written (so it is what --root would say), for fleet and
+ * diff to read from the tarball's head. Without it they collect the
+ * capture instead: a capture is whole without it. */
+static void embed_report(struct cap *c)
+{
+	struct fab_root r;
+	char err[1024];
+	json_t *doc = NULL;
+	if (root_open(&r, c->out, err, sizeof(err)) == 0) {
+		if (nodedoc_make(&r, &doc, err, sizeof(err)) == 0)
+			cap_out_json(c, "/fabtop/report.json", doc);
+		root_close(&r);
+	}
+	json_decref(doc);
+	if (!doc)
+		fab_fprintf(c->log, "fabtop: the capture holds no report of its own (%s): "
+			    "fabtop fleet and diff will collect it instead\n", err);
+}
+
 static void carry_unreadable(struct cap *c)
 {
 	char line[PATH_MAX + 128];
@@ -400,6 +425,8 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	if (fclose(c.unreadable) != 0)
 		cap_fatal(&c, "cannot write %s: %s", tsv, strerror(errno));
 	c.unreadable = NULL;
+	if (!c.err[0])
+		embed_report(&c);
 	if (c.err[0]) {
 		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal_seen ? "; nothing was written" :
 			 " (check the free space and permissions of TMPDIR and of the -o folder)");

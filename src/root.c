@@ -216,6 +216,17 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
+void root_name_of(const char *spec, char *out, size_t len)
+{
+	/* Named after what the user gave, without the tarball suffix. */
+	fab_strlcpy(out, base_name(spec), len);
+	for (const char *const *sfx = (const char *const[]){ ".tar.gz", ".tgz", "/", NULL }; *sfx; sfx++)
+		if (ends_with(out, *sfx)) {
+			out[strlen(out) - strlen(*sfx)] = '\0';
+			break;
+		}
+}
+
 int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 {
 	struct stat st;
@@ -279,13 +290,7 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	/* Name it after what the user gave, without the tarball suffix. */
-	fab_strlcpy(r->name, base_name(spec), sizeof(r->name));
-	for (const char *const *sfx = (const char *const[]){ ".tar.gz", ".tgz", "/", NULL }; *sfx; sfx++)
-		if (ends_with(r->name, *sfx)) {
-			r->name[strlen(r->name) - strlen(*sfx)] = '\0';
-			break;
-		}
+	root_name_of(spec, r->name, sizeof(r->name));
 	r->is_capture = root_exists(r, "/fabtop/meta.json");
 	/* Not a node (--root /tmp): every source would read as absent, and an
 	 * empty node as healthy. */

@@ -1,4 +1,7 @@
 /* util.c - parsers for the kernel's text formats; pure functions. */
+#define _GNU_SOURCE 1   /* dl_iterate_phdr() */
+#include <elf.h>
+#include <link.h>
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +23,53 @@ void fab_strlcpy(char *dst, const char *src, size_t len)
 	if (n)
 		memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+struct build_id_walk {
+	char *buf;
+	size_t len;
+};
+
+/* The main program is the first object dl_iterate_phdr() reports. */
+static int build_id_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct build_id_walk *w = arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		const unsigned char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			const unsigned char *name = p + sizeof(*nh);
+			const unsigned char *desc = name + ((nh->n_namesz + 3u) & ~3u);
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0) {
+				size_t o = 0;
+				for (unsigned j = 0; j < nh->n_descsz && o + 3 <= w->len; j++)
+					o += (size_t)snprintf(w->buf + o, w->len - o, "%02x", desc[j]);
+				return 1;
+			}
+			p = desc + ((nh->n_descsz + 3u) & ~3u);
+		}
+	}
+	return 1;
+}
+
+void fab_build_id(char *buf, size_t len)
+{
+	static char cached[2 * 64 + 1];
+	static bool done;
+	if (!done) {
+		struct build_id_walk w = { cached, sizeof(cached) };
+		dl_iterate_phdr(build_id_note, &w);
+		done = true;
+	}
+	fab_strlcpy(buf, cached, len);
 }
 
 bool fab_bdf_same_slot(const char *a, const char *b)

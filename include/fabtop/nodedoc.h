@@ -19,8 +19,9 @@
  * layer (sanitised), as any capture string.
  *
  * A capture with counter samples (fabtop/samples.json) also gets
- * doc["counters"]: the `report counters --json` object of its playback, so
- * a counter growing on one node only can be told.
+ * doc["counters"]: the `report counters --json` object of its playback
+ * less its "samples" (its "summary" says what grew), so a counter growing
+ * on one node only can be told.
  *
  * Sequence: nodedoc_load() -> use nd.doc -> nodedoc_free(); nodedoc_list()
  * expands a directory into the paths nodedoc_load() takes.
@@ -50,6 +51,13 @@ struct nodedoc {
 /* 0, or -1 with err set (unreadable, not a capture or report, refused). */
 int nodedoc_load(const char *path, struct nodedoc *nd, char *err, size_t len);
 void nodedoc_free(struct nodedoc *nd);
+
+/* The document of an open root: collect, report all --json, and the played
+ * back counters of a capture with samples. What `fabtop capture` embeds as
+ * fabtop/report.json and what nodedoc_load() makes when it cannot use that.
+ * 0, or -1 with err. */
+struct fab_root;
+int nodedoc_make(const struct fab_root *r, json_t **doc, char *err, size_t len);
 
 /* The entries of dir that nodedoc_load() takes (*.tar.gz, *.tgz, capture
  * directories, *.json), sorted by name, into a malloc'd array of malloc'd

@@ -73,6 +73,9 @@ size_t root_max_entries(void);
  * what failed to err. */
 int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen);
 void root_close(struct fab_root *r);
+/* The name root_open() gives the root of spec (its fab_root.name): the
+ * base name without .tar.gz or .tgz. */
+void root_name_of(const char *spec, char *out, size_t len);
 
 /* Opens node_path for reading: O_RDONLY | O_NONBLOCK | O_CLOEXEC, plus
  * O_DIRECTORY when asked. Returns the fd or -errno: the recorded errno of an
