@@ -42,13 +42,21 @@ struct diff_row {
 
 /* The facts that differ, in the lists' order (both sorted by
  * nodefacts_cmp): a merge walk. Returns the count, or -1 out of memory. */
-static long diff_rows(const struct nodefacts *fa, const struct nodefacts *fb, struct diff_row **out)
+static long diff_rows(const struct nodefacts *fa, const struct nodefacts *fb, bool counters, struct diff_row **out)
 {
 	struct diff_row *v = malloc((fa->n + fb->n + 1) * sizeof(*v));
 	if (!v)
 		return -1;
 	size_t i = 0, j = 0, n = 0;
 	while (i < fa->n || j < fb->n) {
+		if (!counters && i < fa->n && strcmp(fa->v[i].section, "counter") == 0) {
+			i++;
+			continue;
+		}
+		if (!counters && j < fb->n && strcmp(fb->v[j].section, "counter") == 0) {
+			j++;
+			continue;
+		}
 		int c = i == fa->n ? 1 : j == fb->n ? -1 : nodefacts_cmp(&fa->v[i], &fb->v[j]);
 		if (c < 0) {
 			v[n++] = (struct diff_row){ &fa->v[i++], NULL };
@@ -152,13 +160,14 @@ static void side_json(struct fab_out *o, const char *key, const struct diff_side
 }
 
 static void diff_json(struct fab_out *o, const struct diff_side *a, const struct diff_side *b,
-		      const struct diff_opts *op, const struct diff_row *rows, long n)
+		      const struct diff_opts *op, bool counters, const struct diff_row *rows, long n)
 {
 	out_open_obj(o, NULL);
 	side_json(o, "a", a);
 	side_json(o, "b", b);
 	out_bool(o, PR_JSON, "same", NULL, n == 0);
 	out_bool(o, PR_JSON, "identity", NULL, op->all);
+	out_bool(o, PR_JSON, "counters", NULL, counters);
 	out_open_arr(o, "differences");
 	for (long i = 0; i < n; i++) {
 		const struct nodefact *f = row_fact(&rows[i]);
@@ -192,21 +201,23 @@ static bool side_text(struct fab_out *o, const struct diff_side *s, size_t width
 	return c != NULL;
 }
 
-/* One line "  KEY  A | B"; false when out of memory. Two values too wide
- * that share a long start are both shown from a little before where they
- * part (GIDs, GUIDs), the rest marked with DIFF_CUT. */
-static bool text_row(struct fab_out *o, const char *key, const char *va, const char *vb, size_t kw, size_t vw,
-		     bool *cut)
+/* One line "  KEY  A | B" (A in wa columns, B in wb); false when out of
+ * memory. Two values too wide that share a long start are both shown
+ * from a little before where they part (GIDs, GUIDs), the rest marked
+ * with DIFF_CUT. */
+static bool text_row(struct fab_out *o, const char *key, const char *va, const char *vb, size_t kw, size_t wa,
+		     size_t wb, bool *cut)
 {
 	char *sk = shown_of(key), *sa = shown_of(va), *sb = shown_of(vb), *k = NULL, *x = NULL, *y = NULL;
 	bool ok = sk && sa && sb;
 	if (ok) {
-		size_t p = common_prefix(sa, sb), skip = 0;
-		if (p + 4 > vw - strlen(DIFF_CUT) && (cols(sa) > vw || cols(sb) > vw))
+		/* Where they part would be cut away from a column that is cut. */
+		size_t p = common_prefix(sa, sb), skip = 0, el = strlen(DIFF_CUT);
+		if ((cols(sa) > wa && p + 4 + el > wa) || (cols(sb) > wb && p + 4 + el > wb))
 			skip = p > 4 ? p - 4 : 0;
 		k = cell(sk, kw, 0, true, cut);
-		x = cell(sa, vw, skip, true, cut);
-		y = cell(sb, vw, skip, false, cut);
+		x = cell(sa, wa, skip, true, cut);
+		y = cell(sb, wb, skip, false, cut);
 		ok = k && x && y;
 	}
 	if (ok)
@@ -220,6 +231,23 @@ static bool text_row(struct fab_out *o, const char *key, const char *va, const c
 	return ok;
 }
 
+/* The widest shown form among the rows' keys (which 0), A values (1) or
+ * B values (2), the column's label included; (size_t)-1 out of memory. */
+static size_t widest(const struct diff_row *rows, long n, int which, const char *label)
+{
+	size_t w = cols(label);
+	for (long i = 0; i < n; i++) {
+		const struct nodefact *f = which == 0 ? row_fact(&rows[i]) : which == 1 ? rows[i].a : rows[i].b;
+		char *shown = shown_of(!f ? "-" : which == 0 ? f->key : f->value);
+		if (!shown)
+			return (size_t)-1;
+		if (cols(shown) > w)
+			w = cols(shown);
+		free(shown);
+	}
+	return w;
+}
+
 static int diff_text(struct fab_out *o, const struct diff_side *a, const struct diff_side *b,
 		     const struct diff_opts *op, const struct diff_row *rows, long n)
 {
@@ -231,23 +259,26 @@ static int diff_text(struct fab_out *o, const struct diff_side *a, const struct 
 	if (width < DIFF_MIN_WIDTH)
 		width = DIFF_MIN_WIDTH;
 	/* "  KEY  A | B": the key column as wide as the widest key, up to
-	 * two fifths of the line; the values share the rest. */
-	size_t kw = 0;
-	for (long i = 0; i < n; i++) {
-		char *shown = shown_of(row_fact(&rows[i])->key);
-		if (!shown)
-			return 2;
-		if (cols(shown) > kw)
-			kw = cols(shown);
-		free(shown);
-	}
+	 * two fifths of the line; the values share the rest, a column that
+	 * needs less than half leaving the other what it does not use. */
+	size_t kw = widest(rows, n, 0, ""), wa = widest(rows, n, 1, a->label), wb = widest(rows, n, 2, b->label);
+	if (kw == (size_t)-1 || wa == (size_t)-1 || wb == (size_t)-1)
+		return 2;
 	if (kw > (width - 2) * 2 / 5)
 		kw = (width - 2) * 2 / 5;
-	size_t vw = (width - 2 - kw - 2 - 3) / 2;
+	size_t room = width - 2 - kw - 2 - 3, half = room / 2;
+	if (wa + wb > room) {
+		if (wa <= half)
+			wb = room - wa;
+		else if (wb <= half)
+			wa = room - wb;
+		else
+			wa = wb = half;
+	}
 	bool cut = false;
 	if (!side_text(o, a, width, &cut) || !side_text(o, b, width, &cut))
 		return 2;
-	if (!text_row(o, "", a->label, b->label, kw, vw, &cut))
+	if (!text_row(o, "", a->label, b->label, kw, wa, wb, &cut))
 		return 2;
 	const char *section = NULL;
 	for (long i = 0; i < n; i++) {
@@ -257,7 +288,7 @@ static int diff_text(struct fab_out *o, const struct diff_side *a, const struct 
 			out_text(o, "%s\n", section);
 		}
 		if (!text_row(o, f->key, rows[i].a ? rows[i].a->value : "-", rows[i].b ? rows[i].b->value : "-",
-			      kw, vw, &cut))
+			      kw, wa, wb, &cut))
 			return 2;
 	}
 	if (cut)
@@ -265,7 +296,8 @@ static int diff_text(struct fab_out *o, const struct diff_side *a, const struct 
 	return 0;
 }
 
-int diff_docs(FILE *fp, const struct diff_side *a, const struct diff_side *b, const struct diff_opts *op)
+int diff_docs(FILE *fp, FILE *log, const struct diff_side *a, const struct diff_side *b,
+	      const struct diff_opts *op)
 {
 	unsigned flags = op->all ? NODEFACTS_IDENTITY : 0;
 	struct nodefacts fa, fb;
@@ -275,14 +307,22 @@ int diff_docs(FILE *fp, const struct diff_side *a, const struct diff_side *b, co
 		nodefacts_free(&fa);
 		return 2;
 	}
+	/* Counter growth is known only from recorded samples: a side without
+	 * them says nothing about it, so then the section is not compared
+	 * (and log says so: "same" stays one line). */
+	bool ca = json_is_object(json_object_get(a->doc, "counters"));
+	bool cb = json_is_object(json_object_get(b->doc, "counters"));
+	if (ca != cb && log)
+		fab_fprintf(log, "fabtop: diff: only %s has counter samples: counters not compared\n",
+			    ca ? a->label : b->label);
 	struct diff_row *rows = NULL;
-	long n = diff_rows(&fa, &fb, &rows);
+	long n = diff_rows(&fa, &fb, ca == cb, &rows);
 	int rc = 2;
 	struct fab_out *o = n >= 0 ? out_new(op->json ? OUT_JSON : OUT_TEXT, fp) : NULL;
 	if (o) {
 		rc = 0;
 		if (op->json)
-			diff_json(o, a, b, op, rows, n);
+			diff_json(o, a, b, op, ca == cb, rows, n);
 		else
 			rc = diff_text(o, a, b, op, rows, n);
 		if (out_free(o) != 0 || fflush(fp) != 0)
@@ -367,7 +407,7 @@ int diff_main(int argc, char **argv)
 		.label = right ? (golden ? "A" : "B") : "this node", .source = right, .how = how_word(db.how),
 		.why = db.why, .doc = db.doc,
 	};
-	int rc = diff_docs(stdout, &a, &b, &op);
+	int rc = diff_docs(stdout, stderr, &a, &b, &op);
 	if (rc == 2)
 		fputs("fabtop: diff: out of memory or cannot write the output\n", stderr);
 	nodedoc_free(&da);

@@ -617,6 +617,9 @@ static void counter_facts(struct fb *b, const json_t *doc)
 	struct fb pb = { .f = &ports, .flags = NODEFACTS_IDENTITY };
 	size_t i, j;
 	const json_t *s, *p;
+	/* The sampled ports: the samples' when the document keeps them, else
+	 * (nodedoc drops them for size) every port of an HCA whose counters
+	 * were read, as the sampler takes them. */
 	json_array_foreach(json_object_get(c, "samples"), i, s) {
 		json_array_foreach(json_object_get(s, "ports"), j, p) {
 			const char *dev = jstr(p, "dev");
@@ -626,6 +629,20 @@ static void counter_facts(struct fb *b, const json_t *doc)
 			free(pn);
 		}
 	}
+	const json_t *h;
+	if (!json_array_size(json_object_get(c, "samples")))
+		json_array_foreach(json_object_get(json_object_get(doc, "links"), "hcas"), i, h) {
+			const char *dev = jstr(h, "name");
+			const json_t *skipped = json_object_get(h, "counters_skipped");
+			if (!dev || (skipped && !json_is_null(skipped)))
+				continue;
+			json_array_foreach(json_object_get(h, "ports"), j, p) {
+				char *pn = jtext(json_object_get(p, "port"));
+				add_owned(&pb, "counter", false, pn ? xasprintf("%s/%s", dev, pn) : NULL,
+					  strdup(""));
+				free(pn);
+			}
+		}
 	const json_t *g;
 	json_array_foreach(json_object_get(json_object_get(c, "summary"), "bad_grew"), i, g) {
 		const char *dev = jstr(g, "dev"), *name = jstr(g, "name"), *netdev = jstr(g, "netdev");

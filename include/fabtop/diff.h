@@ -21,9 +21,14 @@
  * through the print layer (sanitised).
  *
  * JSON: { "a": SIDE, "b": SIDE, "same": bool, "identity": bool,
- *         "differences": [ { "section", "key", "a", "b" } ] }
+ *         "counters": bool,
+ *         "differences": [ { "section", "key", "a", "b", "identity" } ] }
  * with SIDE { "source", "host", "kind", "how", "why", "golden" } and
  * "a"/"b" of a difference null where that side lacks the fact.
+ *
+ * Counter growth (the "counter" facts) is compared only when both sides
+ * have recorded samples (doc["counters"]); when one has, a line on stderr
+ * says they were not compared and JSON "counters" is false.
  *
  * Exit status: 0 the same, 1 different, 2 usage, or a side that could not
  * be read (why on stderr, nothing on stdout).
@@ -50,9 +55,11 @@ struct diff_opts {
 	int width;              /* text columns; <= 0: $COLUMNS, the terminal, 80 */
 };
 
-/* The two sides compared and printed to fp. 0 the same, 1 different,
- * 2 out of memory or a write error. */
-int diff_docs(FILE *fp, const struct diff_side *a, const struct diff_side *b, const struct diff_opts *o);
+/* The two sides compared and printed to fp; remarks (counters not
+ * compared) to log, which may be NULL. 0 the same, 1 different, 2 out of
+ * memory or a write error. */
+int diff_docs(FILE *fp, FILE *log, const struct diff_side *a, const struct diff_side *b,
+	      const struct diff_opts *o);
 
 /* The text width diff uses when none is given: $COLUMNS (a number >= 40),
  * else the terminal of fd, else 80. */

@@ -104,16 +104,17 @@ fi
 # 6. --json: the shape, and every value whole.
 if command -v jq > /dev/null; then
 	run --json "$A" "$T/fw"
-	if [ $rc -eq 1 ] && jq -e '(keys == ["a","b","differences","identity","same"]) and .same == false
+	if [ $rc -eq 1 ] && jq -e '(keys == ["a","b","counters","differences","identity","same"]) and .same == false
+	    and .counters == true
 	    and .identity == false and .a.host == "dgx-h100-demo" and .b.host == "dgx-h100-b"
 	    and .a.kind == "8x NVIDIA H100 80GB HBM3 + 12x MT4129" and .a.golden == false
 	    and (.a.source | endswith("dgx-h100")) and .a.how == "collected"
 	    and ([.differences[] | select(.section == "hca" and .key == "mlx5_5 fw_ver" and .a == "28.39.1002"
 	                                  and .b == "28.40.1000")] | length) == 1
 	    and all(.differences[]; keys == ["a","b","identity","key","section"])' "$T/out" > /dev/null; then
-		ok "--json: a, b, same, identity, differences [{section, key, a, b}]"
+		ok "--json: a, b, same, identity, counters, differences [{section, key, a, b}]"
 	else
-		nok "--json: a, b, same, identity, differences [{section, key, a, b}]" "rc=$rc" "$(head -c 1500 "$T/out")"
+		nok "--json: a, b, same, identity, counters, differences [{section, key, a, b}]" "rc=$rc" "$(head -c 1500 "$T/out")"
 	fi
 	run --json "$A" "$T/b"
 	if [ $rc -eq 0 ] && jq -e '.same == true and .differences == []' "$T/out" > /dev/null; then
@@ -181,7 +182,44 @@ else
 	echo "ok - diff --json, topology, hostile and width checks # SKIP jq is not installed (scripts/deps.sh TEST)"
 fi
 
-# 10. A side that cannot be read: exit 2, why on stderr, nothing on stdout.
+# 10. Counter samples on one side only (a capture with samples against
+#     its saved report, which has none): not compared, and stderr says so.
+#     Two captures with samples compare them: hang grows where busy is quiet.
+"$bin" --root "$scen/hang.tar.gz" report all --json > "$T/hang.json" 2> /dev/null
+run "$scen/hang.tar.gz" "$T/hang.json"
+if [ $rc -eq 0 ] && [ "$(cat "$T/out")" = same ] &&
+   grep -q '^fabtop: diff: only A has counter samples: counters not compared$' "$T/err"; then
+	ok "counter samples on one side only: not compared, said on stderr, same"
+else
+	nok "counter samples on one side only: not compared, said on stderr, same" "rc=$rc" "$(cat "$T/out" "$T/err")"
+fi
+COLUMNS=120 "$bin" diff "$scen/busy.tar.gz" "$scen/hang.tar.gz" > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -Eq '^  mlx5_0/1 +quiet +\| grows: local_ack_timeout_err, packet_seq_err$' "$T/out" &&
+   ! grep -Eq '^  mlx5_3/1 +quiet' "$T/out" && [ ! -s "$T/err" ]; then
+	ok "counters of two captures with samples: growing on one, quiet on the other; equal ports not shown"
+else
+	nok "counters of two captures with samples: growing on one, quiet on the other; equal ports not shown" \
+		"rc=$rc" "$(cat "$T/out" "$T/err")"
+fi
+
+# 11. A capture of this node (its embedded report) against this node: same.
+if "$bin" capture -o "$T/self.tar.gz" > /dev/null 2>&1; then
+	run --json "$T/self.tar.gz"
+	if [ $rc -eq 0 ] && command -v jq > /dev/null &&
+	   jq -e '.same == true and .a.how == "embedded" and .b.source == null' "$T/out" > /dev/null; then
+		ok "a capture of this node against this node: same, its embedded report read"
+	elif [ $rc -eq 0 ] && ! command -v jq > /dev/null; then
+		ok "a capture of this node against this node: same"
+	else
+		nok "a capture of this node against this node: same, its embedded report read" "rc=$rc" \
+			"$(head -c 1500 "$T/out")" "$(cat "$T/err")"
+	fi
+else
+	nok "fabtop capture of this node failed" "$("$bin" capture -o "$T/self2.tar.gz" 2>&1 | tail -n 5)"
+fi
+
+# 12. A side that cannot be read: exit 2, why on stderr, nothing on stdout.
 run "$A" "$T/nosuch.tar.gz"
 if [ $rc -eq 2 ] && [ ! -s "$T/out" ] && grep -q "cannot read $T/nosuch.tar.gz: .*No such file" "$T/err"; then
 	ok "a missing capture: exit 2, why on stderr, nothing on stdout"
@@ -196,7 +234,7 @@ else
 	nok "a JSON that is no report: exit 2, why on stderr" "rc=$rc" "$(cat "$T/out" "$T/err")"
 fi
 
-# 11. Usage: nothing to compare, too many inputs, an unknown option.
+# 13. Usage: nothing to compare, too many inputs, an unknown option.
 bad=""
 for args in "" "a b c" "--golden g a b" "--bogus a"; do
 	# shellcheck disable=SC2086
@@ -210,7 +248,7 @@ else
 	nok "usage errors exit 2 with the usage on stderr" "$bad"
 fi
 
-# 12. One capture against this node: the right side is "this node",
+# 14. One capture against this node: the right side is "this node",
 #     collected now; a DGX capture is never this test machine.
 COLUMNS=200 "$bin" diff "$A" > "$T/out" 2> "$T/err"
 rc=$?

@@ -281,6 +281,24 @@ static void test_minimal_exact(void **state)
 	assert_int_equal(f.n, n);
 	nodefacts_free(&f);
 
+	/* Counters without their samples (nodedoc keeps the summary only):
+	 * the sampled ports are the HCAs' ports, those of an HCA whose
+	 * counters were skipped aside. */
+	json_t *c = json_object_get(d, "counters");
+	json_object_del(c, "samples");
+	json_object_set_new(json_array_get(json_object_get(json_object_get(d, "links"), "hcas"), 1),
+			    "counters_skipped", json_string("SMDL=SW_MNG"));
+	assert_int_equal(nodefacts_from_doc(d, 0, &f), 0);
+	assert_string_equal(val(&f, "counter", "mlx5_10/1"), "grows: local_ack_timeout_err, packet_seq_err");
+	assert_null(val(&f, "counter", "mlx5_2/1"));
+	assert_string_equal(val(&f, "hca", "mlx5_2 counters_skipped"), "SMDL=SW_MNG");
+	json_object_set_new(json_array_get(json_object_get(json_object_get(d, "links"), "hcas"), 1),
+			    "counters_skipped", json_null());
+	nodefacts_free(&f);
+	assert_int_equal(nodefacts_from_doc(d, 0, &f), 0);
+	assert_string_equal(val(&f, "counter", "mlx5_2/1"), "quiet");
+	nodefacts_free(&f);
+
 	/* With identity: the host, the GUID, the LID, the GID, addresses and
 	 * the veth's facts join; time null is "unknown". */
 	assert_int_equal(nodefacts_from_doc(d, NODEFACTS_IDENTITY, &f), 0);
