@@ -108,6 +108,7 @@ bench: build/fabtop build/bench/sampler build/bench/ethtool build/bench/model_gr
 	@bench/sampler build/bench/sampler
 	@BIN=build/fabtop bench/analyze-log
 	@build/bench/model_grow
+	@bench/fleet build/fabtop
 
 # Timed like the shipped binary: the optimised objects, not the sanitized ones.
 build/bench/sampler: bench/sampler.c bench/bench.h $(filter-out build/obj/src/main.o,$(OBJS))

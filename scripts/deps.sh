@@ -20,8 +20,15 @@ BUILD="make gcc pkg-config python3 hwloc libncurses-dev libnl-3-dev libnl-route-
 # clang libclang-rt-14-dev: make fuzz; ethtool: bench/ethtool's `ethtool -S`
 # (what scripts run) and tests/counters/t_ethtool_veth.sh's comparison;
 # strace: tests/hazard/t_hazard.sh proves a SW_MNG function's counter files
-# are never opened.
-TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace"
+# are never opened; munge slurmctld slurmd slurm-client: tests/slurm/t_slurm.sh
+# starts a one-node Slurm (munged, slurmctld, slurmd; sbatch srun scontrol
+# sinfo squeue scancel) and runs deploy/slurm/ on it; prometheus (promtool):
+# tests/metrics/ check the exposition (promtool check metrics) and the alert
+# rules (promtool check rules, promtool test rules); prometheus-node-exporter:
+# tests/metrics/ scrape fabtop's textfile through a real node_exporter, and
+# bench/metrics runs its InfiniBand collector on the same tree; time: GNU
+# time's peak RSS in bench/analyze-log and bench/fleet.
+TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter time"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"

@@ -112,15 +112,21 @@ static void write_meta(struct cap *c, const struct capture_opts *o, long long no
 		json_object_set_new(m, "procs_unreadable", json_integer(procs_unreadable));
 		/* The peer-memory and IOMMU files were looked for: absent means absent. */
 		json_object_set_new(m, "gdr_sysfs", json_true());
+		/* The NCCL settings a job here inherits (collect_settings):
+		 * only the NCCL table's names, no secret-looking one. */
+		extern char **environ;
+		json_object_set_new(m, "env", collect_settings_env(environ));
 	} else {
 		/* A capture of a capture keeps what the first one knew. */
 		json_error_t je;
 		json_t *sm = root_load_json(&c->src, "/fabtop/meta.json", &je);
-		static const char *const keep[] = { "nvml", "cuda", "nccl", NULL };
+		static const char *const keep[] = { "nvml", "cuda", "nccl", "env", NULL };
 		for (const char *const *k = keep; *k; k++) {
 			json_t *v = sm ? json_object_get(sm, *k) : NULL;
 			if (json_is_string(v))
 				json_object_set(m, *k, v);
+			else if (json_is_object(v) && strcmp(*k, "env") == 0)
+				json_object_set_new(m, *k, collect_settings_json(v));
 		}
 		if (sm && json_is_true(json_object_get(sm, "gdr_sysfs")))
 			json_object_set_new(m, "gdr_sysfs", json_true());
@@ -207,14 +213,18 @@ static void write_live_extras(struct cap *c)
  * from what was written (so it is what --root would say), for fleet and
  * diff to read from the tarball's head. Without it they collect the
  * capture instead: a capture is whole without it. */
-static void embed_report(struct cap *c)
+static void embed_report(struct cap *c, const char *output, const char *top)
 {
 	struct fab_root r;
-	char err[1024];
+	char err[1024], name[256];
 	json_t *doc = NULL;
 	if (root_open(&r, c->out, err, sizeof(err)) == 0) {
-		if (nodedoc_make(&r, &doc, err, sizeof(err)) == 0)
+		if (nodedoc_make(&r, &doc, err, sizeof(err)) == 0) {
+			/* Named as --root will name the capture, not the staging folder. */
+			root_name_of(strcmp(output, "-") ? output : top, name, sizeof(name));
+			json_object_set_new(doc, "source", json_string(name));
 			cap_out_json(c, "/fabtop/report.json", doc);
+		}
 		root_close(&r);
 	}
 	json_decref(doc);
@@ -426,7 +436,7 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		cap_fatal(&c, "cannot write %s: %s", tsv, strerror(errno));
 	c.unreadable = NULL;
 	if (!c.err[0])
-		embed_report(&c);
+		embed_report(&c, output, top);
 	if (c.err[0]) {
 		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal_seen ? "; nothing was written" :
 			 " (check the free space and permissions of TMPDIR and of the -o folder)");

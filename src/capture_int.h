@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "fabtop/root.h"
+#include "cap_dest.h"
 
 #define CAP_MAX_FILE ROOT_MAX_FILE
 
@@ -48,26 +49,6 @@ int cap_out_json(struct cap *c, const char *node_path, json_t *j);
 void cap_record_unreadable(struct cap *c, const char *node_path, int e);
 ssize_t cap_read_fd(int fd, char *buf, size_t max);
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len);
-
-/* capture_file.c: the output file (-o FILE.tar.gz): a temporary file
- * renamed onto a new or (--force) regular output, or a FIFO or character
- * device streamed into in place; "-" is standard output. See there for
- * what is refused. */
-enum cap_dest_how { CAP_DEST_NEW, CAP_DEST_REPLACE, CAP_DEST_STREAM };
-struct cap_dest {
-	const char *path;
-	enum cap_dest_how how;
-	int fd;                 /* the tarball goes here */
-	char tmp[PATH_MAX];     /* the temporary file, "" when none (a stream) */
-	bool is_stdout;
-	long long size;         /* after cap_dest_commit(), for a file */
-};
-/* 0 with d ready to write, or -1 with err (nothing created). */
-int cap_dest_open(struct cap_dest *d, const char *path, bool force, char *err, size_t len);
-/* Puts the written file in place (or closes the stream): 0, or -1 with err. */
-int cap_dest_commit(struct cap_dest *d, char *err, size_t len);
-/* After a failure: closes, removes the temporary file. */
-void cap_dest_abort(struct cap_dest *d);
 
 /* capture_sysfs.c */
 void cap_copy_sysfs(struct cap *c);

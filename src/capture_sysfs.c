@@ -486,5 +486,7 @@ void cap_copy_sysfs(struct cap *c)
 	cap_copy_node_file(c, "/proc/sys/kernel/osrelease");
 	cap_copy_node_file(c, "/proc/cpuinfo");
 	cap_copy_node_file(c, "/proc/meminfo");
+	/* The NCCL settings every job here inherits (collect_settings). */
+	cap_copy_node_file(c, "/etc/nccl.conf");
 }
 

@@ -18,6 +18,7 @@ int collect_all(const struct fab_root *r, struct fab_model *m)
 	collect_cuda(r, m);
 	collect_gpus(r, m);        /* after nvml: names, order and NVLink */
 	collect_cuda_gpus(r, m);   /* after gpus: GPUDirect RDMA and DMA-BUF support */
+	collect_settings(r, m);
 	findings_run(m);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
 #include "fabtop/diff.h"
+#include "fabtop/fleet.h"
 #include "fabtop/hazard.h"
 #include "fabtop/report.h"
 #include "fabtop/root.h"
@@ -261,6 +262,8 @@ int main(int argc, char **argv)
 		return analyze_log_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "fleet") == 0)
+		return fleet_main(argc - 1, argv + 1);
 	/* The wizard has options of its own (--peer, --iface, ...). */
 	if (wizard_is_command(argc, argv))
 		return wizard_main(argc, argv, tui_run);
@@ -285,8 +288,10 @@ int main(int argc, char **argv)
 			return run_counters(&o);
 		if (strcmp(section, "job") == 0)
 			return run_job(&o);
+		if (strcmp(section, "metrics") == 0)
+			return report_metrics_run(o.root, o.output, stderr);
 		if (strcmp(section, "topo") && strcmp(section, "links") && strcmp(section, "all")) {
-			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters, job or all)\n", section);
+			fab_fprintf(stderr, "fabtop: unknown report \"%s\" (topo, links, counters, job, metrics or all)\n", section);
 			return 2;
 		}
 		return run_on(o.root, section, o.json, false);

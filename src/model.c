@@ -17,6 +17,7 @@ void model_free(struct fab_model *m)
 	free(m->pci);
 	free(m->numa);
 	free(m->gpus);
+	free(m->settings);
 	free(m->nics);
 	free(m->netdevs);
 	free(m->findings);

@@ -281,6 +281,31 @@ int report_notes(struct fab_out *o, const struct fab_model *m)
 	return 0;
 }
 
+/* The node's NCCL settings (model.settings), as collected: unknown when a
+ * capture did not record them. */
+static void report_settings(struct fab_out *o, const struct fab_model *m)
+{
+	out_open_obj(o, "nccl_settings");
+	out_bool(o, PR_JSON, "known", NULL, m->settings_known);
+	out_str(o, PR_JSON, "why", NULL, m->settings_known ? NULL : m->settings_why);
+	out_text(o, "NCCL settings:");
+	out_open_arr(o, "vars");
+	for (int i = 0; i < m->nsettings; i++) {
+		const struct fab_setting *s = &m->settings[i];
+		out_open_obj(o, NULL);
+		out_str(o, PR_ANY, "name", " %s", s->name);
+		out_str(o, PR_ANY, "value", "=%s", s->value);
+		out_str(o, PR_ANY, "source", " (%s)", s->source);
+		out_close_obj(o);
+	}
+	out_close_arr(o);
+	out_close_obj(o);
+	if (!m->settings_known)
+		out_text(o, "%s not all known (%s)\n", m->nsettings ? ";" : "", m->settings_why);
+	else
+		out_text(o, "%s\n", m->nsettings ? "" : " none (neither the environment nor /etc/nccl.conf sets one)");
+}
+
 int report_node(struct fab_out *o, const struct fab_model *m)
 {
 	char when[64] = "N/A";
@@ -298,6 +323,7 @@ int report_node(struct fab_out *o, const struct fab_model *m)
 	out_text(o, ", %s\n", when);
 	out_str(o, PR_ANY, "cuda", "CUDA: %s\n", m->cuda_status);
 	out_str(o, PR_ANY, "nccl", "NCCL: %s\n", m->nccl_status);
+	report_settings(o, m);
 
 	out_open_arr(o, "numa_nodes");
 	out_text(o, "NUMA nodes:");

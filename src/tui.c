@@ -17,6 +17,12 @@
  *
  * Esc is a key of its own after ESC_DELAY_MS, not ncurses' default second
  * (unless ESCDELAY says otherwise): it closes details, filters and help at once.
+ *
+ * `fabtop fleet` (tui_fleet_run) starts on the Fleet pane with no node: the
+ * panes that show a node wait for one (a line says so) and are opened when
+ * the Fleet pane asks for a node, on the shell's own root for it; the next
+ * node closes them and that root first (tui_fleet_open). Backspace, which
+ * no pane takes, comes back to the Fleet pane.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +37,7 @@
 #include <unistd.h>
 #include <wchar.h>
 #include "fabtop/collect.h"
+#include "fabtop/fleet.h"
 #include "fabtop/wizard.h"
 #include "fabtop/sanitize.h"
 #include "tui_int.h"
@@ -151,11 +158,39 @@ static void draw_tabs(struct tui *t, int y)
 		put(y, cols - w, name, bar);
 }
 
+/* Under `fabtop fleet` the banner says which node the panes show, or that
+ * none is open yet, and the key that comes back: the panes' data is not
+ * the machine's own, as in a demo. */
+static void fleet_banner(struct tui *t, char *buf, size_t len, int cols)
+{
+	const char *dash = fab_glyph("\u2014", "-");
+	const struct fleet *f = t->fleet;
+	int i = t->ctx.fleet_shown;
+	if (i < 0 || (size_t)i >= f->n) {
+		snprintf(buf, len, " FLEET: %zu node%s %s Enter on one opens its capture in the panes ",
+			 f->n, f->n == 1 ? "" : "s", dash);
+		if (view_strwidth(buf) > cols)
+			snprintf(buf, len, " FLEET: %zu nodes, none open ", f->n);
+		return;
+	}
+	const char *host = f->nodes[i].host ? f->nodes[i].host : "?";
+	snprintf(buf, len, " FLEET: node %s (%d/%zu) %s Backspace returns to the fleet ", host, i + 1,
+		 f->n, dash);
+	if (view_strwidth(buf) > cols)
+		snprintf(buf, len, " FLEET: %s (%d/%zu) %s Bksp: fleet ", host, i + 1, f->n, dash);
+}
+
 static void draw_banner(struct tui *t, int y)
 {
 	char buf[FAB_PATH_LEN + 128];
 	const char *dash = fab_glyph("\u2014", "-"), *src = t->m->source;
 	int cols = getmaxx(stdscr);
+	if (t->fleet) {
+		fleet_banner(t, buf, sizeof(buf), cols);
+		fill_row(y, fab_attr(CP_BANNER));
+		put(y, 0, buf, fab_attr(CP_BANNER));
+		return;
+	}
 	/* The longest form that fits: an 80-column terminal must still say
 	 * that this is not the machine's own data. */
 	snprintf(buf, sizeof(buf),
@@ -223,6 +258,9 @@ static void draw_status(struct tui *t, int y)
 	/* The key hints always show; then, as room allows, the time, the scroll
 	 * position and the source; the host is clipped only as a last resort. */
 	snprintf(left, sizeof(left), " %s  %s  %s", host, src, when);
+	if (t->fleet && !t->root)   /* no node read yet: nothing of one to show */
+		snprintf(left, sizeof(left), " fleet of %zu node%s", t->fleet->n,
+			 t->fleet->n == 1 ? "" : "s");
 	snprintf(right, sizeof(right), "%s%s%s", pos, pos[0] ? "  " : "", keys);
 	if (view_strwidth(left) + 1 + view_strwidth(right) > cols)
 		snprintf(right, sizeof(right), "%s", keys);
@@ -284,11 +322,21 @@ static WINDOW *pane_window(struct tui *t)
 	return t->pane;
 }
 
+/* A pane that shows a node, under `fabtop fleet` before one is open. */
+static void draw_no_node(struct tui *t, WINDOW *w)
+{
+	char buf[160];
+	snprintf(buf, sizeof(buf), "No node is open yet: choose one in the Fleet pane (%d) and press Enter.",
+		 t->fleet_pane + 1);
+	view_put(w, 1, 2, 0, buf, A_BOLD);
+	view_put(w, 2, 2, 0, "Its capture then fills this pane; Backspace comes back to the fleet.", 0);
+}
+
 void tui_draw(struct tui *t)
 {
 	int rows, cols;
 	getmaxyx(stdscr, rows, cols);
-	t->lay = layout_compute(rows, cols, t->m->demo);
+	t->lay = layout_compute(rows, cols, t->m->demo || t->fleet);
 	t->drawn_sec = time(NULL);
 	werase(stdscr);
 	if (t->lay.too_small) {
@@ -300,7 +348,10 @@ void tui_draw(struct tui *t)
 		WINDOW *w = pane_window(t);
 		if (w) {
 			struct view *v = &t->views[t->cur];
-			v->ops->draw(v, w, &t->ctx);
+			if (t->opened[t->cur])
+				v->ops->draw(v, w, &t->ctx);
+			else
+				draw_no_node(t, w);
 		}
 		draw_status(t, t->lay.status_y);
 	}
@@ -315,7 +366,7 @@ void tui_show_current(struct tui *t)
 	for (int i = 0; i < t->npanes; i++) {
 		struct view *v = &t->views[i];
 		bool now = i == t->cur;
-		if (now && !v->current && v->ops->show)
+		if (now && !v->current && v->ops->show && t->opened[i])
 			v->ops->show(v, &t->ctx);
 		v->current = now;
 	}
@@ -326,7 +377,7 @@ double tui_next_due(struct tui *t)
 	double soonest = -1;
 	for (int i = 0; i < t->npanes; i++) {
 		struct view *v = &t->views[i];
-		double d = v->ops->due ? v->ops->due(v, &t->ctx) : -1;
+		double d = v->ops->due && t->opened[i] ? v->ops->due(v, &t->ctx) : -1;
 		if (d >= 0 && (soonest < 0 || d < soonest))
 			soonest = d;
 	}
@@ -339,7 +390,7 @@ bool tui_tick_due(struct tui *t)
 	double now = view_now(&t->ctx);
 	for (int i = 0; i < t->npanes; i++) {
 		struct view *v = &t->views[i];
-		double d = v->ops->due ? v->ops->due(v, &t->ctx) : -1;
+		double d = v->ops->due && t->opened[i] ? v->ops->due(v, &t->ctx) : -1;
 		if (d >= 0 && d <= now && v->ops->tick && v->ops->tick(v, &t->ctx) && v->current)
 			redraw = true;
 	}
@@ -357,7 +408,8 @@ static void switch_to(struct tui *t, int i)
 	tui_show_current(t);
 }
 
-static void reload(struct tui *t)
+/* The model read again from t->root: 'r', and a fleet node once opened. */
+static void read_model(struct tui *t)
 {
 	struct fab_model *m = t->m;
 	bool demo = m->demo;
@@ -371,9 +423,98 @@ static void reload(struct tui *t)
 		m->demo = true;
 	if (!m->source[0] || demo)
 		memcpy(m->source, source, sizeof(m->source));
+}
+
+static void reload(struct tui *t)
+{
+	if (!t->root)
+		return;   /* `fabtop fleet` with no node open: nothing to read again */
+	read_model(t);
 	for (int i = 0; i < t->npanes; i++)
-		if (t->views[i].ops->reload)
+		if (t->views[i].ops->reload && t->opened[i])
 			t->views[i].ops->reload(&t->views[i], &t->ctx);
+}
+
+/* ---- the panes' lives, and the fleet's node ------------------------------- */
+
+/* Whether a pane draws a node (everything but the Fleet and Help panes),
+ * so that under `fabtop fleet` it lives only while a node is open. */
+static bool shows_node(const struct view_ops *o)
+{
+	return o != &fleet_view_ops && o != &help_view_ops;
+}
+
+/* Opens the panes that are not open, those that show a node only when
+ * there is one; each starts at its top with nothing selected. */
+static void panes_open(struct tui *t)
+{
+	for (int i = 0; i < t->npanes; i++) {
+		struct view *v = &t->views[i];
+		if (t->opened[i] || (shows_node(fab_panes[i]) && !t->root))
+			continue;
+		*v = (struct view){ .ops = fab_panes[i] };
+		if (v->ops->open && v->ops->open(v, &t->ctx) != 0)
+			v->priv = NULL;   /* the pane says it has no state */
+		t->opened[i] = true;
+	}
+}
+
+/* Closes the open panes (only those that show a node: node_only), each
+ * stopping what it runs: nothing outlives the node or the console. */
+static void panes_close(struct tui *t, bool node_only)
+{
+	for (int i = 0; i < t->npanes; i++) {
+		if (!t->opened[i] || (node_only && !shows_node(fab_panes[i])))
+			continue;
+		if (t->views[i].ops->close)
+			t->views[i].ops->close(&t->views[i], &t->ctx);
+		t->views[i].priv = NULL;
+		t->views[i].current = false;
+		t->opened[i] = false;
+	}
+}
+
+int tui_fleet_open(struct tui *t, int i)
+{
+	char err[512];
+	struct fab_root nr;
+	t->ctx.fleet_msg[0] = '\0';
+	if (!t->fleet || i < 0 || (size_t)i >= t->fleet->n)
+		return -1;
+	const struct fleet_node *n = &t->fleet->nodes[i];
+	const char *host = n->host ? n->host : n->path;
+	if (i == t->ctx.fleet_shown && t->root) {
+		switch_to(t, t->topo_pane);
+		return 0;
+	}
+	if (view_fleet_is_report(n->path)) {
+		snprintf(t->ctx.fleet_msg, sizeof(t->ctx.fleet_msg),
+			 "%s is a saved report (report all --json), not a capture: the panes need a "
+			 "capture (`fabtop capture -o FILE` on that node)", host);
+		return -1;
+	}
+	if (root_open(&nr, n->path, err, sizeof(err)) != 0) {
+		snprintf(t->ctx.fleet_msg, sizeof(t->ctx.fleet_msg), "cannot open %s: %s", host, err);
+		return -1;
+	}
+	/* The old node's panes stop (a sampler reading its files, a wizard
+	 * step's child) before its root and its unpacked files go. */
+	panes_close(t, true);
+	wizard_free(t->own_wizard);
+	t->own_wizard = t->ctx.wizard = NULL;
+	if (t->root)
+		root_close(t->root);
+	t->node_root = nr;
+	t->root = &t->node_root;
+	t->ctx.root = t->root;
+	t->m->source[0] = '\0';
+	read_model(t);
+	t->own_wizard = t->ctx.wizard = wizard_new(t->root, NULL, NULL, 0);
+	t->ctx.fleet_shown = i;
+	panes_open(t);
+	switch_to(t, t->topo_pane);
+	tui_show_current(t);
+	return 0;
 }
 
 void tui_handle_key(struct tui *t, int ch)
@@ -381,9 +522,21 @@ void tui_handle_key(struct tui *t, int ch)
 	struct view *v = &t->views[t->cur];
 	if (ch == KEY_RESIZE || ch == ERR)
 		return;   /* the next draw lays out again */
-	if (v->ops->key && v->ops->key(v, ch, &t->ctx))
+	if (v->ops->key && t->opened[t->cur] && v->ops->key(v, ch, &t->ctx)) {
+		/* The Fleet pane asked for a node: opened now, after its key. */
+		int want = t->ctx.fleet_open;
+		t->ctx.fleet_open = -1;
+		if (want >= 0)
+			tui_fleet_open(t, want);
 		return;
+	}
 	switch (ch) {
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:   /* ^H: Backspace on some terminals */
+		if (t->fleet && t->fleet_pane >= 0)
+			switch_to(t, t->fleet_pane);
+		return;
 	case 'q':
 	case KEY_F(10):
 		t->quit = true;
@@ -431,7 +584,8 @@ static int next_key(struct tui *t, int ms)
 {
 	int fd = -1, pane = -1;
 	for (int i = 0; i < t->npanes && fd < 0; i++)
-		if (t->views[i].ops->wait_fd && (fd = t->views[i].ops->wait_fd(&t->views[i], &t->ctx)) >= 0)
+		if (t->views[i].ops->wait_fd && t->opened[i] &&
+		    (fd = t->views[i].ops->wait_fd(&t->views[i], &t->ctx)) >= 0)
 			pane = i;
 	if (fd < 0) {
 		timeout(ms);
@@ -540,23 +694,81 @@ void tui_job_opts(const char *ras_addr, double window)
 	job_window = window;
 }
 
-int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
+void tui_init(struct tui *t, struct fab_root *root, struct fab_model *m,
+		     struct wizard *wizard)
 {
-	static bool atexit_done;
-	struct tui t = {
+	*t = (struct tui){
 		.root = root,
 		.m = m,
 		.npanes = fab_npanes < TUI_MAX_PANES ? fab_npanes : TUI_MAX_PANES,
 		.help = 0,
 		.woke = -1,
+		.fleet_pane = -1,
+		.topo_pane = 0,
 	};
+	t->ctx = (struct view_ctx){ .m = m, .root = root, .wizard = wizard,
+				    .ras_addr = job_ras_addr, .ras_window = job_window,
+				    .fleet_shown = -1, .fleet_open = -1 };
+	for (int i = 0; i < t->npanes; i++) {
+		t->views[i].ops = fab_panes[i];
+		if (fab_panes[i] == &help_view_ops)
+			t->help = i;
+		if (fab_panes[i] == &fleet_view_ops)
+			t->fleet_pane = i;
+		if (fab_panes[i] == &topology_view_ops)
+			t->topo_pane = i;
+	}
+}
+
+static int tui_loop(struct tui *t);
+
+void tui_finish(struct tui *t)
+{
+	/* Each pane stops what it runs: nothing outlives the console. */
+	panes_close(t, false);
+	wizard_free(t->own_wizard);
+	t->own_wizard = t->ctx.wizard = NULL;
+}
+
+int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
+{
+	struct tui t;
 	/* `fabtop wizard` brings its wizard and opens on it; otherwise the
 	 * Wizard pane gets one of its own. */
 	struct wizard *own_wizard = NULL;
 	if (!wizard)
 		wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
-	t.ctx = (struct view_ctx){ .m = m, .root = root, .wizard = wizard,
-				   .ras_addr = job_ras_addr, .ras_window = job_window };
+	tui_init(&t, root, m, wizard);
+	t.own_wizard = own_wizard;
+	for (int i = 0; i < t.npanes; i++)
+		if (fab_panes[i] == &wizard_view_ops && wizard && wizard->focus)
+			t.cur = i;
+	return tui_loop(&t);
+}
+
+int tui_fleet_run(const struct fleet *f)
+{
+	struct tui t;
+	struct fab_model m;
+	model_init(&m);
+	tui_init(&t, NULL, &m, NULL);
+	t.fleet = t.ctx.fleet = f;
+	if (t.fleet_pane >= 0)
+		t.cur = t.fleet_pane;
+	int rc = tui_loop(&t);
+	/* The node's root is the shell's own: its unpacked files go now. */
+	if (t.root)
+		root_close(t.root);
+	model_free(&m);
+	return rc;
+}
+
+/* Runs the session until q or a signal: curses up, the panes opened, the
+ * loop, then every pane closed and the shell's wizard freed. */
+static int tui_loop(struct tui *t)
+{
+	static bool atexit_done;
+	struct fab_model *m = t->m;
 	setlocale(LC_ALL, "");
 	quit_signal = 0;
 	install_signals();
@@ -564,76 +776,63 @@ int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 		atexit(tui_leave_curses);   /* an exit() anywhere still restores the terminal */
 		atexit_done = true;
 	}
-	if (start_curses(&t) != 0) {
-		stop_curses(&t);
+	if (start_curses(t) != 0) {
+		stop_curses(t);
 		restore_signals();
-		wizard_free(own_wizard);
+		tui_finish(t);
 		return 2;
 	}
-	for (int i = 0; i < t.npanes; i++) {
-		struct view *v = &t.views[i];
-		v->ops = fab_panes[i];
-		if (v->ops->open && v->ops->open(v, &t.ctx) != 0)
-			v->priv = NULL;   /* the pane says it has no state */
-		if (fab_panes[i] == &help_view_ops)
-			t.help = i;
-		if (fab_panes[i] == &wizard_view_ops && wizard && wizard->focus)
-			t.cur = i;
-	}
-	tui_show_current(&t);
-	tui_draw(&t);
+	panes_open(t);
+	tui_show_current(t);
+	tui_draw(t);
 	double drawn_at = mono_s();
 	bool pending = false;   /* a pane asked for a frame not drawn yet */
-	while (!t.quit && !quit_signal) {
+	while (!t->quit && !quit_signal) {
 		int ch;
-		if (t.script) {
-			ch = tui_script_next(&t);
+		if (t->script) {
+			ch = tui_script_next(t);
 		} else {
-			int ms = wait_ms(&t);
+			int ms = wait_ms(t);
 			int left = OUTPUT_FRAME_MS - (int)((mono_s() - drawn_at) * 1000);
 			if (pending && left < ms)
 				ms = left > 0 ? left : 0;
-			ch = next_key(&t, ms);
+			ch = next_key(t, ms);
 		}
-		if (t.quit || quit_signal)
+		if (t->quit || quit_signal)
 			break;
-		if (ch == ERR && !t.script) {
+		if (ch == ERR && !t->script) {
 			/* A pane's work is due, or its child printed, or the live
 			 * clock: each pane ticks. A pane that only prints gets a
 			 * frame every OUTPUT_FRAME_MS at most, none is lost. */
-			pending = tui_tick_due(&t) || pending;
+			pending = tui_tick_due(t) || pending;
 			/* Output waits in a child's pipe: its pane reads it now. */
-			if (t.woke >= 0) {
-				struct view *wv = &t.views[t.woke];
-				if (wv->ops->tick && wv->ops->tick(wv, &t.ctx) && wv->current)
+			if (t->woke >= 0) {
+				struct view *wv = &t->views[t->woke];
+				if (wv->ops->tick && wv->ops->tick(wv, &t->ctx) && wv->current)
 					pending = true;
-				t.woke = -1;
+				t->woke = -1;
 			}
 			bool frame_due = (mono_s() - drawn_at) * 1000 >= OUTPUT_FRAME_MS;
-			if ((pending && frame_due) || (m->live && time(NULL) != t.drawn_sec)) {
-				tui_draw(&t);
+			if ((pending && frame_due) || (m->live && time(NULL) != t->drawn_sec)) {
+				tui_draw(t);
 				drawn_at = mono_s();
 				pending = false;
 			}
 			continue;
 		}
-		tui_handle_key(&t, ch);
-		if (t.quit)
+		tui_handle_key(t, ch);
+		if (t->quit)
 			break;
 		/* What the key asked for (a step, a sample) is due now. */
-		tui_tick_due(&t);
-		tui_draw(&t);
+		tui_tick_due(t);
+		tui_draw(t);
 		drawn_at = mono_s();
 		pending = false;
 	}
-	/* Each pane stops what it runs: nothing outlives the console. */
-	for (int i = 0; i < t.npanes; i++)
-		if (t.views[i].ops->close)
-			t.views[i].ops->close(&t.views[i], &t.ctx);
-	wizard_free(own_wizard);
-	stop_curses(&t);
+	tui_finish(t);
+	stop_curses(t);
 	restore_signals();
 	if (quit_signal)
 		return 128 + quit_signal;
-	return t.status;
+	return t->status;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "fabtop/layout.h"
+#include "fabtop/root.h"
 #include "fabtop/tui.h"
 #include "fabtop/view.h"
 
@@ -33,9 +34,25 @@ struct tui {
 	bool quit;
 	time_t drawn_sec;             /* live clock: redraw when it changes */
 	int woke;                     /* the pane whose wait_fd ended the wait for a key, -1 none */
+	bool opened[TUI_MAX_PANES];   /* open() was called and close() not yet */
+	struct wizard *own_wizard;    /* made by the shell (freed with its root) */
+	/* `fabtop fleet` (tui_fleet_run): the node open in the panes is the
+	 * shell's own root (root == &node_root then; NULL while none is). */
+	const struct fleet *fleet;
+	struct fab_root node_root;
+	int fleet_pane, topo_pane;    /* their indices; -1 when not in the table */
 };
 
 /* ---- the shell (tui.c) ---- */
+
+/* The session before curses starts: root and model (NULL root: a fleet
+ * with no node open yet), the wizard the Wizard pane drives (the
+ * caller's; NULL none), the panes' table; nothing opened. */
+void tui_init(struct tui *t, struct fab_root *root, struct fab_model *m,
+	      struct wizard *wizard);
+/* Closes every open pane and frees the shell's own wizard; the root and
+ * the model stay the caller's (the fleet's node root: root_close()). */
+void tui_finish(struct tui *t);
 
 void tui_draw(struct tui *t);
 void tui_handle_key(struct tui *t, int ch);
@@ -47,6 +64,13 @@ bool tui_tick_due(struct tui *t);
 /* The soonest due() over the panes, on their clock; negative when none
  * has work. */
 double tui_next_due(struct tui *t);
+/* Opens node i of the fleet in the panes (tui_fleet_run): its capture
+ * becomes the root, the model is collected from it, the panes that show a
+ * node are opened anew on it and the Topology pane comes into view. The
+ * old root and its panes are closed only once the new one opened, so a
+ * failure (a saved report, an unreadable capture: said in
+ * ctx.fleet_msg) leaves everything as it was. 0 or -1. */
+int tui_fleet_open(struct tui *t, int i);
 /* Leaves curses so a message can reach the terminal (script errors). */
 void tui_leave_curses(void);
 

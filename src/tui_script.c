@@ -3,7 +3,7 @@
  * reads commands instead of keys and draws to /dev/null at
  * FABTOP_SCRIPT_SIZE (default 80x24), so screen tests need no TTY. The
  * commands, one a line ('#' comments):
- *   key NAME        a key: a character, or Tab, Enter, Esc, Up, PgDn, F1, ...
+ *   key NAME        a key: a character, or Tab, Enter, Esc, BSpace, Up, PgDn, F1, ...
  *   resize C R      the terminal becomes C columns by R rows
  *   dump FILE       the whole screen as text, trailing spaces trimmed
  *   dump-pane FILE  only the pane's rows: no tab bar, banner or status bar,
@@ -40,7 +40,7 @@ static const struct { const char *name; int key; } key_names[] = {
 	{ "PageUp", KEY_PPAGE },{ "PageDown", KEY_NPAGE },
 	{ "Home", KEY_HOME },   { "End", KEY_END },     { "Enter", '\n' },
 	{ "Space", ' ' },       { "Esc", 27 },          { "F1", KEY_F(1) },
-	{ "F10", KEY_F(10) },
+	{ "F10", KEY_F(10) },   { "BSpace", KEY_BACKSPACE },
 };
 
 static int parse_key(const char *name)
@@ -110,7 +110,7 @@ static void script_wait(struct tui *t, int secs)
 	double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + secs;
 	bool was_virtual = t->ctx.virtual_clock;
 	t->ctx.virtual_clock = false;   /* children run in real time */
-	while (v->ops->due && v->ops->due(v, &t->ctx) >= 0) {
+	while (t->opened[t->cur] && v->ops->due && v->ops->due(v, &t->ctx) >= 0) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		double left = end - ((double)ts.tv_sec + ts.tv_nsec / 1e9);
 		if (left <= 0)

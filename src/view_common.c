@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <wchar.h>
 #include "fabtop/sanitize.h"
@@ -410,4 +411,10 @@ void view_pen_finding(struct view_pen *p, int x, const struct fab_finding *f)
 		snprintf(text, sizeof(text), "next: %s", f->hint);
 		view_pen_wrap(p, body, text, 0);
 	}
+}
+
+bool view_fleet_is_report(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
 }

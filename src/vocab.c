@@ -69,6 +69,25 @@ const char *port_phys_word(const struct fab_port *p, char *buf, size_t len)
 	return state_word(p->phys_state_str, p->phys_state, buf, len);
 }
 
+/* drivers/infiniband/core/sysfs.c: state_show() prints ib_port_state_to_str()
+ * (include/rdma/ib_verbs.h), phys_state_show() phys_state_to_str(). */
+const char *port_state_name(long long num)
+{
+	static const char *const words[PORT_STATE_MAX + 1] = {
+		"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
+	};
+	return num >= 0 && num <= PORT_STATE_MAX ? words[num] : NULL;
+}
+
+const char *port_phys_name(long long num)
+{
+	static const char *const words[PORT_PHYS_MAX + 1] = {
+		NULL, "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp",
+		"LinkErrorRecovery", "Phy Test",
+	};
+	return num >= 0 && num <= PORT_PHYS_MAX ? words[num] : NULL;
+}
+
 const char *fab_subject(const char *dev, int port, char *buf, size_t len)
 {
 	if (port > 0)

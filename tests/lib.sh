@@ -23,3 +23,12 @@ need() {
 		fi
 	done
 }
+
+# class_rename LINK NEW: renames a /sys/class/X/NAME link of a copied root
+# and the device directory it points to, so the device is named NEW (any
+# bytes: the hostile-name tests).
+class_rename() {
+	_dir=$(dirname "$1") _tgt=$(readlink "$1")
+	_tdir=$(dirname "$_tgt")
+	( cd "$_dir" && mv "$_tgt" "$_tdir/$2" && rm "$(basename "$1")" && ln -s "$_tdir/$2" "$2" )
+}

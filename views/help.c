@@ -17,6 +17,7 @@ static const struct { const char *keys, *what; } help_keys[] = {
 	{ "Left / Right", "scroll sideways (wide tables)" },
 	{ "? or F1", "this help; again, or Esc, to go back" },
 	{ "r", "read the node (or the capture) again" },
+	{ "Backspace", "`fabtop fleet`: back to the Fleet pane from a node's panes" },
 	{ "q or F10", "quit" },
 };
 

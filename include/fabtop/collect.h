@@ -37,6 +37,15 @@ int collect_dcb(const struct fab_root *r, struct fab_model *m);
  * says why and the MTU stays as it was. After rdma and uverbs. */
 int collect_verbs(const struct fab_root *r, struct fab_model *m);
 int collect_gpus(const struct fab_root *r, struct fab_model *m);
+/* The node's NCCL settings (model.settings): live, fabtop's own environment
+ * and /etc/nccl.conf; a capture, meta.json's "env" and its etc/nccl.conf. */
+int collect_settings(const struct fab_root *r, struct fab_model *m);
+/* The NCCL variables of an environment ("K=V" strings, as environ) that
+ * collect_settings keeps, as a JSON object, for a capture's meta.json. */
+struct json_t;
+struct json_t *collect_settings_env(char *const *envp);
+/* The same filter over a JSON object of NAME: value (a capture's "env"). */
+struct json_t *collect_settings_json(const struct json_t *env);
 int collect_nvml(const struct fab_root *r, struct fab_model *m);
 int collect_cuda(const struct fab_root *r, struct fab_model *m);
 /* Each GPU's GPUDirect RDMA and DMA-BUF support from the CUDA driver

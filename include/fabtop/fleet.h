@@ -12,6 +12,20 @@
  * A node that cannot be read is a row with error set and verdict
  * "unknown", never dropped, never healthy.
  *
+ * Odd: within a kind of 3 nodes or more, a fact (nodefacts.h) whose value
+ * on this node differs from the value a strict majority of the kind holds
+ * (more than half; "lacks the fact" counts as a value). A fact no value
+ * holds a strict majority of is "no majority" for the kind (listed on the
+ * kind), never settled by picking one. A kind of 1 or 2 nodes has no
+ * majority to compare against and is said so.
+ *
+ * Row fields: ports_expected is every port the document lists for its HCAs
+ * (links.hcas[].ports, else nics[].ports), ports_up those the kernel says
+ * ACTIVE (a DOWN or unreadable port is expected and not up); slowest is the
+ * lowest line rate (line_gbps, else rate_gbps) among the usable ports; env
+ * the facts of nodefacts' "nccl" section; topo_fp the FNV-1a of the matrix
+ * (columns, row labels, cells) as 8 hex digits.
+ *
  * Sequence: fleet_load() -> fleet_print() / the Fleet pane -> fleet_free().
  */
 #ifndef FABTOP_FLEET_H
@@ -47,9 +61,34 @@ struct fleet_node {
 	char *error;            /* could not be read: why; NULL otherwise */
 };
 
+/* A value of a fact and the nodes of the kind that hold it. */
+struct fleet_count {
+	char *value;            /* NULL: the nodes that lack the fact */
+	int count;
+};
+
+/* A fact no value of which is held by a strict majority of its kind. */
+struct fleet_nomaj {
+	const char *section;
+	char *key;
+	struct fleet_count *values;     /* most common first */
+	size_t nvalues;
+};
+
+struct fleet_kind {
+	char *name;             /* nodefacts_kind() */
+	size_t nodes;           /* read nodes of this kind */
+	size_t facts;           /* distinct fact keys seen among them */
+	bool compared;          /* nodes >= 3: a majority can be taken */
+	size_t odd_nodes;
+	struct fleet_nomaj *nomaj;      /* compared kinds only */
+	size_t nnomaj;
+};
+
 struct fleet {
 	struct fleet_node *nodes;   /* in the order of the paths */
 	size_t n;
+	struct fleet_kind *kinds;   /* in the order first seen */
 	size_t nkinds;
 };
 
@@ -59,11 +98,17 @@ struct fleet {
  * on log. */
 int fleet_load(char *const *paths, size_t n, struct fleet *f, FILE *log);
 void fleet_free(struct fleet *f);
-/* Text: the rows, then the outliers per node; JSON: {"nodes": [...],
- * "kinds": [...]}. */
+/* Text: a summary line naming the odd nodes, what sets each apart, the
+ * nodes that could not be read, the rows, then the kinds; JSON:
+ * {"summary": {...}, "nodes": [...], "kinds": [...]} (docs/fleet.md). */
 void fleet_print(struct fab_out *o, const struct fleet *f);
-/* 0 every node ok and none odd, 1 findings of warning severity or worse or
- * an outlier, 2 a node could not be read (its verdict unknown). */
+/* 0 every node ok and none odd, 1 findings of warning severity or worse,
+ * an outlier, or a fact with no majority in its kind, 2 a node could not
+ * be read or its report's verdict is unknown. */
 int fleet_exit(const struct fleet *f);
+/* `fabtop fleet CAPTURE...|DIR... [--json] [--batch]` (argv[0] "fleet"):
+ * the Fleet pane on a terminal (tui_fleet_run()), else the text or JSON;
+ * returns the exit status. */
+int fleet_main(int argc, char **argv);
 
 #endif

@@ -290,6 +290,12 @@ struct fab_finding {
 /* The sources a report stands on. When one of them exists but could not
  * be read, the report cannot call the node healthy: its verdict is
  * unknown (model_verdict()). docs/report-json.md lists them per report. */
+struct fab_setting {
+	char name[64];
+	char value[FAB_PATH_LEN];
+	char source[32];              /* "environment" or "/etc/nccl.conf" */
+};
+
 enum fab_source {
 	FAB_SRC_RDMA    = 1 << 0,     /* /sys/class/infiniband, each HCA's ports/, each port's state */
 	FAB_SRC_PCI     = 1 << 1,     /* /sys/bus/pci/devices: the PCI tree */
@@ -331,6 +337,14 @@ struct fab_model {
 	char nvml_status[256];        /* why NVML was or was not used */
 	char cuda_status[256];
 	char nccl_status[256];
+	/* NCCL settings a job started on this node inherits besides its own
+	 * environment (collectors/settings.c): the environment fabtop runs in
+	 * (in a Slurm job step or a pod, the job's) and /etc/nccl.conf. Only
+	 * the variables of procfs.c's NCCL table, never a secret-looking
+	 * name. settings_known false: a capture that did not record them. */
+	struct fab_setting *settings; int nsettings;
+	bool settings_known;
+	char settings_why[160];       /* why not known: "the capture did not record them", ... */
 	char rdma_netns_mode[16];     /* "shared", "exclusive"; "" when RDMA netlink is absent */
 	struct fab_nic *nics; int nnics;
 	/* A GPU peer-memory module, as NCCL's net_ib tests it (host.c): one of

@@ -52,6 +52,25 @@ struct fab_root;
 int report_counters(const struct fab_root *r, const struct fab_model *m,
 		    const struct counters_opts *co, FILE *fp, FILE *log);
 
+/* `report metrics`: the model of root r (collected) and one reading of
+ * every counter file of r, in the Prometheus text exposition format
+ * (0.0.4; docs/metrics.md lists every metric). Returns the verdict (0, 1,
+ * 2: model_verdict() of FAB_NEED_ALL, unknown too when the counters could
+ * not be sampled; the document says why) or -1 when fp failed. */
+struct fab_root;
+int report_metrics(FILE *fp, const struct fab_root *r, const struct fab_model *m);
+/* The whole command: opens rootspec (NULL: live), collects, and writes
+ * the document to standard output, or with output to that file
+ * atomically (cap_dest.h: a temporary .part file beside it, fsync'ed and
+ * renamed; a link is refused). Returns the verdict, 2 on any failure
+ * (said on err). */
+int report_metrics_run(const char *rootspec, const char *output, FILE *err);
+/* s as a Prometheus label value into buf (len > 0): shown through the
+ * sanitiser (no control byte, valid UTF-8), then backslash, double quote
+ * and newline escaped as the exposition format asks; cut at a whole
+ * character when buf is short. Returns buf. */
+char *report_prom_escape(const char *s, char *buf, size_t len);
+
 /* `report job`: NCCL's RAS over the window (ras_job.h), the lagging
  * ranks, and the ranks on this node joined with its GPUs and QPs. Returns
  * job_verdict_exit() of the verdict. */

@@ -12,11 +12,19 @@
 #include "fabtop/root.h"
 
 struct wizard;
+struct fleet;
 
 /* Runs until the user quits; reloads the model from root on 'r'. wizard:
  * the session's wizard (`fabtop wizard` brings one and opens on its pane),
  * NULL to make one for the Wizard pane. Returns the process exit status. */
 int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard);
+/* `fabtop fleet` on a terminal: the TUI opens on the Fleet pane with no
+ * node open; Enter there opens a node's capture in the other panes (the
+ * shell owns that root and model and closes them when another node is
+ * opened or the TUI ends) and Backspace comes back. f stays the caller's,
+ * read only. Returns the process exit status (0, or 2 when the TUI cannot
+ * start; 128+signal when one ended it). */
+int tui_fleet_run(const struct fleet *f);
 /* The Job pane's --ras ADDR and --window S (0: the default), for the next
  * tui_run(); the strings must outlive it. */
 void tui_job_opts(const char *ras_addr, double window);

@@ -12,7 +12,9 @@
  * Sequence: open() once -> { show() when it comes into view; draw() per
  * frame; key() first offer of each key; due()/tick() for its background
  * work; reload() after 'r' } -> close() once. Every hook but draw may be
- * NULL.
+ * NULL. Under `fabtop fleet` a pane that shows a node is opened when a
+ * node is opened and closed before the next one is (its state belongs to
+ * that node's root); until then the shell draws it as waiting for a node.
  */
 #ifndef FABTOP_VIEW_H
 #define FABTOP_VIEW_H
@@ -25,6 +27,7 @@
 struct view;
 struct wizard;
 struct fab_root;
+struct fleet;
 
 /* What a pane may use besides its own state. */
 struct view_ctx {
@@ -35,6 +38,14 @@ struct view_ctx {
 	double ras_window;            /* --window S for the Job pane; 0: the default */
 	bool virtual_clock;           /* headless scripts: time moves only when told */
 	double vnow;                  /* the virtual clock, seconds */
+	/* `fabtop fleet` on a terminal (tui_fleet_run); NULL otherwise. The
+	 * other panes show one node of it at a time: the Fleet pane asks the
+	 * shell for one by setting fleet_open from its key(); the shell opens
+	 * it after the key (tui.c) and says in fleet_msg why it could not. */
+	const struct fleet *fleet;
+	int fleet_shown;              /* the node the other panes show; -1 none */
+	int fleet_open;               /* the node the Fleet pane asks for; -1 none */
+	char fleet_msg[640];          /* why the last node asked for was not opened; "" */
 };
 /* Seconds on the panes' clock: CLOCK_MONOTONIC, or the virtual one. */
 double view_now(const struct view_ctx *c);
@@ -196,6 +207,11 @@ void wizard_step_result(struct view_pen *p, const struct wiz_step *s);
 /* The topology pane's mark for the closest NIC of each GPU (UTF-8, ASCII). */
 #define TOPO_MARK_UTF8  "\u25c6"
 #define TOPO_MARK_ASCII "<"
+
+/* A fleet node given as a saved `report all --json` (nodedoc.h takes a
+ * *.json path as one): it holds the node's report, not the files the
+ * panes read, so it cannot be opened in them. */
+bool view_fleet_is_report(const char *path);
 
 /* The panes in tab order (tui.c); the help pane walks it. */
 extern const struct view_ops *const fab_panes[];

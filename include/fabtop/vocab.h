@@ -37,6 +37,15 @@ const char *tri_name(enum fab_tri t);
  * holds the number's text. */
 const char *port_state_word(const struct fab_port *p, char *buf, size_t len);
 const char *port_phys_word(const struct fab_port *p, char *buf, size_t len);
+/* The kernel's word for a state number (ib_port_state: 0 NOP, 1 DOWN,
+ * 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER) and for a physical state
+ * number (ib_port_phys_state: 1 Sleep ... 7 Phy Test); NULL for a number
+ * the kernel does not define. PORT_STATE_MAX and PORT_PHYS_MAX are the
+ * highest defined numbers, for those listing every state (the metrics). */
+#define PORT_STATE_MAX 5
+#define PORT_PHYS_MAX  7
+const char *port_state_name(long long num);
+const char *port_phys_name(long long num);
 
 /* A finding's subject for a port, "mlx5_0/1", or a device, "mlx5_0"
  * (port <= 0). Every rule and every view names ports this way. */

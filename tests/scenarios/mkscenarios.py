@@ -2021,6 +2021,9 @@ def write_node(n, root):
     if samples:
         meta.update({"samples": len(samples["samples"]), "interval": samples["interval"]})
     meta["gdr_sysfs"] = True
+    # The capture's own environment (collect_settings): none of NCCL's here;
+    # a scenario sets some through meta_extra.
+    meta["env"] = {}
     meta.update(n.meta_extra)
     meta.update({"demo": n.demo, "description": n.description})
     tr.json("fabtop/meta.json", meta)

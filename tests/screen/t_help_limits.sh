@@ -15,7 +15,7 @@ unset LC_ALL LINES COLUMNS NO_COLOR
 PREFIX=fabtop-help-limits . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/root/sys"
-printf 'key 6\ndump-pane %s\nkey q\n' "$T/help.txt" > "$T/help.script"
+printf 'key ?\ndump-pane %s\nkey q\n' "$T/help.txt" > "$T/help.script"
 if headless help 100x200 "$BIN" --root "$T/root"; then
 	# From the section's title to the blank line that ends it.
 	sed -n '/^Counter limits/,/^$/p' "$T/help.txt" > "$T/limits.txt"

@@ -119,13 +119,15 @@ screen a wizard-dgx-h100-80x24.txt "dgx-h100 Tab again shows the wizard pane (ev
 tm send-keys -t a Tab
 screen a job-dgx-h100-80x24.txt "dgx-h100 Tab again shows the job pane (no NCCL process recorded)"
 tm send-keys -t a Tab
+screen a fleet-dgx-h100-80x24.txt "dgx-h100 Tab again shows the fleet pane (no fleet loaded)"
+tm send-keys -t a Tab
 screen a dgx-h100-help-80x24.txt "dgx-h100 Tab again shows the help pane"
 tm send-keys -t a Escape
-screen a job-dgx-h100-80x24.txt "Esc on the help pane goes back to the pane before it (job)"
+screen a fleet-dgx-h100-80x24.txt "Esc on the help pane goes back to the pane before it (fleet)"
 tm send-keys -t a Tab
 screen a dgx-h100-help-80x24.txt "dgx-h100 Tab shows the help pane again"
 tm send-keys -t a Tab
-screen a dgx-h100-80x24.txt "dgx-h100 Tab a sixth time returns to the topology pane"
+screen a dgx-h100-80x24.txt "dgx-h100 Tab a seventh time returns to the topology pane"
 pid=$(fabtop_pid a)
 if [ -n "$pid" ] && [ -z "$UPDATE" ]; then
 	t0=$(cpu_ticks "$pid"); sleep 2; t1=$(cpu_ticks "$pid")
@@ -183,11 +185,11 @@ finish d 0 "pcie-2numa q exits with status 0 and restores the terminal"
 # (c) Headless: the same screens from FABTOP_SCRIPT dumps, with no terminal.
 cat > "$T/script" <<EOF
 dump $T/s1.txt
-key 6
+key ?
 dump $T/s2.txt
 key Esc
 dump $T/s6.txt
-key 6
+key ?
 key ?
 key r
 dump $T/s5.txt
@@ -216,7 +218,7 @@ same() {
 	fi
 }
 same "$T/s1.txt" dgx-h100-80x24.txt "script dump of the topology pane equals the tmux screen"
-same "$T/s2.txt" dgx-h100-help-80x24.txt "script: 6, dump of the help pane equals the tmux screen"
+same "$T/s2.txt" dgx-h100-help-80x24.txt "script: ?, dump of the help pane equals the tmux screen"
 same "$T/s6.txt" dgx-h100-80x24.txt "script: Esc on the help pane goes back to topology"
 same "$T/s5.txt" dgx-h100-80x24.txt "script: ? back to topology, r reloads the same screen"
 same "$T/s3.txt" dgx-h100-40x10.txt "script: resize 40 10, dump equals tmux"

@@ -212,7 +212,7 @@ if [ "$(id -u)" = 0 ] && command -v tmux >/dev/null && command -v ip >/dev/null 
 	# The probes run in the background: the pane answers keys (Help and
 	# back) and keeps drawing (its clock moves past the first reading).
 	t0=$(clock "$T/tmux-running.txt")
-	tm send-keys -t w 6
+	tm send-keys -t w '?'
 	screen_has w "$T/tmux-help.txt" 10 "^Keys"
 	tm send-keys -t w 4
 	i=0
