@@ -288,10 +288,15 @@ static void node_facts(struct fb *b, const json_t *doc)
 	for (const char *const *k = ident; *k; k++)
 		if (json_object_get(doc, *k))
 			add_json(b, "node", true, json_object_get(doc, *k), "%s", *k);
-	static const char *const comp[] = { "kernel", "cuda", "pci_functions", "verdict", NULL };
+	static const char *const comp[] = { "kernel", "cuda", "pci_functions", NULL };
 	for (const char *const *k = comp; *k; k++)
 		if (json_object_get(doc, *k))
 			add_json(b, "node", false, json_object_get(doc, *k), "%s", *k);
+	/* The verdict "ok" or "findings" is the findings' (below), so it is
+	 * no fact of its own; "unknown" is not, so its reasons are one. */
+	const json_t *ub = json_object_get(doc, "unknown_because");
+	if (json_array_size(ub))
+		add_json(b, "node", false, ub, "unknown_because");
 	char *g = gpu_models(doc), *h = hca_models(doc);
 	add_owned(b, "node", false, strdup("gpus"), g ? g : strdup("none"));
 	add_owned(b, "node", false, strdup("hcas"), h ? h : strdup("none"));

@@ -7,7 +7,8 @@
  * A fact is (section, key, value), all plain strings taken from the
  * document (outside input: print them through the print layer):
  *   section  what the user reads it under: "node" (GPU and HCA models,
- *            counts, kernel), "topology" (matrix cells, closest NICs),
+ *            counts, kernel; why the verdict is unknown, when it is: an
+ *            "ok" or "findings" verdict is the findings' own), "topology" (matrix cells, closest NICs),
  *            "hca" (model, firmware, board, PCIe), "port" (state, rate,
  *            width, link layer, MTU, GID types, usable), "pcie" (each
  *            GPU/NIC/bridge link the document holds), "netdev" (the

@@ -113,6 +113,8 @@ static void test_real_scenario(void **state)
 	assert_string_equal(val(&fa, "node", "gpus"), "8x NVIDIA H100 80GB HBM3");
 	assert_string_equal(val(&fa, "node", "hcas"), "12x MT4129");
 	assert_string_equal(val(&fa, "node", "kernel"), "5.15.0-1042-nvidia");
+	assert_null(val(&fa, "node", "verdict"));          /* the findings' */
+	assert_null(val(&fa, "node", "unknown_because"));  /* known */
 	assert_string_equal(val(&fa, "topology", "GPU0 NIC0"), "PXB");
 	assert_string_equal(val(&fa, "topology", "GPU0 NIC6"), "SYS");
 	assert_null(val(&fa, "topology", "NIC0 GPU0"));  /* the mirror of GPU0 NIC0: once */
@@ -208,7 +210,8 @@ static void test_two_scenarios_kind(void **state)
 static void test_minimal_exact(void **state)
 {
 	const char *text =
-		"{\"host\": \"h1\", \"time\": null, \"kernel\": \"6.8.0\", \"verdict\": \"findings\","
+		"{\"host\": \"h1\", \"time\": null, \"kernel\": \"6.8.0\", \"verdict\": \"unknown\","
+		" \"unknown_because\": [\"/sys/class/infiniband: permission denied\"],"
 		" \"topology\": {\"source\": \"pci-tree\", \"columns\": [\"GPU0\", \"NIC0\", \"NIC1\"],"
 		"  \"rows\": [{\"label\": \"GPU0\", \"cells\": [\"X\", \"PIX\", \"SYS\"], \"numa_affinity\": 0},"
 		"            {\"label\": \"NIC0\", \"cells\": [\"PIX\", \"X\", \"SYS\"]},"
@@ -235,7 +238,7 @@ static void test_minimal_exact(void **state)
 		"node gpus=1x A100",
 		"node hcas=2x MT4125",
 		"node kernel=6.8.0",
-		"node verdict=findings",
+		"node unknown_because=/sys/class/infiniband: permission denied",
 		"topology GPU0 NIC0=PIX",
 		"topology GPU0 NIC1=SYS",
 		"topology GPU0 closest=NIC0 PIX",
