@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
+#include "fabtop/diff.h"
 #include "fabtop/fleet.h"
 #include "fabtop/hazard.h"
 #include "fabtop/report.h"
@@ -259,6 +260,8 @@ int main(int argc, char **argv)
 	/* analyze-log takes any number of files: its arguments are its own. */
 	if (argc > 1 && strcmp(argv[1], "analyze-log") == 0)
 		return analyze_log_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "fleet") == 0)
 		return fleet_main(argc - 1, argv + 1);
 	/* The wizard has options of its own (--peer, --iface, ...). */

@@ -57,13 +57,19 @@ static int natcmp(const char *a, const char *b)
 	return strcmp(a0, b0);
 }
 
-static int fact_cmp(const void *pa, const void *pb)
+int nodefacts_cmp(const struct nodefact *a, const struct nodefact *b)
 {
-	const struct nodefact *a = pa, *b = pb;
 	int sa = section_ix(a->section), sb = section_ix(b->section);
 	if (sa != sb)
 		return sa < sb ? -1 : 1;
-	int c = natcmp(a->key, b->key);
+	return natcmp(a->key, b->key);
+}
+
+/* The list's order, then the value: duplicates meet in a fixed order. */
+static int fact_cmp(const void *pa, const void *pb)
+{
+	const struct nodefact *a = pa, *b = pb;
+	int c = nodefacts_cmp(a, b);
 	return c ? c : strcmp(a->value, b->value);
 }
 
@@ -127,19 +133,22 @@ static char *xasprintf(const char *fmt, ...)
 
 /* A JSON value as the fact's text: null is "unknown" (the document's word
  * for could not be read), numbers as printed, arrays of scalars joined by
- * ",", anything else compact JSON. */
+ * ",", anything else compact JSON; never "" (an empty string is "(empty)",
+ * an empty array "none"), so "" can never pass for a missing fact. */
 static char *jtext(const json_t *v)
 {
 	if (!v || json_is_null(v))
 		return strdup("unknown");
 	if (json_is_string(v))
-		return strdup(json_string_value(v));
+		return strdup(*json_string_value(v) ? json_string_value(v) : "(empty)");
 	if (json_is_integer(v))
 		return xasprintf("%lld", (long long)json_integer_value(v));
 	if (json_is_real(v))
 		return xasprintf("%g", json_real_value(v));
 	if (json_is_boolean(v))
 		return strdup(json_is_true(v) ? "true" : "false");
+	if (json_is_array(v) && !json_array_size(v))
+		return strdup("none");
 	if (json_is_array(v)) {
 		char *buf = NULL;
 		size_t len = 0;
@@ -279,10 +288,15 @@ static void node_facts(struct fb *b, const json_t *doc)
 	for (const char *const *k = ident; *k; k++)
 		if (json_object_get(doc, *k))
 			add_json(b, "node", true, json_object_get(doc, *k), "%s", *k);
-	static const char *const comp[] = { "kernel", "cuda", "pci_functions", "verdict", NULL };
+	static const char *const comp[] = { "kernel", "cuda", "pci_functions", NULL };
 	for (const char *const *k = comp; *k; k++)
 		if (json_object_get(doc, *k))
 			add_json(b, "node", false, json_object_get(doc, *k), "%s", *k);
+	/* The verdict "ok" or "findings" is the findings' (below), so it is
+	 * no fact of its own; "unknown" is not, so its reasons are one. */
+	const json_t *ub = json_object_get(doc, "unknown_because");
+	if (json_array_size(ub))
+		add_json(b, "node", false, ub, "unknown_because");
 	char *g = gpu_models(doc), *h = hca_models(doc);
 	add_owned(b, "node", false, strdup("gpus"), g ? g : strdup("none"));
 	add_owned(b, "node", false, strdup("hcas"), h ? h : strdup("none"));
@@ -608,6 +622,9 @@ static void counter_facts(struct fb *b, const json_t *doc)
 	struct fb pb = { .f = &ports, .flags = NODEFACTS_IDENTITY };
 	size_t i, j;
 	const json_t *s, *p;
+	/* The sampled ports: the samples' when the document keeps them, else
+	 * (nodedoc drops them for size) every port of an HCA whose counters
+	 * were read, as the sampler takes them. */
 	json_array_foreach(json_object_get(c, "samples"), i, s) {
 		json_array_foreach(json_object_get(s, "ports"), j, p) {
 			const char *dev = jstr(p, "dev");
@@ -617,6 +634,20 @@ static void counter_facts(struct fb *b, const json_t *doc)
 			free(pn);
 		}
 	}
+	const json_t *h;
+	if (!json_array_size(json_object_get(c, "samples")))
+		json_array_foreach(json_object_get(json_object_get(doc, "links"), "hcas"), i, h) {
+			const char *dev = jstr(h, "name");
+			const json_t *skipped = json_object_get(h, "counters_skipped");
+			if (!dev || (skipped && !json_is_null(skipped)))
+				continue;
+			json_array_foreach(json_object_get(h, "ports"), j, p) {
+				char *pn = jtext(json_object_get(p, "port"));
+				add_owned(&pb, "counter", false, pn ? xasprintf("%s/%s", dev, pn) : NULL,
+					  strdup(""));
+				free(pn);
+			}
+		}
 	const json_t *g;
 	json_array_foreach(json_object_get(json_object_get(c, "summary"), "bad_grew"), i, g) {
 		const char *dev = jstr(g, "dev"), *name = jstr(g, "name"), *netdev = jstr(g, "netdev");
@@ -735,15 +766,14 @@ void nodefacts_free(struct nodefacts *f)
 
 const struct nodefact *nodefacts_find(const struct nodefacts *f, const char *section, const char *key)
 {
-	int s = section_ix(section);
-	if (s < 0)
+	if (section_ix(section) < 0)
 		return NULL;
+	const struct nodefact want = { .section = section, .key = (char *)key };
 	size_t lo = 0, hi = f->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct nodefact *m = &f->v[mid];
-		int ms = section_ix(m->section);
-		int c = ms != s ? (ms < s ? -1 : 1) : natcmp(m->key, key);
+		int c = nodefacts_cmp(m, &want);
 		if (c == 0)
 			return m;
 		if (c < 0)

@@ -7,7 +7,8 @@
  * A fact is (section, key, value), all plain strings taken from the
  * document (outside input: print them through the print layer):
  *   section  what the user reads it under: "node" (GPU and HCA models,
- *            counts, kernel), "topology" (matrix cells, closest NICs),
+ *            counts, kernel; why the verdict is unknown, when it is: an
+ *            "ok" or "findings" verdict is the findings' own), "topology" (matrix cells, closest NICs),
  *            "hca" (model, firmware, board, PCIe), "port" (state, rate,
  *            width, link layer, MTU, GID types, usable), "pcie" (each
  *            GPU/NIC/bridge link the document holds), "netdev" (the
@@ -20,7 +21,8 @@
  *   key      names the thing, never by an identifier that always differs
  *            between nodes: "GPU0 NIC3", "mlx5_0 fw_ver", "mlx5_0/1 rate_gbps";
  *   value    as printed: "PXB", "28.39.1002", "400"; JSON null (could
- *            not be read) is "unknown".
+ *            not be read) is "unknown"; never "" (an empty string is
+ *            "(empty)", an empty list "none").
  * Each fact is shown once: a symmetric matrix cell under its upper
  * triangle's key ("GPU0 NIC3"; the mirror only when it differs), a NIC's
  * PCIe link under its HCA's name, a port's netdev under the port.
@@ -60,6 +62,9 @@ struct nodefacts {
 int nodefacts_from_doc(const json_t *doc, unsigned flags, struct nodefacts *out);
 void nodefacts_free(struct nodefacts *f);
 const struct nodefact *nodefacts_find(const struct nodefacts *f, const char *section, const char *key);
+/* The list's order over (section, key), values aside: <0, 0 or >0. Two
+ * lists are walked side by side with it (diff, fleet). */
+int nodefacts_cmp(const struct nodefact *a, const struct nodefact *b);
 
 /* The node's kind, the group fleet compares within: its GPU model and
  * count and its HCA models ("8x NVIDIA H100 80GB HBM3 + 12x MT4129");

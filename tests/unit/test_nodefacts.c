@@ -113,6 +113,8 @@ static void test_real_scenario(void **state)
 	assert_string_equal(val(&fa, "node", "gpus"), "8x NVIDIA H100 80GB HBM3");
 	assert_string_equal(val(&fa, "node", "hcas"), "12x MT4129");
 	assert_string_equal(val(&fa, "node", "kernel"), "5.15.0-1042-nvidia");
+	assert_null(val(&fa, "node", "verdict"));          /* the findings' */
+	assert_null(val(&fa, "node", "unknown_because"));  /* known */
 	assert_string_equal(val(&fa, "topology", "GPU0 NIC0"), "PXB");
 	assert_string_equal(val(&fa, "topology", "GPU0 NIC6"), "SYS");
 	assert_null(val(&fa, "topology", "NIC0 GPU0"));  /* the mirror of GPU0 NIC0: once */
@@ -138,8 +140,11 @@ static void test_real_scenario(void **state)
 	assert_string_equal(val(&fi, "port", "mlx5_0/1 lid"), "18");
 	assert_true(nodefacts_find(&fi, "node", "host")->identity);
 	/* Sorted, keys unique, every fact found where it is. */
-	for (size_t i = 0; i < fi.n; i++)
+	for (size_t i = 0; i < fi.n; i++) {
 		assert_ptr_equal(nodefacts_find(&fi, fi.v[i].section, fi.v[i].key), &fi.v[i]);
+		assert_true(i == 0 || nodefacts_cmp(&fi.v[i - 1], &fi.v[i]) < 0);
+		assert_true(fi.v[i].value[0] != 0);
+	}
 	char kind[256];
 	nodefacts_kind(a, kind, sizeof(kind));
 	assert_string_equal(kind, "8x NVIDIA H100 80GB HBM3 + 12x MT4129");
@@ -205,7 +210,8 @@ static void test_two_scenarios_kind(void **state)
 static void test_minimal_exact(void **state)
 {
 	const char *text =
-		"{\"host\": \"h1\", \"time\": null, \"kernel\": \"6.8.0\", \"verdict\": \"findings\","
+		"{\"host\": \"h1\", \"time\": null, \"kernel\": \"6.8.0\", \"verdict\": \"unknown\","
+		" \"unknown_because\": [\"/sys/class/infiniband: permission denied\"],"
 		" \"topology\": {\"source\": \"pci-tree\", \"columns\": [\"GPU0\", \"NIC0\", \"NIC1\"],"
 		"  \"rows\": [{\"label\": \"GPU0\", \"cells\": [\"X\", \"PIX\", \"SYS\"], \"numa_affinity\": 0},"
 		"            {\"label\": \"NIC0\", \"cells\": [\"PIX\", \"X\", \"SYS\"]},"
@@ -232,7 +238,7 @@ static void test_minimal_exact(void **state)
 		"node gpus=1x A100",
 		"node hcas=2x MT4125",
 		"node kernel=6.8.0",
-		"node verdict=findings",
+		"node unknown_because=/sys/class/infiniband: permission denied",
 		"topology GPU0 NIC0=PIX",
 		"topology GPU0 NIC1=SYS",
 		"topology GPU0 closest=NIC0 PIX",
@@ -278,6 +284,24 @@ static void test_minimal_exact(void **state)
 	assert_int_equal(f.n, n);
 	nodefacts_free(&f);
 
+	/* Counters without their samples (nodedoc keeps the summary only):
+	 * the sampled ports are the HCAs' ports, those of an HCA whose
+	 * counters were skipped aside. */
+	json_t *c = json_object_get(d, "counters");
+	json_object_del(c, "samples");
+	json_object_set_new(json_array_get(json_object_get(json_object_get(d, "links"), "hcas"), 1),
+			    "counters_skipped", json_string("SMDL=SW_MNG"));
+	assert_int_equal(nodefacts_from_doc(d, 0, &f), 0);
+	assert_string_equal(val(&f, "counter", "mlx5_10/1"), "grows: local_ack_timeout_err, packet_seq_err");
+	assert_null(val(&f, "counter", "mlx5_2/1"));
+	assert_string_equal(val(&f, "hca", "mlx5_2 counters_skipped"), "SMDL=SW_MNG");
+	json_object_set_new(json_array_get(json_object_get(json_object_get(d, "links"), "hcas"), 1),
+			    "counters_skipped", json_null());
+	nodefacts_free(&f);
+	assert_int_equal(nodefacts_from_doc(d, 0, &f), 0);
+	assert_string_equal(val(&f, "counter", "mlx5_2/1"), "quiet");
+	nodefacts_free(&f);
+
 	/* With identity: the host, the GUID, the LID, the GID, addresses and
 	 * the veth's facts join; time null is "unknown". */
 	assert_int_equal(nodefacts_from_doc(d, NODEFACTS_IDENTITY, &f), 0);
@@ -287,7 +311,7 @@ static void test_minimal_exact(void **state)
 	assert_string_equal(val(&f, "port", "mlx5_10/1 lid"), "3");
 	assert_string_equal(val(&f, "port", "mlx5_10/1 gid 0"), "fe80::1");
 	assert_string_equal(val(&f, "netdev", "bond0 addrs"), "10.1.0.1/16");
-	assert_string_equal(val(&f, "netdev", "eth2 addrs"), "");
+	assert_string_equal(val(&f, "netdev", "eth2 addrs"), "none");
 	assert_string_equal(val(&f, "netdev", "veth1a2b mtu"), "1500");
 	assert_true(nodefacts_find(&f, "netdev", "veth1a2b mtu")->identity);
 	assert_null(nodefacts_find(&f, "nosuch", "host"));
