@@ -603,10 +603,35 @@ static void netdev_facts(struct fb *b, const json_t *doc)
 
 /* What the node's NCCL would load. report all holds no NCCL_* settings
  * (they belong to a job's processes): only the library is compared. */
+/* The library, and the node's NCCL settings (report all's nccl_settings):
+ * one fact per variable, keyed by its name; a value from /etc/nccl.conf
+ * says so (one set in both is both values, the environment's first, as
+ * NCCL lets it win). Settings not known are one fact saying why, never
+ * "none". */
 static void nccl_facts(struct fb *b, const json_t *doc)
 {
 	if (json_object_get(doc, "nccl"))
 		add_json(b, "nccl", false, json_object_get(doc, "nccl"), "library");
+	const json_t *ns = json_object_get(doc, "nccl_settings");
+	if (!json_is_object(ns))
+		return;
+	if (!json_is_true(json_object_get(ns, "known"))) {
+		const char *why = json_string_value(json_object_get(ns, "why"));
+		add_owned(b, "nccl", false, strdup("settings"),
+			  xasprintf("unknown (%s)", why && *why ? why : "not recorded"));
+	}
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(ns, "vars"), i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		const char *val = json_string_value(json_object_get(v, "value"));
+		const char *src = json_string_value(json_object_get(v, "source"));
+		if (!name || !*name || !val)
+			continue;
+		add_owned(b, "nccl", false, strdup(name),
+			  src && strcmp(src, "environment") ? xasprintf("%s (%s)", *val ? val : "(empty)", src)
+							    : strdup(*val ? val : "(empty)"));
+	}
 }
 
 /* One fact per sampled port: "quiet", or "grows: " and the bad_when_grows
