@@ -210,7 +210,8 @@ static int str_cmp(const void *a, const void *b)
 
 /* "8x NVIDIA H100 80GB HBM3" from a list of model names (sorted, counted);
  * "4x A, 4x B" when mixed; NULL when the list is empty. */
-static char *count_models(const char **names, size_t n)
+/* "8x A, 2x B" (counted), or "A, B" (the distinct models only). */
+static char *count_models(const char **names, size_t n, bool counted)
 {
 	if (!n)
 		return NULL;
@@ -224,7 +225,10 @@ static char *count_models(const char **names, size_t n)
 		size_t j = i;
 		while (j < n && strcmp(names[j], names[i]) == 0)
 			j++;
-		fprintf(m, "%s%zux %s", i ? ", " : "", j - i, names[i]);
+		if (counted)
+			fprintf(m, "%s%zux %s", i ? ", " : "", j - i, names[i]);
+		else
+			fprintf(m, "%s%s", i ? ", " : "", names[i]);
 		i = j;
 	}
 	if (fclose(m) != 0) {
@@ -236,7 +240,8 @@ static char *count_models(const char **names, size_t n)
 
 /* The models of arr's entries (only those whose "kind" is kind, when kind
  * is given) under name_key, counted. */
-static char *models_of(const json_t *arr, const char *kind, const char *name_key, const char *unknown)
+static char *models_of(const json_t *arr, const char *kind, const char *name_key, const char *unknown,
+		       bool counted)
 {
 	size_t n = json_array_size(arr), k = 0, i;
 	const char **names = calloc(n ? n : 1, sizeof(*names));
@@ -248,28 +253,30 @@ static char *models_of(const json_t *arr, const char *kind, const char *name_key
 		if (!kind || (ek && strcmp(ek, kind) == 0))
 			names[k++] = jstr(e, name_key) ? jstr(e, name_key) : unknown;
 	}
-	char *s = count_models(names, k);
+	char *s = count_models(names, k, counted);
 	free(names);
 	return s;
 }
 
 /* The GPU models (topology.devices of kind gpu) or the HCA models
  * (links.hcas' hca_type), counted. */
-static char *gpu_models(const json_t *doc)
+static char *gpu_models(const json_t *doc, bool counted)
 {
 	return models_of(json_object_get(json_object_get(doc, "topology"), "devices"), "gpu", "name",
-			 "unknown GPU");
+			 "unknown GPU", counted);
 }
 
-static char *hca_models(const json_t *doc)
+static char *hca_models(const json_t *doc, bool counted)
 {
 	return models_of(json_object_get(json_object_get(doc, "links"), "hcas"), NULL, "hca_type",
-			 "unknown HCA");
+			 "unknown HCA", counted);
 }
 
+/* The models, not their counts: a node that lost an HCA or a GPU stays of
+ * its kind, and its count (the node facts below) is what sets it apart. */
 void nodefacts_kind(const json_t *doc, char *out, size_t len)
 {
-	char *g = gpu_models(doc), *h = hca_models(doc);
+	char *g = gpu_models(doc, false), *h = hca_models(doc, false);
 	if (g && h)
 		snprintf(out, len, "%s + %s", g, h);
 	else if (g || h)
@@ -297,7 +304,7 @@ static void node_facts(struct fb *b, const json_t *doc)
 	const json_t *ub = json_object_get(doc, "unknown_because");
 	if (json_array_size(ub))
 		add_json(b, "node", false, ub, "unknown_because");
-	char *g = gpu_models(doc), *h = hca_models(doc);
+	char *g = gpu_models(doc, true), *h = hca_models(doc, true);
 	add_owned(b, "node", false, strdup("gpus"), g ? g : strdup("none"));
 	add_owned(b, "node", false, strdup("hcas"), h ? h : strdup("none"));
 	const json_t *links = json_object_get(doc, "links");

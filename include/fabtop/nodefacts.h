@@ -66,9 +66,11 @@ const struct nodefact *nodefacts_find(const struct nodefacts *f, const char *sec
  * lists are walked side by side with it (diff, fleet). */
 int nodefacts_cmp(const struct nodefact *a, const struct nodefact *b);
 
-/* The node's kind, the group fleet compares within: its GPU model and
- * count and its HCA models ("8x NVIDIA H100 80GB HBM3 + 12x MT4129");
- * "unknown" when the document names neither. */
+/* The node's kind, the group fleet compares within: its GPU models and
+ * its HCA models, without their counts ("NVIDIA H100 80GB HBM3 + MT4129"),
+ * so a node that lost an HCA or a GPU is compared with its kind and its
+ * count (a node fact) sets it apart; "unknown" when the document names
+ * neither. */
 void nodefacts_kind(const json_t *doc, char *out, size_t len);
 
 #endif

@@ -101,6 +101,20 @@ else
 		"$(jq -c '{k: keys, s: .summary, n0: .nodes[0], kinds: [.kinds[] | del(.no_majority)]}' "$T/json" 2>&1 | head -c 2000)"
 fi
 
+# 3b. A node whose last HCA fell off the bus is still of the kind (the kind
+# is the models, not their counts), and its HCA count sets it apart.
+jq '.host = "lost-hca" | .links.hcas |= .[:-1] | .nics |= .[:-1]' "$T/base.json" > "$T/lost.json"
+"$bin" fleet --json $healthy "$T/lost.json" > "$T/json" 2>"$T/err"; rc=$?
+if [ $rc -eq 1 ] && jq -e '.summary.odd_nodes == ["lost-hca"] and (.kinds | length) == 1 and
+	any(.nodes[] | select(.host == "lost-hca") | .odd[];
+	    .section == "node" and .key == "hcas" and .value == "11x MT4129" and .majority == "12x MT4129")' \
+	"$T/json" >/dev/null; then
+	ok "a node that lost an HCA is odd within its kind (11x against 12x), exit 1"
+else
+	nok "a node that lost an HCA is odd within its kind (exit $rc)" \
+		"$(jq -c '.summary, [.kinds[] | .kind], [.nodes[] | select(.host == "lost-hca") | .odd[0:3]]' "$T/json" 2>&1 | head -c 1500)"
+fi
+
 # 4. A garbage file: its row says unknown, the others are still shown, exit 2.
 printf 'garbage\n' > "$T/garbage.json"
 "$bin" fleet --batch $healthy "$T/caps/odd" "$T/garbage.json" > "$T/out" 2>"$T/err"; rc=$?
@@ -148,11 +162,12 @@ else
 fi
 
 # 7. A kind of two nodes has no majority to compare against, and says so.
-cp "$S/hang.tar.gz" "$T/h1.tar.gz"; cp "$S/hang.tar.gz" "$T/h2.tar.gz"
+# pcie-2numa: A100s and MT4125s, another kind than the dgx-h100 copies.
+cp "$S/pcie-2numa.tar.gz" "$T/h1.tar.gz"; cp "$S/pcie-2numa.tar.gz" "$T/h2.tar.gz"
 "$bin" fleet --batch "$T/reports/rep01.json" "$T/reports/rep02.json" "$T/reports/rep03.json" \
 	"$T/h1.tar.gz" "$T/h2.tar.gz" > "$T/out" 2>"$T/err"; rc=$?
 if grep -q ': 2 nodes: no majority to compare against' "$T/out" && grep -q '2 kinds' "$T/out" && [ $rc -eq 1 ]; then
-	ok "a kind of 2 nodes: no majority to compare against (exit 1: hang has warnings)"
+	ok "a kind of 2 nodes: no majority to compare against (exit 1: pcie-2numa has warnings)"
 else
 	nok "a kind of 2 nodes: no majority to compare against (exit $rc)" "$(cat "$T/out")" "$(cat "$T/err")"
 fi
