@@ -25,10 +25,11 @@ fi
 # Mutants: each must make the unit tests fail.
 cp "$D/fabtop-rules.test.yml" "$T/"
 bad=""
-for m in 's/expr: fabtop_port_active == 0/expr: fabtop_port_active == 2/' \
+for m in 's/expr: fabtop_finding{id="links.port-down"} == 1/expr: fabtop_finding{id=~"links.port-.*"} == 1/' \
 	 's/trouble="retry"}\[15m\]/}[15m]/' \
-	 's/< on (job, instance, link_layer) group_left/<= on (job, instance, link_layer) group_left/' \
-	 's/expr: fabtop_port_saturated == 1/expr: fabtop_port_saturated >= 0/'; do
+	 's/{id="links.rate-degraded",severity="warning"}/{id="links.rate-degraded"}/' \
+	 's/expr: fabtop_port_saturated == 1/expr: fabtop_port_saturated >= 0/' \
+	 's/severity="error",id!="links.port-down"}/severity="error"}/'; do
 	sed "$m" "$D/fabtop-rules.yml" > "$T/fabtop-rules.yml"
 	if cmp -s "$D/fabtop-rules.yml" "$T/fabtop-rules.yml"; then
 		bad="$bad
@@ -39,7 +40,7 @@ mutant '$m' passed the tests"
 	fi
 done
 if [ -z "$bad" ]; then
-	ok "the rule tests catch a broken rule (4 mutants fail)"
+	ok "the rule tests catch a broken rule (5 mutants fail)"
 else
 	nok "the rule tests catch a broken rule" "$bad"
 fi
