@@ -301,10 +301,15 @@ int diff_docs(FILE *fp, FILE *log, const struct diff_side *a, const struct diff_
 {
 	unsigned flags = op->all ? NODEFACTS_IDENTITY : 0;
 	struct nodefacts fa, fb;
-	if (nodefacts_from_doc(a->doc, flags, &fa) != 0)
+	if (nodefacts_from_doc(a->doc, flags, &fa) != 0) {
+		if (log)
+			fputs("fabtop: diff: out of memory\n", log);
 		return 2;
+	}
 	if (nodefacts_from_doc(b->doc, flags, &fb) != 0) {
 		nodefacts_free(&fa);
+		if (log)
+			fputs("fabtop: diff: out of memory\n", log);
 		return 2;
 	}
 	/* Counter growth is known only from recorded samples: a side without
@@ -319,16 +324,34 @@ int diff_docs(FILE *fp, FILE *log, const struct diff_side *a, const struct diff_
 	long n = diff_rows(&fa, &fb, ca == cb, &rows);
 	int rc = 2;
 	struct fab_out *o = n >= 0 ? out_new(op->json ? OUT_JSON : OUT_TEXT, fp) : NULL;
+	if (!o && log)
+		fputs("fabtop: diff: out of memory\n", log);
 	if (o) {
 		rc = 0;
 		if (op->json)
 			diff_json(o, a, b, op, ca == cb, rows, n);
 		else
 			rc = diff_text(o, a, b, op, rows, n);
-		if (out_free(o) != 0 || fflush(fp) != 0)
+		if (out_free(o) != 0 || fflush(fp) != 0) {
 			rc = 2;
+			if (log)
+				fputs("fabtop: diff: cannot write the output\n", log);
+		}
 		if (rc == 0)
 			rc = n ? 1 : 0;
+		/* A side whose own verdict is unknown was not seen whole: what
+		 * it lacks may be what differs, so "same" or "different" is not
+		 * known either (the differences are still shown). */
+		for (int i = 0; i < 2 && rc < 2; i++) {
+			const struct diff_side *d = i ? b : a;
+			const char *v = json_string_value(json_object_get(d->doc, "verdict"));
+			if (v && strcmp(v, "unknown") == 0) {
+				if (log)
+					fab_fprintf(log, "fabtop: diff: %s's verdict is unknown (a source it stands "
+						    "on could not be read): the comparison is not whole\n", d->label);
+				rc = 2;
+			}
+		}
 	}
 	free(rows);
 	nodefacts_free(&fa);
@@ -408,8 +431,6 @@ int diff_main(int argc, char **argv)
 		.why = db.why, .doc = db.doc,
 	};
 	int rc = diff_docs(stdout, stderr, &a, &b, &op);
-	if (rc == 2)
-		fputs("fabtop: diff: out of memory or cannot write the output\n", stderr);
 	nodedoc_free(&da);
 	nodedoc_free(&db);
 	return rc;

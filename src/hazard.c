@@ -132,6 +132,11 @@ void hazard_exclude_set(const char *csv)
 	excluded_csv = csv;
 }
 
+bool hazard_exclude_any(void)
+{
+	return excluded_csv && *excluded_csv;
+}
+
 bool hazard_excluded(const char *dev)
 {
 	size_t n = dev ? strlen(dev) : 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "beneath.h"
 #include "fabtop/collect.h"
+#include "fabtop/hazard.h"
 #include "fabtop/model.h"
 #include "fabtop/nodedoc.h"
 #include "fabtop/report.h"
@@ -181,7 +182,7 @@ static json_t *tarball_head(const char *path, char *why, size_t len)
 		char id[64];
 		fab_build_id(id, sizeof(id));
 		const char *b = json_string_value(json_object_get(mj, "report_build"));
-		if (!b || strcmp(b, id) != 0)
+		if (!b || !*id || strcmp(b, id) != 0)
 			snprintf(why, len, "its report was made by another fabtop build");
 		else if (!is_report(d = json_loads(report, 0, NULL))) {
 			json_decref(d);
@@ -213,7 +214,7 @@ static json_t *dir_head(const char *path, char *why, size_t len)
 	const char *b = json_string_value(json_object_get(mj, "report_build"));
 	if (!b)
 		snprintf(why, len, "the capture holds no report of its own (older than fabtop 16's captures)");
-	else if (strcmp(b, id) != 0)
+	else if (!*id || strcmp(b, id) != 0)
 		snprintf(why, len, "its report was made by another fabtop build");
 	else if (!is_report(d = root_load_json(&r, "/fabtop/report.json", &je))) {
 		json_decref(d);
@@ -296,6 +297,14 @@ int nodedoc_load(const char *path, struct nodedoc *nd, char *err, size_t len)
 	}
 	if (S_ISREG(st.st_mode) && ends_with(path, ".json"))
 		return load_json(path, nd, err, len);
+	if ((S_ISREG(st.st_mode) && is_tarball(path)) || S_ISDIR(st.st_mode)) {
+		/* The embedded report read every device's counters the capture
+		 * holds: --exclude-dev asks for a report made without some. */
+		if (hazard_exclude_any()) {
+			snprintf(nd->why, sizeof(nd->why), "--exclude-dev: collected without those devices");
+			return collect_doc(path, nd, err, len);
+		}
+	}
 	if (S_ISREG(st.st_mode) && is_tarball(path))
 		nd->doc = tarball_head(path, nd->why, sizeof(nd->why));
 	else if (S_ISDIR(st.st_mode))

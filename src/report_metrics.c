@@ -707,9 +707,10 @@ static int verdict(struct prom *p, const struct fab_model *m, bool sampled)
 		if (!sampled)
 			fprintf(p->fp, "# fabtop:   the counters could not be sampled\n");
 	}
-	fam(p, "fabtop_verdict", "gauge", "The node's verdict as `fabtop report all` gives it (its exit "
-	    "status), as an enum: ok (0), findings (1: a warning or worse), unknown (2: a source it "
-	    "stands on could not be read).");
+	fam(p, "fabtop_verdict", "gauge", "The node's verdict as `fabtop report all` gives it, or unknown "
+	    "when the counters these metrics also stand on could not be sampled (the exit status), as "
+	    "an enum: ok (0), findings (1: a warning or worse), unknown (2: a source it stands on could "
+	    "not be read).");
 	struct lbl l[1];
 	enum_series(p, "fabtop_verdict", l, 0, "verdict", words, 3, fab_verdict_name(v));
 	return (int)v;

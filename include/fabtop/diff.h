@@ -56,8 +56,9 @@ struct diff_opts {
 };
 
 /* The two sides compared and printed to fp; remarks (counters not
- * compared) to log, which may be NULL. 0 the same, 1 different, 2 out of
- * memory or a write error. */
+ * compared, a side not seen whole) and errors to log, which may be NULL.
+ * 0 the same, 1 different, 2 a side whose verdict is unknown (the
+ * differences are still printed), out of memory or a write error. */
 int diff_docs(FILE *fp, FILE *log, const struct diff_side *a, const struct diff_side *b,
 	      const struct diff_opts *o);
 

@@ -66,5 +66,8 @@ enum hazard_verdict hazard_counters(const struct fab_root *r, const char *dev,
 void hazard_exclude_set(const char *csv);
 bool hazard_exclude_valid(const char *csv);
 bool hazard_excluded(const char *dev);
+/* Whether --exclude-dev names any device (a capture's embedded report,
+ * made without the list, is then not used: nodedoc.h). */
+bool hazard_exclude_any(void);
 
 #endif

@@ -25,7 +25,8 @@ const char *fab_int_str(fab_int v, char *buf, size_t len);
 void fab_strlcpy(char *dst, const char *src, size_t len);
 /* This program's build: the GNU build ID of its executable in hex ("" when
  * the linker wrote none). Two fabtop binaries judge alike only when it is
- * the same: a capture's embedded report is trusted by that (nodedoc.h). */
+ * the same: a capture's embedded report is used by that (nodedoc.h), and
+ * never when it is "". */
 void fab_build_id(char *buf, size_t len);
 /* Functions of one PCIe device (0000:1a:00.0 and .1) share one link and
  * one card: true when the two bus addresses differ at most in the function. */

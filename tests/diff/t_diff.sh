@@ -232,6 +232,17 @@ else
 	nok "a JSON that is no report: exit 2, why on stderr" "rc=$rc" "$(cat "$T/out" "$T/err")"
 fi
 
+# 12b. A side whose verdict is unknown was not seen whole: exit 2, said,
+# even when every fact it has matches.
+jq '.verdict = "unknown" | .unknown_because = ["cannot read /sys/class/infiniband: Permission denied"]' \
+	"$T/b.json" > "$T/unknown.json"
+run "$T/b.json" "$T/unknown.json"
+if [ $rc -eq 2 ] && grep -q "B's verdict is unknown" "$T/err"; then
+	ok "a side whose verdict is unknown: exit 2, not \"same\", and why on stderr"
+else
+	nok "a side whose verdict is unknown: exit 2" "rc=$rc" "$(cat "$T/out" "$T/err")"
+fi
+
 # 13. Usage: nothing to compare, too many inputs, an unknown option.
 bad=""
 for args in "" "a b c" "--golden g a b" "--bogus a"; do
