@@ -53,6 +53,8 @@ trap 'exit 1' INT TERM
 for s in tests/*/t_*.sh; do
 	[ -x "$s" ] && head -n 5 "$s" | grep -q 'run.sh: background' || continue
 	n=$(echo "$s" | tr '/' '_')
+	# No status of an earlier run may pass for this one's.
+	rm -f "build/$n.out" "build/$n.rc"
 	set -m
 	( "$s" > "build/$n.out" 2>&1; echo $? > "build/$n.rc" ) &
 	set +m

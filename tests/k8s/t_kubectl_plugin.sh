@@ -93,6 +93,16 @@ grep -q 'node-5: the capture from pod broken failed' "$T/out" &&
 grep -q '2 capture(s) in out, 5 failed' "$T/out" &&
 	ok "fleet: each skipped or failed node is said" || nok "fleet: each skipped or failed node is said" "$(cat "$T/out")"
 
+# 3b. A folder holding an earlier run's captures is refused before kubectl runs.
+rm -f "$T/fabtop.log" "$T/kubectl.log"
+run fleet out; rc=$?
+if [ $rc = 2 ] && grep -q 'out is not empty' "$T/out" && [ ! -e "$T/fabtop.log" ] &&
+   ! grep -q 'get pods' "$T/kubectl.log" 2>/dev/null; then
+	ok "fleet: a folder that is not empty is refused, exit 2"
+else
+	nok "fleet: a folder that is not empty is refused" "exit $rc" "$(cat "$T/out")"
+fi
+
 # 4. No pod, or kubectl failing: exit 2, fabtop fleet not run.
 : > "$T/pods"; rm -f "$T/fabtop.log"
 run fleet empty; rc=$?
