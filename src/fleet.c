@@ -417,11 +417,18 @@ static int row_ports(struct fleet_node *r, const json_t *doc)
 	json_array_foreach(hcas, i, hca) {
 		const char *name = jstr(hca, "name");
 		json_array_foreach(json_object_get(hca, "ports"), j, port) {
-			/* Expected: every port the document lists; up: the kernel says
-			 * ACTIVE. A DOWN or unreadable port is expected and not up. */
+			/* Expected: every port the document lists; up: the report's
+			 * "active" (port_active(); a report without it: its state
+			 * word). One whose state could not be read is neither up
+			 * nor down: counted apart. */
 			r->ports_expected++;
+			const json_t *act = json_object_get(port, "active");
 			const char *st = jstr(port, "state");
-			if (st && strcmp(st, "ACTIVE") == 0)
+			if (json_is_boolean(act))
+				r->ports_up += json_is_true(act);
+			else if (act || !st)
+				r->ports_unknown++;
+			else if (strcmp(st, "ACTIVE") == 0 || strcmp(st, "ACTIVE_DEFER") == 0)
 				r->ports_up++;
 			const char *us = jstr(port, "usable");
 			if (!us || strcmp(us, "yes") != 0)
@@ -1103,7 +1110,7 @@ static void cell(const void *ctx, int row, int col, char *buf, size_t len)
 		if (r->error)
 			snprintf(buf, len, "-");
 		else
-			snprintf(buf, len, "%d/%d", r->ports_up, r->ports_expected);
+			fleet_ports_text(r, buf, len);
 		break;
 	case C_SLOW:    snprintf(buf, len, "%s", r->slowest ? r->slowest : na); break;
 	case C_FW:      snprintf(buf, len, "%s", r->firmware ? r->firmware : na); break;
@@ -1144,6 +1151,7 @@ static void print_rows(struct fab_out *o, const struct fleet *f)
 		out_open_obj(o, "ports");
 		out_int(o, PR_JSON, "up", NULL, r->error ? none : fab_int_of(r->ports_up));
 		out_int(o, PR_JSON, "expected", NULL, r->error ? none : fab_int_of(r->ports_expected));
+		out_int(o, PR_JSON, "unknown", NULL, r->error ? none : fab_int_of(r->ports_unknown));
 		out_close_obj(o);
 		out_str(o, PR_JSON, "slowest", NULL, r->slowest);
 		out_str(o, PR_JSON, "firmware", NULL, r->firmware);
@@ -1242,6 +1250,13 @@ static const char fleet_usage[] =
 "  --json print instead.\n"
 "Exit status: 0 every node ok and none odd, 1 findings of warning severity or worse or an odd\n"
 "node, 2 usage error or a node that could not be read (verdict unknown).\n";
+
+void fleet_ports_text(const struct fleet_node *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d/%d", r->ports_up, r->ports_expected);
+	if (r->ports_unknown)
+		fab_catf(buf, len, " %d?", r->ports_unknown);
+}
 
 int fleet_main(int argc, char **argv)
 {

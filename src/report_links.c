@@ -133,6 +133,12 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	char sb[24], pb[24];
 	out_str(o, PR_ANY, "state", " %s", port_state_word(pt, sb, sizeof(sb)));
 	out_str(o, PR_ANY, "phys_state", " / %s", port_phys_word(pt, pb, sizeof(pb)));
+	/* port_active()'s judgement (ACTIVE or ACTIVE_DEFER), null when the
+	 * state could not be read: what fleet counts as up. */
+	if (pt->state.ok)
+		out_bool(o, PR_JSON, "active", NULL, port_active(pt));
+	else
+		out_str(o, PR_JSON, "active", NULL, NULL);
 	out_str(o, PR_ANY, "rate", ", %s", pt->rate_str);
 	out_num(o, PR_JSON, "rate_gbps", NULL, pt->rate_gbps);
 	char why[200];

@@ -259,7 +259,7 @@ static void cell(const void *ctx, int row, int col, char *buf, size_t len)
 		if (unread)
 			snprintf(buf, len, "-");
 		else
-			snprintf(buf, len, "%d/%d", n->ports_up, n->ports_expected);
+			fleet_ports_text(n, buf, len);
 		break;
 	case C_SLOWEST:
 		snprintf(buf, len, "%s", n->slowest ? n->slowest : unread ? "-" : "none usable");
@@ -410,6 +410,8 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 		 n->sev[2], n->sev[1], n->sev[0]);
 	detail_line(p, "verdict", buf, node_attr(n) & ~(int)A_BOLD);
 	snprintf(buf, sizeof(buf), "%d up of %d expected", n->ports_up, n->ports_expected);
+	if (n->ports_unknown)
+		fab_catf(buf, sizeof(buf), ", %d whose state could not be read", n->ports_unknown);
 	detail_line(p, "ports", buf, n->ports_up < n->ports_expected ? fab_attr(CP_WARN) : 0);
 	detail_line(p, "slowest", n->slowest ? n->slowest : "no usable port", 0);
 	detail_line(p, "firmware", n->firmware ? n->firmware : "-", 0);

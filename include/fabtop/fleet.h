@@ -20,8 +20,9 @@
  * majority to compare against and is said so.
  *
  * Row fields: ports_expected is every port the document lists for its HCAs
- * (links.hcas[].ports, else nics[].ports), ports_up those the kernel says
- * ACTIVE (a DOWN or unreadable port is expected and not up); slowest is the
+ * (links.hcas[].ports, else nics[].ports), ports_up those the report calls
+ * active (port_active(): ACTIVE or ACTIVE_DEFER), ports_unknown those whose
+ * state could not be read (neither up nor down); slowest is the
  * lowest line rate (line_gbps, else rate_gbps) among the usable ports; env
  * the facts of nodefacts' "nccl" section; topo_fp the FNV-1a of the matrix
  * (columns, row labels, cells) as 8 hex digits.
@@ -51,7 +52,7 @@ struct fleet_node {
 	char *kind;             /* nodefacts_kind() */
 	char *verdict;          /* the report's verdict: "ok", "findings" or "unknown" (as report all says) */
 	int sev[3];             /* findings by severity: info, warning, error */
-	int ports_up, ports_expected;
+	int ports_up, ports_expected, ports_unknown;
 	char *slowest;          /* the slowest usable port: "mlx5_3/1 200 Gb/s"; NULL: none */
 	char *firmware;         /* the HCAs' firmware: one version, or "A (8), B (2)" */
 	char *env;              /* NCCL-relevant settings, "NAME=VALUE ..." ("" none) */
@@ -98,6 +99,9 @@ struct fleet {
  * on log. */
 int fleet_load(char *const *paths, size_t n, struct fleet *f, FILE *log);
 void fleet_free(struct fleet *f);
+/* A row's ports as the table shows them: "11/12" (up of expected), "11/12
+ * 1?" when one's state could not be read. */
+void fleet_ports_text(const struct fleet_node *r, char *buf, size_t len);
 /* Text: a summary line naming the odd nodes, what sets each apart, the
  * nodes that could not be read, the rows, then the kinds; JSON:
  * {"summary": {...}, "nodes": [...], "kinds": [...]} (docs/fleet.md). */

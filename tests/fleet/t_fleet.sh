@@ -115,6 +115,19 @@ else
 		"$(jq -c '.summary, [.kinds[] | .kind], [.nodes[] | select(.host == "lost-hca") | .odd[0:3]]' "$T/json" 2>&1 | head -c 1500)"
 fi
 
+# 3c. A port whose state could not be read is neither up nor down.
+jq '.host = "unread-port" | .links.hcas[0].ports[0].active = null | .links.hcas[0].ports[0].state = null' \
+	"$T/base.json" > "$T/unread.json"
+"$bin" fleet --json "$T/unread.json" > "$T/json" 2>"$T/err"
+"$bin" fleet --batch "$T/unread.json" > "$T/out" 2>>"$T/err"
+if jq -e '.nodes[0].ports == {"up": 11, "expected": 12, "unknown": 1}' "$T/json" >/dev/null &&
+   grep -Eq '^unread-port .* 11/12 1\? ' "$T/out"; then
+	ok "a port whose state could not be read: 11 up of 12, 1 unknown (not down)"
+else
+	nok "a port whose state could not be read counted apart" "$(jq -c '.nodes[0].ports' "$T/json" 2>&1)" \
+		"$(grep unread-port "$T/out")"
+fi
+
 # 4. A garbage file: its row says unknown, the others are still shown, exit 2.
 printf 'garbage\n' > "$T/garbage.json"
 "$bin" fleet --batch $healthy "$T/caps/odd" "$T/garbage.json" > "$T/out" 2>"$T/err"; rc=$?
