@@ -294,15 +294,20 @@ assert len(s) == 3, len(s)
 assert abs(d["interval"] - 0.2) < 1e-9 and m["samples"] == 3, (d["interval"], m["samples"])
 dt = [b["t"] - a["t"] for a, b in zip(s, s[1:])]
 print("dt", dt)
-assert all(0.15 < x < 0.35 for x in dt), dt
+# The samples keep their schedule (start + k * interval): a late one makes
+# the next one's gap shorter, so a busy machine moves the gaps but never the
+# span, which cannot be shorter than the schedule (no timed bound above:
+# a loaded machine may take longer).
+assert all(x > 0 for x in dt), dt
+assert s[-1]["t"] - s[0]["t"] >= 2 * 0.2 - 0.02, dt
 v = s[0]["values"]
 assert v and all(k.startswith("/sys/class/infiniband/") for k in v), list(v)[:3]
 assert any("/ports/1/counters/port_xmit_data" in k for k in v), list(v)[:5]
 assert all(x is None or isinstance(x, int) for x in v.values())
 assert set(s[1]["values"]) == set(v)
 EOF
-	then ok "--samples 3 --interval 0.2: three samples about 0.2 s apart, integer values"
-	else notok "--samples 3 --interval 0.2: three samples about 0.2 s apart, integer values (rc $rc)" "$T/samp.err" "$T/samp.out"
+	then ok "--samples 3 --interval 0.2: three samples on a 0.2 s schedule, integer values"
+	else notok "--samples 3 --interval 0.2: three samples on a 0.2 s schedule, integer values (rc $rc)" "$T/samp.err" "$T/samp.out"
 	fi
 fi
 
