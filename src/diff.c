@@ -359,10 +359,6 @@ int diff_docs(FILE *fp, FILE *log, const struct diff_side *a, const struct diff_
 	return rc;
 }
 
-static const char *how_word(enum nodedoc_how h)
-{
-	return h == NODEDOC_EMBEDDED ? "embedded" : h == NODEDOC_COLLECTED ? "collected" : "json";
-}
 
 static const char diff_usage[] =
 	"usage: fabtop diff A [B] [--all] [--json] [--exclude-dev LIST]\n"
@@ -423,11 +419,11 @@ int diff_main(int argc, char **argv)
 		return 2;
 	}
 	struct diff_side a = {
-		.label = golden ? "golden" : "A", .source = left, .how = how_word(da.how), .why = da.why,
+		.label = golden ? "golden" : "A", .source = left, .how = nodedoc_how_word(da.how), .why = da.why,
 		.golden = golden != NULL, .doc = da.doc,
 	};
 	struct diff_side b = {
-		.label = right ? (golden ? "A" : "B") : "this node", .source = right, .how = how_word(db.how),
+		.label = right ? (golden ? "A" : "B") : "this node", .source = right, .how = nodedoc_how_word(db.how),
 		.why = db.why, .doc = db.doc,
 	};
 	int rc = diff_docs(stdout, stderr, &a, &b, &op);

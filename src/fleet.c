@@ -836,6 +836,7 @@ static int load_one(struct fleet_node *r, struct acc *a, size_t idx, const char 
 			fab_fprintf(log, "fabtop: fleet: %s: %s\n", path, err[0] ? err : "cannot read");
 		return row_error(r, path, err);
 	}
+	r->how = nodedoc_how_word(nd.how);
 	if (nd.how == NODEDOC_COLLECTED && path) {
 		if (!(*collected)++ && nd.why[0])
 			fab_strlcpy(first_why, nd.why, whylen);
@@ -1139,6 +1140,7 @@ static void print_rows(struct fab_out *o, const struct fleet *f)
 		out_open_obj(o, NULL);
 		out_str(o, PR_JSON, "host", NULL, r->host);
 		out_str(o, PR_JSON, "path", NULL, r->path);
+		out_str(o, PR_JSON, "how", NULL, r->how);
 		out_str(o, PR_JSON, "kind", NULL, r->kind);
 		out_str(o, PR_JSON, "verdict", NULL, r->verdict);
 		out_str(o, PR_JSON, "error", NULL, r->error);

@@ -325,6 +325,11 @@ int nodedoc_load(const char *path, struct nodedoc *nd, char *err, size_t len)
 	return collect_doc(path, nd, err, len);
 }
 
+const char *nodedoc_how_word(enum nodedoc_how how)
+{
+	return how == NODEDOC_EMBEDDED ? "embedded" : how == NODEDOC_COLLECTED ? "collected" : "json";
+}
+
 void nodedoc_free(struct nodedoc *nd)
 {
 	json_decref(nd->doc);

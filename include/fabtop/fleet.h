@@ -60,6 +60,7 @@ struct fleet_node {
 	struct fleet_odd *odd;  /* what sets it apart from its kind */
 	size_t nodd;
 	char *error;            /* could not be read: why; NULL otherwise */
+	const char *how;        /* nodedoc_how_word(): "embedded", "collected", "json"; NULL unread */
 };
 
 /* A value of a fact and the nodes of the kind that hold it. */

@@ -51,6 +51,9 @@ struct nodedoc {
 /* 0, or -1 with err set (unreadable, not a capture or report, refused). */
 int nodedoc_load(const char *path, struct nodedoc *nd, char *err, size_t len);
 void nodedoc_free(struct nodedoc *nd);
+/* How a document was had, as --json prints it: "embedded", "collected" or
+ * "json". */
+const char *nodedoc_how_word(enum nodedoc_how how);
 
 /* The document of an open root: collect, report all --json, and the played
  * back counters of a capture with samples. What `fabtop capture` embeds as
