@@ -68,6 +68,18 @@ if [ "${1:-}" = --inside ]; then
 		echo "# could not prune the image cache: $(tail -n 1 "$T/tag.log" "$T/prune.log")"
 	echo "# base ${t_base} s, build ${t_build} s (cache: $CACHE)"
 
+	# The runtime itself must be able to start a container here: an OCI
+	# runtime error (crun or runc refusing the machine's cgroups, as in a
+	# chroot without /sys/fs/cgroup) is a part that cannot start, said as
+	# SKIP; anything else the image does is tested below.
+	if ! $RUN "$IMG" true > "$T/probe" 2>&1 && grep -q 'OCI runtime' "$T/probe"; then
+		for n in "--version is this tree's" "runs as nobody" \
+			 "report of a bundled scenario matches build/fabtop's" \
+			 "live report and capture on a read-only root, no network"; do
+			echo "ok - $n # SKIP the image was built, but podman cannot start a container here: $(tail -n 1 "$T/probe")"
+		done
+		exit 0
+	fi
 	want=$("$bin" --version 2>&1)
 	got=$($RUN "$IMG" fabtop --version 2>&1)
 	[ -n "$want" ] && [ "$got" = "$want" ] && ok "--version is this tree's" ||
