@@ -198,6 +198,7 @@ static void u64map_free(struct u64map *m)
 struct fslot {
 	uint32_t kind;
 	uint32_t key;           /* strtab id of the key */
+	uint32_t jkey;          /* strtab id of section 0x1f key: the slot's identity */
 	const char *section;    /* nodefacts.h's static string */
 	uint32_t present;       /* nodes of the kind that have it */
 	uint32_t stamp;         /* node index + 1 that last counted it */
@@ -216,6 +217,7 @@ struct fval {
 
 struct kacc {
 	uint32_t name;          /* strtab id */
+	uint32_t family;        /* strtab id of nodefacts_family() */
 	uint32_t nodes;
 	uint32_t *slots;
 	size_t nslots, cap;
@@ -252,10 +254,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int64_t kind_id(struct acc *a, const char *name)
+static int64_t kind_id(struct acc *a, const char *name, const char *family)
 {
 	int64_t sid = strtab_id(&a->str, name, strlen(name));
-	if (sid < 0)
+	int64_t fid = strtab_id(&a->str, family, strlen(family));
+	if (sid < 0 || fid < 0)
 		return -1;
 	for (size_t i = 0; i < a->nkinds; i++)
 		if (a->kinds[i].name == (uint32_t)sid)
@@ -264,7 +267,45 @@ static int64_t kind_id(struct acc *a, const char *name)
 		return -1;
 	memset(&a->kinds[a->nkinds], 0, sizeof(a->kinds[0]));
 	a->kinds[a->nkinds].name = (uint32_t)sid;
+	a->kinds[a->nkinds].family = (uint32_t)fid;
 	return (int64_t)a->nkinds++;
+}
+
+/* Counts node's value vid of the fact (section, key kid; jid the joined
+ * section and key) into kind: the value's index, -2 when the node counted
+ * this fact already, -1 out of memory. */
+static int64_t acc_value(struct acc *a, size_t node, uint32_t kind, uint32_t jid, uint32_t kid,
+			 const char *section, uint32_t vid)
+{
+	struct kacc *k = &a->kinds[kind];
+	bool added;
+	int64_t s = u64map_get_add(&a->slot_of, (uint64_t)kind << 32 | (uint64_t)jid,
+				   (uint32_t)a->nslots, &added);
+	if (s < 0)
+		return -1;
+	if (added) {
+		if (grow((void **)&a->slots, &a->capslots, a->nslots + 1, sizeof(*a->slots)) != 0 ||
+		    grow((void **)&k->slots, &k->cap, k->nslots + 1, sizeof(*k->slots)) != 0)
+			return -1;
+		a->slots[a->nslots++] = (struct fslot){ .kind = kind, .key = kid, .jkey = jid,
+							.section = section };
+		k->slots[k->nslots++] = (uint32_t)s;
+	}
+	struct fslot *fs = &a->slots[s];
+	if (fs->stamp == node + 1)
+		return -2;
+	fs->stamp = (uint32_t)node + 1;
+	fs->present++;
+	int64_t x = u64map_get_add(&a->val_of, (uint64_t)s << 32 | (uint64_t)vid, (uint32_t)a->nvals, &added);
+	if (x < 0)
+		return -1;
+	if (added) {
+		if (grow((void **)&a->vals, &a->capvals, a->nvals + 1, sizeof(*a->vals)) != 0)
+			return -1;
+		a->vals[a->nvals++] = (struct fval){ .slot = (uint32_t)s, .str = vid };
+	}
+	a->vals[x].count++;
+	return x;
 }
 
 /* Counts one node's facts into its kind; its value ids into ids/nids. */
@@ -294,39 +335,14 @@ static int acc_node(struct acc *a, size_t node, uint32_t kind, const struct node
 		if (joined != small)
 			free(joined);
 		int64_t kid = strtab_id(&a->str, key, kl);
-		if (jid < 0 || kid < 0)
-			goto oom;
-		bool added;
-		int64_t s = u64map_get_add(&a->slot_of, (uint64_t)kind << 32 | (uint64_t)jid,
-					   (uint32_t)a->nslots, &added);
-		if (s < 0)
-			goto oom;
-		if (added) {
-			if (grow((void **)&a->slots, &a->capslots, a->nslots + 1, sizeof(*a->slots)) != 0 ||
-			    grow((void **)&k->slots, &k->cap, k->nslots + 1, sizeof(*k->slots)) != 0)
-				goto oom;
-			a->slots[a->nslots++] = (struct fslot){ .kind = kind, .key = (uint32_t)kid,
-								.section = f->section };
-			k->slots[k->nslots++] = (uint32_t)s;
-		}
-		struct fslot *fs = &a->slots[s];
-		if (fs->stamp == node + 1)
-			continue;       /* the same key twice in one node counts once */
-		fs->stamp = (uint32_t)node + 1;
-		fs->present++;
 		int64_t vid = strtab_id(&a->str, val, strlen(val));
-		if (vid < 0)
+		if (jid < 0 || kid < 0 || vid < 0)
 			goto oom;
-		int64_t x = u64map_get_add(&a->val_of, (uint64_t)s << 32 | (uint64_t)vid,
-					   (uint32_t)a->nvals, &added);
+		int64_t x = acc_value(a, node, kind, (uint32_t)jid, (uint32_t)kid, f->section, (uint32_t)vid);
+		if (x == -2)
+			continue;       /* the same key twice in one node counts once */
 		if (x < 0)
 			goto oom;
-		if (added) {
-			if (grow((void **)&a->vals, &a->capvals, a->nvals + 1, sizeof(*a->vals)) != 0)
-				goto oom;
-			a->vals[a->nvals++] = (struct fval){ .slot = (uint32_t)s, .str = (uint32_t)vid };
-		}
-		a->vals[x].count++;
 		v[nv++] = (uint32_t)x;
 	}
 	*ids = v;
@@ -335,6 +351,48 @@ static int acc_node(struct acc *a, size_t node, uint32_t kind, const struct node
 oom:
 	free(v);
 	return -1;
+}
+
+/* A node alone in its kind, or one of two (nothing to compare against),
+ * whose family (its models without their counts) is that of a kind of
+ * FLEET_MIN_COMPARE nodes or more, is counted in the largest such kind
+ * instead: a node that lost an HCA or a GPU is then compared with the nodes
+ * it was built like, and its count sets it apart. Its values move over:
+ * taken out of its own kind's counts, counted into the other's. */
+static int acc_rehome(struct fleet *f, struct acc *a)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		int32_t from = a->node_kind[i];
+		if (from < 0 || a->kinds[from].nodes >= FLEET_MIN_COMPARE)
+			continue;
+		int64_t to = -1;
+		for (size_t k = 0; k < a->nkinds; k++)
+			if ((int32_t)k != from && a->kinds[k].family == a->kinds[from].family &&
+			    a->kinds[k].nodes >= FLEET_MIN_COMPARE &&
+			    (to < 0 || a->kinds[k].nodes > a->kinds[to].nodes))
+				to = (int64_t)k;
+		if (to < 0)
+			continue;
+		for (size_t j = 0; j < a->node_nvals[i]; j++) {
+			uint32_t x = a->node_vals[i][j];
+			struct fslot old = a->slots[a->vals[x].slot];
+			a->vals[x].count--;
+			a->slots[a->vals[x].slot].present--;
+			int64_t y = acc_value(a, i, (uint32_t)to, old.jkey, old.key, old.section, a->vals[x].str);
+			if (y < 0)
+				return -1;
+			a->node_vals[i][j] = (uint32_t)y;
+		}
+		a->kinds[from].nodes--;
+		a->kinds[to].nodes++;
+		a->node_kind[i] = (int32_t)to;
+		char *name = strdup(a->str.s[a->kinds[to].name]);
+		if (!name)
+			return -1;
+		free(f->nodes[i].kind);
+		f->nodes[i].kind = name;
+	}
+	return 0;
 }
 
 /* Each slot's majority: a value (or the fact's absence) held by more than
@@ -760,14 +818,33 @@ static int count_cmp(const void *a, const void *b)
 }
 
 /* The kinds as fleet.h shows them: nodes, odd nodes, facts without a majority. */
+static int build_kinds_ix(struct fleet *f, struct acc *a, const int64_t *ix, size_t nk);
+
 static int build_kinds(struct fleet *f, struct acc *a)
 {
-	f->kinds = a->nkinds ? calloc(a->nkinds, sizeof(*f->kinds)) : NULL;
-	if (a->nkinds && !f->kinds)
+	/* Kinds left empty by acc_rehome() are not listed: ix maps the
+	 * accumulator's kinds to the listed ones (-1: empty). */
+	int64_t *ix = a->nkinds ? malloc(a->nkinds * sizeof(*ix)) : NULL;
+	if (a->nkinds && !ix)
 		return -1;
-	f->nkinds = a->nkinds;
+	size_t nk = 0;
+	for (size_t k = 0; k < a->nkinds; k++)
+		ix[k] = a->kinds[k].nodes ? (int64_t)nk++ : -1;
+	int rc = build_kinds_ix(f, a, ix, nk);
+	free(ix);
+	return rc;
+}
+
+static int build_kinds_ix(struct fleet *f, struct acc *a, const int64_t *ix, size_t nk)
+{
+	f->kinds = nk ? calloc(nk, sizeof(*f->kinds)) : NULL;
+	if (nk && !f->kinds)
+		return -1;
+	f->nkinds = nk;
 	for (size_t k = 0; k < a->nkinds; k++) {
-		struct fleet_kind *fk = &f->kinds[k];
+		if (ix[k] < 0)
+			continue;
+		struct fleet_kind *fk = &f->kinds[ix[k]];
 		const struct kacc *ka = &a->kinds[k];
 		if (!(fk->name = strdup(a->str.s[ka->name])))
 			return -1;
@@ -794,13 +871,15 @@ static int build_kinds(struct fleet *f, struct acc *a)
 	}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->nodes[i].nodd && a->node_kind[i] >= 0)
-			f->kinds[a->node_kind[i]].odd_nodes++;
+			f->kinds[ix[a->node_kind[i]]].odd_nodes++;
 	/* Each fact without a majority with its values and counts: one walk of
 	 * the values, looked up by key in the (sorted) list. */
 	for (size_t x = 0; x < a->nvals; x++) {
 		const struct fslot *fs = &a->slots[a->vals[x].slot];
-		struct fleet_kind *fk = &f->kinds[fs->kind];
-		if (fs->maj != MAJ_NONE || !fk->compared)
+		if (ix[fs->kind] < 0)
+			continue;
+		struct fleet_kind *fk = &f->kinds[ix[fs->kind]];
+		if (fs->maj != MAJ_NONE || !fk->compared || !a->vals[x].count)
 			continue;
 		struct fleet_nomaj key = { .section = fs->section, .key = a->str.s[fs->key] };
 		struct fleet_nomaj *nm = fk->nnomaj ? bsearch(&key, fk->nomaj, fk->nnomaj, sizeof(*nm), nomaj_cmp) : NULL;
@@ -843,14 +922,15 @@ static int load_one(struct fleet_node *r, struct acc *a, size_t idx, const char 
 	}
 	struct nodefacts nf;
 	memset(&nf, 0, sizeof(nf));
-	char kind[512];
+	char kind[512], family[512];
 	int rc = -1;
 	if (row_from_doc(r, nd.doc, path) != 0 || nodefacts_from_doc(nd.doc, 0, &nf) != 0)
 		goto out;
 	nodefacts_kind(nd.doc, kind, sizeof(kind));
+	nodefacts_family(nd.doc, family, sizeof(family));
 	if (!(r->kind = strdup(kind)) || row_env(r, &nf) != 0)
 		goto out;
-	int64_t k = kind_id(a, kind);
+	int64_t k = kind_id(a, kind, family);
 	if (k < 0 || acc_node(a, idx, (uint32_t)k, &nf, &a->node_vals[idx], &a->node_nvals[idx]) != 0)
 		goto out;
 	a->node_kind[idx] = (int32_t)k;
@@ -906,6 +986,8 @@ int fleet_load(char *const *paths, size_t n, struct fleet *f, FILE *log)
 	if (collected && log)
 		fab_fprintf(log, "fabtop: fleet: %zu of %zu captures collected now%s%s\n", collected, pl.n,
 			    first_why[0] ? ", not from their embedded report: " : "", first_why);
+	if (acc_rehome(f, &a) != 0)
+		goto oom;
 	acc_majorities(&a);
 	if (find_odd(f, &a) != 0 || build_kinds(f, &a) != 0)
 		goto oom;

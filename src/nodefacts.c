@@ -272,11 +272,9 @@ static char *hca_models(const json_t *doc, bool counted)
 			 "unknown HCA", counted);
 }
 
-/* The models, not their counts: a node that lost an HCA or a GPU stays of
- * its kind, and its count (the node facts below) is what sets it apart. */
-void nodefacts_kind(const json_t *doc, char *out, size_t len)
+static void kind_text(const json_t *doc, bool counted, char *out, size_t len)
 {
-	char *g = gpu_models(doc, false), *h = hca_models(doc, false);
+	char *g = gpu_models(doc, counted), *h = hca_models(doc, counted);
 	if (g && h)
 		snprintf(out, len, "%s + %s", g, h);
 	else if (g || h)
@@ -285,6 +283,16 @@ void nodefacts_kind(const json_t *doc, char *out, size_t len)
 		snprintf(out, len, "unknown");
 	free(g);
 	free(h);
+}
+
+void nodefacts_kind(const json_t *doc, char *out, size_t len)
+{
+	kind_text(doc, true, out, len);
+}
+
+void nodefacts_family(const json_t *doc, char *out, size_t len)
+{
+	kind_text(doc, false, out, len);
 }
 
 /* The document's own metadata (who, when, from where, which fabtop) is

@@ -67,10 +67,12 @@ const struct nodefact *nodefacts_find(const struct nodefacts *f, const char *sec
 int nodefacts_cmp(const struct nodefact *a, const struct nodefact *b);
 
 /* The node's kind, the group fleet compares within: its GPU models and
- * its HCA models, without their counts ("NVIDIA H100 80GB HBM3 + MT4129"),
- * so a node that lost an HCA or a GPU is compared with its kind and its
- * count (a node fact) sets it apart; "unknown" when the document names
- * neither. */
+ * counts and its HCA models and counts ("8x NVIDIA H100 80GB HBM3 + 12x
+ * MT4129"); "unknown" when the document names neither. */
 void nodefacts_kind(const json_t *doc, char *out, size_t len);
+/* The same models without their counts ("NVIDIA H100 80GB HBM3 + MT4129"):
+ * a node alone in its kind (one that lost an HCA or a GPU) is compared with
+ * the largest kind of its family instead, where its count sets it apart. */
+void nodefacts_family(const json_t *doc, char *out, size_t len);
 
 #endif

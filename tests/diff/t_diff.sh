@@ -105,7 +105,7 @@ if command -v jq > /dev/null; then
 	if [ $rc -eq 1 ] && jq -e '(keys == ["a","b","counters","differences","identity","same"]) and .same == false
 	    and .counters == true
 	    and .identity == false and .a.host == "dgx-h100-demo" and .b.host == "dgx-h100-b"
-	    and .a.kind == "NVIDIA H100 80GB HBM3 + MT4129" and .a.golden == false
+	    and .a.kind == "8x NVIDIA H100 80GB HBM3 + 12x MT4129" and .a.golden == false
 	    and (.a.source | endswith("dgx-h100")) and .a.how == "collected"
 	    and ([.differences[] | select(.section == "hca" and .key == "mlx5_5 fw_ver" and .a == "28.39.1002"
 	                                  and .b == "28.40.1000")] | length) == 1

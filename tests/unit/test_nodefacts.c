@@ -147,6 +147,8 @@ static void test_real_scenario(void **state)
 	}
 	char kind[256];
 	nodefacts_kind(a, kind, sizeof(kind));
+	assert_string_equal(kind, "8x NVIDIA H100 80GB HBM3 + 12x MT4129");
+	nodefacts_family(a, kind, sizeof(kind));
 	assert_string_equal(kind, "NVIDIA H100 80GB HBM3 + MT4129");
 
 	/* Another healthy node of the kind: every identifier differs, the
@@ -190,7 +192,7 @@ static void test_two_scenarios_kind(void **state)
 	char ka[256], kb[256];
 	nodefacts_kind(a, ka, sizeof(ka));
 	nodefacts_kind(b, kb, sizeof(kb));
-	assert_string_equal(ka, "NVIDIA H100 80GB HBM3 + MT4129");
+	assert_string_equal(ka, "8x NVIDIA H100 80GB HBM3 + 8x MT4129");
 	assert_string_equal(ka, kb);
 	struct nodefacts fa, fb;
 	assert_int_equal(nodefacts_from_doc(a, 0, &fa), 0);
