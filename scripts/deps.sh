@@ -26,12 +26,13 @@ BUILD="make gcc pkg-config python3 hwloc libncurses-dev libnl-3-dev libnl-route-
 # tests/metrics/ check the exposition (promtool check metrics) and the alert
 # rules (promtool check rules, promtool test rules); prometheus-node-exporter:
 # tests/metrics/ scrape fabtop's textfile through a real node_exporter, and
-# bench/metrics runs its InfiniBand collector on the same tree; time: GNU
+# bench/metrics runs its InfiniBand collector on the same tree (curl scrapes
+# both, as Prometheus would); time: GNU
 # time's peak RSS in bench/analyze-log and bench/fleet; podman debootstrap:
 # tests/k8s/t_image.sh builds the container image (deploy/container); nodejs
 # npm: tests/k8s/t_manifests.sh validates deploy/k8s with the npm packages
 # its lock pins.
-TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter time podman debootstrap nodejs npm"
+TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter curl time podman debootstrap nodejs npm"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"
