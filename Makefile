@@ -13,7 +13,8 @@ CC      ?= cc
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -Iinclude -Isrc -DFABTOP_VERSION='"$(VERSION)"' \
-           -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' $(PKG_CFLAGS)
+           -DFABTOP_DATADIR='"$(PREFIX)/share/fabtop"' -DFABTOP_LOCALEDIR='"$(PREFIX)/share/locale"' \
+           $(PKG_CFLAGS)
 LDFLAGS += -Wl,--as-needed
 LDLIBS  += $(PKG_LIBS) -ldl -lm -pthread
 
@@ -31,12 +32,36 @@ UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.
 # build/scenarios/{NAME/,NAME.tar.gz,index} and build/fixtures/topo-mini. The
 # index is written last, so it stands for the whole set.
 SCENARIOS := build/scenarios/index
+# The interface's translations (i18n.h): po/LANG/*.po, one file per part of
+# the program, merged into one catalog per language and compiled where the
+# binaries look first (build/locale, beside build/fabtop). xgettext's
+# keywords are the macros of i18n.h.
+LANGS     := zh_CN
+MOS       := $(LANGS:%=build/locale/%/LC_MESSAGES/fabtop.mo)
+XGETTEXT_KEYS := --keyword=_ --keyword=N_ --keyword=P_:1,2 --from-code=UTF-8 --language=C
 
+.SECONDEXPANSION:
+.SECONDARY: $(LANGS:%=build/po/%.po)
 .PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
         fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
         fuzz-proc fuzz-args fuzz-ras fuzz-dcb
 
-all: build/fabtop $(SCENARIOS)
+all: build/fabtop $(SCENARIOS) $(MOS)
+
+# Every translatable string of the sources (tests/i18n/t_catalog.sh compares
+# each catalog with it).
+build/po/fabtop.pot: $(SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	xgettext --force-po $(XGETTEXT_KEYS) --add-comments=TRANSLATORS: --package-name=fabtop \
+		--package-version=$(VERSION) -o $@ $(SRCS)
+
+build/po/%.po: $$(wildcard po/%/*.po)
+	@mkdir -p $(dir $@)
+	msgcat --force-po --use-first -o $@ $(sort $(wildcard po/$*/*.po))
+
+build/locale/%/LC_MESSAGES/fabtop.mo: build/po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@ $<
 
 deps:
 	@scripts/deps.sh run
@@ -63,11 +88,11 @@ build/tests/%: tests/unit/%.c $(SLIBOBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SAN) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
-run: deps build/fabtop $(SCENARIOS)
+run: deps build/fabtop $(SCENARIOS) $(MOS)
 	@scripts/start.sh build/fabtop
 
 tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server \
-       build/tests/ethtool_read build/tests/sampler_netdev $(SCENARIOS)
+       build/tests/ethtool_read build/tests/sampler_netdev $(SCENARIOS) $(MOS) build/po/fabtop.pot
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
@@ -263,7 +288,7 @@ fuzz-perftest: build/fuzz/fuzz_perftest
 	$< $(FUZZ_RUN) -max_len=16384 build/fuzz/corpus-perftest tests/fixtures/perftest
 
 # Each scenario as its capture file, and the index `fabtop demo` lists them from.
-install: build/fabtop $(SCENARIOS)
+install: build/fabtop $(SCENARIOS) $(MOS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
 	install -m 755 build/fabtop $(DESTDIR)$(PREFIX)/bin/fabtop
 	for n in $$(grep -v '^#' build/scenarios/index | cut -f1); do \

@@ -9,10 +9,11 @@
 # on a bare debootstrap root.
 set -u
 mode=${1:-run}
-# make gcc pkg-config and the -dev libraries: the build; python3 and hwloc
+# make gcc pkg-config and the -dev libraries: the build; gettext (xgettext,
+# msgcat, msgfmt): the interface's catalogs (po/); python3 and hwloc
 # (lstopo-no-graphics): tests/scenarios/mkscenarios.py, which generates the
 # bundled scenarios (json, xml.etree: python3, not python3-minimal).
-BUILD="make gcc pkg-config python3 hwloc libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
+BUILD="make gcc pkg-config python3 hwloc gettext libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
 # libcmocka-dev: unit tests; jq: JSON checks; procps: pgrep pkill ps sysctl
 # (and top for bench/tui-cpu); iproute2: ip netns; tmux: terminal tests;
 # nftables: the path MTU tests' black holes; perftest: layer 3 against the

@@ -45,11 +45,18 @@ const char fab_cli_usage[] =
 "                                                    many nodes: one row each, then the odd ones\n"
 "                                                    out of their kind (`fabtop fleet --help`)\n"
 "       fabtop demo [NAME]                           list the bundled scenarios, or open one\n"
+"       fabtop learn [--list] [ID|N]                 guided exercises on the bundled scenarios:\n"
+"                                                    find the cause of a symptom in the panes\n"
 "Any command reading counters (the TUI, report, capture) also takes\n"
 "              [--exclude-dev DEV[,DEV...]]           RDMA devices whose counters are never read\n"
 "                                                    (NVSwitch management functions whose VPD\n"
 "                                                    cannot be read; those saying SMDL=SW_MNG\n"
 "                                                    are skipped anyway)\n"
+"Every command also takes\n"
+"              [--lang LANG]                         the interface's language: zh_CN, or C for\n"
+"                                                    English (default: the locale, LANGUAGE,\n"
+"                                                    LC_ALL, LC_MESSAGES, LANG); JSON stays English\n"
+"              [-M | --no-mouse]                     the console ignores the mouse\n"
 "       fabtop --version | --help\n"
 "Exit status: 0 healthy, 1 findings of warning severity or worse, 2 usage or environment error.\n";
 
@@ -153,5 +160,47 @@ int fab_cli_parse(int argc, char **argv, struct fab_cli *out)
 		fputs(fab_cli_usage, stderr);
 		return 2;
 	}
+	return -1;
+}
+
+int fab_cli_globals(int *argc, char **argv, struct fab_cli_globals *g)
+{
+	int o = 1;
+	memset(g, 0, sizeof(*g));
+	g->mouse = true;
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		/* After "--" everything is an operand (a file named -M). */
+		if (strcmp(a, "--") == 0) {
+			while (i < *argc)
+				argv[o++] = argv[i++];
+			break;
+		}
+		if (strcmp(a, "-M") == 0 || strcmp(a, "--no-mouse") == 0) {
+			g->mouse = false;
+			continue;
+		}
+		if (strcmp(a, "--lang") == 0 || strncmp(a, "--lang=", 7) == 0) {
+			const char *v = a[6] == '=' ? a + 7 : (i + 1 < *argc ? argv[++i] : NULL);
+			if (!v || !*v || strlen(v) > 32 || strpbrk(v, "/\\")) {
+				fab_fprintf(stderr, "fabtop: --lang wants a language (zh_CN, or C for "
+					    "English), not \"%s\"\n", v ? v : "");
+				return 2;
+			}
+			g->lang = v;
+			continue;
+		}
+		if (strcmp(a, "--json") == 0)
+			g->machine = true;
+		argv[o++] = argv[i];
+	}
+	argv[o] = NULL;
+	*argc = o;
+	/* What a machine reads stays English: JSON, metrics, captures. */
+	if (o > 1 && strcmp(argv[1], "capture") == 0)
+		g->machine = true;
+	for (int i = 1; i + 1 < o; i++)
+		if (strcmp(argv[i], "report") == 0 && strcmp(argv[i + 1], "metrics") == 0)
+			g->machine = true;
 	return -1;
 }

@@ -33,6 +33,19 @@ struct fab_cli {
 	const char *arg;              /* the word after it, or NULL */
 };
 
+/* Options every command takes, taken out of argv before any command's
+ * own parser sees it: --lang LANG (i18n.h), -M/--no-mouse; and whether the
+ * output is for a machine (--json anywhere, capture, report metrics), which
+ * stays English. */
+struct fab_cli_globals {
+	const char *lang;             /* NULL: the locale's */
+	bool mouse;
+	bool machine;
+};
+/* Removes the global options from argv (argc updated); -1 to go on, or 2
+ * after a usage error (said on stderr). */
+int fab_cli_globals(int *argc, char **argv, struct fab_cli_globals *g);
+
 /* What `fabtop --help` prints. */
 extern const char fab_cli_usage[];
 

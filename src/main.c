@@ -19,146 +19,31 @@
 #include "fabtop/diff.h"
 #include "fabtop/fleet.h"
 #include "fabtop/hazard.h"
+#include "fabtop/i18n.h"
+#include "fabtop/learn.h"
 #include "fabtop/report.h"
 #include "fabtop/root.h"
+#include "fabtop/scenario.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/tui.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 
-/*
- * The bundled scenarios live in one directory: an "index" file (a line per
- * scenario, "NAME<TAB>description", '#' comments; written by
- * tests/scenarios/mkscenarios.py) beside each capture, NAME/ or NAME.tar.gz.
- * Only what the index names is a scenario, so `fabtop demo` lists nothing
- * else that sits there, and listing opens no capture.
- */
-#define SCEN_MAX 64
-#define SCEN_NAME_LEN 64
-
-struct scenario {
-	char name[SCEN_NAME_LEN];
-	char desc[512];
-};
-
-/* Where the index may be, most specific first: $FABTOP_SCENARIOS alone when
- * set; else beside the binary (build/fabtop and build/san/fabtop in the
- * source tree, bin/ of an installed prefix, DESTDIR included), then the
- * compiled-in data directory. */
-static int scenario_dirs(const char *dirs[], int max, char store[][PATH_MAX])
-{
-	int n = 0;
-	const char *env = getenv("FABTOP_SCENARIOS");
-	if (env && *env) {
-		dirs[n++] = env;
-		return n;
-	}
-	char exe[PATH_MAX];
-	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (l > 0) {
-		exe[l] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		const char *rel[] = { "scenarios", "../scenarios", "../share/fabtop/scenarios" };
-		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max - 1; i++) {
-			snprintf(store[n], PATH_MAX, "%s/%s", exe, rel[i]);
-			dirs[n] = store[n];
-			n++;
-		}
-	}
-	dirs[n++] = FABTOP_DATADIR "/scenarios";
-	return n;
-}
-
-/* A scenario name is a plain file name: no '/', no leading '.'. */
-static bool scenario_name_ok(const char *s)
-{
-	if (!*s || *s == '.' || strlen(s) >= SCEN_NAME_LEN)
-		return false;
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '-' || *s == '_' || *s == '.'))
-			return false;
-	return true;
-}
-
-/* Reads the first index found into sc (at most SCEN_MAX) and its directory
- * into dir; returns the number of scenarios, or -1 when no index was found. */
-static int scenario_index(struct scenario *sc, char *dir, size_t dirlen)
-{
-	const char *dirs[8];
-	char store[8][PATH_MAX];
-	int nd = scenario_dirs(dirs, 8, store);
-	for (int i = 0; i < nd; i++) {
-		char path[PATH_MAX + 16], line[1024];
-		snprintf(path, sizeof(path), "%s/index", dirs[i]);
-		int fd = root_open_plain(path);   /* a FIFO there must not hang `fabtop demo` */
-		FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
-		if (!fp) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		int n = 0;
-		while (n < SCEN_MAX && fgets(line, sizeof(line), fp)) {
-			line[strcspn(line, "\r\n")] = '\0';
-			char *tab = strchr(line, '\t');
-			if (line[0] == '#' || !tab)
-				continue;
-			*tab = '\0';
-			if (!scenario_name_ok(line))
-				continue;
-			fab_strlcpy(sc[n].name, line, sizeof(sc[n].name));
-			fab_strlcpy(sc[n].desc, tab + 1, sizeof(sc[n].desc));
-			/* The index is data: no control characters reach the terminal. */
-			for (char *c = sc[n].desc; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = ' ';
-			n++;
-		}
-		fclose(fp);
-		/* Said to the user: /usr/local/share/..., not bin/../share/... */
-		char real[PATH_MAX];
-		fab_strlcpy(dir, realpath(dirs[i], real) ? real : dirs[i], dirlen);
-		return n;
-	}
-	return -1;
-}
-
-/* Finds a scenario the index names, as NAME/ or NAME.tar.gz; 0 and the path, or -1. */
-static int find_scenario(const char *name, char *out, size_t len)
-{
-	struct scenario sc[SCEN_MAX];
-	char dir[PATH_MAX];
-	int n = scenario_index(sc, dir, sizeof(dir));
-	for (int i = 0; i < n; i++) {
-		if (strcmp(sc[i].name, name) != 0)
-			continue;
-		snprintf(out, len, "%s/%s", dir, name);
-		if (access(out, R_OK) == 0)
-			return 0;
-		snprintf(out, len, "%s/%s.tar.gz", dir, name);
-		if (access(out, R_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
-
 static int list_scenarios(void)
 {
 	struct scenario sc[SCEN_MAX];
 	char dir[PATH_MAX];
-	int n = scenario_index(sc, dir, sizeof(dir));
+	int n = scenario_index(sc, SCEN_MAX, dir, sizeof(dir));
 	if (n <= 0) {
 		fprintf(stderr, "fabtop: no bundled scenarios found (no index%s; `make` writes "
 			"build/scenarios/index, `make install` installs it, or set FABTOP_SCENARIOS "
 			"to a directory with one)\n", n == 0 ? " entry" : " file");
 		return 2;
 	}
-	fab_fprintf(stdout, "Bundled scenarios (%s):\n", dir);
+	fab_fprintf(stdout, _("Bundled scenarios (%s):\n"), dir);
 	for (int i = 0; i < n; i++)
 		fab_fprintf(stdout, "  %-16s %s\n", sc[i].name, sc[i].desc);
-	printf("Open one with: fabtop demo NAME\n");
+	fputs(_("Open one with: fabtop demo NAME\n"), stdout);
 	return 0;
 }
 
@@ -256,7 +141,19 @@ static int run_job(const struct fab_cli *o)
 int main(int argc, char **argv)
 {
 	struct fab_cli o;
+	struct fab_cli_globals g;
+	char why[256];
 	setlocale(LC_ALL, "");
+	int grc = fab_cli_globals(&argc, argv, &g);
+	if (grc >= 0)
+		return grc;
+	if (fab_i18n_init(g.lang, why, sizeof(why)) != 0)
+		fprintf(stderr, "fabtop: --lang %s: %s\n", g.lang, why);
+	if (g.machine)
+		fab_i18n_off();
+	tui_mouse_opts(g.mouse);
+	if (argc > 1 && strcmp(argv[1], "learn") == 0)
+		return learn_main(argc - 1, argv + 1, tui_run);
 	/* analyze-log takes any number of files: its arguments are its own. */
 	if (argc > 1 && strcmp(argv[1], "analyze-log") == 0)
 		return analyze_log_main(argc - 1, argv + 1);
@@ -277,7 +174,7 @@ int main(int argc, char **argv)
 	if (!cmd) {
 		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];
-			if (find_scenario("dgx-h100", path, sizeof(path)) == 0)
+			if (scenario_find("dgx-h100", path, sizeof(path)) == 0)
 				return run_on(path, NULL, o.json, true);
 		}
 		return run_on(o.root, NULL, o.json, false);
@@ -312,7 +209,7 @@ int main(int argc, char **argv)
 		char path[PATH_MAX];
 		if (!arg)
 			return list_scenarios();
-		if (find_scenario(arg, path, sizeof(path)) != 0) {
+		if (scenario_find(arg, path, sizeof(path)) != 0) {
 			fab_fprintf(stderr, "fabtop: no scenario named \"%s\"\n", arg);
 			list_scenarios();
 			return 2;

@@ -115,25 +115,36 @@ static bool env_key_eq(const char *a, const char *b)
 	return la == lb && strncmp(a, b, la) == 0;
 }
 
-/* The inherited environment with env_add applied; the strings are borrowed. */
+/* The inherited environment with env_add applied; the strings are borrowed.
+ * A child's output is parsed (ping, tracepath, ib_write_bw, NCCL tests), so
+ * it speaks English: LC_ALL=C and no LANGUAGE (which fabtop itself may have
+ * set to show its own interface in another language, i18n.h), unless
+ * env_add says otherwise. */
 static char **build_env(const char *const *add)
 {
+	static char c_locale[] = "LC_ALL=C";
 	size_t n = 0, na = 0;
 	while (environ && environ[n])
 		n++;
 	while (add && add[na])
 		na++;
-	char **e = calloc(n + na + 1, sizeof(*e));
+	char **e = calloc(n + na + 2, sizeof(*e));
 	if (!e)
 		return NULL;
 	size_t k = 0;
+	bool add_lc = true;
+	for (size_t a = 0; a < na; a++)
+		if (env_key_eq(add[a], c_locale))
+			add_lc = false;
 	for (size_t i = 0; i < n; i++) {
-		bool replaced = false;
+		bool replaced = env_key_eq(environ[i], "LANGUAGE=") || env_key_eq(environ[i], c_locale);
 		for (size_t a = 0; a < na && !replaced; a++)
 			replaced = env_key_eq(environ[i], add[a]);
 		if (!replaced)
 			e[k++] = environ[i];
 	}
+	if (add_lc)
+		e[k++] = c_locale;
 	for (size_t a = 0; a < na; a++) {
 		bool dup = false;   /* the last of repeated keys wins */
 		for (size_t b = a + 1; b < na && !dup; b++)

@@ -694,6 +694,19 @@ void tui_job_opts(const char *ras_addr, double window)
 	job_window = window;
 }
 
+static struct learn_session *opt_learn;
+static bool opt_mouse = true;
+
+void tui_learn_opts(struct learn_session *learn)
+{
+	opt_learn = learn;
+}
+
+void tui_mouse_opts(bool mouse)
+{
+	opt_mouse = mouse;
+}
+
 void tui_init(struct tui *t, struct fab_root *root, struct fab_model *m,
 		     struct wizard *wizard)
 {
@@ -708,7 +721,8 @@ void tui_init(struct tui *t, struct fab_root *root, struct fab_model *m,
 	};
 	t->ctx = (struct view_ctx){ .m = m, .root = root, .wizard = wizard,
 				    .ras_addr = job_ras_addr, .ras_window = job_window,
-				    .fleet_shown = -1, .fleet_open = -1 };
+				    .fleet_shown = -1, .fleet_open = -1,
+				    .learn = opt_learn, .mouse = opt_mouse };
 	for (int i = 0; i < t->npanes; i++) {
 		t->views[i].ops = fab_panes[i];
 		if (fab_panes[i] == &help_view_ops)

@@ -1,4 +1,5 @@
 /* view_common.c - what every pane shares: attributes, scrolling, clipped text. */
+#include <ctype.h>
 #include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,89 @@ int view_strwidth(const char *s)
 		rem -= n;
 	}
 	return cols;
+}
+
+const char *view_pad(char *buf, size_t len, const char *s, int width, bool right)
+{
+	char shown[FAB_SAN_MAX];
+	size_t rem = s ? strlen(s) : 0, sl, cut = 0;
+	int cols = 0, w;
+	if (!len)
+		return buf;
+	/* Up to the last whole character that fits. */
+	while (rem) {
+		size_t n = next_char(s + cut, rem, &w, shown, &sl);
+		if (cols + w > width)
+			break;
+		cols += w;
+		cut += n;
+		rem -= n;
+	}
+	int pad = width - cols;
+	size_t o = 0;
+	if (right)
+		for (; pad > 0 && o + 1 < len; pad--)
+			buf[o++] = ' ';
+	if (cut > len - 1 - o)
+		cut = len - 1 - o;
+	memcpy(buf + o, s ? s : "", cut);
+	o += cut;
+	for (; pad > 0 && o + 1 < len; pad--)
+		buf[o++] = ' ';
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Case-insensitive substring for the search: ASCII letters fold, the
+ * rest (CJK, digits, punctuation) must match as they are. */
+static bool contains_fold(const char *hay, const char *needle)
+{
+	size_t nl = strlen(needle);
+	if (!nl)
+		return true;
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < nl && hay[i] &&
+		       tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+			i++;
+		if (i == nl)
+			return true;
+	}
+	return false;
+}
+
+int view_find_row(int n, int from, int dir, const char *query,
+		  const char *(*text)(void *arg, int i, char *buf, size_t len), void *arg)
+{
+	char buf[1024];
+	if (n <= 0 || !query || !*query)
+		return -1;
+	dir = dir < 0 ? -1 : 1;
+	if (from < 0 || from >= n)
+		from = dir > 0 ? -1 : n;
+	for (int k = 1; k <= n; k++) {
+		int i = ((from + dir * k) % n + n) % n;
+		const char *t = text(arg, i, buf, sizeof(buf));
+		if (t && contains_fold(t, query))
+			return i;
+	}
+	return -1;
+}
+
+const char *fab_pick_kind_name(enum fab_pick_kind k)
+{
+	switch (k) {
+	case PICK_PORT: return "port";
+	case PICK_COUNTER: return "counter";
+	case PICK_SETTING: return "setting";
+	case PICK_FINDING: return "finding";
+	case PICK_GPU: return "gpu";
+	case PICK_NIC: return "nic";
+	case PICK_PROCESS: return "process";
+	case PICK_STEP: return "step";
+	case PICK_NONE: break;
+	}
+	return "none";
 }
 
 void view_put_clip(WINDOW *win, int y, int x, int left, int minx,

@@ -54,7 +54,9 @@ struct run_opts {
 	const char *const *env_add;  /* "K=V" added to (or replacing in) the inherited
 	                                environment, "K" alone removes K; NULL-terminated,
 	                                or NULL. An empty entry or one starting with '='
-	                                is refused. */
+	                                is refused. The child always runs with LC_ALL=C
+	                                and without LANGUAGE (its output is parsed)
+	                                unless env_add sets LC_ALL itself. */
 	const char *cwd;             /* NULL: fabtop's own */
 	/* Called with every chunk of output as it is read, the dropped bytes
 	 * included (a streaming log parser sees all of it); may be NULL. */

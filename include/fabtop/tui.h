@@ -13,6 +13,7 @@
 
 struct wizard;
 struct fleet;
+struct learn_session;
 
 /* Runs until the user quits; reloads the model from root on 'r'. wizard:
  * the session's wizard (`fabtop wizard` brings one and opens on its pane),
@@ -28,6 +29,13 @@ int tui_fleet_run(const struct fleet *f);
 /* The Job pane's --ras ADDR and --window S (0: the default), for the next
  * tui_run(); the strings must outlive it. */
 void tui_job_opts(const char *ras_addr, double window);
+
+/* The session's options, for the next tui_run() (set by main and
+ * learn_main before it): learn, the exercise session the Learn pane shows
+ * (NULL: none; L in a demo starts one, owned by the shell); mouse, whether
+ * clicks are asked of the terminal (-M turns them off). */
+void tui_learn_opts(struct learn_session *learn);
+void tui_mouse_opts(bool mouse);
 
 /* Whether the terminal can hold the console: TERM set, in terminfo, with
  * cursor addressing ("cup"). When not, why says so in one line, and the

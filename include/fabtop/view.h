@@ -26,6 +26,7 @@
 
 struct view;
 struct wizard;
+struct learn_session;
 struct fab_root;
 struct fleet;
 
@@ -46,6 +47,15 @@ struct view_ctx {
 	int fleet_shown;              /* the node the other panes show; -1 none */
 	int fleet_open;               /* the node the Fleet pane asks for; -1 none */
 	char fleet_msg[640];          /* why the last node asked for was not opened; "" */
+	/* A pane (the Learn pane, the scenario switcher) asks the shell to
+	 * open a bundled scenario by name (scenario.h) in every pane, as the
+	 * Fleet pane asks for a node: set from key(), opened after it; "" none. */
+	char open_scenario[64];
+	/* `fabtop learn`, or L in a demo: the exercise being worked on (learn.h);
+	 * NULL otherwise. The shell's answer key asks the current pane what is
+	 * selected (view_ops.pick) and hands it to learn_answer(). */
+	struct learn_session *learn;
+	bool mouse;                   /* clicks are reported (-M turns them off) */
 };
 /* Seconds on the panes' clock: CLOCK_MONOTONIC, or the virtual one. */
 double view_now(const struct view_ctx *c);
@@ -53,6 +63,29 @@ double view_now(const struct view_ctx *c);
  * for by a key) moves the virtual clock s seconds; on the real clock the
  * time passes by itself and this does nothing. */
 void view_clock_pass(struct view_ctx *c, double s);
+
+/* What the selected row of a pane points at: a learner's answer in
+ * `fabtop learn` (learn.h) is one of these, compared field by field. */
+enum fab_pick_kind {
+	PICK_NONE = 0,
+	PICK_PORT,        /* dev + port: a row of the Links pane */
+	PICK_COUNTER,     /* dev + port + name (the counter's file name): Counters */
+	PICK_SETTING,     /* name (NCCL_IB_GID_INDEX, a sysctl), dev when it is a port's */
+	PICK_FINDING,     /* name: the finding's id; dev + port when it is a port's */
+	PICK_GPU,         /* dev: the GPU's PCI address (Topology) */
+	PICK_NIC,         /* dev: the RDMA device (Topology's NIC rows) */
+	PICK_PROCESS,     /* name: the pid as text (Job) */
+	PICK_STEP,        /* name: a wizard step's id (Wizard) */
+};
+struct fab_pick {
+	enum fab_pick_kind kind;
+	char dev[64];
+	int port;                     /* 0: none */
+	char name[128];
+	char label[160];              /* how the pane names it to the user ("mlx5_3 port 1") */
+};
+/* A pick's kind as a word ("port", "counter", ...), for messages and tests. */
+const char *fab_pick_kind_name(enum fab_pick_kind k);
 
 struct view_ops {
 	const char *name;        /* "topology" */
@@ -83,6 +116,23 @@ struct view_ops {
 	int (*wait_fd)(struct view *v, struct view_ctx *c);
 	/* The model was collected again ('r'). */
 	void (*reload)(struct view *v, struct view_ctx *c);
+	/* `/` search (and n/N): moves the selection to the next row after the
+	 * selected one (dir +1; -1 backwards, wrapping around) whose text as
+	 * shown contains query, case-insensitively; true when one did (the
+	 * shell then says "not found" otherwise). view_find_row does the walk.
+	 * NULL: the pane has no list to search (the shell says so). */
+	bool (*find)(struct view *v, struct view_ctx *c, const char *query, int dir);
+	/* A mouse click (button 1) at row y, column x of the pane's window:
+	 * selects what is there (a second click on the selected row acts as
+	 * Enter); true when it did something. NULL: clicks are ignored. */
+	bool (*click)(struct view *v, struct view_ctx *c, int y, int x);
+	/* What the selected row points at (fab_pick); false when nothing is
+	 * selected or the pane has nothing to point at. */
+	bool (*pick)(struct view *v, struct view_ctx *c, struct fab_pick *out);
+	/* Whether the pane is in the tab bar now (the Fleet pane only under
+	 * `fabtop fleet`, the Learn pane only in learn mode); NULL: always.
+	 * Digits select the panes shown, in order. */
+	bool (*present)(const struct view_ctx *c);
 };
 
 struct view {
@@ -149,6 +199,17 @@ void view_put_clip(WINDOW *win, int y, int x, int left, int minx,
 		   const char *s, int attr);
 /* Columns a UTF-8 string takes on screen, escapes included. */
 int view_strwidth(const char *s);
+/* s padded with spaces (or cut, at a character) to exactly width screen
+ * columns (wcwidth: a CJK character is two), left-aligned, or right-aligned
+ * when right; into buf, which is returned. Table columns are laid out with
+ * this, never with printf's %-*s, which counts bytes. */
+const char *view_pad(char *buf, size_t len, const char *s, int width, bool right);
+/* The `/` search's walk over a pane's n rows (see view_ops.find): the first
+ * row after from (dir +1) or before it (dir -1), wrapping, whose text(i)
+ * contains query case-insensitively (ASCII letters fold; other characters
+ * match as they are); -1 when none. from -1 starts at the first row. */
+int view_find_row(int n, int from, int dir, const char *query,
+		  const char *(*text)(void *arg, int i, char *buf, size_t len), void *arg);
 /* Called by the shell once curses is up: colours on (init the pairs) or off. */
 void fab_attr_init(bool colors);
 /* True when the locale shows UTF-8; views then use glyphs, else ASCII. */

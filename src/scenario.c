@@ -1,0 +1,114 @@
+/* scenario.c - the bundled scenarios' index (see scenario.h). */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fabtop/root.h"
+#include "fabtop/scenario.h"
+#include "fabtop/util.h"
+
+/* Where the index may be, most specific first: $FABTOP_SCENARIOS alone when
+ * set; else beside the binary (build/fabtop and build/san/fabtop in the
+ * source tree, bin/ of an installed prefix, DESTDIR included), then the
+ * compiled-in data directory. */
+static int scenario_dirs(const char *dirs[], int max, char store[][PATH_MAX])
+{
+	int n = 0;
+	const char *env = getenv("FABTOP_SCENARIOS");
+	if (env && *env) {
+		dirs[n++] = env;
+		return n;
+	}
+	char exe[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (l > 0) {
+		exe[l] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		const char *rel[] = { "scenarios", "../scenarios", "../share/fabtop/scenarios" };
+		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max - 1; i++) {
+			snprintf(store[n], PATH_MAX, "%s/%s", exe, rel[i]);
+			dirs[n] = store[n];
+			n++;
+		}
+	}
+	dirs[n++] = FABTOP_DATADIR "/scenarios";
+	return n;
+}
+
+/* A scenario name is a plain file name: no '/', no leading '.'. */
+bool scenario_name_ok(const char *s)
+{
+	if (!*s || *s == '.' || strlen(s) >= SCEN_NAME_LEN)
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '-' || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* Reads the first index found into sc (at most SCEN_MAX) and its directory
+ * into dir; returns the number of scenarios, or -1 when no index was found. */
+int scenario_index(struct scenario *sc, int max, char *dir, size_t dirlen)
+{
+	const char *dirs[8];
+	char store[8][PATH_MAX];
+	int nd = scenario_dirs(dirs, 8, store);
+	for (int i = 0; i < nd; i++) {
+		char path[PATH_MAX + 16], line[1024];
+		snprintf(path, sizeof(path), "%s/index", dirs[i]);
+		int fd = root_open_plain(path);   /* a FIFO there must not hang `fabtop demo` */
+		FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (!fp) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		int n = 0;
+		while (n < max && fgets(line, sizeof(line), fp)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			char *tab = strchr(line, '\t');
+			if (line[0] == '#' || !tab)
+				continue;
+			*tab = '\0';
+			if (!scenario_name_ok(line))
+				continue;
+			fab_strlcpy(sc[n].name, line, sizeof(sc[n].name));
+			fab_strlcpy(sc[n].desc, tab + 1, sizeof(sc[n].desc));
+			/* The index is data: no control characters reach the terminal. */
+			for (char *c = sc[n].desc; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = ' ';
+			n++;
+		}
+		fclose(fp);
+		/* Said to the user: /usr/local/share/..., not bin/../share/... */
+		char real[PATH_MAX];
+		fab_strlcpy(dir, realpath(dirs[i], real) ? real : dirs[i], dirlen);
+		return n;
+	}
+	return -1;
+}
+
+/* Finds a scenario the index names, as NAME/ or NAME.tar.gz; 0 and the path, or -1. */
+int scenario_find(const char *name, char *out, size_t len)
+{
+	struct scenario sc[SCEN_MAX];
+	char dir[PATH_MAX];
+	int n = scenario_index(sc, SCEN_MAX, dir, sizeof(dir));
+	for (int i = 0; i < n; i++) {
+		if (strcmp(sc[i].name, name) != 0)
+			continue;
+		snprintf(out, len, "%s/%s", dir, name);
+		if (access(out, R_OK) == 0)
+			return 0;
+		snprintf(out, len, "%s/%s.tar.gz", dir, name);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
