@@ -15,6 +15,12 @@
 cd "$(dirname "$0")/.." || exit 2
 export FABTOP="${FABTOP:-$PWD/build/san/fabtop}"
 export FABTOP_TOP="$PWD"
+# The tests read English: a tester's zh_CN locale must not change what the
+# goldens compare (the i18n tests ask for Chinese themselves, with --lang).
+unset LANGUAGE LC_MESSAGES
+[ -n "${LC_ALL:-}" ] && export LC_ALL=C.UTF-8
+export LANG="${LANG:-C}"
+case $LANG in zh*|*.GB*|*.gb*) export LANG=C.UTF-8 ;; esac
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 pass=0; fail=0; skip=0
