@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fabtop/i18n.h"
 #include "fabtop/root.h"
 #include "fabtop/scenario.h"
 #include "fabtop/util.h"
@@ -50,6 +51,48 @@ bool scenario_name_ok(const char *s)
 	return true;
 }
 
+/* index.LANG beside the index (mkscenarios.py writes index.zh_CN) holds
+ * the same lines in the interface's language: its description and title
+ * replace the English ones of the scenarios it names. */
+static void translate(struct scenario *sc, int n, const char *dir)
+{
+	char path[PATH_MAX + 32], line[1024];
+	if (!fab_i18n_on())
+		return;
+	snprintf(path, sizeof(path), "%s/index.%s", dir, fab_i18n_lang());
+	int fd = root_open_plain(path);
+	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		char *tab = strchr(line, '\t');
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		char *tab2 = strchr(tab + 1, '\t');
+		if (tab2)
+			*tab2 = '\0';
+		for (int i = 0; i < n; i++) {
+			if (strcmp(sc[i].name, line) != 0)
+				continue;
+			fab_strlcpy(sc[i].desc, tab + 1, sizeof(sc[i].desc));
+			if (tab2)
+				fab_strlcpy(sc[i].title, tab2 + 1, sizeof(sc[i].title));
+			for (char *c = sc[i].desc; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = ' ';
+			for (char *c = sc[i].title; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = ' ';
+		}
+	}
+	fclose(fp);
+}
+
 /* Reads the first index found into sc (at most SCEN_MAX) and its directory
  * into dir; returns the number of scenarios, or -1 when no index was found. */
 int scenario_index(struct scenario *sc, int max, char *dir, size_t dirlen)
@@ -76,15 +119,23 @@ int scenario_index(struct scenario *sc, int max, char *dir, size_t dirlen)
 			*tab = '\0';
 			if (!scenario_name_ok(line))
 				continue;
+			char *tab2 = strchr(tab + 1, '\t');
+			if (tab2)
+				*tab2 = '\0';
 			fab_strlcpy(sc[n].name, line, sizeof(sc[n].name));
 			fab_strlcpy(sc[n].desc, tab + 1, sizeof(sc[n].desc));
+			fab_strlcpy(sc[n].title, tab2 ? tab2 + 1 : "", sizeof(sc[n].title));
 			/* The index is data: no control characters reach the terminal. */
 			for (char *c = sc[n].desc; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = ' ';
+			for (char *c = sc[n].title; *c; c++)
 				if ((unsigned char)*c < 0x20 || *c == 0x7f)
 					*c = ' ';
 			n++;
 		}
 		fclose(fp);
+		translate(sc, n, dirs[i]);
 		/* Said to the user: /usr/local/share/..., not bin/../share/... */
 		char real[PATH_MAX];
 		fab_strlcpy(dir, realpath(dirs[i], real) ? real : dirs[i], dirlen);

@@ -3,11 +3,12 @@
  * console's scenario switcher, `fabtop learn`).
  *
  * They live in one directory: an "index" file (a line per scenario,
- * "NAME<TAB>description", '#' comments; written by
+ * "NAME<TAB>description[<TAB>short title]", '#' comments; written by
  * tests/scenarios/mkscenarios.py) beside each capture, NAME/ or
  * NAME.tar.gz. Only what the index names is a scenario, so nothing else
  * that sits there is listed, and listing opens no capture. The index is
- * data: control characters in it are blanked.
+ * data: control characters in it are blanked. index.LANG (index.zh_CN)
+ * beside it gives the same lines in the interface's language (i18n.h).
  *
  * Where the index may be, most specific first: $FABTOP_SCENARIOS alone when
  * set; else beside the binary (build/fabtop and build/san/fabtop in the
@@ -26,6 +27,7 @@
 struct scenario {
 	char name[SCEN_NAME_LEN];
 	char desc[512];
+	char title[96];   /* short, for the demo banner ("a node whose job hangs"); may be "" */
 };
 
 /* A scenario name is a plain file name: no '/', no leading '.'. */
