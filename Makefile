@@ -32,6 +32,8 @@ UNIT    := $(patsubst tests/unit/%.c,build/tests/%,$(wildcard tests/unit/test_*.
 # build/scenarios/{NAME/,NAME.tar.gz,index} and build/fixtures/topo-mini. The
 # index is written last, so it stands for the whole set.
 SCENARIOS := build/scenarios/index
+# The manual page, rendered from its scdoc source (docs/fabtop.1.scd).
+MAN := build/man/fabtop.1
 # The interface's translations (i18n.h): po/LANG/*.po, one file per part of
 # the program, merged into one catalog per language and compiled where the
 # binaries look first (build/locale, beside build/fabtop). xgettext's
@@ -42,11 +44,11 @@ XGETTEXT_KEYS := --keyword=_ --keyword=N_ --keyword=P_:1,2 --from-code=UTF-8 --l
 
 .SECONDEXPANSION:
 .SECONDARY: $(LANGS:%=build/po/%.po)
-.PHONY: all run check deps check-deps tests screenshots install clean bench scenarios fuzz \
+.PHONY: all run check deps check-deps tests screenshots install uninstall clean bench scenarios fuzz \
         fuzz-rdma_res fuzz-counter_value fuzz-nccl_log fuzz-perftest fuzz-util fuzz-wizard_input \
         fuzz-proc fuzz-args fuzz-ras fuzz-dcb
 
-all: build/fabtop $(SCENARIOS) $(MOS)
+all: build/fabtop $(SCENARIOS) $(MOS) $(MAN)
 
 # Every translatable string of the sources (tests/i18n/t_catalog.sh compares
 # each catalog with it).
@@ -74,7 +76,7 @@ build/fabtop: $(OBJS)
 
 build/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The sanitized build that the test suite runs.
 build/san/fabtop: $(SOBJS)
@@ -92,7 +94,7 @@ run: deps build/fabtop $(SCENARIOS) $(MOS)
 	@scripts/start.sh build/fabtop
 
 tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server \
-       build/tests/ethtool_read build/tests/sampler_netdev $(SCENARIOS) $(MOS) build/po/fabtop.pot
+       build/tests/ethtool_read build/tests/sampler_netdev $(SCENARIOS) $(MOS) build/po/fabtop.pot $(MAN)
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
@@ -287,14 +289,47 @@ fuzz-perftest: build/fuzz/fuzz_perftest
 	@mkdir -p build/fuzz/corpus-perftest
 	$< $(FUZZ_RUN) -max_len=16384 build/fuzz/corpus-perftest tests/fixtures/perftest
 
-# Each scenario as its capture file, and the index `fabtop demo` lists them from.
-install: build/fabtop $(SCENARIOS) $(MOS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fabtop/scenarios
-	install -m 755 build/fabtop $(DESTDIR)$(PREFIX)/bin/fabtop
+$(MAN): docs/fabtop.1.scd
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@.tmp && mv $@.tmp $@
+
+# What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall`
+# removes: the binary; each scenario as its capture file with the index
+# (and its translation) that `fabtop demo` and `fabtop learn` read; the
+# manual page; bash and zsh completion; the catalogs. The binary finds the
+# scenarios and the catalogs beside itself (bin/../share), so a DESTDIR
+# install runs as it is.
+BINDIR   = $(PREFIX)/bin
+SCENDIR  = $(PREFIX)/share/fabtop/scenarios
+MAN1DIR  = $(PREFIX)/share/man/man1
+BASHCOMP = $(PREFIX)/share/bash-completion/completions
+ZSHCOMP  = $(PREFIX)/share/zsh/vendor-completions
+LOCALE   = $(PREFIX)/share/locale
+
+install: build/fabtop $(SCENARIOS) $(MOS) $(MAN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SCENDIR) $(DESTDIR)$(MAN1DIR) \
+		$(DESTDIR)$(BASHCOMP) $(DESTDIR)$(ZSHCOMP)
+	install -m 755 build/fabtop $(DESTDIR)$(BINDIR)/fabtop
 	for n in $$(grep -v '^#' build/scenarios/index | cut -f1); do \
-		install -m 644 build/scenarios/$$n.tar.gz $(DESTDIR)$(PREFIX)/share/fabtop/scenarios/ || exit 1; \
+		install -m 644 build/scenarios/$$n.tar.gz $(DESTDIR)$(SCENDIR)/ || exit 1; \
 	done
-	install -m 644 build/scenarios/index $(DESTDIR)$(PREFIX)/share/fabtop/scenarios/index
+	install -m 644 build/scenarios/index $(DESTDIR)$(SCENDIR)/index
+	for f in build/scenarios/index.*; do \
+		[ -f "$$f" ] || continue; install -m 644 "$$f" $(DESTDIR)$(SCENDIR)/ || exit 1; \
+	done
+	install -m 644 $(MAN) $(DESTDIR)$(MAN1DIR)/fabtop.1
+	install -m 644 completion/fabtop.bash $(DESTDIR)$(BASHCOMP)/fabtop
+	install -m 644 completion/_fabtop $(DESTDIR)$(ZSHCOMP)/_fabtop
+	for l in $(LANGS); do \
+		install -d $(DESTDIR)$(LOCALE)/$$l/LC_MESSAGES && \
+		install -m 644 build/locale/$$l/LC_MESSAGES/fabtop.mo $(DESTDIR)$(LOCALE)/$$l/LC_MESSAGES/fabtop.mo || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/fabtop $(DESTDIR)$(MAN1DIR)/fabtop.1 \
+		$(DESTDIR)$(BASHCOMP)/fabtop $(DESTDIR)$(ZSHCOMP)/_fabtop
+	rm -rf $(DESTDIR)$(PREFIX)/share/fabtop
+	for l in $(LANGS); do rm -f $(DESTDIR)$(LOCALE)/$$l/LC_MESSAGES/fabtop.mo; done
 
 clean:
 	rm -rf build

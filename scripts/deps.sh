@@ -10,10 +10,11 @@
 set -u
 mode=${1:-run}
 # make gcc pkg-config and the -dev libraries: the build; gettext (xgettext,
-# msgcat, msgfmt): the interface's catalogs (po/); python3 and hwloc
+# msgcat, msgfmt): the interface's catalogs (po/); scdoc: the manual page
+# (docs/fabtop.1.scd); python3 and hwloc
 # (lstopo-no-graphics): tests/scenarios/mkscenarios.py, which generates the
 # bundled scenarios (json, xml.etree: python3, not python3-minimal).
-BUILD="make gcc pkg-config python3 hwloc gettext libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
+BUILD="make gcc pkg-config python3 hwloc gettext scdoc libncurses-dev libnl-3-dev libnl-route-3-dev libhwloc-dev libpci-dev pciutils libibverbs-dev libjansson-dev libarchive-dev"
 # libcmocka-dev: unit tests; jq: JSON checks; procps: pgrep pkill ps sysctl
 # (and top for bench/tui-cpu); iproute2: ip netns; tmux: terminal tests;
 # nftables: the path MTU tests' black holes; perftest: layer 3 against the
@@ -32,8 +33,11 @@ BUILD="make gcc pkg-config python3 hwloc gettext libncurses-dev libnl-3-dev libn
 # time's peak RSS in bench/analyze-log and bench/fleet; podman debootstrap:
 # tests/k8s/t_image.sh builds the container image (deploy/container); nodejs
 # npm: tests/k8s/t_manifests.sh validates deploy/k8s with the npm packages
-# its lock pins.
-TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter curl time podman debootstrap nodejs npm"
+# its lock pins; man-db bash-completion zsh: tests/install/t_install.sh
+# renders the manual page (man -l) and drives both shells' completion;
+# dpkg-dev debhelper lintian: tests/install/t_deb.sh builds the Debian
+# package (dpkg-buildpackage) and runs lintian on it.
+TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter curl time podman debootstrap nodejs npm man-db bash-completion zsh dpkg-dev debhelper lintian"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"

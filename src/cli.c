@@ -32,7 +32,7 @@ const char fab_cli_usage[] =
 "                                                    in place; - is standard output;\n"
 "              [--ras ADDR] [--window S]             RAS asked at the start and, with --window,\n"
 "                                                    again S seconds later)\n"
-"       fabtop [--root R] wizard [--batch] [--steps job,l1,l2] [--peer HOST]...\n"
+"       fabtop [--root R] wizard [--batch] [--steps job,l1,l2,l3,ab] [--peer HOST]...\n"
 "              [--iface IF] [--hca LIST] [--json]    the NCCL test ladder, step by step\n"
 "                                                    (`fabtop wizard --help` for the rest)\n"
 "       fabtop analyze-log FILE... [--json] [--root R]\n"
