@@ -865,6 +865,7 @@ static void follow(struct view *v, WINDOW *win, struct view_ctx *c)
 		top = it->row + (it->nrows < h ? it->nrows : 1) - h;
 	if (top != v->top) {
 		v->top = top;
+		werase(win);   /* drawn again over the frame at the old offset */
 		view_draw_body(v, win, c->m, body);
 	}
 }
@@ -875,6 +876,7 @@ static void job_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	view_draw_body(v, win, c->m, body);
 	if (jp && jp->nitems && v->sel >= jp->nitems) {
 		v->sel = jp->nitems - 1;   /* fewer rows after a rescan */
+		werase(win);
 		view_draw_body(v, win, c->m, body);
 	}
 	follow(v, win, c);
