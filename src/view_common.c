@@ -397,6 +397,26 @@ void view_put(WINDOW *win, int y, int x, int left, const char *s, int attr)
 	view_put_clip(win, y, x, left, 0, s, attr);
 }
 
+/* CJK text has no spaces: a line may break before or after any wide
+ * character, except before closing punctuation and after opening
+ * punctuation (the usual line-breaking rules of Chinese text). */
+static bool cjk_is(const char *p, const char *const *set)
+{
+	for (; *set; set++)
+		if (strncmp(p, *set, strlen(*set)) == 0)
+			return true;
+	return false;
+}
+
+static const char *const cjk_closing[] = {
+	"\uff0c", "\u3002", "\u3001", "\uff1b", "\uff1a", "\uff01", "\uff1f", "\uff09", "\u300d",
+	"\u300f", "\u300b", "\u3011", "\u201d", "\u2019", "\u2026", ",", ".", ";", ":", ")", "!", "?",
+	NULL,
+};
+static const char *const cjk_opening[] = {
+	"\uff08", "\u300c", "\u300e", "\u300a", "\u3010", "\u201c", "\u2018", NULL,
+};
+
 const char *view_wrap_next(const char *s, int width, int *len)
 {
 	int col = 0, w;
@@ -404,10 +424,14 @@ const char *view_wrap_next(const char *s, int width, int *len)
 	size_t sl;
 	const char *p = s, *brk = NULL;
 	size_t rem = strlen(s);
+	bool after_wide = false, after_open = false;
 	if (width < 1)
 		width = 1;
 	while (rem) {
 		size_t n = next_char(p, rem, &w, shown, &sl);
+		/* Before a wide character, or after one, unless punctuation binds. */
+		if (p > s && (after_wide || (w > 1 && !after_open)) && !cjk_is(p, cjk_closing))
+			brk = p;
 		if (col + w > width && p > s) {
 			/* Break at the last space if there was one, else mid-word. */
 			const char *end = brk ? brk : p;
@@ -418,6 +442,8 @@ const char *view_wrap_next(const char *s, int width, int *len)
 		}
 		if (*p == ' ')
 			brk = p;
+		after_open = cjk_is(p, cjk_opening);
+		after_wide = w > 1 && !after_open;
 		col += w;
 		p += n;
 		rem -= n;

@@ -3,8 +3,10 @@
  * row, those that stand out from their kind marked, sortable and
  * filterable; below the list the selected node: its facts, what sets it
  * apart from its kind (struct fleet_odd), or why it could not be read.
- * Enter asks the shell to open the node's capture in the other panes
- * (view_ctx.fleet_open, tui.c); Backspace there comes back here. Without a
+ * Enter (or a second click on the selected row) asks the shell to open the
+ * node's capture in the other panes (view_ctx.fleet_open, tui.c);
+ * Backspace there comes back here. The shell's `/` search (find) moves the
+ * selection to the next row whose text as shown has the query. Without a
  * fleet (`fabtop`, `fabtop --root`) the pane says how to load one.
  *
  * The pane judges nothing: every verdict, count and outlier is the fleet's
@@ -13,12 +15,17 @@
  * State: v->sel is the selected node's index in the fleet (so it survives
  * sorting and filtering), v->sel_top the first list row in view, v->filter
  * 1 when only the nodes worth a look are listed; the rest in priv.
+ *
+ * Every text a person reads is translated (i18n.h) and laid out by display
+ * width (view_pad, the table's wcwidth); the nodes' own words (host,
+ * verdict, kind, firmware, the facts that set one apart) are their
+ * reports' and stay as they are.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/fleet.h"
+#include "fabtop/i18n.h"
 #include "fabtop/layout.h"
 #include "fabtop/root.h"   /* fab_natcmp */
 #include "fabtop/table.h"
@@ -27,16 +34,16 @@
 
 #define GAP     2     /* between list columns */
 #define PREFIX  2     /* "> " marks the selected row, also in text dumps */
-#define FILTER_LEN 64
+#define LABEL_W 10    /* the detail's labels ("firmware"), by display width */
 
 enum sort_key { S_ORDER, S_ODD, S_VERDICT, S_FINDINGS, S_PORTS, S_SLOWEST, S_HOST, S_KIND,
 		S_FIRMWARE, S_TOPO, NSORT };
 
 static const char *const sort_names[NSORT] = {
-	[S_ORDER] = "as loaded",   [S_ODD] = "odd first",     [S_VERDICT] = "verdict",
-	[S_FINDINGS] = "findings", [S_PORTS] = "ports down",  [S_SLOWEST] = "slowest port",
-	[S_HOST] = "host",         [S_KIND] = "kind",         [S_FIRMWARE] = "firmware",
-	[S_TOPO] = "topology",
+	[S_ORDER] = N_("as loaded"),   [S_ODD] = N_("odd first"),     [S_VERDICT] = N_("verdict"),
+	[S_FINDINGS] = N_("findings"), [S_PORTS] = N_("ports down"),  [S_SLOWEST] = N_("slowest port"),
+	[S_HOST] = N_("host"),         [S_KIND] = N_("kind"),         [S_FIRMWARE] = N_("firmware"),
+	[S_TOPO] = N_("topology"),
 };
 
 struct fleet_pane {
@@ -44,9 +51,9 @@ struct fleet_pane {
 	int n;                        /* how many are listed */
 	int sort;                     /* enum sort_key */
 	bool reverse;                 /* 'S' */
-	bool editing;                 /* '/' is taking the filter's text */
-	char text[FILTER_LEN];        /* the filter: part of host, kind, firmware or path */
 	int list_h;                   /* list rows drawn last, for PgUp/PgDn */
+	int list_y;                   /* the list's first row in the pane's window, for clicks */
+	int drawn_w;                  /* the width the list was laid out for last (find's rows) */
 	int asked;                    /* the node Enter asked for last; -1 none */
 	const struct view_ctx *c;     /* for the bodies, during a draw */
 };
@@ -134,20 +141,6 @@ static int node_cmp(const void *pa, const void *pb)
 	return d ? d : (ia > ib) - (ia < ib);   /* ties keep the load order */
 }
 
-/* s contains t, ignoring case (t lower-case). */
-static bool has_text(const char *s, const char *t)
-{
-	size_t n = strlen(t);
-	for (; s && *s; s++) {
-		size_t i = 0;
-		while (i < n && s[i] && tolower((unsigned char)s[i]) == t[i])
-			i++;
-		if (i == n)
-			return true;
-	}
-	return false;
-}
-
 /* A node worth a look: unreadable, not ok, or unlike its kind. */
 static bool worth_a_look(const struct fleet_node *n)
 {
@@ -156,12 +149,8 @@ static bool worth_a_look(const struct fleet_node *n)
 
 static bool listed(const struct fleet_pane *st, const struct view *v, const struct fleet_node *n)
 {
-	if (v->filter && !worth_a_look(n))
-		return false;
-	if (!st->text[0])
-		return true;
-	return has_text(n->host, st->text) || has_text(n->kind, st->text) ||
-	       has_text(n->firmware, st->text) || has_text(n->path, st->text);
+	(void)st;
+	return !v->filter || worth_a_look(n);
 }
 
 /* The listed nodes into st->order; the selection moves to the first one
@@ -208,17 +197,17 @@ enum { C_MARK, C_HOST, C_VERDICT, C_ODD, C_ERR, C_WARN, C_INFO, C_PORTS, C_SLOWE
 
 static const struct tbl_col node_cols[NCOLS] = {
 	[C_MARK] = { .head = "", .min = 1 },
-	[C_HOST] = { .head = "HOST", .max = 28, .tight = true },
-	[C_VERDICT] = { .head = "VERDICT" },
-	[C_ODD] = { .head = "ODD", .right = true },
-	[C_ERR] = { .head = "ERR", .right = true },
-	[C_WARN] = { .head = "WARN", .right = true },
-	[C_INFO] = { .head = "INFO", .right = true },
-	[C_PORTS] = { .head = "PORTS", .right = true },
-	[C_SLOWEST] = { .head = "SLOWEST", .max = 24 },
-	[C_FIRMWARE] = { .head = "FIRMWARE", .max = 24 },
-	[C_TOPO] = { .head = "TOPO", .max = 16 },
-	[C_KIND] = { .head = "KIND", .last_free = true },
+	[C_HOST] = { .head = N_("HOST"), .max = 28, .tight = true },
+	[C_VERDICT] = { .head = N_("VERDICT") },
+	[C_ODD] = { .head = N_("ODD"), .right = true },
+	[C_ERR] = { .head = N_("ERR"), .right = true },
+	[C_WARN] = { .head = N_("WARN"), .right = true },
+	[C_INFO] = { .head = N_("INFO"), .right = true },
+	[C_PORTS] = { .head = N_("PORTS"), .right = true },
+	[C_SLOWEST] = { .head = N_("SLOWEST"), .max = 24 },
+	[C_FIRMWARE] = { .head = N_("FIRMWARE"), .max = 24 },
+	[C_TOPO] = { .head = N_("TOPO"), .max = 16 },
+	[C_KIND] = { .head = N_("KIND"), .last_free = true },
 };
 /* Left out in this order when the list is wider than its window: each is
  * in the detail. */
@@ -262,7 +251,7 @@ static void cell(const void *ctx, int row, int col, char *buf, size_t len)
 			fleet_ports_text(n, buf, len);
 		break;
 	case C_SLOWEST:
-		snprintf(buf, len, "%s", n->slowest ? n->slowest : unread ? "-" : "none usable");
+		snprintf(buf, len, "%s", n->slowest ? n->slowest : unread ? "-" : _("none usable"));
 		break;
 	case C_FIRMWARE:
 		snprintf(buf, len, "%s", n->firmware ? n->firmware : "-");
@@ -278,9 +267,21 @@ static void cell(const void *ctx, int row, int col, char *buf, size_t len)
 	}
 }
 
+/* The columns with their headings in the interface's language. */
+static const struct tbl_col *shown_cols(void)
+{
+	static struct tbl_col cols[NCOLS];
+	for (int i = 0; i < NCOLS; i++) {
+		cols[i] = node_cols[i];
+		if (cols[i].head[0])
+			cols[i].head = _(cols[i].head);
+	}
+	return cols;
+}
+
 static struct tbl node_tbl(const struct fleet *f)
 {
-	return (struct tbl){ .cols = node_cols, .ncols = NCOLS, .nrows = (int)f->n, .cell = cell,
+	return (struct tbl){ .cols = shown_cols(), .ncols = NCOLS, .nrows = (int)f->n, .cell = cell,
 			     .ctx = f, .drop = col_drop,
 			     .ndrop = (int)(sizeof(col_drop) / sizeof(col_drop[0])),
 			     .gap = GAP, .prefix = PREFIX };
@@ -318,30 +319,30 @@ static void empty_body(struct view_pen *p, const struct fab_model *m)
 {
 	int title = fab_attr(CP_TITLE);
 	(void)m;
-	view_pen_put(p, 0, "No fleet loaded.", A_BOLD);
+	view_pen_put(p, 0, _("No fleet loaded."), A_BOLD);
 	view_pen_nl(p);
 	view_pen_nl(p);
-	view_pen_wrap(p, 0, "This pane lists many nodes side by side: one row per node with its "
-		      "verdict, findings, ports, slowest port, firmware and topology, the nodes "
-		      "unlike the rest of their kind marked, and what sets each apart. Enter opens "
-		      "a node's capture in the other panes.", 0);
+	view_pen_wrap(p, 0, _("This pane lists many nodes side by side: one row per node with its "
+			      "verdict, findings, ports, slowest port, firmware and topology, the nodes "
+			      "unlike the rest of their kind marked, and what sets each apart. Enter opens "
+			      "a node's capture in the other panes."), 0);
 	view_pen_nl(p);
-	view_pen_put(p, 0, "Load one:", title);
+	view_pen_put(p, 0, _("Load one:"), title);
 	view_pen_nl(p);
 	view_pen_put(p, 2, "fabtop fleet DIR", A_BOLD);
 	view_pen_nl(p);
-	view_pen_wrap(p, 6, "a directory of captures (fabtop capture -o NODE.tar.gz on each node) "
-		      "or of saved `fabtop report all --json` outputs", 0);
+	view_pen_wrap(p, 6, _("a directory of captures (fabtop capture -o NODE.tar.gz on each node) "
+			      "or of saved `fabtop report all --json` outputs"), 0);
 	view_pen_put(p, 2, "fabtop fleet CAPTURE...", A_BOLD);
 	view_pen_nl(p);
-	view_pen_wrap(p, 6, "the captures themselves", 0);
+	view_pen_wrap(p, 6, _("the captures themselves"), 0);
 }
 
 static void head_body(struct view_pen *p, const struct fab_model *m)
 {
 	const struct fleet_pane *st = state(p->v);
 	const struct fleet *f = st->c->fleet;
-	char buf[512];
+	char buf[512], nodes[64], kinds[64];
 	int odd = 0, unread = 0, bad = 0;
 	(void)m;
 	for (size_t i = 0; i < f->n; i++) {
@@ -350,20 +351,17 @@ static void head_body(struct view_pen *p, const struct fab_model *m)
 		unread += n->error != NULL;
 		bad += !n->error && (n->sev[2] > 0 || n->sev[1] > 0);
 	}
-	snprintf(buf, sizeof(buf), "%zu node%s of %zu kind%s: %d unlike their kind (!), %d unreadable (?), "
-		 "%d with warnings or errors", f->n, f->n == 1 ? "" : "s", f->nkinds,
-		 f->nkinds == 1 ? "" : "s", odd, unread, bad);
+	snprintf(nodes, sizeof(nodes), P_("%zu node", "%zu nodes", f->n), f->n);
+	snprintf(kinds, sizeof(kinds), P_("%zu kind", "%zu kinds", f->nkinds), f->nkinds);
+	snprintf(buf, sizeof(buf), _("%s of %s: %d unlike their kind (!), %d unreadable (?), "
+				     "%d with warnings or errors"), nodes, kinds, odd, unread, bad);
 	view_pen_wrap(p, 0, buf, fab_attr(odd || unread || bad ? CP_WARN : CP_OK));
-	snprintf(buf, sizeof(buf), "sort: %s%s (s next, S reverse)", sort_names[st->sort],
-		 st->reverse ? ", reversed" : "");
+	snprintf(buf, sizeof(buf), st->reverse ? _("sort: %s, reversed (s next, S reverse)")
+		 : _("sort: %s (s next, S reverse)"), _(sort_names[st->sort]));
 	if (p->v->filter)
-		fab_catf(buf, sizeof(buf), "  o: only those worth a look");
-	if (st->editing || st->text[0])
-		fab_catf(buf, sizeof(buf), "  filter: %s%s", st->text, st->editing ? "_" : "");
-	if (p->v->filter || st->text[0] || st->editing)
-		fab_catf(buf, sizeof(buf), " (%d shown; Esc shows all)", st->n);
+		fab_catf(buf, sizeof(buf), _("  o: only those worth a look (%d shown; Esc shows all)"), st->n);
 	else
-		fab_catf(buf, sizeof(buf), "  o: odd only  /: filter  Enter: open");
+		fab_catf(buf, sizeof(buf), "%s", _("  o: odd only  /: find  Enter: open"));
 	view_pen_wrap(p, 0, buf, fab_attr(CP_DIM));
 }
 
@@ -378,9 +376,9 @@ static const struct fleet_kind *kind_of(const struct fleet *f, const struct flee
 
 static void detail_line(struct view_pen *p, const char *name, const char *value, int attr)
 {
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%-10s %s", name, value);
-	view_pen_wrap_hang(p, 0, 11, buf, attr);
+	char buf[1024], label[64];
+	snprintf(buf, sizeof(buf), "%s %s", view_pad(label, sizeof(label), name, LABEL_W, false), value);
+	view_pen_wrap_hang(p, 0, LABEL_W + 1, buf, attr);
 }
 
 static void detail_body(struct view_pen *p, const struct fab_model *m)
@@ -395,66 +393,71 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 		view_pen_wrap(p, 0, c->fleet_msg, fab_attr(CP_ERROR));
 		view_pen_nl(p);
 	}
-	detail_line(p, "path", n->path, 0);
+	detail_line(p, _("path"), n->path, 0);
 	if (n->error) {
-		detail_line(p, "unreadable", n->error, fab_attr(CP_ERROR));
-		view_pen_wrap(p, 0, "Its verdict is unknown, never healthy: take its capture again.", 0);
+		detail_line(p, _("unreadable"), n->error, fab_attr(CP_ERROR));
+		view_pen_wrap(p, 0, _("Its verdict is unknown, never healthy: take its capture again."), 0);
 		return;
 	}
 	const struct fleet_kind *k = kind_of(f, n);
 	int same = 0;
 	for (size_t i = 0; i < f->n; i++)
 		same += f->nodes[i].kind && n->kind && strcmp(f->nodes[i].kind, n->kind) == 0;
-	detail_line(p, "kind", n->kind ? n->kind : "-", 0);
-	snprintf(buf, sizeof(buf), "%s: %d error, %d warning, %d info", n->verdict ? n->verdict : "unknown",
+	detail_line(p, _("kind"), n->kind ? n->kind : "-", 0);
+	snprintf(buf, sizeof(buf), _("%s: %d error, %d warning, %d info"), n->verdict ? n->verdict : "unknown",
 		 n->sev[2], n->sev[1], n->sev[0]);
-	detail_line(p, "verdict", buf, node_attr(n) & ~(int)A_BOLD);
-	snprintf(buf, sizeof(buf), "%d up of %d expected", n->ports_up, n->ports_expected);
+	detail_line(p, _("verdict"), buf, node_attr(n) & ~(int)A_BOLD);
 	if (n->ports_unknown)
-		fab_catf(buf, sizeof(buf), ", %d whose state could not be read", n->ports_unknown);
-	detail_line(p, "ports", buf, n->ports_up < n->ports_expected ? fab_attr(CP_WARN) : 0);
-	detail_line(p, "slowest", n->slowest ? n->slowest : "no usable port", 0);
-	detail_line(p, "firmware", n->firmware ? n->firmware : "-", 0);
-	detail_line(p, "NCCL env", n->env && n->env[0] ? n->env : "none set", 0);
-	detail_line(p, "topology", n->topo_fp ? n->topo_fp : "-", 0);
+		snprintf(buf, sizeof(buf), _("%d up of %d expected, %d whose state could not be read"),
+			 n->ports_up, n->ports_expected, n->ports_unknown);
+	else
+		snprintf(buf, sizeof(buf), _("%d up of %d expected"), n->ports_up, n->ports_expected);
+	detail_line(p, _("ports"), buf, n->ports_up < n->ports_expected ? fab_attr(CP_WARN) : 0);
+	detail_line(p, _("slowest"), n->slowest ? n->slowest : _("no usable port"), 0);
+	detail_line(p, _("firmware"), n->firmware ? n->firmware : "-", 0);
+	detail_line(p, _("NCCL env"), n->env && n->env[0] ? n->env : _("none set"), 0);
+	detail_line(p, _("topology"), n->topo_fp ? n->topo_fp : "-", 0);
 	view_pen_nl(p);
 	if (k && !k->compared) {
 		/* fleet.h: a kind too small has no majority to tell a node from. */
-		snprintf(buf, sizeof(buf), "Its kind has %zu node%s: too few for a majority to compare "
-			 "it against.", k->nodes, k->nodes == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), P_("Its kind has %zu node: too few for a majority to compare it against.",
+					      "Its kind has %zu nodes: too few for a majority to compare it against.",
+					      k->nodes), k->nodes);
 		view_pen_wrap(p, 0, buf, fab_attr(CP_DIM));
 	} else if (!n->nodd) {
-		snprintf(buf, sizeof(buf), "Nothing sets it apart from its kind (%d node%s).", same,
-			 same == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), P_("Nothing sets it apart from its kind (%d node).",
+					      "Nothing sets it apart from its kind (%d nodes).", same), same);
 		view_pen_wrap(p, 0, buf, fab_attr(CP_OK));
 	} else {
-		snprintf(buf, sizeof(buf), "Unlike the majority of its kind (%d node%s):", same,
-			 same == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), P_("Unlike the majority of its kind (%d node):",
+					      "Unlike the majority of its kind (%d nodes):", same), same);
 		view_pen_put(p, 0, buf, fab_attr(CP_TITLE));
 		view_pen_nl(p);
 	}
 	for (size_t i = 0; i < n->nodd; i++) {
 		const struct fleet_odd *o = &n->odd[i];
 		/* "links port rate: 200 vs 400 on 1999 of 2000" */
-		snprintf(buf, sizeof(buf), "%s %s: %s vs %s on %d of %d", o->section ? o->section : "",
+		snprintf(buf, sizeof(buf), _("%s %s: %s vs %s on %d of %d"), o->section ? o->section : "",
 			 o->key ? o->key : "", o->value ? o->value : "absent",
 			 o->majority ? o->majority : "absent", o->agree, o->of);
 		view_pen_wrap_hang(p, 2, 4, buf, fab_attr(CP_WARN));
 	}
 	if (k && k->nnomaj) {
-		snprintf(buf, sizeof(buf), "No value of %zu fact%s is held by a majority of its kind: "
-			 "`fabtop fleet --batch` lists them.", k->nnomaj, k->nnomaj == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), P_("No value of %zu fact is held by a majority of its kind: "
+					      "`fabtop fleet --batch` lists them.",
+					      "No value of %zu facts is held by a majority of its kind: "
+					      "`fabtop fleet --batch` lists them.", k->nnomaj), k->nnomaj);
 		view_pen_wrap(p, 0, buf, fab_attr(CP_WARN));
 	}
 	view_pen_nl(p);
 	if (view_fleet_is_report(n->path))
-		view_pen_wrap(p, 0, "A saved report, not a capture: it cannot be opened in the panes.",
+		view_pen_wrap(p, 0, _("A saved report, not a capture: it cannot be opened in the panes."),
 			      fab_attr(CP_DIM));
 	else if (c->fleet_shown == p->v->sel)
-		view_pen_wrap(p, 0, "Open in the other panes now: Enter goes there, Backspace comes back.",
+		view_pen_wrap(p, 0, _("Open in the other panes now: Enter goes there, Backspace comes back."),
 			      fab_attr(CP_DIM));
 	else
-		view_pen_wrap(p, 0, "Enter opens its capture in the other panes; Backspace comes back.",
+		view_pen_wrap(p, 0, _("Enter opens its capture in the other panes; Backspace comes back."),
 			      fab_attr(CP_DIM));
 }
 
@@ -506,7 +509,7 @@ static void fleet_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	}
 	st->c = c;
 	if (build(st, v, f) != 0) {
-		view_put(win, 0, 0, 0, "Out of memory listing the fleet.", fab_attr(CP_ERROR));
+		view_put(win, 0, 0, 0, _("Out of memory listing the fleet."), fab_attr(CP_ERROR));
 		return;
 	}
 	/* The summary's height at this width, then everything under it. */
@@ -519,6 +522,7 @@ static void fleet_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	struct tbl t = node_tbl(f);
 	struct tbl_fit fit;
 	tbl_fit(&t, w, &fit);
+	st->drawn_w = w;
 	lv.t = &t;
 	lv.fit = &fit;
 	struct split_spec sp = { .top = head_h, .head = 1, .nrows = st->n ? st->n : 1, .titled = true,
@@ -536,8 +540,9 @@ static void fleet_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 		view_put(win, l.list_y - 1, 0, 0, line, fab_attr(CP_TITLE));
 	}
 	if (!st->n) {
+		st->list_h = 0;
 		if (l.list_y < h)
-			view_put(win, l.list_y, PREFIX, 0, "no node matches the filter (Esc shows all)",
+			view_put(win, l.list_y, PREFIX, 0, _("no node is worth a look (Esc shows all)"),
 				 fab_attr(CP_DIM));
 		v->content_h = h;
 		v->content_w = w;
@@ -554,6 +559,7 @@ static void fleet_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	if (v->sel_top < 0)
 		v->sel_top = 0;
 	st->list_h = l.list_h;
+	st->list_y = l.list_y;
 	sub = l.list_h > 0 && l.list_w > 0 ? derwin(win, l.list_h, l.list_w, l.list_y, 0) : NULL;
 	if (sub) {
 		struct view lvw = { .priv = st, .sel = v->sel, .top = v->sel_top };
@@ -589,35 +595,6 @@ static void fleet_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 
 /* ---- keys ------------------------------------------------------------------- */
 
-/* '/': the filter's text, a line editor of its own until Enter or Esc. */
-static bool edit_key(struct fleet_pane *st, int ch)
-{
-	size_t len = strlen(st->text);
-	switch (ch) {
-	case 27:   /* Esc: no filter */
-		st->text[0] = '\0';
-		st->editing = false;
-		return true;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		st->editing = false;
-		return true;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-		if (len)
-			st->text[len - 1] = '\0';
-		return true;
-	default:
-		if (ch >= ' ' && ch < 127 && len + 1 < sizeof(st->text)) {
-			st->text[len] = (char)tolower(ch);
-			st->text[len + 1] = '\0';
-		}
-		return true;
-	}
-}
-
 static void move_to(struct view *v, const struct fleet_pane *st, int pos)
 {
 	if (!st->n)
@@ -632,8 +609,6 @@ static bool fleet_key(struct view *v, int ch, struct view_ctx *c)
 	const struct fleet *f = c->fleet;
 	if (!f || !st)
 		return false;   /* one page of text: the shell's keys */
-	if (st->editing)
-		return edit_key(st, ch);
 	if (build(st, v, f) != 0)
 		return false;
 	int pos = position(st, v->sel), page = st->list_h > 1 ? st->list_h - 1 : 1;
@@ -675,19 +650,65 @@ static bool fleet_key(struct view *v, int ch, struct view_ctx *c)
 	case 'o':
 		v->filter = !v->filter;
 		return true;
-	case '/':
-		st->editing = true;
-		return true;
 	case 'F':
 	case 27:   /* Esc: everything listed again; with nothing to clear, the shell's */
-		if (!v->filter && !st->text[0])
+		if (!v->filter)
 			return ch == 'F';
 		v->filter = 0;
-		st->text[0] = '\0';
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* ---- search and mouse -------------------------------------------------------- */
+
+struct find_ctx {
+	const struct fleet_pane *st;
+	const struct tbl *t;
+	const struct tbl_fit *fit;
+};
+
+/* Listed row i as the list shows it (the marks, every column shown). */
+static const char *row_as_shown(void *arg, int i, char *buf, size_t len)
+{
+	const struct find_ctx *fc = arg;
+	return tbl_line(fc->t, fc->fit, fc->st->order[i], buf, len);
+}
+
+/* The shell's `/` (and n/N): the next listed node whose row has query. */
+static bool fleet_find(struct view *v, struct view_ctx *c, const char *query, int dir)
+{
+	struct fleet_pane *st = state(v);
+	const struct fleet *f = c->fleet;
+	if (!f || !st || build(st, v, f) != 0)
+		return false;
+	struct tbl t = node_tbl(f);
+	struct tbl_fit fit;
+	tbl_fit(&t, st->drawn_w, &fit);
+	struct find_ctx fc = { .st = st, .t = &t, .fit = &fit };
+	int r = view_find_row(st->n, position(st, v->sel), dir, query, row_as_shown, &fc);
+	if (r < 0)
+		return false;
+	v->sel = st->order[r];
+	return true;
+}
+
+/* Button 1 on a node's row selects it; on the selected one, it opens it
+ * as Enter does. */
+static bool fleet_click(struct view *v, struct view_ctx *c, int y, int x)
+{
+	struct fleet_pane *st = state(v);
+	(void)x;
+	if (!c->fleet || !st || y < st->list_y || y >= st->list_y + st->list_h)
+		return false;
+	int pos = v->sel_top + (y - st->list_y);
+	if (pos < 0 || pos >= st->n)
+		return false;
+	if (st->order[pos] == v->sel)
+		return fleet_key(v, '\n', c);
+	v->sel = st->order[pos];
+	return true;
 }
 
 /* ---- the pane's life ------------------------------------------------------- */
@@ -715,21 +736,24 @@ static void fleet_close(struct view *v, struct view_ctx *c)
 
 const struct view_ops fleet_view_ops = {
 	.name = "fleet",
-	.title = "Fleet",
-	.help = "Many nodes side by side (`fabtop fleet DIR` or `fabtop fleet CAPTURE...`): one row "
-		"per node with its verdict, the nodes' outliers (ODD), findings by severity, ports up "
-		"of expected, slowest usable port, HCA firmware, topology fingerprint and kind (GPU "
-		"and HCA models). ! marks a node unlike the majority of its kind, ? one that could not "
-		"be read (its verdict unknown, never healthy). Below the list, the selected node: "
-		"what sets it apart (this node's value vs the majority's, on how many of the kind), "
-		"or why it could not be read. Keys: Up/Down or j/k, PgUp/PgDn, Home/End select; s "
-		"sorts by the next column (odd first, verdict, findings, ports down, slowest, host, "
-		"kind, firmware, topology), S reverses; o lists only the nodes worth a look; / "
-		"filters by host, kind, firmware or path; F or Esc shows all. Enter opens the "
-		"node's capture in the other panes (a saved report JSON cannot be), the banner "
-		"names it, and Backspace comes back here with the same node selected.",
+	.title = N_("Fleet"),
+	.help = N_("Many nodes side by side (`fabtop fleet DIR` or `fabtop fleet CAPTURE...`): one row "
+		   "per node with its verdict, the nodes' outliers (ODD), findings by severity, ports up "
+		   "of expected, slowest usable port, HCA firmware, topology fingerprint and kind (GPU "
+		   "and HCA models). ! marks a node unlike the majority of its kind, ? one that could not "
+		   "be read (its verdict unknown, never healthy). Below the list, the selected node: "
+		   "what sets it apart (this node's value vs the majority's, on how many of the kind), "
+		   "or why it could not be read. Keys: Up/Down or j/k, PgUp/PgDn, Home/End select, and so "
+		   "does a click; s sorts by the next column (odd first, verdict, findings, ports down, "
+		   "slowest, host, kind, firmware, topology), S reverses; o lists only the nodes worth a "
+		   "look, F or Esc shows all; / finds a row by its text (n/N the next/previous). Enter, "
+		   "or a second click, opens the node's capture in the other panes (a saved report JSON "
+		   "cannot be), the banner names it, and Backspace comes back here with the same node "
+		   "selected."),
 	.open = fleet_open,
 	.close = fleet_close,
 	.draw = fleet_draw,
 	.key = fleet_key,
+	.find = fleet_find,
+	.click = fleet_click,
 };

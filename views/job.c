@@ -8,6 +8,14 @@
  * from a worker thread so that a slow server never freezes the console;
  * the thread only runs ras_query() and signals a pipe, the pane feeds the
  * answer to its session. A capture replays what it recorded.
+ *
+ * Rows that name something can be selected (v->sel): the lagging and local
+ * ranks and the NCCL processes (a process), what NCCL will do per GPU (a
+ * GPU), the job's NCCL settings (a setting: `fabtop learn` asks "point at
+ * the setting that makes NCCL fall back to sockets") and the findings (a
+ * finding). Up/Down and clicks select, the shell's `/` finds, pick() says
+ * what is selected. Text a person reads is translated (i18n.h); columns are
+ * padded by display width (view_pad).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,17 +28,28 @@
 #include <string.h>
 #include <unistd.h>
 #include "fabtop/gdr.h"
+#include "fabtop/i18n.h"
 #include "fabtop/ras_job.h"
 #include "fabtop/rdma_res.h"
 #include "fabtop/root.h"
 #include "fabtop/sampler.h"
 #include "fabtop/sanitize.h"
+#include "fabtop/util.h"
 #include "fabtop/vocab.h"
 #include "fabtop/view.h"
 #include "job.h"
 
 #define MAX_ROWS 64
 #define MAX_EVENTS 32
+#define MAX_ITEMS 256          /* selectable rows: ranks, GPUs, processes, settings, findings */
+#define MAX_SETTINGS 96
+#define SETTING_VALUE_W 24     /* the settings' value column, by display width */
+
+struct job_item {
+	struct fab_pick pick;
+	int row, nrows;               /* content rows it was drawn on */
+	char text[320];               /* as shown: what `/` searches */
+};
 
 struct job_pane {
 	struct fab_job_list jobs;
@@ -70,6 +89,10 @@ struct job_pane {
 	struct job_gpu_plan *plans;
 	int nplans;
 	char log_cmp[512];
+	/* the selectable rows of the last pass over the body (v->sel indexes them) */
+	struct job_item items[MAX_ITEMS];
+	int nitems;
+	bool follow;                  /* the selection moved: keep it in view on the next draw */
 };
 
 static void wake(struct job_pane *jp)
@@ -96,13 +119,13 @@ static void *monitor(void *arg)
 	ras_cancel_on(jp->stop[0]);
 	int fd = ras_monitor_open(&jp->s.addr, jp->s.netns_pid, jp->mon_json, jp->s.timeout, &x);
 	if (fd < 0) {
-		mon_note(jp, "MONITOR not open: %s", x.why);
+		mon_note(jp, _("MONITOR not open: %s"), x.why);
 		if (x.err == ENOTSUP)
 			__atomic_store_n(&jp->mon_stop, 2, __ATOMIC_SEQ_CST);   /* never again */
 		wake(jp);
 		return NULL;
 	}
-	mon_note(jp, "%s", "MONITOR open: events appear below as the job's RAS sends them");
+	mon_note(jp, "%s", _("MONITOR open: events appear below as the job's RAS sends them"));
 	char buf[16384];
 	size_t have = 0;
 	while (!__atomic_load_n(&jp->mon_stop, __ATOMIC_SEQ_CST)) {
@@ -111,7 +134,7 @@ static void *monitor(void *arg)
 			continue;
 		ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
 		if (n <= 0) {
-			mon_note(jp, "%s", "the job's RAS closed the MONITOR stream");
+			mon_note(jp, "%s", _("the job's RAS closed the MONITOR stream"));
 			break;
 		}
 		have += (size_t)n;
@@ -172,7 +195,7 @@ static void mon_start(struct job_pane *jp, double now)
 		return;
 	}
 	if (!ras_session_may_monitor(&jp->s, now, &jp->mon_json, why, sizeof(why))) {
-		mon_note(jp, "MONITOR not opened: %s", why);
+		mon_note(jp, _("MONITOR not opened: %s"), why);
 		return;
 	}
 	__atomic_store_n(&jp->mon_stop, 0, __ATOMIC_SEQ_CST);
@@ -233,8 +256,8 @@ static int job_open(struct view *v, struct view_ctx *c)
 		 * the pace cannot be measured on: it never asks. */
 		jp->s.offline = true;
 		jp->s.next = -1;
-		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "a scripted console (FABTOP_SCRIPT) "
-			 "keeps its own clock: RAS is not asked");
+		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "%s", _("a scripted console (FABTOP_SCRIPT) "
+									  "keeps its own clock: RAS is not asked"));
 	}
 	if (pipe2(jp->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		jp->pipe[0] = jp->pipe[1] = -1;
@@ -392,12 +415,12 @@ static bool job_tick(struct view *v, struct view_ctx *c)
 	stop_clear(jp);
 	__atomic_store_n(&jp->x_done, 0, __ATOMIC_SEQ_CST);
 	if (pthread_create(&jp->th, NULL, ask, jp) != 0) {
-		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "could not start the query thread");
+		snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "%s", _("could not start the query thread"));
 		jp->s.next = now + jp->s.interval;
 		return true;
 	}
 	jp->busy = true;
-	snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), "asking %s:%s ...", jp->s.addr.host, jp->s.addr.port);
+	snprintf(jp->s.not_sent, sizeof(jp->s.not_sent), _("asking %s:%s ..."), jp->s.addr.host, jp->s.addr.port);
 	return true;
 }
 
@@ -407,6 +430,53 @@ static int job_wait_fd(struct view *v, struct view_ctx *c)
 	return jp && (jp->busy || jp->mon_running) ? jp->pipe[0] : -1;
 }
 
+/* ---- the rows that can be selected ---- */
+
+/* A row the pane lets the user select: what it points at (pick, for
+ * `fabtop learn`), where it was drawn (content rows, for clicks and for
+ * keeping it in view) and its text as shown (the `/` search's). The list
+ * is rebuilt by every pass over the body, in the order drawn. */
+static struct job_item *item_begin(struct view_pen *p, struct job_pane *jp, enum fab_pick_kind kind,
+				   const char *text)
+{
+	if (jp->nitems >= MAX_ITEMS)
+		return NULL;
+	struct job_item *it = &jp->items[jp->nitems++];
+	memset(it, 0, sizeof(*it));
+	it->pick.kind = kind;
+	it->row = p->row;
+	snprintf(it->text, sizeof(it->text), "%s", text);
+	snprintf(it->pick.label, sizeof(it->pick.label), "%s", text);
+	return it;
+}
+
+static void item_end(struct view_pen *p, struct job_item *it)
+{
+	if (it)
+		it->nrows = p->row - it->row;
+}
+
+/* Whether the row being begun is the selected one; its mark then. */
+static bool item_selected(struct view_pen *p, const struct job_pane *jp, const struct job_item *it)
+{
+	if (!it || (int)(it - jp->items) != p->v->sel)
+		return false;
+	view_pen_fixed(p, 0, ">", fab_attr(CP_SELECT) | A_BOLD);
+	return true;
+}
+
+/* A selectable row of wrapped text at x: the item, its mark and its
+ * highlight when selected. */
+static struct job_item *item_line(struct view_pen *p, struct job_pane *jp, enum fab_pick_kind kind,
+				  int x, int x2, const char *text, int attr)
+{
+	struct job_item *it = item_begin(p, jp, kind, text);
+	bool sel = item_selected(p, jp, it);
+	view_pen_wrap_hang(p, x, x2, text, sel ? attr | fab_attr(CP_SELECT) : attr);
+	item_end(p, it);
+	return it;
+}
+
 /* ---- drawing ---- */
 
 static void line(struct view_pen *p, int x, const char *s, int attr)
@@ -414,13 +484,20 @@ static void line(struct view_pen *p, int x, const char *s, int attr)
 	view_pen_wrap(p, x, s, attr);
 }
 
+static void title(struct view_pen *p, const char *s)
+{
+	view_pen_nl(p);
+	view_pen_put(p, 0, s, fab_attr(CP_TITLE));
+	view_pen_nl(p);
+}
+
 static void draw_head(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m)
 {
 	char buf[512], why[256];
-	int title = fab_attr(CP_TITLE);
+	int t = fab_attr(CP_TITLE);
 	enum job_verdict v = ras_session_verdict(&jp->s, why, sizeof(why));
 	int attr = v == JV_OK ? fab_attr(CP_OK) : job_verdict_exit(v) == 1 ? fab_attr(CP_ERROR) : fab_attr(CP_WARN);
-	int x = view_pen_put(p, 0, "Job: ", title);
+	int x = view_pen_put(p, 0, _("Job: "), t);
 	x = view_pen_put(p, x, job_verdict_word(v), attr | A_BOLD);
 	view_pen_nl(p);
 	line(p, 2, why, 0);
@@ -428,75 +505,86 @@ static void draw_head(struct view_pen *p, const struct job_pane *jp, const struc
 	char ver[24] = "?";
 	if (s->version)
 		snprintf(ver, sizeof(ver), "%d.%d.%d", s->version / 10000, s->version / 100 % 100, s->version % 100);
-	snprintf(buf, sizeof(buf), "RAS %s:%s (%s); NCCL %s; %d quer%s, %d failed; window %.0f s, at most one "
-		 "query per %.0f s%s", s->addr.host, s->addr.port, s->addr.source, ver, s->nqueries,
-		 s->nqueries == 1 ? "y" : "ies", s->nfailed, s->window, s->interval,
-		 s->replayed ? "; replayed from the capture" : "");
+	snprintf(buf, sizeof(buf), P_("RAS %s:%s (%s); NCCL %s; %d query, %d failed; window %.0f s, at most "
+				      "one query per %.0f s",
+				      "RAS %s:%s (%s); NCCL %s; %d queries, %d failed; window %.0f s, at most "
+				      "one query per %.0f s", (unsigned long)s->nqueries),
+		 s->addr.host, s->addr.port, s->addr.source, ver, s->nqueries, s->nfailed, s->window, s->interval);
+	if (s->replayed)
+		fab_catf(buf, sizeof(buf), "%s", _("; replayed from the capture"));
 	line(p, 2, buf, fab_attr(CP_DIM));
 	if (s->netns_note[0])
 		line(p, 2, s->netns_note, fab_attr(CP_DIM));
 	if (s->not_sent[0]) {
-		snprintf(buf, sizeof(buf), "not sent: %s", s->not_sent);
+		snprintf(buf, sizeof(buf), _("not sent: %s"), s->not_sent);
 		line(p, 2, buf, fab_attr(CP_WARN));
 	}
 	if (s->last_why[0]) {
-		snprintf(buf, sizeof(buf), "last answer: %s", s->last_why);
+		snprintf(buf, sizeof(buf), _("last answer: %s"), s->last_why);
 		line(p, 2, buf, fab_attr(CP_ERROR));
 	}
 	if (s->have_reply && s->reply.nodes >= 0) {
-		snprintf(buf, sizeof(buf), "job: %d node(s), %d process(es), %d GPU(s)", s->reply.nodes,
+		snprintf(buf, sizeof(buf), _("job: %d node(s), %d process(es), %d GPU(s)"), s->reply.nodes,
 			 s->reply.processes, s->reply.gpus);
 		line(p, 2, buf, 0);
 	}
 	(void)m;
 }
 
+/* The communicators' columns, by display width: label, status, errors, size. */
+#define COMM_LABEL_W 24
+#define COMM_STATUS_W 9
+#define COMM_ERRORS_W 18
+
 static void draw_comms(struct view_pen *p, const struct ras_session *s)
 {
 	if (!s->ntracks)
 		return;
-	char buf[256];
-	view_pen_nl(p);
-	view_pen_put(p, 0, "Communicators", fab_attr(CP_TITLE));
-	view_pen_nl(p);
+	char buf[512], c1[128], c2[64], c3[96], ranks[48];
+	title(p, _("Communicators"));
 	for (int i = 0; i < s->ntracks; i++) {
 		const struct ras_track *t = &s->tracks[i];
 		const struct ras_comm *c = t->in_last ? &s->reply.comms[t->reply_idx] : NULL;
 		int attr = t->progress == CP_STUCK ? fab_attr(CP_ERROR) : t->progress == CP_ADVANCING
 			   ? fab_attr(CP_OK) : t->progress == CP_FROZEN_EQUAL ? fab_attr(CP_WARN) : 0;
-		snprintf(buf, sizeof(buf), "%-24s %-9s %-18s %4d ranks", t->label, c ? c->status : "gone",
-			 c ? c->errors : "", c ? c->size : 0);
+		int size = c ? c->size : 0;
+		snprintf(ranks, sizeof(ranks), P_("%4d rank", "%4d ranks", (unsigned long)size), size);
+		snprintf(buf, sizeof(buf), "%s %s %s %s", view_pad(c1, sizeof(c1), t->label, COMM_LABEL_W, false),
+			 view_pad(c2, sizeof(c2), c ? c->status : _("gone"), COMM_STATUS_W, false),
+			 view_pad(c3, sizeof(c3), c ? c->errors : "", COMM_ERRORS_W, false), ranks);
 		int x = view_pen_put(p, 2, buf, 0);
 		x = view_pen_put(p, x + 2, ras_progress_word(t->progress), attr | A_BOLD);
 		if (t->counts_known && t->seen > 1) {
-			snprintf(buf, sizeof(buf), " (%+lld since the last query, unchanged for %.0f s)",
+			snprintf(buf, sizeof(buf), _(" (%+lld since the last query, unchanged for %.0f s)"),
 				 (long long)(t->total - t->prev_total), t->last_t - t->since_t);
 			view_pen_put(p, x, buf, fab_attr(CP_DIM));
 		} else if (!t->counts_known) {
-			view_pen_put(p, x, " (counts not in this report)", fab_attr(CP_DIM));
+			view_pen_put(p, x, _(" (counts not in this report)"), fab_attr(CP_DIM));
 		}
 		view_pen_nl(p);
 	}
 }
 
-static void draw_lagging(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m)
+static void draw_lagging(struct view_pen *p, struct job_pane *jp, const struct fab_model *m)
 {
 	struct ras_lag lag[MAX_ROWS];
 	int n = ras_session_lagging(&jp->s, lag, MAX_ROWS);
 	if (!n)
 		return;
 	char buf[512], why[96], q[FAB_SHQ_LEN];
-	view_pen_nl(p);
-	view_pen_put(p, 0, "Lagging ranks", fab_attr(CP_TITLE));
-	view_pen_nl(p);
+	title(p, _("Lagging ranks"));
 	for (int i = 0; i < n && i < MAX_ROWS; i++) {
 		const struct ras_lag *l = &lag[i];
 		bool here = ras_host_is_here(l->host, &jp->jobs, m, why, sizeof(why));
-		snprintf(buf, sizeof(buf), "%s rank %d on %s pid %d GPU %d: %s%s", l->comm, l->rank, l->host,
-			 l->pid, l->gpu, l->why, here ? " (this node)" : "");
-		view_pen_wrap_hang(p, 2, 6, buf, fab_attr(CP_ERROR));
+		snprintf(buf, sizeof(buf), here ? _("%s rank %d on %s pid %d GPU %d: %s (this node)")
+			 : _("%s rank %d on %s pid %d GPU %d: %s"), l->comm, l->rank, l->host, l->pid, l->gpu, l->why);
+		/* The pid as RAS names it: the job's PID namespace, on its node. */
+		struct job_item *it = item_line(p, jp, PICK_PROCESS, 2, 6, buf, fab_attr(CP_ERROR));
+		if (it)
+			snprintf(it->pick.name, sizeof(it->pick.name), "%d", l->pid);
 		if (!here && l->host[0] && strcmp(l->host, "unknown") != 0) {
-			snprintf(buf, sizeof(buf), "next: ssh %s fabtop report job --json", fab_shq(l->host, q, sizeof(q)));
+			snprintf(buf, sizeof(buf), _("next: ssh %s fabtop report job --json"),
+				 fab_shq(l->host, q, sizeof(q)));
 			line(p, 6, buf, 0);
 		}
 	}
@@ -507,11 +595,11 @@ static void draw_plan(struct view_pen *p, const struct fab_model *m, const struc
 	char buf[512];
 	const struct fab_nccl_nic *n = &pl->nic;
 	if (n->nic < 0) {
-		snprintf(buf, sizeof(buf), "NIC: none (%s)", n->why);
+		snprintf(buf, sizeof(buf), _("NIC: none (%s)"), n->why);
 		line(p, 6, buf, fab_attr(CP_WARN));
 		return;
 	}
-	snprintf(buf, sizeof(buf), "NIC %s port %d (%s; %s), GPUDirect RDMA: %s (%s)", m->nics[n->nic].name,
+	snprintf(buf, sizeof(buf), _("NIC %s port %d (%s; %s), GPUDirect RDMA: %s (%s)"), m->nics[n->nic].name,
 		 n->port, nccl_path_word(n->path), n->why, tri_name(pl->gdr.v.v), pl->gdr.v.why);
 	line(p, 6, buf, pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
 }
@@ -528,86 +616,194 @@ static void draw_activity(struct view_pen *p, const struct job_pane *jp, const s
 	if (i < 0 || !jp->smp.ports[i].has_rates)
 		return;
 	const struct fab_series *sr = &jp->smp.ports[i];
-	char grown[384] = "", dgrown[256] = "", buf[768];
+	char grown[384] = "", dgrown[256] = "", all[704], buf[1024];
 	int n = sampler_grown(&jp->smp, i, grown, sizeof(grown));
 	n += sampler_grown(&jp->smp, sampler_find(&jp->smp, dev, 0), dgrown, sizeof(dgrown));
-	snprintf(buf, sizeof(buf), "%s: TX %.2f Gb/s, RX %.2f Gb/s%s%s%s%s%s",
-		 jp->smp.playback ? "last recorded sample" : "now", sr->tx_gbps, sr->rx_gbps,
-		 n ? (jp->smp.playback ? "; grew during the recording: " : "; grew since the pane opened: ") :
-		     "; no loss or retry counter grew", grown, grown[0] && dgrown[0] ? ", " : "", dgrown, "");
+	snprintf(all, sizeof(all), "%s%s%s", grown, grown[0] && dgrown[0] ? ", " : "", dgrown);
+	const char *when = jp->smp.playback ? _("last recorded sample") : _("now");
+	if (!n)
+		snprintf(buf, sizeof(buf), _("%s: TX %.2f Gb/s, RX %.2f Gb/s; no loss or retry counter grew"),
+			 when, sr->tx_gbps, sr->rx_gbps);
+	else if (jp->smp.playback)
+		snprintf(buf, sizeof(buf), _("%s: TX %.2f Gb/s, RX %.2f Gb/s; grew during the recording: %s"),
+			 when, sr->tx_gbps, sr->rx_gbps, all);
+	else
+		snprintf(buf, sizeof(buf), _("%s: TX %.2f Gb/s, RX %.2f Gb/s; grew since the pane opened: %s"),
+			 when, sr->tx_gbps, sr->rx_gbps, all);
 	line(p, 6, buf, n ? fab_attr(CP_ERROR) : 0);
 }
 
-static void draw_local(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m)
+static void draw_local(struct view_pen *p, struct job_pane *jp, const struct fab_model *m)
 {
 	struct job_local_rank lr[MAX_ROWS];
 	int n = ras_local_ranks(&jp->s, &jp->jobs, m, jp->have_qps ? &jp->qps : NULL, lr, MAX_ROWS);
 	if (!n)
 		return;
 	char buf[512];
-	view_pen_nl(p);
-	view_pen_put(p, 0, "Ranks on this node", fab_attr(CP_TITLE));
-	view_pen_nl(p);
+	title(p, _("Ranks on this node"));
 	for (int i = 0; i < n && i < MAX_ROWS; i++) {
 		const struct job_local_rank *r = &lr[i];
 		const char *bdf = r->gpu >= 0 ? m->pci[m->gpus[r->gpu].pci].bdf : "?";
-		snprintf(buf, sizeof(buf), "%s rank %d pid %d: GPU%d %s", r->comm, r->rank, r->pid, r->gpu, bdf);
-		line(p, 2, buf, A_BOLD);
+		snprintf(buf, sizeof(buf), _("%s rank %d pid %d: GPU%d %s"), r->comm, r->rank, r->pid, r->gpu, bdf);
+		struct job_item *it = item_line(p, jp, PICK_PROCESS, 2, 6, buf, A_BOLD);
+		if (it)
+			snprintf(it->pick.name, sizeof(it->pick.name), "%d", r->pid > 0 ? r->pid : r->ras_pid);
 		draw_plan(p, m, &r->plan);
 		draw_activity(p, jp, m, &r->plan);
-		if (jp->have_qps)
-			snprintf(buf, sizeof(buf), "QPs: %d (%d in ERR/SQE)%s%s", r->nqps, r->nqps_bad,
-				 r->qp_devs[0] ? " on " : "", r->qp_devs);
+		if (!jp->have_qps)
+			snprintf(buf, sizeof(buf), _("QPs: unknown (%s)"), jp->qp_err);
+		else if (r->qp_devs[0])
+			snprintf(buf, sizeof(buf), _("QPs: %d (%d in ERR/SQE) on %s"), r->nqps, r->nqps_bad, r->qp_devs);
 		else
-			snprintf(buf, sizeof(buf), "QPs: unknown (%s)", jp->qp_err);
+			snprintf(buf, sizeof(buf), _("QPs: %d (%d in ERR/SQE)"), r->nqps, r->nqps_bad);
 		line(p, 6, buf, r->nqps_bad ? fab_attr(CP_ERROR) : 0);
 	}
 }
 
-static void draw_plans(struct view_pen *p, const struct job_pane *jp, const struct fab_model *m)
+static void draw_plans(struct view_pen *p, struct job_pane *jp, const struct fab_model *m)
 {
 	if (!jp->nplans)
 		return;
 	char buf[512];
-	view_pen_nl(p);
-	view_pen_put(p, 0, jp->jobs.njobs ? "What NCCL will do here (the job's settings)"
-					 : "What NCCL will do here (NCCL's defaults)", fab_attr(CP_TITLE));
-	view_pen_nl(p);
+	title(p, jp->jobs.njobs ? _("What NCCL will do here (the job's settings)")
+				: _("What NCCL will do here (NCCL's defaults)"));
 	for (int g = 0; g < jp->nplans; g++) {
 		const struct job_gpu_plan *pl = &jp->plans[g];
 		if (pl->nic.nic < 0)
-			snprintf(buf, sizeof(buf), "GPU%d: no NIC (%s)", g, pl->nic.why);
+			snprintf(buf, sizeof(buf), _("GPU%d: no NIC (%s)"), g, pl->nic.why);
 		else
-			snprintf(buf, sizeof(buf), "GPU%d -> %s/%d %s, GPUDirect RDMA %s: %s", g,
+			snprintf(buf, sizeof(buf), _("GPU%d -> %s/%d %s, GPUDirect RDMA %s: %s"), g,
 				 m->nics[pl->nic.nic].name, pl->nic.port, nccl_path_word(pl->nic.path),
 				 tri_name(pl->gdr.v.v), pl->gdr.v.why);
-		view_pen_wrap_hang(p, 2, 6, buf, pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
+		struct job_item *it = item_line(p, jp, PICK_GPU, 2, 6, buf,
+						pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
+		if (it && g < m->ngpus && m->gpus[g].pci >= 0)
+			snprintf(it->pick.dev, sizeof(it->pick.dev), "%s", m->pci[m->gpus[g].pci].bdf);
 	}
 	if (jp->log_cmp[0])
 		line(p, 2, jp->log_cmp, 0);
 }
 
-static void draw_procs(struct view_pen *p, const struct job_pane *jp)
+static void draw_procs(struct view_pen *p, struct job_pane *jp)
 {
 	char buf[512];
-	view_pen_nl(p);
-	view_pen_put(p, 0, "NCCL processes here", fab_attr(CP_TITLE));
-	view_pen_nl(p);
+	title(p, _("NCCL processes here"));
 	if (!jp->jobs_ok) {
 		line(p, 2, jp->jobs_err, fab_attr(CP_ERROR));
 		return;
 	}
 	if (!jp->jobs.njobs)
-		line(p, 2, jp->jobs.note[0] ? jp->jobs.note : "none", 0);
+		line(p, 2, jp->jobs.note[0] ? jp->jobs.note : _("none"), 0);
 	for (int i = 0; i < jp->jobs.njobs; i++) {
 		const struct fab_job *j = &jp->jobs.jobs[i];
 		const char *addr = job_var(j, "NCCL_RAS_ADDR");
-		snprintf(buf, sizeof(buf), "pid %d %s%s%.0f s old%s%s", j->pid, j->comm, j->age_s >= 0 ? ", " : "",
-			 j->age_s >= 0 ? j->age_s : 0, addr ? ", NCCL_RAS_ADDR=" : "", addr ? addr : "");
-		line(p, 2, buf, 0);
+		if (j->age_s >= 0)
+			snprintf(buf, sizeof(buf), _("pid %d %s, %.0f s old"), j->pid, j->comm, j->age_s);
+		else
+			snprintf(buf, sizeof(buf), _("pid %d %s"), j->pid, j->comm);
+		if (addr)
+			fab_catf(buf, sizeof(buf), ", NCCL_RAS_ADDR=%s", addr);
+		struct job_item *it = item_line(p, jp, PICK_PROCESS, 2, 6, buf, 0);
+		if (it)
+			snprintf(it->pick.name, sizeof(it->pick.name), "%d", j->pid);
 	}
-	for (int i = 0; i < jp->findings.nfindings; i++)
-		view_pen_finding(p, 2, &jp->findings.findings[i]);
+}
+
+/* One NCCL setting as the job's processes have it: a name and value, and
+ * in how many processes (the same job usually sets the same everywhere). */
+struct setting_row {
+	const struct fab_job_var *var;   /* the first process's */
+	int nprocs;
+};
+
+static int setting_cmp(const void *a, const void *b)
+{
+	const struct setting_row *x = a, *y = b;
+	int d = strcmp(x->var->name, y->var->name);
+	return d ? d : strcmp(x->var->value, y->var->value);
+}
+
+/* The job's settings: every NCCL_ variable its processes have (environment
+ * or nccl.conf, as job_scan kept them), one row per name and value, each
+ * selectable as the setting it is (`fabtop learn` asks for one). */
+static void draw_settings(struct view_pen *p, struct job_pane *jp)
+{
+	static struct setting_row rows[MAX_SETTINGS];   /* one draw at a time (the shell's thread) */
+	int n = 0;
+	if (!jp->jobs_ok || !jp->jobs.njobs)
+		return;
+	for (int i = 0; i < jp->jobs.njobs; i++) {
+		const struct fab_job *j = &jp->jobs.jobs[i];
+		for (int k = 0; k < j->nnccl; k++) {
+			const struct fab_job_var *v = &j->nccl[k];
+			int r = 0;
+			while (r < n && !(strcmp(rows[r].var->name, v->name) == 0 &&
+					  strcmp(rows[r].var->value, v->value) == 0 &&
+					  strcmp(rows[r].var->source, v->source) == 0))
+				r++;
+			if (r < n)
+				rows[r].nprocs++;
+			else if (n < MAX_SETTINGS)
+				rows[n++] = (struct setting_row){ .var = v, .nprocs = 1 };
+		}
+	}
+	title(p, _("The job's NCCL settings"));
+	if (!n) {
+		line(p, 2, _("none set: NCCL uses its defaults"), 0);
+		return;
+	}
+	qsort(rows, (size_t)n, sizeof(rows[0]), setting_cmp);
+	int name_w = 0, value_w = 0;
+	for (int r = 0; r < n; r++) {
+		int a = view_strwidth(rows[r].var->name), b = view_strwidth(rows[r].var->value);
+		name_w = a > name_w ? a : name_w;
+		value_w = b > value_w ? b : value_w;
+	}
+	if (value_w > SETTING_VALUE_W)
+		value_w = SETTING_VALUE_W;   /* a longer value runs on, never cut */
+	int nj = jp->jobs.njobs;
+	for (int r = 0; r < n; r++) {
+		const struct fab_job_var *v = rows[r].var;
+		char c1[128], c2[FAB_PATH_LEN + 64], where[160], buf[FAB_PATH_LEN + 512];
+		const char *src = strcmp(v->source, "environment") == 0 ? _("environment") : v->source;
+		if (rows[r].nprocs == nj)
+			snprintf(where, sizeof(where), P_("%s, the job's only process", "%s, all %d processes",
+							  (unsigned long)nj), src, nj);
+		else
+			snprintf(where, sizeof(where), _("%s, %d of %d processes"), src, rows[r].nprocs, nj);
+		view_pad(c1, sizeof(c1), v->name, name_w, false);
+		if (view_strwidth(v->value) <= value_w)
+			view_pad(c2, sizeof(c2), v->value, value_w, false);
+		else
+			snprintf(c2, sizeof(c2), "%s", v->value);
+		snprintf(buf, sizeof(buf), "%s  %s  %s", c1, c2, where);
+		struct job_item *it = item_line(p, jp, PICK_SETTING, 2, 4, buf, 0);
+		if (it) {
+			snprintf(it->pick.name, sizeof(it->pick.name), "%s", v->name);
+			snprintf(it->pick.label, sizeof(it->pick.label), "%s=%s", v->name, v->value);
+		}
+	}
+}
+
+/* The findings on the job's settings, each selectable by its id. */
+static void draw_findings(struct view_pen *p, struct job_pane *jp)
+{
+	if (!jp->findings.nfindings)
+		return;
+	title(p, _("Findings on the job"));
+	for (int i = 0; i < jp->findings.nfindings; i++) {
+		const struct fab_finding *f = &jp->findings.findings[i];
+		char text[FAB_NAME_LEN + 320];
+		snprintf(text, sizeof(text), "%s (%s) %s", f->id, f->subject, f->message);
+		struct job_item *it = item_begin(p, jp, PICK_FINDING, text);
+		item_selected(p, jp, it);
+		view_pen_finding(p, 2, f);
+		item_end(p, it);
+		if (it) {
+			snprintf(it->pick.name, sizeof(it->pick.name), "%s", f->id);
+			snprintf(it->pick.label, sizeof(it->pick.label), "%s (%s)", f->id, f->subject);
+		}
+	}
 }
 
 static void draw_events(struct view_pen *p, struct job_pane *jp)
@@ -616,16 +812,16 @@ static void draw_events(struct view_pen *p, struct job_pane *jp)
 	pthread_mutex_lock(&jp->mu);
 	int n = jp->nev, first = n > MAX_EVENTS ? n - MAX_EVENTS : 0;
 	if (n || jp->mon_note[0]) {
-		view_pen_nl(p);
-		view_pen_put(p, 0, "RAS events (MONITOR)", fab_attr(CP_TITLE));
-		view_pen_nl(p);
+		title(p, _("RAS events (MONITOR)"));
 		if (jp->mon_note[0])
 			line(p, 2, jp->mon_note, fab_attr(CP_DIM));
 	}
 	for (int i = first; i < n; i++) {
 		const struct ras_event *e = &jp->ev[i % MAX_EVENTS];
-		snprintf(buf, sizeof(buf), "[%s] %s: pid %d on %s GPU %s%s%s", e->time, e->event, e->pid, e->host,
-			 e->gpus[0] ? e->gpus : "?", e->details[0] ? " " : "", e->details);
+		snprintf(buf, sizeof(buf), _("[%s] %s: pid %d on %s GPU %s"), e->time, e->event, e->pid, e->host,
+			 e->gpus[0] ? e->gpus : "?");
+		if (e->details[0])
+			fab_catf(buf, sizeof(buf), " %s", e->details);
 		line(p, 2, buf, strstr(e->event, "DEAD") ? fab_attr(CP_ERROR) : 0);
 	}
 	pthread_mutex_unlock(&jp->mu);
@@ -633,43 +829,149 @@ static void draw_events(struct view_pen *p, struct job_pane *jp)
 
 static void body(struct view_pen *p, const struct fab_model *m)
 {
-	const struct job_pane *jp = p->v->priv;
+	struct job_pane *jp = p->v->priv;
 	if (!jp) {
-		view_pen_put(p, 0, "The Job pane could not start (out of memory).", fab_attr(CP_ERROR));
+		view_pen_put(p, 0, _("The Job pane could not start (out of memory)."), fab_attr(CP_ERROR));
 		view_pen_nl(p);
 		return;
 	}
+	jp->nitems = 0;
 	draw_head(p, jp, m);
 	draw_comms(p, &jp->s);
-	draw_events(p, (struct job_pane *)jp);
+	draw_events(p, jp);
 	draw_lagging(p, jp, m);
 	draw_local(p, jp, m);
 	draw_plans(p, jp, m);
 	draw_procs(p, jp);
+	draw_settings(p, jp);
+	draw_findings(p, jp);
+}
+
+/* The selected row's content rows in view, once a key, a search or a
+ * click moved the selection (never on its own: the first frame shows the
+ * verdict at the top). */
+static void follow(struct view *v, WINDOW *win, struct view_ctx *c)
+{
+	struct job_pane *jp = v->priv;
+	int h = getmaxy(win);
+	if (!jp || !jp->follow || v->sel < 0 || v->sel >= jp->nitems)
+		return;
+	jp->follow = false;
+	const struct job_item *it = &jp->items[v->sel];
+	int top = v->top;
+	if (it->row < top)
+		top = it->row;
+	else if (it->row + (it->nrows < h ? it->nrows : 1) > top + h)
+		top = it->row + (it->nrows < h ? it->nrows : 1) - h;
+	if (top != v->top) {
+		v->top = top;
+		werase(win);   /* drawn again over the frame at the old offset */
+		view_draw_body(v, win, c->m, body);
+	}
 }
 
 static void job_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 {
+	struct job_pane *jp = v->priv;
 	view_draw_body(v, win, c->m, body);
+	if (jp && jp->nitems && v->sel >= jp->nitems) {
+		v->sel = jp->nitems - 1;   /* fewer rows after a rescan */
+		werase(win);
+		view_draw_body(v, win, c->m, body);
+	}
+	follow(v, win, c);
+	v->page_h = getmaxy(win);
 }
 
+/* Up/Down (k/j) move the selection over the rows that have one and keep it
+ * in view; Up on the first goes to the top (the verdict). The rest scroll. */
 static bool job_key(struct view *v, int ch, struct view_ctx *c)
 {
+	struct job_pane *jp = v->priv;
+	(void)c;
+	if (jp && jp->nitems && (ch == KEY_UP || ch == 'k' || ch == KEY_DOWN || ch == 'j')) {
+		int d = ch == KEY_UP || ch == 'k' ? -1 : 1;
+		if (d < 0 && v->sel <= 0) {
+			v->top = 0;
+			return true;
+		}
+		v->sel = v->sel + d < 0 ? 0 : v->sel + d >= jp->nitems ? jp->nitems - 1 : v->sel + d;
+		jp->follow = true;
+		return true;
+	}
 	return view_scroll_key(v, ch, v->page_h, 8);
+}
+
+/* ---- search, mouse and learn's answers ---- */
+
+static const char *item_text(void *arg, int i, char *buf, size_t len)
+{
+	const struct job_pane *jp = arg;
+	snprintf(buf, len, "%s", jp->items[i].text);
+	return buf;
+}
+
+static bool job_find(struct view *v, struct view_ctx *c, const char *query, int dir)
+{
+	struct job_pane *jp = v->priv;
+	(void)c;
+	if (!jp)
+		return false;
+	int i = view_find_row(jp->nitems, v->sel, dir, query, item_text, jp);
+	if (i < 0)
+		return false;
+	v->sel = i;
+	jp->follow = true;
+	return true;
+}
+
+/* Button 1 on a selectable row selects it (a second click is Enter, which
+ * this pane has no use for); other rows take no click. */
+static bool job_click(struct view *v, struct view_ctx *c, int y, int x)
+{
+	struct job_pane *jp = v->priv;
+	(void)x;
+	if (!jp || y < 0)
+		return false;
+	int row = v->top + y;
+	for (int i = 0; i < jp->nitems; i++) {
+		const struct job_item *it = &jp->items[i];
+		if (row < it->row || row >= it->row + (it->nrows > 0 ? it->nrows : 1))
+			continue;
+		if (i == v->sel)
+			return job_key(v, '\n', c);
+		v->sel = i;
+		return true;
+	}
+	return false;
+}
+
+static bool job_pick(struct view *v, struct view_ctx *c, struct fab_pick *out)
+{
+	const struct job_pane *jp = v->priv;
+	(void)c;
+	if (!jp || v->sel < 0 || v->sel >= jp->nitems)
+		return false;
+	*out = jp->items[v->sel].pick;
+	return out->kind != PICK_NONE;
 }
 
 const struct view_ops job_view_ops = {
 	.name = "job",
-	.title = "Job",
-	.help = "The NCCL job on this node as NCCL's own RAS sees it (NCCL 2.24+): each communicator's "
-		"status and whether its collective counts advance across queries; a communicator whose "
-		"counts stay frozen for the confirmation window (2 min) is stuck, and its lagging ranks are "
-		"named with their node, PID and GPU, with the command to run on that node. Ranks that run "
-		"here are joined with their GPU and the QPs their process owns. RAS is asked only while this "
-		"pane is in view, at most once per 15 s, never while the job's processes are younger than "
-		"2 min or a communicator initialises, and never with a request the version table marks as "
-		"having crashed jobs; the pane says when and why it did not ask. NCCL_RAS_ENABLE=0 means RAS "
-		"is off. Layer: NCCL.",
+	.title = N_("Job"),
+	.help = N_("The NCCL job on this node as NCCL's own RAS sees it (NCCL 2.24+): each communicator's "
+		   "status and whether its collective counts advance across queries; a communicator whose "
+		   "counts stay frozen for the confirmation window (2 min) is stuck, and its lagging ranks are "
+		   "named with their node, PID and GPU, with the command to run on that node. Ranks that run "
+		   "here are joined with their GPU and the QPs their process owns. Below: what NCCL will do "
+		   "for each GPU, the NCCL processes here, the job's NCCL settings (NCCL_* from their "
+		   "environment and nccl.conf, one row per value) and the findings on them. RAS is asked "
+		   "only while this pane is in view, at most once per 15 s, never while the job's processes "
+		   "are younger than 2 min or a communicator initialises, and never with a request the "
+		   "version table marks as having crashed jobs; the pane says when and why it did not ask. "
+		   "NCCL_RAS_ENABLE=0 means RAS is off. Keys: Up/Down (j/k) or a click select a rank, GPU, "
+		   "process, setting or finding; / finds one by its text; PgUp/PgDn, Home/End scroll. "
+		   "Layer: NCCL."),
 	.open = job_open,
 	.close = job_close,
 	.show = job_show,
@@ -678,4 +980,7 @@ const struct view_ops job_view_ops = {
 	.due = job_due,
 	.tick = job_tick,
 	.wait_fd = job_wait_fd,
+	.find = job_find,
+	.click = job_click,
+	.pick = job_pick,
 };

@@ -20,10 +20,17 @@
  * scroll, mode bit 0 the raw output; in v->priv the wizard it drives and
  * the input editor ('e'), which is modal: while it is open every key goes
  * to it.
+ *
+ * The ladder's rows are what the shell's `/` search walks (find), what a
+ * click selects (a second click on the selected step is Enter), and what
+ * `fabtop learn` is answered with (pick: the step's id). Every text a
+ * person reads goes through _() (the steps' own texts, from wizard_steps.c,
+ * too: they are translated where they are written).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/layout.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/table.h"
@@ -44,6 +51,7 @@ struct editor {
 	char buf[2048];               /* the longest field: the A/B command */
 	size_t len;
 	char msg[320];                /* the last refusal, or what was saved */
+	char busy[320];               /* the refusal while a step runs; it goes once the step ends */
 };
 
 /* The pane's own state. */
@@ -51,18 +59,19 @@ struct wizard_state {
 	struct wizard *w;             /* the session's (view_ctx); NULL: none */
 	struct editor ed;
 	WINDOW *drawn_win;            /* where the last frame went: a quick step draws "running" there */
+	int ladder_y, ladder_h;       /* the ladder's step rows in the pane's window, for clicks */
+	int ladder_w;                 /* its width (the detail is beside it or below) */
+	int ladder_top;               /* the first step in view there */
 	struct view_ctx *ctx;         /* of the last draw, for that frame */
 	double next_poll;             /* when a running step is looked at again; 0 at once */
 };
 
 static struct wizard_state *state(const struct view *v) { return v->priv; }
 
-#define BUSY_MSG "a step is running"   /* the refusal that goes once the step ends */
-
 static const char *field_prompt(enum edit_field f)
 {
-	return f == EDIT_PEERS ? "peers (space-separated)" : f == EDIT_IFACE ? "interface"
-		: f == EDIT_HCA ? "HCAs (NCCL_IB_HCA)" : "A/B NCCL test (empty: loopback)";
+	return f == EDIT_PEERS ? _("peers (space-separated)") : f == EDIT_IFACE ? _("interface")
+		: f == EDIT_HCA ? _("HCAs (NCCL_IB_HCA)") : _("A/B NCCL test (empty: loopback)");
 }
 
 static void edit_load(struct editor *ed, const struct wizard *w, enum edit_field f)
@@ -95,7 +104,7 @@ static void edit_commit(struct editor *ed, struct wizard *w)
 	ed->msg[0] = '\0';
 	if (ed->field == EDIT_CMD) {
 		ed->field = EDIT_NONE;
-		snprintf(ed->msg, sizeof(ed->msg), "inputs saved; Enter runs the next step, r re-runs this one");
+		snprintf(ed->msg, sizeof(ed->msg), "%s", _("inputs saved; Enter runs the next step, r re-runs this one"));
 		return;
 	}
 	edit_load(ed, w, ed->field + 1);
@@ -106,7 +115,7 @@ static bool edit_key(struct editor *ed, struct wizard *w, int ch)
 	switch (ch) {
 	case 27:   /* Esc: the fields already stored stay */
 		ed->field = EDIT_NONE;
-		snprintf(ed->msg, sizeof(ed->msg), "editing cancelled");
+		snprintf(ed->msg, sizeof(ed->msg), "%s", _("editing cancelled"));
 		return true;
 	case '\n':
 	case '\r':
@@ -181,36 +190,52 @@ static void ladder_cell(const void *ctx, int i, int col, char *buf, size_t len)
 		snprintf(buf, len, "%s", s->def->id);
 		break;
 	case L_LAYER:
-		snprintf(buf, len, "%s", s->def->layer);
+		snprintf(buf, len, "%s", _(s->def->layer));
 		break;
 	case L_STATUS:
-		snprintf(buf, len, "%s", s->status == WIZ_PENDING && i == wizard_next_pending(w) ? "next" :
-			 wiz_status_name(s->status));
+		snprintf(buf, len, "%s", s->status == WIZ_PENDING && i == wizard_next_pending(w) ? _("next") :
+			 _(wiz_status_name(s->status)));
 		break;
 	}
+}
+
+static struct tbl ladder_tbl(const struct wizard *w)
+{
+	return (struct tbl){ .cols = lcols, .ncols = NLCOLS, .nrows = w->nsteps, .cell = ladder_cell,
+			     .ctx = w, .gap = 1, .prefix = 2 };
+}
+
+/* Step i's row as the ladder shows it ("> ✔ l1   1 physical  pass"). */
+static char *ladder_line(const struct wizard *w, int i, bool sel, char *line, size_t len)
+{
+	struct tbl t = ladder_tbl(w);
+	struct tbl_fit f;
+	tbl_fit(&t, 0, &f);
+	tbl_line(&t, &f, i, line, len);
+	if (sel)
+		line[0] = '>';
+	return line;
+}
+
+/* Whether the ladder has its title: only when every step fits under it. */
+static bool ladder_titled(const struct wizard *w, int h)
+{
+	return h > w->nsteps;
 }
 
 static void ladder_body(struct view_pen *p, const struct fab_model *m)
 {
 	const struct wizard *w = state(p->v)->w;
-	struct tbl t = { .cols = lcols, .ncols = NLCOLS, .nrows = w->nsteps, .cell = ladder_cell,
-			 .ctx = w, .gap = 1, .prefix = 2 };
-	struct tbl_fit f;
 	char line[160];
 	(void)m;
-	tbl_fit(&t, 0, &f);
-	/* The title only when every step fits under it. */
-	if (p->h > w->nsteps) {
-		view_pen_put(p, 0, "Ladder", fab_attr(CP_TITLE));
+	if (ladder_titled(w, p->h)) {
+		view_pen_put(p, 0, _("Ladder"), fab_attr(CP_TITLE));
 		view_pen_nl(p);
 	}
 	for (int i = 0; i < w->nsteps; i++) {
 		bool sel = i == p->v->sel;
 		int a = status_attr(w->steps[i].status);
-		tbl_line(&t, &f, i, line, sizeof(line));
-		if (sel)
-			line[0] = '>';
-		view_pen_put(p, 0, line, sel ? a | fab_attr(CP_SELECT) : a);
+		view_pen_put(p, 0, ladder_line(w, i, sel, line, sizeof(line)), sel ? a | fab_attr(CP_SELECT) : a);
 		view_pen_nl(p);
 	}
 }
@@ -229,17 +254,28 @@ static void pending_inputs(struct view_pen *p, const struct wizard *w)
 {
 	char buf[600], peers[WIZ_MAX_PEERS * 48];
 	const struct wiz_inputs *in = &w->in;
-	snprintf(buf, sizeof(buf), "interface %s%s%s%s", in->iface[0] ? in->iface : "(none yet)",
-		 in->iface_src[0] ? " (" : "", in->iface_src, in->iface_src[0] ? ")" : "");
+	if (!in->iface[0])
+		snprintf(buf, sizeof(buf), "%s", _("interface (none yet)"));
+	else if (in->iface_src[0])
+		snprintf(buf, sizeof(buf), _("interface %s (%s)"), in->iface, in->iface_src);
+	else
+		snprintf(buf, sizeof(buf), _("interface %s"), in->iface);
 	view_pen_wrap_hang(p, 2, 4, buf, 0);
-	snprintf(buf, sizeof(buf), "HCAs %s%s%s%s", in->hca[0] ? in->hca : "all",
-		 in->hca_src[0] ? " (" : "", in->hca_src, in->hca_src[0] ? ")" : "");
+	if (!in->hca[0])
+		snprintf(buf, sizeof(buf), "%s", _("HCAs all"));
+	else if (in->hca_src[0])
+		snprintf(buf, sizeof(buf), _("HCAs %s (%s)"), in->hca, in->hca_src);
+	else
+		snprintf(buf, sizeof(buf), _("HCAs %s"), in->hca);
 	view_pen_wrap_hang(p, 2, 4, buf, 0);
 	wizard_peers_line(w, peers, sizeof(peers));
-	snprintf(buf, sizeof(buf), "peers %s", peers[0] ? peers : "none (e to add)");
+	if (peers[0])
+		snprintf(buf, sizeof(buf), _("peers %s"), peers);
+	else
+		snprintf(buf, sizeof(buf), "%s", _("peers none (e to add)"));
 	view_pen_wrap_hang(p, 2, 4, buf, 0);
 	if (in->pid) {
-		snprintf(buf, sizeof(buf), "pid %d", in->pid);
+		snprintf(buf, sizeof(buf), _("pid %d"), in->pid);
 		view_pen_wrap_hang(p, 2, 4, buf, 0);
 	}
 }
@@ -253,8 +289,8 @@ void wizard_step_result(struct view_pen *p, const struct wiz_step *s)
 	if (s->verdict[0] && s->status != WIZ_RUNNING)
 		view_pen_wrap_hang(p, 0, 2, s->verdict, status_attr(s->status));
 	if (s->hint[0] && s->status != WIZ_RUNNING) {
-		snprintf(buf, sizeof(buf), "next: %s", s->hint);
-		view_pen_wrap_hang(p, 0, 6, buf, 0);
+		snprintf(buf, sizeof(buf), _("next: %s"), s->hint);
+		view_pen_wrap_hang(p, 0, view_strwidth(_("next: ")), buf, 0);
 	}
 }
 
@@ -266,29 +302,31 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 	const struct wiz_step_def *d = s->def;
 	char buf[640];
 
-	snprintf(buf, sizeof(buf), "Layer %s: %s", d->layer, d->title);
+	snprintf(buf, sizeof(buf), _("Layer %s: %s"), _(d->layer), _(d->title));
 	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
 	view_pen_nl(p);
-	if (s->status == WIZ_PENDING)
-		snprintf(buf, sizeof(buf), "%s %s: Enter runs %s", status_glyph(s->status), "pending",
-			 wizard_next_pending(w) == p->v->sel ? "it" : "the next pending step; r runs this one");
+	if (s->status == WIZ_PENDING && wizard_next_pending(w) == p->v->sel)
+		snprintf(buf, sizeof(buf), _("%s pending: Enter runs it"), status_glyph(s->status));
+	else if (s->status == WIZ_PENDING)
+		snprintf(buf, sizeof(buf), _("%s pending: Enter runs the next pending step; r runs this one"),
+			 status_glyph(s->status));
 	else if (s->status == WIZ_RUNNING && wizard_busy(w) == p->v->sel)
-		snprintf(buf, sizeof(buf), "%s running %.0f s (x cancels)", status_glyph(s->status),
+		snprintf(buf, sizeof(buf), _("%s running %.0f s (x cancels)"), status_glyph(s->status),
 			 s->elapsed_s);
 	else if (s->status == WIZ_RUNNING)
-		snprintf(buf, sizeof(buf), "%s running%s (the pane waits for it)", status_glyph(s->status),
+		snprintf(buf, sizeof(buf), _("%s running%s (the pane waits for it)"), status_glyph(s->status),
 			 fab_glyph("\u2026", "..."));
 	else
-		snprintf(buf, sizeof(buf), "%s %s in %.2f s", status_glyph(s->status),
-			 wiz_status_name(s->status), s->elapsed_s);
+		snprintf(buf, sizeof(buf), _("%s %s in %.2f s"), status_glyph(s->status),
+			 _(wiz_status_name(s->status)), s->elapsed_s);
 	view_pen_fixed(p, 0, buf, status_attr(s->status) | A_BOLD);
 	view_pen_nl(p);
 	wizard_step_result(p, s);
 
-	heading(p, "Why this matters");
-	view_pen_wrap(p, 2, d->why, 0);
+	heading(p, _("Why this matters"));
+	view_pen_wrap(p, 2, _(d->why), 0);
 
-	heading(p, "Inputs");
+	heading(p, _("Inputs"));
 	if (s->ninputs)
 		for (int i = 0; i < s->ninputs; i++)
 			view_pen_wrap_hang(p, 2, 4, s->inputs[i], 0);
@@ -296,32 +334,39 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 		pending_inputs(p, w);
 
 	if (s->ncmds) {
-		heading(p, "Ran");
+		heading(p, _("Ran"));
 		for (int i = 0; i < s->ncmds; i++)
 			view_pen_wrap_hang(p, 2, 4, s->cmds[i], fab_attr(CP_DIM));
 	}
 	if (s->npeers) {
-		heading(p, "Peers");
+		heading(p, _("Peers"));
 		for (int i = 0; i < s->npeers; i++) {
 			const struct wiz_peer *pr = &s->peers[i];
-			char pm[24] = "N/A";
+			char pm[24] = "N/A", via[FAB_NAME_LEN + 64], hop[FAB_NAME_LEN + 32] = "";
+			long long np = pr->nprobes.ok ? pr->nprobes.v : 0LL;
 			if (pr->path_mtu.ok)
 				snprintf(pm, sizeof(pm), "%lld", pr->path_mtu.v);
-			snprintf(buf, sizeof(buf), "%s via %s%s: %s, path MTU %s%s%s (%lld probes)", pr->peer,
-				 pr->route_dev[0] ? pr->route_dev : "?", pr->route_ok ? "" : " (not the interface)",
-				 pr->verdict[0] ? pr->verdict : "not probed", pm, pr->hop[0] ? ", hop " : "",
-				 pr->hop, pr->nprobes.ok ? pr->nprobes.v : 0LL);
+			if (pr->route_ok)
+				snprintf(via, sizeof(via), "%s", pr->route_dev[0] ? pr->route_dev : "?");
+			else
+				snprintf(via, sizeof(via), _("%s (not the interface)"),
+					 pr->route_dev[0] ? pr->route_dev : "?");
+			if (pr->hop[0])
+				snprintf(hop, sizeof(hop), _(", hop %s"), pr->hop);
+			snprintf(buf, sizeof(buf), P_("%s via %s: %s, path MTU %s%s (%lld probe)",
+						      "%s via %s: %s, path MTU %s%s (%lld probes)", (unsigned long)np),
+				 pr->peer, via, pr->verdict[0] ? pr->verdict : _("not probed"), pm, hop, np);
 			view_pen_wrap_hang(p, 2, 4, buf, 0);
 		}
 	}
 	if (s->nfindings) {
-		heading(p, "Findings");
+		heading(p, _("Findings"));
 		for (int i = 0; i < s->nfindings; i++) {
 			view_pen_finding(p, 2, &s->findings[i]);
 		}
 	}
 	if (s->out_len) {
-		heading(p, p->v->mode & MODE_RAW ? "Output" : "Output (v shows it)");
+		heading(p, p->v->mode & MODE_RAW ? _("Output") : _("Output (v shows it)"));
 		if (p->v->mode & MODE_RAW) {
 			const char *o = s->out;
 			while (*o) {
@@ -333,7 +378,7 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 				o += n + (o[n] == '\n');
 			}
 			if (s->out_total > s->out_len) {
-				snprintf(buf, sizeof(buf), "[cut at %zu of %zu bytes]", s->out_len, s->out_total);
+				snprintf(buf, sizeof(buf), _("[cut at %zu of %zu bytes]"), s->out_len, s->out_total);
 				view_pen_put(p, 2, buf, fab_attr(CP_DIM));
 				view_pen_nl(p);
 			}
@@ -344,8 +389,8 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 static void none_body(struct view_pen *p, const struct fab_model *m)
 {
 	(void)m;
-	view_pen_wrap(p, 0, "The wizard is not available in this session; start it with "
-		      "`fabtop wizard [--peer HOST] [--iface IF]`.", 0);
+	view_pen_wrap(p, 0, _("The wizard is not available in this session; start it with "
+			      "`fabtop wizard [--peer HOST] [--iface IF]`."), 0);
 }
 
 /* ---- layout and drawing ---------------------------------------------------------- */
@@ -369,18 +414,17 @@ static void draw_keys(WINDOW *win, struct editor *ed, int keys_y, int w, bool bu
 			view_put(win, keys_y - 1, 0, 0, ed->msg, fab_attr(CP_ERROR));
 		return;
 	}
-	if (!busy && strncmp(ed->msg, BUSY_MSG, strlen(BUSY_MSG)) == 0)
-		ed->msg[0] = '\0';
-	if (ed->msg[0] && keys_y > 0)
-		view_put(win, keys_y - 1, 0, 0, ed->msg, fab_attr(CP_DIM));
-	if (busy)
-		snprintf(line, sizeof(line), "%s",
-			 w >= 78 ? "x:cancel the running step  e:edit inputs  v:raw output  Up/Down:select"
-			 : "x:cancel e:edit v:raw");
-	else
-		snprintf(line, sizeof(line), "%s",
-			 w >= 78 ? "Enter:run next  r:re-run  s:skip  e:edit inputs  v:raw output  Up/Down:select"
-			 : "Enter:run r:rerun s:skip e:edit v:raw");
+	if (!busy)
+		ed->busy[0] = '\0';
+	const char *msg = ed->busy[0] ? ed->busy : ed->msg;
+	if (msg[0] && keys_y > 0)
+		view_put(win, keys_y - 1, 0, 0, msg, fab_attr(CP_DIM));
+	/* The long line where it fits, by display width (a translation may be
+	 * wider or narrower than the English). */
+	const char *lng = busy ? _("x:cancel the running step  e:edit inputs  v:raw output  Up/Down:select")
+		: _("Enter:run next  r:re-run  s:skip  e:edit inputs  v:raw output  Up/Down:select");
+	const char *sht = busy ? _("x:cancel e:edit v:raw") : _("Enter:run r:rerun s:skip e:edit v:raw");
+	snprintf(line, sizeof(line), "%s", view_strwidth(lng) <= w ? lng : sht);
 	view_put(win, keys_y, 0, 0, line, fab_attr(CP_DIM));
 }
 
@@ -399,7 +443,9 @@ static void wizard_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	st->ctx = c;
 	if (v->sel < 0 || v->sel >= wz->nsteps)
 		v->sel = 0;
-	struct split l = wiz_layout(h, w, wz->nsteps, st->ed.field || st->ed.msg[0]);
+	if (wizard_busy(wz) < 0)
+		st->ed.busy[0] = '\0';   /* the refusal goes with the step it was about */
+	struct split l = wiz_layout(h, w, wz->nsteps, st->ed.field || st->ed.msg[0] || st->ed.busy[0]);
 
 	WINDOW *sub = derwin(win, l.list_h, l.list_w, 0, 0);
 	if (sub) {
@@ -408,6 +454,11 @@ static void wizard_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 				   .priv = v->priv };
 		view_draw_body(&lv, sub, m, ladder_body);
 		delwin(sub);
+		/* Where the steps are, for clicks: under the title when it has one. */
+		st->ladder_y = ladder_titled(wz, l.list_h) ? 1 : 0;
+		st->ladder_h = l.list_h - st->ladder_y;
+		st->ladder_top = lv.top;
+		st->ladder_w = l.list_w;
 	}
 	if (l.side) {
 		for (int y = 0; y < l.detail_y + l.detail_h; y++)
@@ -460,7 +511,7 @@ static bool refuse_busy(struct editor *ed, const struct wizard *w)
 	int b = wizard_busy(w);
 	if (b < 0)
 		return false;
-	snprintf(ed->msg, sizeof(ed->msg), BUSY_MSG " (%s): x cancels", w->steps[b].def->id);
+	snprintf(ed->busy, sizeof(ed->busy), _("a step is running (%s): x cancels"), w->steps[b].def->id);
 	return true;
 }
 
@@ -482,7 +533,7 @@ static bool wizard_key(struct view *v, int ch, struct view_ctx *c)
 		if (refuse_busy(ed, w))
 			return true;
 		if (i < 0)
-			snprintf(ed->msg, sizeof(ed->msg), "every step has run: r re-runs the selected one");
+			snprintf(ed->msg, sizeof(ed->msg), "%s", _("every step has run: r re-runs the selected one"));
 		else
 			run_step(v, w, i, c);
 		return true;
@@ -507,11 +558,11 @@ static bool wizard_key(struct view *v, int ch, struct view_ctx *c)
 	case 'x': {
 		int b = wizard_busy(w);
 		if (b < 0) {
-			snprintf(ed->msg, sizeof(ed->msg), "nothing is running: x cancels a running step");
+			snprintf(ed->msg, sizeof(ed->msg), "%s", _("nothing is running: x cancels a running step"));
 			return true;
 		}
 		wizard_cancel(w);
-		snprintf(ed->msg, sizeof(ed->msg), "step %s cancelled", w->steps[b].def->id);
+		snprintf(ed->msg, sizeof(ed->msg), _("step %s cancelled"), w->steps[b].def->id);
 		v->sel = b;
 		return true;
 	}
@@ -522,6 +573,62 @@ static bool wizard_key(struct view *v, int ch, struct view_ctx *c)
 		/* Up/Down select a step; the detail scrolls, the next draw clamps. */
 		return view_list_key(v, ch, 0, w->nsteps) || view_detail_key(v, ch);
 	}
+}
+
+/* ---- search, mouse and learn's answers ------------------------------------------ */
+
+static const char *step_as_shown(void *arg, int i, char *buf, size_t len)
+{
+	return ladder_line(arg, i, false, buf, len);
+}
+
+/* The shell's `/` (and n/N) over the ladder's rows as shown. */
+static bool wizard_find(struct view *v, struct view_ctx *c, const char *query, int dir)
+{
+	struct wizard_state *st = state(v);
+	(void)c;
+	if (!st || !st->w || st->ed.field)
+		return false;
+	int i = view_find_row(st->w->nsteps, v->sel, dir, query, step_as_shown, st->w);
+	if (i < 0)
+		return false;
+	view_list_select(v, i);
+	return true;
+}
+
+/* Button 1 on a step selects it; on the selected one it is Enter. The
+ * detail and the key line take no clicks; nor does the pane while the
+ * input editor is open (it is modal). */
+static bool wizard_click(struct view *v, struct view_ctx *c, int y, int x)
+{
+	struct wizard_state *st = state(v);
+	if (!st || !st->w || st->ed.field || x < 0 || x >= st->ladder_w)
+		return false;
+	int r = y - st->ladder_y;
+	if (r < 0 || r >= st->ladder_h)
+		return false;
+	int i = st->ladder_top + r;
+	if (i < 0 || i >= st->w->nsteps)
+		return false;
+	if (i == v->sel)
+		return wizard_key(v, '\n', c);
+	view_list_select(v, i);
+	return true;
+}
+
+/* The selected step, by its id: `fabtop learn`'s answer. */
+static bool wizard_pick(struct view *v, struct view_ctx *c, struct fab_pick *out)
+{
+	const struct wizard_state *st = state(v);
+	(void)c;
+	if (!st || !st->w || v->sel < 0 || v->sel >= st->w->nsteps)
+		return false;
+	const struct wiz_step_def *d = st->w->steps[v->sel].def;
+	memset(out, 0, sizeof(*out));
+	out->kind = PICK_STEP;
+	snprintf(out->name, sizeof(out->name), "%s", d->id);
+	snprintf(out->label, sizeof(out->label), _("step %s (layer %s)"), d->id, _(d->layer));
+	return true;
 }
 
 /* ---- the pane's life and the step it runs ------------------------------------ */
@@ -577,18 +684,19 @@ static int wizard_wait(struct view *v, struct view_ctx *c)
 
 const struct view_ops wizard_view_ops = {
 	.name = "wizard",
-	.title = "Wizard",
-	.help = "The NCCL wizard climbs the test ladder one step at a time: the NCCL job on this "
-		"node and its settings (step job), the physical links of its HCAs (layer 1), then "
-		"IP, the route to each peer and the path MTU (layer 2, a DF probe that tells a "
-		"lower hop from a black hole). Each step says why it matters, what it ran, what "
-		"came back and what to do next. Keys: Enter runs the next pending step, r re-runs "
-		"the selected one, s skips it, e edits the inputs (peers, interface, HCAs, the A/B's "
-		"NCCL test command; Enter moves on, Esc stops), v shows the raw output, Up/Down select a step, PgUp/PgDn "
-		"scroll. Long steps (the MTU probes, perftest, the IB-disable A/B) run in the background with their "
-		"elapsed time shown; x cancels them, killing what they started. The A/B shows the "
-		"verdict on top and both runs (transport, HCAs, GDR, bus bandwidth, errors, last "
-		"lines of output) side by side.",
+	.title = N_("Wizard"),
+	.help = N_("The NCCL wizard climbs the test ladder one step at a time: the NCCL job on this "
+		   "node and its settings (step job), the physical links of its HCAs (layer 1), then "
+		   "IP, the route to each peer and the path MTU (layer 2, a DF probe that tells a "
+		   "lower hop from a black hole). Each step says why it matters, what it ran, what "
+		   "came back and what to do next. Keys: Enter runs the next pending step, r re-runs "
+		   "the selected one, s skips it, e edits the inputs (peers, interface, HCAs, the A/B's "
+		   "NCCL test command; Enter moves on, Esc stops), v shows the raw output, Up/Down or a "
+		   "click select a step (a second click is Enter), / finds a step by its text, "
+		   "PgUp/PgDn scroll. Long steps (the MTU probes, perftest, the IB-disable A/B) run in "
+		   "the background with their elapsed time shown; x cancels them, killing what they "
+		   "started. The A/B shows the verdict on top and both runs (transport, HCAs, GDR, bus "
+		   "bandwidth, errors, last lines of output) side by side."),
 	.open = wizard_open,
 	.close = wizard_close,
 	.draw = wizard_draw,
@@ -596,4 +704,7 @@ const struct view_ops wizard_view_ops = {
 	.due = wizard_due,
 	.tick = wizard_tick,
 	.wait_fd = wizard_wait,
+	.find = wizard_find,
+	.click = wizard_click,
+	.pick = wizard_pick,
 };

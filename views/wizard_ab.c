@@ -14,11 +14,14 @@
  * the A/B step keeps in s->priv and the shell's poll advances; a run still
  * going shows what its log said so far. Each run is laid out into a column
  * of lines first, so the two columns can be drawn row by row beside each
- * other.
+ * other. Its words are translated (i18n.h) and its labels padded by
+ * display width (view_pad); the log's own words (transport and HCA names,
+ * error text, output lines) stay as NCCL wrote them.
  */
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/ab.h"
+#include "fabtop/i18n.h"
 #include "fabtop/view.h"
 #include "fabtop/wizard.h"
 
@@ -29,6 +32,7 @@
 #define COL_LINES      96     /* lines of one run's column; the rest is cut */
 #define COL_TEXT       256
 #define SHOWN_ERRORS   3
+#define LABEL_W        10     /* a run's field labels ("transport"), by display width */
 
 struct col_line {
 	int x;
@@ -42,27 +46,19 @@ struct col {
 	struct col_line l[COL_LINES];
 };
 
-/* Bytes of s that fit in `cols` columns (UTF-8 sequences kept whole). */
+/* Bytes of s that fit in `cols` screen columns (view_pad measures: a CJK
+ * character takes two, a sequence is kept whole). */
 static int fit_bytes(const char *s, int cols)
 {
-	int i = 0, used = 0;
-	while (s[i] && used < cols) {
-		int n = 1;
-		if ((s[i] & 0xe0) == 0xc0)
-			n = 2;
-		else if ((s[i] & 0xf0) == 0xe0)
-			n = 3;
-		else if ((s[i] & 0xf8) == 0xf0)
-			n = 4;
-		for (int k = 1; k < n; k++)
-			if ((s[i + k] & 0xc0) != 0x80) {
-				n = k;   /* a broken sequence counts byte by byte */
-				break;
-			}
-		i += n;
-		used++;
-	}
-	return i;
+	char buf[COL_TEXT * 2];
+	if (cols <= 0)
+		return 0;
+	view_pad(buf, sizeof(buf), s, cols, false);
+	/* view_pad copies the prefix that fits, then pads with blanks. */
+	size_t n = 0;
+	while (s[n] && buf[n] == s[n])
+		n++;
+	return (int)n;
 }
 
 static void col_push(struct col *c, int x, const char *s, int len, int attr)
@@ -137,32 +133,33 @@ static void state_words(const struct ab *ab, const struct ab_run *r, char *buf, 
 {
 	switch (r->state) {
 	case AB_RUNNING:
-		snprintf(buf, len, "RUNNING %.0f s / %lld lines", run_seconds(r), r->out_lines);
+		snprintf(buf, len, P_("RUNNING %.0f s / %lld line", "RUNNING %.0f s / %lld lines",
+				      (unsigned long)r->out_lines), run_seconds(r), r->out_lines);
 		break;
 	case AB_COMPLETED:
-		snprintf(buf, len, "COMPLETED in %.1f s", r->elapsed_s);
+		snprintf(buf, len, _("COMPLETED in %.1f s"), r->elapsed_s);
 		break;
 	case AB_FAILED:
 		if (r->res.term_signal > 0)
-			snprintf(buf, len, "FAILED signal %d", r->res.term_signal);
+			snprintf(buf, len, _("FAILED signal %d"), r->res.term_signal);
 		else
-			snprintf(buf, len, "FAILED exit %d", r->res.exit_code);
+			snprintf(buf, len, _("FAILED exit %d"), r->res.exit_code);
 		break;
 	case AB_HUNG:
-		snprintf(buf, len, "HUNG no output %.0f s", ab->hang_s);
+		snprintf(buf, len, _("HUNG no output %.0f s"), ab->hang_s);
 		break;
 	case AB_TIMED_OUT:
-		snprintf(buf, len, "TIMED OUT after %.0f s", ab->run_timeout_s);
+		snprintf(buf, len, _("TIMED OUT after %.0f s"), ab->run_timeout_s);
 		break;
 	case AB_NOT_STARTED:
-		snprintf(buf, len, "NOT STARTED");
+		snprintf(buf, len, "%s", _("NOT STARTED"));
 		break;
 	case AB_CANCELLED:
-		snprintf(buf, len, "CANCELLED");
+		snprintf(buf, len, "%s", _("CANCELLED"));
 		break;
 	default:
-		snprintf(buf, len, "%s", ab->cur == 0 && r == &ab->run[1] ? "WAITING for run A"
-			 : ab->cur < 0 ? "NOT RUN" : "WAITING");
+		snprintf(buf, len, "%s", ab->cur == 0 && r == &ab->run[1] ? _("WAITING for run A")
+			 : ab->cur < 0 ? _("NOT RUN") : _("WAITING"));
 		break;
 	}
 }
@@ -179,23 +176,23 @@ static void transport(const struct nccl_log *lg, char *buf, size_t len)
 		return;
 	if (rdma && nccl_log_no_net_channel(lg)) {
 		/* NCCL named IB, but no NET channel carried a byte. */
-		snprintf(buf + n, len - n, " (named only: no NET channel, %s within one node)",
+		snprintf(buf + n, len - n, _(" (named only: no NET channel, %s within one node)"),
 			 nccl_log_local_paths(lg));
 		return;
 	}
 	if (!rdma && !sock) {
-		snprintf(buf, len, "%s", lg->nccl_lines ? "not named in the log" : "-");
+		snprintf(buf, len, "%s", lg->nccl_lines ? _("not named in the log") : "-");
 		return;
 	}
 	snprintf(buf + n, len - n, "%s(%s)", n ? " " : "",
-		 rdma && sock ? "RDMA and sockets" : rdma ? "RDMA" : "sockets");
+		 rdma && sock ? _("RDMA and sockets") : rdma ? "RDMA" : _("sockets"));
 }
 
 static void field(struct col *c, const char *name, const char *value, int attr)
 {
-	char line[COL_TEXT + 16];
-	snprintf(line, sizeof(line), "%-10s %s", name, value);
-	col_wrap(c, 2, 13, line, attr);
+	char line[COL_TEXT + 64], label[64];
+	snprintf(line, sizeof(line), "%s %s", view_pad(label, sizeof(label), name, LABEL_W, false), value);
+	col_wrap(c, 2, 3 + LABEL_W, line, attr);
 }
 
 static void run_column(struct col *c, const struct ab *ab, int k)
@@ -206,8 +203,7 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 	size_t n;
 
 	state_words(ab, r, st, sizeof(st));
-	snprintf(buf, sizeof(buf), "Run %c %s", k == 0 ? 'A' : 'B',
-		 k == 0 ? "as given" : "with NCCL_IB_DISABLE=1");
+	snprintf(buf, sizeof(buf), "%s", k == 0 ? _("Run A as given") : _("Run B with NCCL_IB_DISABLE=1"));
 	col_clip(c, 0, buf, fab_attr(CP_TITLE));
 	col_wrap(c, 2, 4, st, state_attr(r->state) | A_BOLD);
 	/* "exit 0" says nothing more, and a failure's why is its first error,
@@ -222,14 +218,14 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 		return;
 
 	transport(lg, buf, sizeof(buf));
-	field(c, "transport", buf, 0);
+	field(c, _("transport"), buf, 0);
 	n = 0;
 	buf[0] = '\0';
 	for (int i = 0; i < lg->nhcas && n + 1 < sizeof(buf); i++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%d%s%s", i ? " " : "",
 				      lg->hcas[i].name, lg->hcas[i].port,
 				      lg->hcas[i].link_layer[0] ? "/" : "", lg->hcas[i].link_layer);
-	field(c, "HCAs", n ? buf : "none named", 0);
+	field(c, "HCAs", n ? buf : _("none named"), 0);
 	/* The analyzer decides GDR once the log is over. */
 	field(c, "GDR", r->state == AB_RUNNING ? "-" : nccl_gdr_name(lg->gdr), 0);
 	n = 0;
@@ -240,25 +236,25 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 		if (!co->avg_busbw.ok)
 			continue;
 		if (co->pct.ok)
-			snprintf(pct, sizeof(pct), " (peak %.0f%% of line%s)", co->pct.v,
-				 co->verdict == NCCL_CV_LOW ? ", low" : "");
+			snprintf(pct, sizeof(pct), co->verdict == NCCL_CV_LOW ? _(" (peak %.0f%% of line, low)")
+				 : _(" (peak %.0f%% of line)"), co->pct.v);
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s%s%.2f GB/s%s", n ? ", " : "",
 				      lg->ncolls > 1 ? nccl_coll_label(lg, i, label, sizeof(label)) : "",
 				      lg->ncolls > 1 ? " " : "", co->avg_busbw.v, pct);
 	}
 	if (!n)
-		snprintf(buf, sizeof(buf), "%s", r->state == AB_RUNNING ? "-" : "N/A (no nccl-tests summary)");
-	field(c, "bus bw", buf, 0);
+		snprintf(buf, sizeof(buf), "%s", r->state == AB_RUNNING ? "-" : _("N/A (no nccl-tests summary)"));
+	field(c, _("bus bw"), buf, 0);
 	if (k == 1 && ab->ratio > 0) {
-		snprintf(buf, sizeof(buf), "%.2fx by %s", ab->ratio, ab->measure[0] ? ab->measure : "bus bandwidth");
+		snprintf(buf, sizeof(buf), _("%.2fx by %s"), ab->ratio, ab->measure[0] ? ab->measure : _("bus bandwidth"));
 		field(c, "A/B", buf, 0);
 	}
 
 	if (lg->nerr == 0) {
-		field(c, "errors", "none", 0);
+		field(c, _("errors"), _("none"), 0);
 	} else {
 		snprintf(buf, sizeof(buf), "%lld", lg->errors);
-		field(c, "errors", buf, fab_attr(CP_ERROR));
+		field(c, _("errors"), buf, fab_attr(CP_ERROR));
 		for (int i = 0; i < lg->nerr && i < SHOWN_ERRORS; i++) {
 			const struct nccl_log_error *e = &lg->err[i];
 			char line[COL_TEXT + 64];
@@ -266,7 +262,7 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 			col_wrap(c, 4, 6, line, fab_attr(CP_ERROR));
 		}
 		if (lg->nerr > SHOWN_ERRORS) {
-			snprintf(buf, sizeof(buf), "and %d more", lg->nerr - SHOWN_ERRORS);
+			snprintf(buf, sizeof(buf), _("and %d more"), lg->nerr - SHOWN_ERRORS);
 			col_clip(c, 4, buf, fab_attr(CP_DIM));
 		}
 	}
@@ -274,8 +270,8 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 	/* The running run's lines are shown live, full width, above. */
 	if (r->state == AB_RUNNING)
 		return;
-	snprintf(buf, sizeof(buf), "last %d of %lld lines", r->tail_n, r->out_lines);
-	col_clip(c, 2, r->tail_n ? buf : "no output", fab_attr(CP_DIM));
+	snprintf(buf, sizeof(buf), _("last %d of %lld lines"), r->tail_n, r->out_lines);
+	col_clip(c, 2, r->tail_n ? buf : _("no output"), fab_attr(CP_DIM));
 	for (int i = 0; i < r->tail_n && i < AB_TAIL_LINES; i++) {
 		int at = ((r->tail_next - r->tail_n + i) % AB_TAIL_LINES + AB_TAIL_LINES) % AB_TAIL_LINES;
 		char line[AB_TAIL_LEN + 1];
@@ -287,21 +283,22 @@ static void run_column(struct col *c, const struct ab *ab, int k)
 static void verdict_head(struct view_pen *p, const struct ab *ab)
 {
 	char buf[640];
-	const char *name = ab->verdict == AB_V_PENDING ? "pending" : ab_verdict_name(ab->verdict);
-	int x = view_pen_fixed(p, 0, "A/B verdict: ", A_BOLD);
+	const char *name = ab->verdict == AB_V_PENDING ? _("pending") : ab_verdict_name(ab->verdict);
+	int x = view_pen_fixed(p, 0, _("A/B verdict: "), A_BOLD);
 	view_pen_fixed(p, x, name, verdict_attr(ab->verdict) | A_BOLD);
 	view_pen_nl(p);
 	if (ab->verdict == AB_V_PENDING) {
-		snprintf(buf, sizeof(buf), "run %c is %s; the verdict comes when both runs are over",
-			 ab->cur == 1 ? 'B' : 'A', ab->cur >= 0 ? "running" : "not started");
-		view_pen_wrap_hang(p, 2, 2, buf, fab_attr(CP_DIM));
+		const char *what = ab->cur < 0 ? _("run A is not started; the verdict comes when both runs are over")
+			: ab->cur == 1 ? _("run B is running; the verdict comes when both runs are over")
+			: _("run A is running; the verdict comes when both runs are over");
+		view_pen_wrap_hang(p, 2, 2, what, fab_attr(CP_DIM));
 		return;
 	}
 	if (ab->reason[0])
 		view_pen_wrap_hang(p, 2, 2, ab->reason, 0);
 	if (ab->hint[0]) {
-		snprintf(buf, sizeof(buf), "next: %s", ab->hint);
-		view_pen_wrap_hang(p, 0, 6, buf, 0);
+		snprintf(buf, sizeof(buf), _("next: %s"), ab->hint);
+		view_pen_wrap_hang(p, 0, view_strwidth(_("next: ")), buf, 0);
 	}
 }
 
@@ -320,10 +317,10 @@ static void live_output(struct view_pen *p, const struct ab *ab)
 	int w = p->w - 3;
 	view_pen_nl(p);
 	if (r->tail_n)
-		snprintf(buf, sizeof(buf), "Run %c output, live: last %d of %lld lines", r->label,
+		snprintf(buf, sizeof(buf), _("Run %c output, live: last %d of %lld lines"), r->label,
 			 r->tail_n, r->out_lines);
 	else
-		snprintf(buf, sizeof(buf), "Run %c output, live: no line yet", r->label);
+		snprintf(buf, sizeof(buf), _("Run %c output, live: no line yet"), r->label);
 	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int i = 0; i < r->tail_n && i < AB_TAIL_LINES; i++) {
