@@ -23,6 +23,23 @@ bool port_active(const struct fab_port *p)
 	return p->state.ok && (p->state.v == 4 || p->state.v == 5);
 }
 
+/* A text cut short by its buffer ends on a whole character: a translation
+ * is longer in bytes than the English, and half a CJK character would show
+ * as escapes. Drops the last sequence when it is incomplete. */
+static void cut_whole(char *s, size_t len)
+{
+	size_t n = strnlen(s, len);
+	size_t i = n;
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && n - i < 3)
+		i--;
+	if (i == 0 || ((unsigned char)s[i - 1] & 0x80) == 0)
+		return;
+	unsigned char lead = (unsigned char)s[i - 1];
+	size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+	if (n - (i - 1) < need)
+		s[i - 1] = '\0';
+}
+
 __attribute__((format(printf, 3, 4)))
 static struct fab_judged judged(enum fab_tri v, struct fab_judged *j, const char *fmt, ...)
 {
@@ -31,6 +48,7 @@ static struct fab_judged judged(enum fab_tri v, struct fab_judged *j, const char
 	va_start(ap, fmt);
 	vsnprintf(j->why, sizeof(j->why), fmt, ap);
 	va_end(ap);
+	cut_whole(j->why, sizeof(j->why));
 	return *j;
 }
 
@@ -363,6 +381,7 @@ double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
 			fab_catf(why, len, _("; the card serves its ports through %d PCIe links "
 				 "(multi-host/socket direct): the functions together make the port"),
 				 n->card_links);
+		cut_whole(why, len);
 	}
 	return pcie;
 }
@@ -450,6 +469,7 @@ static int said(int v, char *why, size_t len, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(why, len, fmt, ap);
 		va_end(ap);
+		cut_whole(why, len);
 	}
 	return v;
 }

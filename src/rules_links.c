@@ -408,7 +408,7 @@ static void rule_rate_degraded(struct fab_model *m)
 			expect = sib;
 		if (!expect && narrow && p->width.v > 0 && !like_sibs)
 			expect = rate * 4.0 / (double)p->width.v;   /* same lane speed, 4X */
-		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[200] = "";
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[400] = "";
 		port_name(n, p, subj, sizeof(subj));
 		port_dir(n, p, dir, sizeof(dir));
 		const char *ll = is_roce(p) ? "RoCE" : "IB";
@@ -879,7 +879,7 @@ static const struct err_def {
 static void rule_link_errors(struct fab_model *m)
 {
 	FOR_EACH_PORT(m, n, p) {
-		char list[200] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
+		char list[400] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
 		int hits = 0;
 		enum fab_severity sev = SEV_INFO;
 		/* A port that is down now: link_downed records that very event,
@@ -1115,7 +1115,7 @@ static void rule_bond_slave_down(struct fab_model *m)
 		const struct fab_netdev *b = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 		if (!b || !b->bond_mode[0])
 			continue;
-		char list[sizeof(b->bond_slaves)], down[200] = "", ev[FAB_PATH_LEN] = "", why[64];
+		char list[sizeof(b->bond_slaves)], down[400] = "", ev[FAB_PATH_LEN] = "", why[64];
 		const char *first = NULL;
 		int nslaves = 0, ndown = 0;
 		fab_strlcpy(list, b->bond_slaves, sizeof(list));
@@ -1242,7 +1242,7 @@ static void rule_subnet_mismatch(struct fab_model *m)
 			if (!ib_subnet(p, prefix, sizeof(prefix)))
 				continue;
 			char key[48], subj[FAB_NAME_LEN + 8];
-			snprintf(key, sizeof(key), _("%s SM LID %lld"), prefix, p->sm_lid.v);
+			snprintf(key, sizeof(key), "%s SM LID %lld", prefix, p->sm_lid.v);
 			port_name(&m->nics[i], p, subj, sizeof(subj));
 			int v = 0;
 			while (v < nnets && strcmp(nets[v], key) != 0)

@@ -51,7 +51,7 @@ static void rule_nic_far(struct fab_model *m)
 			 t.devs[t.ngpus + j].label, nic->name, topo_level_word(l),
 			 l == TOPO_SYS ? _("the CPU interconnect") : _("the host bridges"));
 		/* Say so when a closer NIC exists but is not usable. */
-		char closer[256] = "", na[24], nb[24];
+		char closer[512] = "", na[24], nb[24];
 		if (t.closer[g] >= 0) {
 			int k = t.closer[g], ni = t.devs[t.ngpus + k].idx;
 			snprintf(closer, sizeof(closer), _("; %s %s is %s but not usable: %s"),
@@ -220,7 +220,7 @@ static void rule_pcie_degraded(struct fab_model *m)
 		enum fab_severity sev = off_path ? SEV_INFO :
 					(narrow || !gpu_only || busy.v == FAB_YES) ? SEV_WARN : SEV_INFO;
 		struct fab_finding *f = model_add_finding(m, "pcie.degraded", sev, label);
-		char busy_note[200] = "";
+		char busy_note[320] = "";
 		if (busy.v == FAB_YES)
 			snprintf(busy_note, sizeof(busy_note), _(" while the GPU is busy (%s): a busy GPU "
 				 "runs its link at full speed"), busy.why);
