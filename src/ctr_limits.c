@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/ctr_limits.h"
 #include "fabtop/model.h"
 #include "fabtop/sanitize.h"
@@ -48,71 +49,71 @@
 const struct ctr_limit_def ctr_limit_defs[] = {
 	{ .id = "counters.symbol-error-rate", .dir = "counters", .name = "symbol_error",
 	  .kind = CLK_RATE, .max = 10, .window_s = 1, .sev = SEV_WARN, .hint = CLH_PHY,
-	  .what = "physical: bit errors on the lanes faster than FEC margins allow",
+	  .what = N_("physical: bit errors on the lanes faster than FEC margins allow"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (symbol_error, velocity 10/second)" },
 	{ .id = "counters.symbol-error-ber", .dir = "counters", .name = "symbol_error",
 	  .kind = CLK_RATE, .max = 120, .window_s = 3600, .sev = SEV_ERROR, .hint = CLH_PHY,
-	  .what = "physical: the link breaks the IBTA bit error rate of 1e-12",
+	  .what = N_("physical: the link breaks the IBTA bit error rate of 1e-12"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (symbol_error_fatal, 120/hour: "
 		    "the IBTA BER 1e-12 limit)" },
 	{ .id = "counters.link-error-recovery", .dir = "counters", .name = "link_error_recovery",
 	  .kind = CLK_RATE, .max = 5, .window_s = 60, .sev = SEV_WARN, .hint = CLH_PHY,
-	  .what = "physical: the link retrains again and again (micro-flaps stall traffic)",
+	  .what = N_("physical: the link retrains again and again (micro-flaps stall traffic)"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (link_error_recovery, 5/minute)" },
 	{ .id = "counters.ack-timeout", .dir = "hw_counters", .name = "local_ack_timeout_err",
 	  .kind = CLK_RATE, .max = 1, .window_s = 1, .sev = SEV_WARN, .hint = CLH_TRANSPORT,
-	  .what = "transport: QPs wait out full ACK timeouts (a lost path or a dead peer)",
+	  .what = N_("transport: QPs wait out full ACK timeouts (a lost path or a dead peer)"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (local_ack_timeout_err, 1/second)" },
 	{ .id = "counters.xmit-discards", .dir = "counters", .name = "port_xmit_discards",
 	  .kind = CLK_RATE, .max = 100, .window_s = 1, .sev = SEV_WARN, .hint = CLH_LOSSLESS,
-	  .what = "congestion: the port drops what it cannot send (flow control broke down)",
+	  .what = N_("congestion: the port drops what it cannot send (flow control broke down)"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (port_xmit_discards, 100/second)" },
 	{ .id = "counters.link-downed", .dir = "counters", .name = "link_downed",
 	  .kind = CLK_ANY, .sev = SEV_ERROR, .hint = CLH_PHY,
-	  .what = "physical: the link went down while watched; running QPs do not survive it",
+	  .what = N_("physical: the link went down while watched; running QPs do not survive it"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (link_downed, delta > 0, fatal)" },
 	{ .id = "counters.buffer-overrun", .dir = "counters", .name = "excessive_buffer_overrun_errors",
 	  .kind = CLK_ANY, .sev = SEV_ERROR, .hint = CLH_LOSSLESS,
-	  .what = "link: an input buffer overran, so the lossless link dropped packets",
+	  .what = N_("link: an input buffer overran, so the lossless link dropped packets"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (excessive_buffer_overrun_errors, "
 		    "delta > 0, fatal)" },
 	{ .id = "counters.link-integrity", .dir = "counters", .name = "local_link_integrity_errors",
 	  .kind = CLK_ANY, .sev = SEV_ERROR, .hint = CLH_PHY,
-	  .what = "physical: raw errors passed the port's LocalPhyErrors limit (outside spec)",
+	  .what = N_("physical: raw errors passed the port's LocalPhyErrors limit (outside spec)"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (local_link_integrity_errors, "
 		    "delta > 0, fatal)" },
 	{ .id = "counters.rnr-retry", .dir = "hw_counters", .name = "rnr_nak_retry_err",
 	  .kind = CLK_ANY, .sev = SEV_ERROR, .hint = CLH_TRANSPORT,
-	  .what = "transport: a QP ran out of RNR retries and failed (a receiver never posted)",
+	  .what = N_("transport: a QP ran out of RNR retries and failed (a receiver never posted)"),
 	  .source = "NVIDIA NVSentinel nic-health-monitor default (rnr_nak_retry_err, delta > 0, fatal)" },
 	{ .id = "counters.pause-storm", .dir = "ethtool", .name = "tx_pause_storm_warning_events",
 	  .kind = CLK_ANY, .sev = SEV_WARN, .hint = CLH_LOSSLESS,
-	  .what = "congestion: the NIC sent pauses for a long time (a pause storm building)",
+	  .what = N_("congestion: the NIC sent pauses for a long time (a pause storm building)"),
 	  .source = "mlx5 counters.rst (kernel docs): the device was sending pauses for a long "
 		    "period of time" },
 	{ .id = "counters.pause-storm-drop", .dir = "ethtool", .name = "tx_pause_storm_error_events",
 	  .kind = CLK_ANY, .sev = SEV_ERROR, .hint = CLH_LOSSLESS,
-	  .what = "congestion: the pause storm watchdog stopped the NIC's pauses; packets may drop",
+	  .what = N_("congestion: the pause storm watchdog stopped the NIC's pauses; packets may drop"),
 	  .source = "mlx5 counters.rst (kernel docs): pauses timed out and were disabled; "
 		    "drops could have occurred" },
 	{ .id = "counters.fec-uncorrected", .dir = "ethtool", .name = "rx_pcs_symbol_err_phy",
 	  .kind = CLK_ANY, .sev = SEV_ERROR, .hint = CLH_PHY,
-	  .what = "physical: symbol errors FEC could not correct; traffic was lost",
+	  .what = N_("physical: symbol errors FEC could not correct; traffic was lost"),
 	  .source = "mlx5 counters.rst: errors not corrected by FEC, traffic is lost (above the "
 		    "1e-12 BER target after FEC)" },
 	{ .id = "counters.pre-fec-ber", .dir = "ethtool", .name = "rx_corrected_bits_phy",
 	  .denom = "rx_bits_phy", .kind = CLK_RATIO, .max = 2.4e-4, .window_s = 60,
 	  .min_denom = 1e6, .sev = SEV_WARN, .hint = CLH_PHY,
-	  .what = "physical: FEC corrects more bits than a healthy link needs (its margin shrinks)",
+	  .what = N_("physical: FEC corrects more bits than a healthy link needs (its margin shrinks)"),
 	  .source = "IEEE 802.3 pre-FEC BER 2.4e-4 for PAM4 links with RS(544,514) FEC "
 		    "(Dell KB 000286734 for ConnectX-6 Dx); ratio as in mlx5 counters.rst" },
 	{ .id = "counters.pcie-stall", .dir = "ethtool", .name = "outbound_pci_stalled_rd",
 	  .kind = CLK_LEVEL, .max = 30, .unit = "%", .sev = SEV_WARN, .hint = CLH_PCIE,
-	  .what = "PCIe: the NIC's reads stalled for lack of credits that share of the last second",
+	  .what = N_("PCIe: the NIC's reads stalled for lack of credits that share of the last second"),
 	  .source = "mlx5 counters.rst: outbound_pci_stalled_rd_events counts seconds above 30%" },
 	{ .id = "counters.pcie-stall", .dir = "ethtool", .name = "outbound_pci_stalled_wr",
 	  .kind = CLK_LEVEL, .max = 30, .unit = "%", .sev = SEV_WARN, .hint = CLH_PCIE,
-	  .what = "PCIe: the NIC's writes stalled for lack of credits that share of the last second",
+	  .what = N_("PCIe: the NIC's writes stalled for lack of credits that share of the last second"),
 	  .source = "mlx5 counters.rst: outbound_pci_stalled_wr_events counts seconds above 30%" },
 };
 const int ctr_nlimit_defs = (int)(sizeof(ctr_limit_defs) / sizeof(ctr_limit_defs[0]));
@@ -132,7 +133,7 @@ static const char *per_window(double w, char *buf, size_t len)
 		return "/min";
 	if (w == 3600)
 		return "/h";
-	snprintf(buf, len, " in %g s", w);
+	snprintf(buf, len, _(" in %g s"), w);
 	return buf;
 }
 
@@ -164,16 +165,16 @@ const char *ctr_limit_text(const struct ctr_limit_def *d, char *buf, size_t len)
 	char w[32], u[32];
 	switch (d->kind) {
 	case CLK_RATE:
-		snprintf(buf, len, "over %g%s", d->max, per_window(d->window_s, u, sizeof(u)));
+		snprintf(buf, len, _("over %g%s"), d->max, per_window(d->window_s, u, sizeof(u)));
 		break;
 	case CLK_ANY:
-		snprintf(buf, len, "any growth");
+		snprintf(buf, len, _("any growth"));
 		break;
 	case CLK_LEVEL:
-		snprintf(buf, len, "above %g %s", d->max, d->unit ? d->unit : "");
+		snprintf(buf, len, _("above %g %s"), d->max, d->unit ? d->unit : "");
 		break;
 	case CLK_RATIO:
-		snprintf(buf, len, "above %.1e (%s / %s over %s)", d->max, d->name, d->denom,
+		snprintf(buf, len, _("above %.1e (%s / %s over %s)"), d->max, d->name, d->denom,
 			 window_words(d->window_s, w, sizeof(w)));
 		break;
 	}
@@ -470,10 +471,10 @@ static void figure_words(const struct ctr_limit_def *d, double fig, uint64_t gro
 		if (whole)
 			snprintf(buf, len, "%.3g%s", fig, per_window(d->window_s, u, sizeof(u)));
 		else
-			snprintf(buf, len, "%llu in %s", (unsigned long long)growth, dur(span, t, sizeof(t)));
+			snprintf(buf, len, _("%llu in %s"), (unsigned long long)growth, dur(span, t, sizeof(t)));
 		break;
 	case CLK_ANY:
-		snprintf(buf, len, "+%llu in %s", (unsigned long long)growth, dur(span, t, sizeof(t)));
+		snprintf(buf, len, _("+%llu in %s"), (unsigned long long)growth, dur(span, t, sizeof(t)));
 		break;
 	case CLK_LEVEL:
 		snprintf(buf, len, "%g %s", fig, d->unit ? d->unit : "");
@@ -503,38 +504,38 @@ enum ctr_limit_state ctr_limits_state(const struct ctr_limits *L, int ci, char *
 		return worst->state;
 	const struct ctr_limit_def *d = &ctr_limit_defs[worst->def];
 	const struct fab_ctr *c = &L->bound->ctrs[ci];
-	char lim[96], fig[64], w[32];
+	char lim[160], fig[128], w[32];
 	ctr_limit_text(d, lim, sizeof(lim));
 	switch (worst->state) {
 	case CLS_OVER:
 		figure_words(d, worst->figure, worst->growth, worst->span, whole_window(worst, d),
 			     fig, sizeof(fig));
-		snprintf(why, len, "%s%s, limit: %s", worst->lower ? "at least " : "", fig, lim);
+		snprintf(why, len, worst->lower ? _("at least %s, limit: %s") : _("%s, limit: %s"), fig, lim);
 		break;
 	case CLS_WAS_OVER:
 		figure_words(d, worst->peak, worst->peak_growth, worst->peak_span,
 			     d->kind == CLK_RATE && worst->peak_span >= d->window_s - window_slack(d->window_s),
 			     fig, sizeof(fig));
-		snprintf(why, len, "was %s, limit: %s", fig, lim);
+		snprintf(why, len, _("was %s, limit: %s"), fig, lim);
 		break;
 	case CLS_BLIND:
-		snprintf(why, len, "pinned at %llu: %s cannot be judged",
+		snprintf(why, len, _("pinned at %llu: %s cannot be judged"),
 			 (unsigned long long)c->value, lim);
 		break;
 	case CLS_WATCHING:
 		if (d->kind == CLK_RATIO)
-			snprintf(why, len, "watching: %llu of %.0f bits needed", (unsigned long long)worst->dgrowth,
+			snprintf(why, len, _("watching: %llu of %.0f bits needed"), (unsigned long long)worst->dgrowth,
 				 d->min_denom);
 		else
-			snprintf(why, len, "watching %.0f s of %s: %llu so far, limit: %s", worst->span,
+			snprintf(why, len, _("watching %.0f s of %s: %llu so far, limit: %s"), worst->span,
 				 window_words(d->window_s, w, sizeof(w)),
 				 (unsigned long long)worst->growth, lim);
 		break;
 	case CLS_OK:
-		snprintf(why, len, "within: %s", lim);
+		snprintf(why, len, _("within: %s"), lim);
 		break;
 	case CLS_UNKNOWN:
-		snprintf(why, len, "not read: %s unknown", lim);
+		snprintf(why, len, _("not read: %s unknown"), lim);
 		break;
 	case CLS_NONE:
 		break;
@@ -569,36 +570,36 @@ static void hint_of(const struct ctr_limit_def *d, const struct fab_sampler *s,
 	switch (d->hint) {
 	case CLH_PHY:
 		if (eth)
-			snprintf(buf, len, "ethtool -S %s | grep -E 'phy|fec'; ethtool --show-fec %s; "
-				 "growing errors: reseat, clean or replace the cable or transceiver",
+			snprintf(buf, len, _("ethtool -S %s | grep -E 'phy|fec'; ethtool --show-fec %s; "
+				 "growing errors: reseat, clean or replace the cable or transceiver"),
 				 FAB_SHQ(p->dev), FAB_SHQ(p->dev));
 		else
-			snprintf(buf, len, "mlxlink -d %s -p %d -c (BER and FEC); perfquery -x -C %s -P %d; "
-				 "growing errors: reseat, clean or replace the cable or transceiver",
+			snprintf(buf, len, _("mlxlink -d %s -p %d -c (BER and FEC); perfquery -x -C %s -P %d; "
+				 "growing errors: reseat, clean or replace the cable or transceiver"),
 				 FAB_SHQ(p->dev), p->port, FAB_SHQ(p->dev), p->port);
 		break;
 	case CLH_LOSSLESS:
 		if (eth)
-			snprintf(buf, len, "ethtool -S %s | grep -E 'pause|discard'; mlnx_qos -i %s (PFC, "
+			snprintf(buf, len, _("ethtool -S %s | grep -E 'pause|discard'; mlnx_qos -i %s (PFC, "
 				 "buffers); a host that stops draining its receive queues makes the NIC pause "
-				 "without end", FAB_SHQ(p->dev), FAB_SHQ(p->dev));
+				 "without end"), FAB_SHQ(p->dev), FAB_SHQ(p->dev));
 		else
-			snprintf(buf, len, "perfquery -x -C %s -P %d; check flow control (credits, PFC) and "
-				 "buffer settings at both ends of the link", FAB_SHQ(p->dev), p->port);
+			snprintf(buf, len, _("perfquery -x -C %s -P %d; check flow control (credits, PFC) and "
+				 "buffer settings at both ends of the link"), FAB_SHQ(p->dev), p->port);
 		break;
 	case CLH_TRANSPORT:
 		/* Device-level hw_counters (port 0) have no link to name. */
 		if (p->port > 0)
-			snprintf(buf, len, "rdma statistic show link %s; a peer stopped answering or "
+			snprintf(buf, len, _("rdma statistic show link %s; a peer stopped answering or "
 				 "packets are lost on the path: check the peer node and the switch ports "
-				 "between", FAB_SHQ(dp));
+				 "between"), FAB_SHQ(dp));
 		else
-			snprintf(buf, len, "rdma statistic show; a peer stopped answering or packets are "
-				 "lost on the path: check the peer node and the switch ports between");
+			snprintf(buf, len, _("rdma statistic show; a peer stopped answering or packets are "
+				 "lost on the path: check the peer node and the switch ports between"));
 		break;
 	case CLH_PCIE:
-		snprintf(buf, len, "ethtool -S %s | grep pci; lspci -vv on the NIC's function (LnkSta: "
-			 "speed and width): the host does not take the NIC's DMA fast enough",
+		snprintf(buf, len, _("ethtool -S %s | grep pci; lspci -vv on the NIC's function (LnkSta: "
+			 "speed and width): the host does not take the NIC's DMA fast enough"),
 			 FAB_SHQ(p->dev));
 		break;
 	}
@@ -608,50 +609,50 @@ static void evidence_of(const struct ctr_track *tr, const struct ctr_limit_def *
 			const struct fab_sampler *s, bool peak, char *buf, size_t len)
 {
 	const struct fab_ctr *c = &s->ctrs[tr->ctr];
-	char lim[96], t[48];
+	char lim[160], t[48];
 	uint64_t g = peak ? tr->peak_growth : tr->growth, gd = peak ? tr->peak_dgrowth : tr->dgrowth;
 	double span = peak ? tr->peak_span : tr->span;
 	ctr_limit_text(d, lim, sizeof(lim));
 	if (d->kind == CLK_LEVEL)
 		snprintf(buf, len, "%s/%s = %g", c->dir, c->name, peak ? tr->peak : tr->figure);
 	else if (d->kind == CLK_RATIO)
-		snprintf(buf, len, "%s/%s +%llu, %s/%s +%llu in %s", c->dir, c->name,
+		snprintf(buf, len, _("%s/%s +%llu, %s/%s +%llu in %s"), c->dir, c->name,
 			 (unsigned long long)g, c->dir, d->denom, (unsigned long long)gd,
 			 dur(span, t, sizeof(t)));
 	else
-		snprintf(buf, len, "%s/%s +%llu in %s (now %llu)", c->dir, c->name,
+		snprintf(buf, len, _("%s/%s +%llu in %s (now %llu)"), c->dir, c->name,
 			 (unsigned long long)g, dur(span, t, sizeof(t)), (unsigned long long)c->value);
-	fab_catf(buf, len, "; limit: %s; source: %s", lim, d->source);
+	fab_catf(buf, len, _("; limit: %s; source: %s"), lim, d->source);
 }
 
 static void over_message(const struct ctr_track *tr, const struct ctr_limit_def *d,
 			 const struct fab_ctr *c, char *buf, size_t len)
 {
-	char lim[96], fig[64], t[48], w[32];
+	char lim[160], fig[128], t[48], w[32];
 	ctr_limit_text(d, lim, sizeof(lim));
 	bool whole = whole_window(tr, d);
 	figure_words(d, tr->figure, tr->growth, tr->span, whole, fig, sizeof(fig));
-	const char *atleast = tr->lower ? " (at least: the counter pinned)" : "";
+	const char *atleast = tr->lower ? _(" (at least: the counter pinned)") : "";
 	switch (d->kind) {
 	case CLK_RATE:
 		if (whole)
-			snprintf(buf, len, "%s grew %llu in the last %s (%s)%s: %s, its limit", c->name,
+			snprintf(buf, len, _("%s grew %llu in the last %s (%s)%s: %s, its limit"), c->name,
 				 (unsigned long long)tr->growth, dur(tr->span, t, sizeof(t)), fig, atleast, lim);
 		else
-			snprintf(buf, len, "%s grew %llu in %s watched, of a %s window%s: already %s, "
-				 "its limit", c->name, (unsigned long long)tr->growth,
+			snprintf(buf, len, _("%s grew %llu in %s watched, of a %s window%s: already %s, "
+				 "its limit"), c->name, (unsigned long long)tr->growth,
 				 dur(tr->span, t, sizeof(t)), window_words(d->window_s, w, sizeof(w)),
 				 atleast, lim);
 		break;
 	case CLK_ANY:
-		snprintf(buf, len, "%s grew %llu in %s watched%s: any growth is over its limit",
+		snprintf(buf, len, _("%s grew %llu in %s watched%s: any growth is over its limit"),
 			 c->name, (unsigned long long)tr->growth, dur(tr->span, t, sizeof(t)), atleast);
 		break;
 	case CLK_LEVEL:
-		snprintf(buf, len, "%s is %s: %s, its limit", c->name, fig, lim);
+		snprintf(buf, len, _("%s is %s: %s, its limit"), c->name, fig, lim);
 		break;
 	case CLK_RATIO:
-		snprintf(buf, len, "pre-FEC BER %s (%s / %s over %s): %s, its limit", fig, c->name,
+		snprintf(buf, len, _("pre-FEC BER %s (%s / %s over %s): %s, its limit"), fig, c->name,
 			 d->denom, dur(tr->span, t, sizeof(t)), lim);
 		break;
 	}
@@ -687,7 +688,7 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 		const struct ctr_track *tr = &L->tracks[i];
 		const struct ctr_limit_def *d = &ctr_limit_defs[tr->def];
 		const struct fab_ctr *c = &s->ctrs[tr->ctr];
-		char subj[FAB_NAME_LEN], lim[96], fig[64], t[48], w[32];
+		char subj[FAB_NAME_LEN], lim[160], fig[128], t[48], w[32];
 		subject_of(s, c, subj, sizeof(subj));
 		ctr_limit_text(d, lim, sizeof(lim));
 		struct fab_finding *f = NULL;
@@ -710,7 +711,7 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 					     tr->peak_span >= d->window_s - window_slack(d->window_s),
 					     fig, sizeof(fig));
 				snprintf(f->message, sizeof(f->message),
-					 "%s was over its limit (%s): %s, %s ago; within it now", c->name,
+					 _("%s was over its limit (%s): %s, %s ago; within it now"), c->name,
 					 lim, fig, dur(s->t_last - tr->t_peak, t, sizeof(t)));
 				evidence_of(tr, d, s, true, f->evidence, sizeof(f->evidence));
 			}
@@ -725,8 +726,8 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 			if (k < max) {
 				f = &out[k];
 				snprintf(f->message, sizeof(f->message),
-					 "%s grew %llu in %s watched, of a %s window: under its limit (%s) "
-					 "so far, not yet known to be within", c->name, (unsigned long long)tr->growth,
+					 _("%s grew %llu in %s watched, of a %s window: under its limit (%s) "
+					 "so far, not yet known to be within"), c->name, (unsigned long long)tr->growth,
 					 dur(tr->span, t, sizeof(t)), window_words(d->window_s, w, sizeof(w)),
 					 lim);
 				evidence_of(tr, d, s, false, f->evidence, sizeof(f->evidence));
@@ -740,16 +741,16 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 			n = emit(out, max, n, "counters.limit-blind", SEV_WARN, subj);
 			if (k < max) {
 				f = &out[k];
-				char lims[160] = "";
+				char lims[320] = "";
 				for (int j = i; j < L->ntracks && L->tracks[j].ctr == tr->ctr; j++)
 					if (L->tracks[j].state == CLS_BLIND)
-						fab_catf(lims, sizeof(lims), "%s%s", lims[0] ? " and " : "",
+						fab_catf(lims, sizeof(lims), "%s%s", lims[0] ? _(" and ") : "",
 							 ctr_limit_text(&ctr_limit_defs[L->tracks[j].def], lim,
 									sizeof(lim)));
 				int width = c->def ? c->def->width : 64;
 				snprintf(f->message, sizeof(f->message),
-					 "%s is pinned at %llu (its %d-bit maximum): growth no longer shows, "
-					 "so its limit (%s) cannot be judged", c->name,
+					 _("%s is pinned at %llu (its %d-bit maximum): growth no longer shows, "
+					 "so its limit (%s) cannot be judged"), c->name,
 					 (unsigned long long)c->value, width, lims);
 				snprintf(f->evidence, sizeof(f->evidence), "%s/%s = %llu = 2^%d-1", c->dir,
 					 c->name, (unsigned long long)c->value, width);
@@ -766,9 +767,9 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 					snprintf(cmd, sizeof(cmd), "perfquery -x -R -C %s -P %d",
 						 FAB_SHQ(p->dev), p->port);
 				snprintf(f->hint, sizeof(f->hint),
-					 "clear it with %s (as root; fabtop never clears counters), then its "
-					 "limit can be judged again", cmd);
-				fab_strlcpy(f->layer, d->what, sizeof(f->layer));
+					 _("clear it with %s (as root; fabtop never clears counters), then its "
+					 "limit can be judged again"), cmd);
+				fab_strlcpy(f->layer, _(d->what), sizeof(f->layer));
 				f = NULL;   /* its hint is the clearing, not the limit's */
 			}
 			break;
@@ -776,7 +777,7 @@ int ctr_limits_findings(const struct ctr_limits *L, const struct fab_sampler *s,
 			break;
 		}
 		if (f) {
-			fab_strlcpy(f->layer, d->what, sizeof(f->layer));
+			fab_strlcpy(f->layer, _(d->what), sizeof(f->layer));
 			hint_of(d, s, c, f->hint, sizeof(f->hint));
 		}
 	}

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/counters.h"
 #include "fabtop/dcb.h"
 #include "fabtop/model.h"
@@ -22,6 +23,23 @@ bool port_active(const struct fab_port *p)
 	return p->state.ok && (p->state.v == 4 || p->state.v == 5);
 }
 
+/* A text cut short by its buffer ends on a whole character: a translation
+ * is longer in bytes than the English, and half a CJK character would show
+ * as escapes. Drops the last sequence when it is incomplete. */
+static void cut_whole(char *s, size_t len)
+{
+	size_t n = strnlen(s, len);
+	size_t i = n;
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80 && n - i < 3)
+		i--;
+	if (i == 0 || ((unsigned char)s[i - 1] & 0x80) == 0)
+		return;
+	unsigned char lead = (unsigned char)s[i - 1];
+	size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+	if (n - (i - 1) < need)
+		s[i - 1] = '\0';
+}
+
 __attribute__((format(printf, 3, 4)))
 static struct fab_judged judged(enum fab_tri v, struct fab_judged *j, const char *fmt, ...)
 {
@@ -30,6 +48,7 @@ static struct fab_judged judged(enum fab_tri v, struct fab_judged *j, const char
 	va_start(ap, fmt);
 	vsnprintf(j->why, sizeof(j->why), fmt, ap);
 	va_end(ap);
+	cut_whole(j->why, sizeof(j->why));
 	return *j;
 }
 
@@ -41,15 +60,15 @@ struct fab_judged nic_verbs(const struct fab_nic *n)
 	if (u->name[0])
 		snprintf(node, sizeof(node), "/dev/infiniband/%s", u->name);
 	else
-		snprintf(node, sizeof(node), "its /dev/infiniband/uverbs node");
+		snprintf(node, sizeof(node), _("its /dev/infiniband/uverbs node"));
 	if (!u->open_errno.ok)
-		return judged(FAB_UNKNOWN, &j, "verbs access not recorded");
+		return judged(FAB_UNKNOWN, &j, _("verbs access not recorded"));
 	if (!u->present)
-		return judged(FAB_NO, &j, "%s does not exist here", node);
+		return judged(FAB_NO, &j, _("%s does not exist here"), node);
 	if (u->open_errno.v != 0)
-		return judged(FAB_NO, &j, "%s does not open: %s", node,
+		return judged(FAB_NO, &j, _("%s does not open: %s"), node,
 			      strerror((int)u->open_errno.v));
-	return judged(FAB_YES, &j, "%s opens", node);
+	return judged(FAB_YES, &j, _("%s opens"), node);
 }
 
 struct fab_judged port_usable(const struct fab_nic *n, const struct fab_port *p)
@@ -60,32 +79,34 @@ struct fab_judged port_usable(const struct fab_nic *n, const struct fab_port *p)
 	const char *ph = port_phys_word(p, st, sizeof(st));
 	bool down = p->state.ok && !port_active(p);
 	if (down && verbs.v == FAB_NO)
-		return judged(FAB_NO, &j, "port %s; %s", w, verbs.why);
+		return judged(FAB_NO, &j, _("port %s; %s"), w, verbs.why);
+	if (down && ph)
+		return judged(FAB_NO, &j, _("port %s/%s"), w, ph);
 	if (down)
-		return judged(FAB_NO, &j, "port %s%s%s", w, ph ? "/" : "", ph ? ph : "");
+		return judged(FAB_NO, &j, _("port %s"), w);
 	if (verbs.v == FAB_NO)
 		return judged(FAB_NO, &j, "%s", verbs.why);
 	if (!p->state.ok)
-		return judged(FAB_UNKNOWN, &j, "port state not read");
+		return judged(FAB_UNKNOWN, &j, _("port state not read"));
 	if (verbs.v == FAB_UNKNOWN)
 		return judged(FAB_UNKNOWN, &j, "%s", verbs.why);
-	return judged(FAB_YES, &j, "ACTIVE, %s", verbs.why);
+	return judged(FAB_YES, &j, _("ACTIVE, %s"), verbs.why);
 }
 
 struct fab_judged gpu_busy(const struct fab_gpu *g)
 {
 	struct fab_judged j = { FAB_UNKNOWN, "" };
-	char util[24] = "";
+	char util[64] = "";
 	if (g->util_pct.ok)
-		snprintf(util, sizeof(util), "%lld%% utilisation", g->util_pct.v);
+		snprintf(util, sizeof(util), _("%lld%% utilisation"), g->util_pct.v);
 	if (g->pstate.ok && (g->pstate.v <= 2 || g->pstate.v >= 5))
 		j.v = g->pstate.v <= 2 ? FAB_YES : FAB_NO;
 	else if (g->util_pct.ok)
 		j.v = g->util_pct.v >= 10 ? FAB_YES : FAB_NO;
 	if (j.v == FAB_UNKNOWN && g->pstate.ok)
-		snprintf(j.why, sizeof(j.why), "P%lld, utilisation unknown", g->pstate.v);
+		snprintf(j.why, sizeof(j.why), _("P%lld, utilisation unknown"), g->pstate.v);
 	else if (j.v == FAB_UNKNOWN)
-		snprintf(j.why, sizeof(j.why), "its load is unknown (no NVML)");
+		snprintf(j.why, sizeof(j.why), _("its load is unknown (no NVML)"));
 	else if (g->pstate.ok)
 		snprintf(j.why, sizeof(j.why), "P%lld%s%s", g->pstate.v, util[0] ? ", " : "", util);
 	else
@@ -101,17 +122,17 @@ struct fab_judged nic_usable(const struct fab_nic *n)
 	for (int i = 0; i < np; i++) {
 		const struct fab_judged *u = &n->ports[i].usable;
 		if (u->v == FAB_YES)
-			return judged(FAB_YES, &j, "port %d usable", n->ports[i].num);
+			return judged(FAB_YES, &j, _("port %d usable"), n->ports[i].num);
 		if (u->v == FAB_NO)
 			no++;
 		else if (!unknown)
 			unknown = u;
 	}
 	if (np <= 0)
-		return judged(FAB_NO, &j, "no ports");
+		return judged(FAB_NO, &j, _("no ports"));
 	if (no == np)
-		return judged(FAB_NO, &j, "%s", np == 1 ? n->ports[0].usable.why : "no port usable");
-	return judged(FAB_UNKNOWN, &j, "%s", unknown ? unknown->why : "unknown");
+		return judged(FAB_NO, &j, "%s", np == 1 ? n->ports[0].usable.why : _("no port usable"));
+	return judged(FAB_UNKNOWN, &j, "%s", unknown ? unknown->why : _("unknown"));
 }
 
 int model_usable_hcas(const struct fab_model *m, char *buf, size_t len)
@@ -354,12 +375,13 @@ double port_line_gbps(const struct fab_model *m, const struct fab_nic *n,
 	if (pcie >= rate)
 		return rate;
 	if (why && len) {
-		snprintf(why, len, "about %.0f Gb/s, what PCIe %g GT/s x%lld (%s) carries of the port's %.0f",
+		snprintf(why, len, _("about %.0f Gb/s, what PCIe %g GT/s x%lld (%s) carries of the port's %.0f"),
 			 pcie, d->link.cur_speed.v, d->link.cur_width.v, d->bdf, rate);
 		if (n->card_links > 1)
-			fab_catf(why, len, "; the card serves its ports through %d PCIe links "
-				 "(multi-host/socket direct): the functions together make the port",
+			fab_catf(why, len, _("; the card serves its ports through %d PCIe links "
+				 "(multi-host/socket direct): the functions together make the port"),
 				 n->card_links);
+		cut_whole(why, len);
 	}
 	return pcie;
 }
@@ -420,7 +442,7 @@ enum fab_tri model_netdev_here(const struct fab_model *m, const char *name,
 		why[0] = '\0';
 	if (nd && nd->read_errno) {
 		if (why)
-			snprintf(why, len, "cannot read /sys/class/net/%s: %s", nd->name,
+			snprintf(why, len, _("cannot read /sys/class/net/%s: %s"), nd->name,
 				 strerror(nd->read_errno));
 		return FAB_UNKNOWN;
 	}
@@ -447,6 +469,7 @@ static int said(int v, char *why, size_t len, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(why, len, fmt, ap);
 		va_end(ap);
+		cut_whole(why, len);
 	}
 	return v;
 }
@@ -454,42 +477,42 @@ static int said(int v, char *why, size_t len, const char *fmt, ...)
 int netdev_tc_priority(const struct fab_netdev *d, int tc, char *why, size_t len)
 {
 	if (!d)
-		return said(-1, why, len, "the port's netdev is not known");
+		return said(-1, why, len, _("the port's netdev is not known"));
 	if (tc < 0 || tc > 255)
-		return said(-1, why, len, "the traffic class is not known");
+		return said(-1, why, len, _("the traffic class is not known"));
 	int dscp = tc >> 2;   /* the low two bits are ECN */
-	const char *tsrc = d->trust_source[0] ? d->trust_source : "a source not recorded";
+	const char *tsrc = d->trust_source[0] ? d->trust_source : _("a source not recorded");
 	if (strcmp(d->qos_trust, "pcp") == 0)
-		return said(-1, why, len, "%s trusts pcp (%s): the priority is the QP's service level "
-			    "(NCCL_IB_SL) in the VLAN tag, not traffic class %d", d->name,
-			    d->trust_source[0] ? d->trust_source : "source unknown", tc);
+		return said(-1, why, len, _("%s trusts pcp (%s): the priority is the QP's service level "
+			    "(NCCL_IB_SL) in the VLAN tag, not traffic class %d"), d->name,
+			    d->trust_source[0] ? d->trust_source : _("source unknown"), tc);
 	if (strcmp(d->qos_trust, "dscp") != 0)
-		return said(-1, why, len, "the trust mode of %s is unknown (%s)", d->name,
-			    d->dcb_why[0] ? d->dcb_why : "neither DCB netlink nor MLNX_OFED's qos/trust said");
+		return said(-1, why, len, _("the trust mode of %s is unknown (%s)"), d->name,
+			    d->dcb_why[0] ? d->dcb_why : _("neither DCB netlink nor MLNX_OFED's qos/trust said"));
 	if (d->dscp_map_ok) {
 		int p = d->dscp2prio[dscp];
 		if (p >= 0 && p < DCB_NPRIO)
-			return said(p, why, len, "traffic class %d is DSCP %d, priority %d on %s (trust "
-				    "dscp from %s; DSCP map from the DCB netlink app table)", tc, dscp, p,
+			return said(p, why, len, _("traffic class %d is DSCP %d, priority %d on %s (trust "
+				    "dscp from %s; DSCP map from the DCB netlink app table)"), tc, dscp, p,
 				    d->name, tsrc);
-		return said(-1, why, len, "the DCB netlink app table of %s %s DSCP %d", d->name,
-			    p == DCB_DSCP_SEVERAL ? "maps to several priorities" : "has no entry for",
-			    dscp);
+		return said(-1, why, len, p == DCB_DSCP_SEVERAL ?
+			    _("the DCB netlink app table of %s maps to several priorities DSCP %d") :
+			    _("the DCB netlink app table of %s has no entry for DSCP %d"), d->name, dscp);
 	}
 	/* mlx5's firmware starts with dscp2prio = DSCP >> 3, as mlnx_qos shows it
 	 * ("prio:3 dscp:31,30,...,24"); nothing read here says otherwise. */
-	return said(dscp >> 3, why, len, "traffic class %d is DSCP %d, priority %d on %s (trust dscp "
-		    "from %s; mlx5's default map, DSCP >> 3: no DSCP map was read)", tc, dscp,
+	return said(dscp >> 3, why, len, _("traffic class %d is DSCP %d, priority %d on %s (trust dscp "
+		    "from %s; mlx5's default map, DSCP >> 3: no DSCP map was read)"), tc, dscp,
 		    dscp >> 3, d->name, tsrc);
 }
 
 int port_effective_tc(const struct fab_port *p, int tc, char *why, size_t len)
 {
 	if (p->tclass.set == FAB_YES)
-		return said(p->tclass.value, why, len, "MLNX_OFED's tc/%d/traffic_class forces "
-			    "traffic class %d on every QP of the port", p->num, p->tclass.value);
+		return said(p->tclass.value, why, len, _("MLNX_OFED's tc/%d/traffic_class forces "
+			    "traffic class %d on every QP of the port"), p->num, p->tclass.value);
 	if (tc < 0 || tc > 255)
-		return said(-1, why, len, "the application's traffic class is not known");
+		return said(-1, why, len, _("the application's traffic class is not known"));
 	return said(tc, why, len, "%s", "");
 }
 
@@ -519,19 +542,19 @@ enum fab_tri port_netdev_readable(const struct fab_model *m, const struct fab_ni
 	const struct fab_netdev *nd = NULL;
 	*d = NULL;
 	if (n->counters_skipped[0])
-		return said(FAB_NO, why, len, "%s's counters are not read (%s)", n->name,
+		return said(FAB_NO, why, len, _("%s's counters are not read (%s)"), n->name,
 			    n->counters_skipped);
 	if (!p->netdev[0])
-		return said(FAB_NO, why, len, "its netdev is not known");
+		return said(FAB_NO, why, len, _("its netdev is not known"));
 	enum fab_tri here = model_netdev_here(m, p->netdev, &nd, why, len);
 	if (here == FAB_UNKNOWN)
 		return FAB_UNKNOWN;
 	if (here == FAB_NO)
-		return said(FAB_NO, why, len, "%s is not in this network namespace (a pod's holds "
-			    "it: run fabtop there)", p->netdev);
+		return said(FAB_NO, why, len, _("%s is not in this network namespace (a pod's holds "
+			    "it: run fabtop there)"), p->netdev);
 	if (nd->pci != FAB_NO_INDEX && n->pci != FAB_NO_INDEX && nd->pci != n->pci &&
 	    nd->pci < m->npci && n->pci < m->npci)
-		return said(FAB_NO, why, len, "the %s here is another device's (PCI %s, not %s's %s)",
+		return said(FAB_NO, why, len, _("the %s here is another device's (PCI %s, not %s's %s)"),
 			    p->netdev, m->pci[nd->pci].bdf, n->name, m->pci[n->pci].bdf);
 	*d = nd;
 	if (why && len)

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "fabtop/findings.h"
+#include "fabtop/i18n.h"
 #include "rules.h"
 #include "fabtop/util.h"
 
@@ -22,7 +23,7 @@ void findings_run(struct fab_model *m)
 			int first = m->nfindings;
 			r->run(m);
 			for (int f = first; f < m->nfindings; f++)
-				fab_strlcpy(m->findings[f].layer, r->layer, sizeof(m->findings[f].layer));
+				fab_strlcpy(m->findings[f].layer, _(r->layer), sizeof(m->findings[f].layer));
 		}
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/gdr.h"
 #include "fabtop/util.h"
 #include "job.h"
@@ -83,8 +84,8 @@ static enum fab_nccl_path level_of(const struct fab_gdr_env *env, char *src, siz
 		return l;
 	}
 	bool c2c = nccl_param_int(env->net_gdr_c2c, 1) != 0;
-	snprintf(src, len, "NCCL's default%s", env->net_gdr_level ? " (NCCL_NET_GDR_LEVEL not "
-		 "understood)" : "");
+	snprintf(src, len, "%s", env->net_gdr_level ? _("NCCL's default (NCCL_NET_GDR_LEVEL not "
+		 "understood)") : _("NCCL's default"));
 	return c2c ? NCCL_PATH_P2C : NCCL_PATH_PXB;
 }
 
@@ -110,16 +111,16 @@ static struct fab_judged dmabuf(const struct fab_model *m, const struct fab_gpu 
 		snprintf(j.why, sizeof(j.why), "NCCL_DMABUF_ENABLE=%s", env->dmabuf_enable);
 	} else if (k == FAB_NO) {
 		j.v = FAB_NO;
-		snprintf(j.why, sizeof(j.why), "kernel %s has no RDMA DMA-BUF (5.12+)", m->kernel);
+		snprintf(j.why, sizeof(j.why), _("kernel %s has no RDMA DMA-BUF (5.12+)"), m->kernel);
 	} else if (g->cu_dmabuf == FAB_NO) {
 		j.v = FAB_NO;
-		snprintf(j.why, sizeof(j.why), "CUDA says the GPU has no DMA-BUF support");
+		snprintf(j.why, sizeof(j.why), _("CUDA says the GPU has no DMA-BUF support"));
 	} else if (k == FAB_YES && g->cu_dmabuf == FAB_YES) {
 		j.v = FAB_YES;
-		snprintf(j.why, sizeof(j.why), "DMA-BUF (kernel %s, CUDA DMA_BUF_SUPPORTED)", m->kernel);
+		snprintf(j.why, sizeof(j.why), _("DMA-BUF (kernel %s, CUDA DMA_BUF_SUPPORTED)"), m->kernel);
 	} else {
-		snprintf(j.why, sizeof(j.why), "DMA-BUF unknown (%s)", k == FAB_UNKNOWN ?
-			 "kernel version unknown" : "the GPU's DMA_BUF_SUPPORTED unknown: no CUDA driver");
+		snprintf(j.why, sizeof(j.why), _("DMA-BUF unknown (%s)"), k == FAB_UNKNOWN ?
+			 _("kernel version unknown") : _("the GPU's DMA_BUF_SUPPORTED unknown: no CUDA driver"));
 	}
 	return j;
 }
@@ -131,7 +132,7 @@ static enum fab_tri iommu_breaks(const struct fab_model *m, int pci, const char 
 {
 	const struct fab_pci_dev *d = pci >= 0 && pci < m->npci ? &m->pci[pci] : NULL;
 	if (!d) {
-		snprintf(why, len, "%s has no PCI function", who);
+		snprintf(why, len, _("%s has no PCI function"), who);
 		return FAB_UNKNOWN;
 	}
 	switch (d->iommu) {
@@ -139,14 +140,14 @@ static enum fab_tri iommu_breaks(const struct fab_model *m, int pci, const char 
 	case FAB_IOMMU_IDENTITY:
 		return FAB_NO;
 	case FAB_IOMMU_DMA:
-		snprintf(why, len, "the IOMMU translates %s %s's DMA (%s)", who, d->bdf,
+		snprintf(why, len, _("the IOMMU translates %s %s's DMA (%s)"), who, d->bdf,
 			 d->iommu_type);
 		return FAB_YES;
 	case FAB_IOMMU_OTHER:
-		snprintf(why, len, "%s %s's iommu_group type is %s", who, d->bdf, d->iommu_type);
+		snprintf(why, len, _("%s %s's iommu_group type is %s"), who, d->bdf, d->iommu_type);
 		return FAB_UNKNOWN;
 	default:
-		snprintf(why, len, "the IOMMU mode of %s %s is unknown", who, d->bdf);
+		snprintf(why, len, _("the IOMMU mode of %s %s is unknown"), who, d->bdf);
 		return FAB_UNKNOWN;
 	}
 }
@@ -170,7 +171,7 @@ int gdr_judge(const struct fab_model *m, int g, int n, const struct fab_gdr_env 
 	memset(out, 0, sizeof(*out));
 	out->path = out->level = NCCL_PATH_UNKNOWN;
 	if (g < 0 || g >= m->ngpus || n < 0 || n >= m->nnics) {
-		set(out, FAB_UNKNOWN, GDR_UNKNOWN_PATH, "no such GPU or HCA");
+		set(out, FAB_UNKNOWN, GDR_UNKNOWN_PATH, _("no such GPU or HCA"));
 		return -1;
 	}
 	if (!env)
@@ -192,18 +193,18 @@ int gdr_judge(const struct fab_model *m, int g, int n, const struct fab_gdr_env 
 	/* NCCL's order (ncclTopoCheckGdr): the HCA, the GPU, the distance. */
 	if (out->nic == FAB_NO) {
 		out->nccl = FAB_NO;
-		set(out, FAB_NO, GDR_NO_SUPPORT, "NCCL disables it for %s: no peer-memory module "
-		    "NCCL finds, and no DMA-BUF: %s", nic->name, db.why);
+		set(out, FAB_NO, GDR_NO_SUPPORT, _("NCCL disables it for %s: no peer-memory module "
+		    "NCCL finds, and no DMA-BUF: %s"), nic->name, db.why);
 		return 0;
 	}
 	if (gpu->cu_gdr == FAB_NO) {
 		out->nccl = FAB_NO;
-		set(out, FAB_NO, GDR_GPU_NO, "CUDA says GPU%d does not support GPUDirect RDMA", g);
+		set(out, FAB_NO, GDR_GPU_NO, _("CUDA says GPU%d does not support GPUDirect RDMA"), g);
 		return 0;
 	}
 	if (far) {
 		out->nccl = FAB_NO;
-		set(out, FAB_NO, GDR_FAR, "path %s is farther than %s (%s)", pw, lw, lsrc);
+		set(out, FAB_NO, GDR_FAR, _("path %s is farther than %s (%s)"), pw, lw, lsrc);
 		return 0;
 	}
 	/* Beyond NCCL's rule: peer-to-peer DMA through a translating IOMMU
@@ -213,32 +214,33 @@ int gdr_judge(const struct fab_model *m, int g, int n, const struct fab_gdr_env 
 	enum fab_tri ig = iommu_breaks(m, gpu->pci, gname, wg, sizeof(wg));
 	enum fab_tri in = iommu_breaks(m, nic->pci, nic->name, wn, sizeof(wn));
 	const char *via = pm->v == FAB_YES ? "nvidia_peermem" : db.v == FAB_YES ? "DMA-BUF" :
-			  "module or DMA-BUF unknown";
+			  _("module or DMA-BUF unknown");
 	bool known = out->nic == FAB_YES && gpu->cu_gdr == FAB_YES && out->path != NCCL_PATH_UNKNOWN;
 	out->nccl = known ? FAB_YES : FAB_UNKNOWN;
 	if (ig == FAB_YES || in == FAB_YES) {
-		set(out, FAB_NO, GDR_IOMMU, "NCCL %s it on (%s within %s, %s), but %s: "
-		    "peer-to-peer fails; set iommu=pt", known ? "turns" : "may turn", pw, lw, via,
+		set(out, FAB_NO, GDR_IOMMU, known ? _("NCCL turns it on (%s within %s, %s), but %s: "
+		    "peer-to-peer fails; set iommu=pt") : _("NCCL may turn it on (%s within %s, %s), but %s: "
+		    "peer-to-peer fails; set iommu=pt"), pw, lw, via,
 		    ig == FAB_YES ? wg : wn);
 		return 0;
 	}
 	if (out->nic == FAB_UNKNOWN) {
-		set(out, FAB_UNKNOWN, GDR_UNKNOWN_SUPPORT, "%s: %s", pm->v == FAB_UNKNOWN ? "peer-memory "
-		    "module unknown" : "no peer-memory module NCCL finds", db.why);
+		set(out, FAB_UNKNOWN, GDR_UNKNOWN_SUPPORT, "%s: %s", pm->v == FAB_UNKNOWN ? _("peer-memory "
+		    "module unknown") : _("no peer-memory module NCCL finds"), db.why);
 		return 0;
 	}
 	if (gpu->cu_gdr == FAB_UNKNOWN) {
-		set(out, FAB_UNKNOWN, GDR_UNKNOWN_GPU, "GPU%d's GPUDirect RDMA support is unknown "
-		    "(no CUDA driver asked)", g);
+		set(out, FAB_UNKNOWN, GDR_UNKNOWN_GPU, _("GPU%d's GPUDirect RDMA support is unknown "
+		    "(no CUDA driver asked)"), g);
 		return 0;
 	}
 	if (out->path == NCCL_PATH_UNKNOWN) {
-		set(out, FAB_UNKNOWN, GDR_UNKNOWN_PATH, "the path from GPU%d to %s is unknown", g,
+		set(out, FAB_UNKNOWN, GDR_UNKNOWN_PATH, _("the path from GPU%d to %s is unknown"), g,
 		    nic->name);
 		return 0;
 	}
 	if (ig == FAB_UNKNOWN || in == FAB_UNKNOWN) {
-		set(out, FAB_UNKNOWN, GDR_UNKNOWN_IOMMU, "NCCL turns it on (%s within %s, %s); %s",
+		set(out, FAB_UNKNOWN, GDR_UNKNOWN_IOMMU, _("NCCL turns it on (%s within %s, %s); %s"),
 		    pw, lw, via, ig == FAB_UNKNOWN ? wg : wn);
 		return 0;
 	}
@@ -267,12 +269,12 @@ int gdr_nic_for_gpu(const struct fab_model *m, const struct fab_topo *t, int g,
 	out->nic = -1;
 	out->path = NCCL_PATH_UNKNOWN;
 	if (g < 0 || g >= t->ngpus) {
-		snprintf(out->why, sizeof(out->why), "no GPU%d", g);
+		snprintf(out->why, sizeof(out->why), _("no GPU%d"), g);
 		return -1;
 	}
 	bool spec = ib_hca && *ib_hca;
 	if (!spec && t->best_usable[g] == FAB_NO) {
-		snprintf(out->why, sizeof(out->why), "no NIC is usable here: NCCL falls back to sockets");
+		snprintf(out->why, sizeof(out->why), _("no NIC is usable here: NCCL falls back to sockets"));
 		return -1;
 	}
 	int best = -1, ties = 0;
@@ -291,9 +293,11 @@ int gdr_nic_for_gpu(const struct fab_model *m, const struct fab_topo *t, int g,
 		}
 	}
 	if (best < 0) {
-		snprintf(out->why, sizeof(out->why), spec ? "NCCL_IB_HCA=%s selects no usable port "
-			 "here: NCCL falls back to sockets" : "%sno NIC with a PCI function here",
-			 spec ? ib_hca : "");
+		if (spec)
+			snprintf(out->why, sizeof(out->why), _("NCCL_IB_HCA=%s selects no usable port "
+				 "here: NCCL falls back to sockets"), ib_hca);
+		else
+			snprintf(out->why, sizeof(out->why), _("no NIC with a PCI function here"));
 		return -1;
 	}
 	out->nic = t->devs[t->ngpus + best].idx;
@@ -306,15 +310,16 @@ int gdr_nic_for_gpu(const struct fab_model *m, const struct fab_topo *t, int g,
 	out->path = gdr_path(m, g, out->nic);
 	int k;
 	if (spec)
-		k = snprintf(out->why, sizeof(out->why), "NCCL_IB_HCA=%s: the closest port it "
-			     "selects (%s)", ib_hca, nccl_path_word(out->path));
+		k = snprintf(out->why, sizeof(out->why), _("NCCL_IB_HCA=%s: the closest port it "
+			     "selects (%s)"), ib_hca, nccl_path_word(out->path));
 	else
-		k = snprintf(out->why, sizeof(out->why), "the closest %sNIC (%s)",
-			     t->best_usable[g] == FAB_YES ? "usable " : "", nccl_path_word(out->path));
+		k = snprintf(out->why, sizeof(out->why), t->best_usable[g] == FAB_YES ?
+			     _("the closest usable NIC (%s)") : _("the closest NIC (%s)"),
+			     nccl_path_word(out->path));
 	if (!spec && t->best_usable[g] == FAB_UNKNOWN && k > 0 && (size_t)k < sizeof(out->why))
-		k += snprintf(out->why + k, sizeof(out->why) - (size_t)k, ", usable here: unknown");
+		k += snprintf(out->why + k, sizeof(out->why) - (size_t)k, _(", usable here: unknown"));
 	if (ties > 1 && k > 0 && (size_t)k < sizeof(out->why))
-		snprintf(out->why + k, sizeof(out->why) - (size_t)k, "; one of %d as close: NCCL "
-			 "spreads GPUs over them by device index", ties);
+		snprintf(out->why + k, sizeof(out->why) - (size_t)k, _("; one of %d as close: NCCL "
+			 "spreads GPUs over them by device index"), ties);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/counters.h"
 #include "fabtop/lossless.h"
 #include "fabtop/print.h"
@@ -98,7 +99,7 @@ static void job_mapping(const struct fab_model *m, const struct fab_port *mp,
 	o->job_prio = -1;
 	if (!m->job_tc.ok) {
 		snprintf(o->job_prio_why, sizeof(o->job_prio_why), "%s",
-			 m->job_tc_from[0] ? m->job_tc_from : "the job's traffic class is not known");
+			 m->job_tc_from[0] ? m->job_tc_from : _("the job's traffic class is not known"));
 		return;
 	}
 	o->job_tc = m->job_tc;
@@ -122,7 +123,7 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 	int k = sampler_netdev_of(s, i);
 	o->netdev_series = k;
 	if (!mp || mp->ll != FAB_LL_ETH) {
-		snprintf(o->why, sizeof(o->why), "not a RoCE port");
+		snprintf(o->why, sizeof(o->why), _("not a RoCE port"));
 		return 0;
 	}
 	fab_strlcpy(o->netdev, mp->netdev, sizeof(o->netdev));
@@ -146,8 +147,8 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 		o->flags |= LL_OVERRIDE;
 
 	if (k < 0) {
-		snprintf(o->why, sizeof(o->why), mp->netdev[0] ?
-			 "no ethtool statistics of its netdev were sampled" : "its netdev is not known");
+		snprintf(o->why, sizeof(o->why), "%s", mp->netdev[0] ?
+			 _("no ethtool statistics of its netdev were sampled") : _("its netdev is not known"));
 		return 0;
 	}
 	const struct fab_series *np = &s->ports[k];
@@ -157,13 +158,13 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 	}
 	o->elapsed = s->t_last - s->t_baseline;
 	if (s->tick < 2 || !(o->elapsed > 0)) {
-		snprintf(o->why, sizeof(o->why), "no run yet: the first reading has no growth");
+		snprintf(o->why, sizeof(o->why), _("no run yet: the first reading has no growth"));
 		return 0;
 	}
 	/* Unknown is not healthy: a netdev gone or unread now, or a statistic
 	 * unread in some step, leaves the run unjudged rather than "nothing". */
 	if (!np->present) {
-		snprintf(o->why, sizeof(o->why), "%s vanished during the run", np->dev);
+		snprintf(o->why, sizeof(o->why), _("%s vanished during the run"), np->dev);
 		return 0;
 	}
 	for (int c = np->first_ctr; c < np->first_ctr + np->nctr && c < s->nctrs; c++) {
@@ -175,7 +176,7 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 			if (strcmp(ct->def->name, pstats[f].pattern) != 0)
 				continue;
 			if (!ct->valid || ct->bad_steps) {
-				snprintf(o->why, sizeof(o->why), "%s's %s could not be read over the whole run",
+				snprintf(o->why, sizeof(o->why), _("%s's %s could not be read over the whole run"),
 					 np->dev, ct->name);
 				return 0;
 			}
@@ -186,14 +187,14 @@ int lossless_judge(const struct fab_sampler *s, const struct fab_model *m, int i
 	for (int b = 0; b < LOSSLESS_NPRIO; b++)
 		any = any || o->prio[b].seen;
 	if (!any) {
-		snprintf(o->why, sizeof(o->why), "%s has no per-priority statistics", np->dev);
+		snprintf(o->why, sizeof(o->why), _("%s has no per-priority statistics"), np->dev);
 		return 0;
 	}
 	/* RDMA bytes: the port's own counters (RoCE traffic only on mlx5). */
 	uint64_t xd = 0, rd = 0;
 	if (grown(s, i, "counters", "port_xmit_data", &xd) != 0 ||
 	    grown(s, i, "counters", "port_rcv_data", &rd) != 0) {
-		snprintf(o->why, sizeof(o->why), "its RDMA data counters could not be read over the whole run");
+		snprintf(o->why, sizeof(o->why), _("its RDMA data counters could not be read over the whole run"));
 		return 0;
 	}
 	o->known = true;
@@ -270,12 +271,12 @@ int lossless_findings(const struct fab_sampler *s, const struct fab_model *m,
 			prio_mask_list(lp.no_pfc_mask, a, sizeof(a));
 			int p0 = __builtin_ctz(lp.no_pfc_mask);
 			snprintf(f->message, sizeof(f->message),
-				 "RDMA traffic runs on priority %s, where PFC is off: the path is not "
+				 _("RDMA traffic runs on priority %s, where PFC is off: the path is not "
 				 "lossless, so a congested switch drops it and every drop is a "
-				 "retransmission timeout", a);
+				 "retransmission timeout"), a);
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "ethtool -S %s over %.1f s: priority %d moved %llu bytes, the port's "
-				 "counters/ %llu RDMA bytes; PFC on priority %s",
+				 _("ethtool -S %s over %.1f s: priority %d moved %llu bytes, the port's "
+				 "counters/ %llu RDMA bytes; PFC on priority %s"),
 				 nd, lp.elapsed, p0,
 				 (unsigned long long)(lp.prio[p0].rx_bytes + lp.prio[p0].tx_bytes),
 				 (unsigned long long)lp.rdma_bytes,
@@ -286,9 +287,9 @@ int lossless_findings(const struct fab_sampler *s, const struct fab_model *m,
 			for (int q = 0; q < LOSSLESS_NPRIO; q++)
 				fab_catf(vec, sizeof(vec), "%s%u", q ? "," : "", (want >> q) & 1);
 			snprintf(f->hint, sizeof(f->hint),
-				 "move the job's traffic to the lossless priority (NCCL_IB_TC, whose DSCP is TC "
+				 _("move the job's traffic to the lossless priority (NCCL_IB_TC, whose DSCP is TC "
 				 ">> 2, against the trust mode and DSCP map: mlnx_qos -i %s), or make priority "
-				 "%d lossless here and on the switches: mlnx_qos -i %s --pfc %s",
+				 "%d lossless here and on the switches: mlnx_qos -i %s --pfc %s"),
 				 FAB_SHQ(nd), p0, FAB_SHQ(nd), vec);
 			added++;
 		}
@@ -296,40 +297,40 @@ int lossless_findings(const struct fab_sampler *s, const struct fab_model *m,
 			struct fab_finding *f = model_add_finding(out, "lossless.pfc-idle", SEV_WARN, lp.port);
 			prio_mask_list(lp.idle_pfc_mask, a, sizeof(a));
 			snprintf(f->message, sizeof(f->message),
-				 "PFC is on priority %s, which carried nothing while the port moved RDMA "
-				 "traffic: the lossless priority is not the one in use", a);
+				 _("PFC is on priority %s, which carried nothing while the port moved RDMA "
+				 "traffic: the lossless priority is not the one in use"), a);
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "ethtool -S %s over %.1f s: no packets on priority %s; %llu RDMA bytes moved",
+				 _("ethtool -S %s over %.1f s: no packets on priority %s; %llu RDMA bytes moved"),
 				 nd, lp.elapsed, a, (unsigned long long)lp.rdma_bytes);
 			snprintf(f->hint, sizeof(f->hint),
-				 "compare NCCL_IB_TC (its DSCP is TC >> 2) and the trust mode with the PFC "
-				 "priority: mlnx_qos -i %s; cat /sys/class/net/%s/qos/*", FAB_SHQ(nd), FAB_SHQ(nd));
+				 _("compare NCCL_IB_TC (its DSCP is TC >> 2) and the trust mode with the PFC "
+				 "priority: mlnx_qos -i %s; cat /sys/class/net/%s/qos/*"), FAB_SHQ(nd), FAB_SHQ(nd));
 			added++;
 		}
 		if (lp.flags & LL_PAUSE_NO_CNP) {
 			struct fab_finding *f = model_add_finding(out, "lossless.pause-no-cnp", SEV_WARN, lp.port);
 			snprintf(f->message, sizeof(f->message),
-				 "%llu pause frames received and no CNP handled or sent: congestion control "
+				 _("%llu pause frames received and no CNP handled or sent: congestion control "
 				 "(ECN/DCQCN) is not engaged, so PFC alone throttles the path and spreads "
-				 "the congestion (head-of-line blocking)",
+				 "the congestion (head-of-line blocking)"),
 				 (unsigned long long)lp.pauses_rx);
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "ethtool -S %s: rx_prio*_pause +%llu over %.1f s; hw_counters rp_cnp_handled "
-				 "+0, np_cnp_sent +0", nd, (unsigned long long)lp.pauses_rx, lp.elapsed);
+				 _("ethtool -S %s: rx_prio*_pause +%llu over %.1f s; hw_counters rp_cnp_handled "
+				 "+0, np_cnp_sent +0"), nd, (unsigned long long)lp.pauses_rx, lp.elapsed);
 			snprintf(f->hint, sizeof(f->hint),
-				 "check ECN on the switches and on this port: cat "
-				 "/sys/class/net/%s/ecn/roce_np/enable/* /sys/class/net/%s/ecn/roce_rp/enable/*",
+				 _("check ECN on the switches and on this port: cat "
+				 "/sys/class/net/%s/ecn/roce_np/enable/* /sys/class/net/%s/ecn/roce_rp/enable/*"),
 				 FAB_SHQ(nd), FAB_SHQ(nd));
 			added++;
 		}
 		if (lp.flags & LL_NOT_JOB_PRIO) {
 			struct fab_finding *f = model_add_finding(out, "lossless.not-job-prio", SEV_WARN, lp.port);
 			snprintf(f->message, sizeof(f->message),
-				 "RDMA traffic does not run on priority %d, where the job's NCCL_IB_TC=%lld "
+				 _("RDMA traffic does not run on priority %d, where the job's NCCL_IB_TC=%lld "
 				 "maps: another setting (a global traffic_class, the trust mode, a DSCP map) "
-				 "decides", lp.job_prio, lp.job_tc.v);
-			snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_TC=%lld -> priority %d (%s); "
-				 "ethtool -S %s over %.1f s", lp.job_tc.v, lp.job_prio, lp.job_prio_why, nd,
+				 "decides"), lp.job_prio, lp.job_tc.v);
+			snprintf(f->evidence, sizeof(f->evidence), _("NCCL_IB_TC=%lld -> priority %d (%s); "
+				 "ethtool -S %s over %.1f s"), lp.job_tc.v, lp.job_prio, lp.job_prio_why, nd,
 				 lp.elapsed);
 			snprintf(f->hint, sizeof(f->hint),
 				 "cat /sys/class/infiniband/*/tc/*/traffic_class; mlnx_qos -i %s", FAB_SHQ(nd));

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "fabtop/findings.h"
+#include "fabtop/i18n.h"
 #include "fabtop/report.h"
 #include "fabtop/topo.h"
 #include "fabtop/util.h"
@@ -230,19 +231,21 @@ void finding_print(struct fab_out *o, const struct fab_finding *f, int indent)
 {
 	out_open_obj(o, NULL);
 	out_text(o, "%*s", indent, "");
-	out_str(o, PR_ANY, "severity", "[%s]", sev_name(f->sev));
+	/* JSON keeps the English word; the text says it in the reader's language. */
+	out_str(o, PR_JSON, "severity", NULL, sev_name(f->sev));
+	out_text(o, "[%s]", sev_word(f->sev));
 	out_str(o, PR_ANY, "id", " %s", f->id);
 	out_str(o, PR_ANY, "subject", " %s:", f->subject);
 	out_str(o, PR_ANY, "message", " %s\n", f->message);
 	if (f->layer[0])
 		out_text(o, "%*s", indent + 4, "");
-	out_str(o, f->layer[0] ? PR_ANY : PR_JSON, "layer", "layer: %s\n", f->layer);
+	out_str(o, f->layer[0] ? PR_ANY : PR_JSON, "layer", _("layer: %s\n"), f->layer);
 	if (f->evidence[0])
 		out_text(o, "%*s", indent + 4, "");
-	out_str(o, f->evidence[0] ? PR_ANY : PR_JSON, "evidence", "evidence: %s\n", f->evidence);
+	out_str(o, f->evidence[0] ? PR_ANY : PR_JSON, "evidence", _("evidence: %s\n"), f->evidence);
 	if (f->hint[0])
 		out_text(o, "%*s", indent + 4, "");
-	out_str(o, f->hint[0] ? PR_ANY : PR_JSON, "hint", "next: %s\n", f->hint);
+	out_str(o, f->hint[0] ? PR_ANY : PR_JSON, "hint", _("next: %s\n"), f->hint);
 	out_close_obj(o);
 }
 
@@ -255,14 +258,14 @@ int report_findings(struct fab_out *o, const struct fab_model *m, const char *pr
 		if (!id_matches(f->id, prefixes))
 			continue;
 		if (!shown++)
-			out_text(o, "\nFindings:\n\n");
+			out_text(o, _("\nFindings:\n\n"));
 		if ((int)f->sev > worst)
 			worst = (int)f->sev;
 		finding_print(o, f, 2);
 	}
 	out_close_arr(o);
 	if (!shown)
-		out_text(o, "\nFindings: none\n");
+		out_text(o, _("\nFindings: none\n"));
 	return worst >= SEV_WARN ? 1 : 0;
 }
 
@@ -270,7 +273,7 @@ int report_notes(struct fab_out *o, const struct fab_model *m)
 {
 	out_open_arr(o, "notes");
 	if (m->nnotes)
-		out_text(o, "\nNot read or not available (the rest is shown):\n\n");
+		out_text(o, _("\nNot read or not available (the rest is shown):\n\n"));
 	for (int i = 0; i < m->nnotes; i++) {
 		out_open_obj(o, NULL);
 		out_str(o, PR_JSON, "what", NULL, m->notes[i].what);
@@ -396,8 +399,8 @@ int report_verdict(struct fab_out *o, const struct fab_model *m, unsigned need, 
 	out_str(o, PR_JSON, "verdict", NULL, fab_verdict_name(v));
 	out_open_arr(o, "unknown_because");
 	if (v == FAB_VERDICT_UNKNOWN)
-		out_text(o, "\nVerdict: unknown: what this report stands on could not be read, so it "
-			    "cannot call the node healthy:\n");
+		out_text(o, _("\nVerdict: unknown: what this report stands on could not be read, so it "
+			      "cannot call the node healthy:\n"));
 	for (int i = 0; i < m->nnotes && v == FAB_VERDICT_UNKNOWN; i++)
 		if (m->notes[i].src & need)
 			out_str(o, PR_ANY, NULL, "  %s\n", m->notes[i].message);

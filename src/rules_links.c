@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/counters.h"
 #include "rules.h"
 #include "fabtop/sanitize.h"
@@ -67,29 +68,29 @@ static const char *phys_meaning(long long ps, bool roce, enum roce_why why)
 	if (roce && ps == PH_DISABLED)
 		switch (why) {
 		case ROCE_NO_CARRIER:
-			return "its netdev is up but has no carrier: no peer seen; check the cable, "
-			       "the transceiver and the switch port";
+			return _("its netdev is up but has no carrier: no peer seen; check the cable, "
+			       "the transceiver and the switch port");
 		case ROCE_ADMIN_DOWN:
-			return "its netdev is administratively down";
+			return _("its netdev is administratively down");
 		case ROCE_UNKNOWN:
-			return "mlx5 reports this when the netdev is down or has no carrier";
+			return _("mlx5 reports this when the netdev is down or has no carrier");
 		}
 	switch (ps) {
 	case PH_SLEEP:
-		return "the PHY is asleep: the port was never enabled or sees no module";
+		return _("the PHY is asleep: the port was never enabled or sees no module");
 	case PH_POLLING:
-		return "no peer seen: check the cable, the transceiver and the switch port";
+		return _("no peer seen: check the cable, the transceiver and the switch port");
 	case PH_DISABLED:
-		return "administratively down: the port was disabled here or on the switch";
+		return _("administratively down: the port was disabled here or on the switch");
 	case PH_TRAINING:
-		return "the link is training and not coming up: the ends disagree on speed or width, "
-		       "e.g. cable type or speed settings";
+		return _("the link is training and not coming up: the ends disagree on speed or width, "
+		       "e.g. cable type or speed settings");
 	case PH_ERROR_RECOVERY:
-		return "the link is recovering from errors: a bad cable or transceiver when it repeats";
+		return _("the link is recovering from errors: a bad cable or transceiver when it repeats");
 	case PH_PHY_TEST:
-		return "the PHY is in a test mode";
+		return _("the PHY is in a test mode");
 	}
-	return "the physical link is not up";
+	return _("the physical link is not up");
 }
 
 static const char *st_word(const struct fab_port *p) { return p->state_str[0] ? p->state_str : "?"; }
@@ -204,43 +205,45 @@ static void rule_port_down(struct fab_model *m)
 		if (port_unused(m, n, p, &r)) {
 			struct fab_finding *f = model_add_finding(m, "links.port-unused", SEV_INFO, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "unused: no cable (state %s, physical state %s), while %s on the same "
-				 "card carries the traffic and %s",
+				 _("unused: no cable (state %s, physical state %s), while %s on the same "
+				 "card carries the traffic and %s"),
 				 st_word(p), ph_word(p), r.carrier, r.sib_up ?
-				 "most cards leave this port free too" : "no other card uses this port");
-			snprintf(f->evidence, sizeof(f->evidence), "%s/state=%s phys_state=%s; "
-				 "link_downed=0 (never up since the counters were cleared)",
+				 _("most cards leave this port free too") : _("no other card uses this port"));
+			snprintf(f->evidence, sizeof(f->evidence), _("%s/state=%s phys_state=%s; "
+				 "link_downed=0 (never up since the counters were cleared)"),
 				 dir, st_word(p), ph_word(p));
 			if (r.sib_up + r.sib_down)
-				fab_catf(f->evidence, sizeof(f->evidence), "; the same port of its "
-					 "model's other cards: %d up, %d not", r.sib_up, r.sib_down);
+				fab_catf(f->evidence, sizeof(f->evidence), _("; the same port of its "
+					 "model's other cards: %d up, %d not"), r.sib_up, r.sib_down);
 			snprintf(f->hint, sizeof(f->hint),
-				 "nothing to do if it is meant to be free: NCCL skips ports that are not "
+				 _("nothing to do if it is meant to be free: NCCL skips ports that are not "
 				 "ACTIVE; a job whose NCCL_IB_HCA names it runs without it (the job step "
-				 "says so)");
+				 "says so)"));
 			continue;
 		}
 		struct fab_finding *f = model_add_finding(m, "links.port-down", SEV_ERROR, subj);
 		if (phys_down)
 			snprintf(f->message, sizeof(f->message),
-				 "not usable: state %s, physical state %s (%s)",
+				 _("not usable: state %s, physical state %s (%s)"),
 				 st_word(p), ph_word(p),
 				 phys_meaning(p->phys_state.v, roce, why));
+		else if (p->phys_state.ok)
+			snprintf(f->message, sizeof(f->message),
+				 _("not usable: state %s although the physical link is %s"), st_word(p),
+				 ph_word(p));
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "not usable: state %s%s%s", st_word(p),
-				 p->phys_state.ok ? " although the physical link is " : "",
-				 p->phys_state.ok ? ph_word(p) : " (physical state unknown)");
+				 _("not usable: state %s (physical state unknown)"), st_word(p));
 		/* Why it is not just an unused port beside a busy one. */
 		bool rail = r.no_cable && r.carrier[0] && r.sib_up > r.sib_down;
 		if (r.downed > 0)
-			fab_catf(f->message, sizeof(f->message), "; it was up and went down");
+			fab_catf(f->message, sizeof(f->message), _("; it was up and went down"));
 		else if (rail)
-			fab_catf(f->message, sizeof(f->message), "; a rail like its siblings, "
-				 "which are up");
+			fab_catf(f->message, sizeof(f->message), _("; a rail like its siblings, "
+				 "which are up"));
 		else if (r.no_cable && r.carrier[0] && r.downed < 0)
-			fab_catf(f->message, sizeof(f->message), "; whether it was ever up is "
-				 "unknown (link_downed unreadable)");
+			fab_catf(f->message, sizeof(f->message), _("; whether it was ever up is "
+				 "unknown (link_downed unreadable)"));
 		snprintf(f->evidence, sizeof(f->evidence), "%s/", dir);
 		if (p->state.ok)
 			fab_catf(f->evidence, sizeof(f->evidence), "state=%lld: %s", p->state.v, st_word(p));
@@ -255,27 +258,29 @@ static void rule_port_down(struct fab_model *m)
 		if (d && d->carrier.ok)   /* unreadable (EINVAL) while the netdev is down */
 			fab_catf(f->evidence, sizeof(f->evidence), " carrier=%lld", d->carrier.v);
 		if (r.downed > 0)
-			fab_catf(f->evidence, sizeof(f->evidence), "; link_downed=%lld since the "
-				 "counters were cleared", r.downed);
+			fab_catf(f->evidence, sizeof(f->evidence), _("; link_downed=%lld since the "
+				 "counters were cleared"), r.downed);
 		if (rail)
-			fab_catf(f->evidence, sizeof(f->evidence), "; the same port is up on %s "
-				 "(same model, same function)", r.rail);
+			fab_catf(f->evidence, sizeof(f->evidence), _("; the same port is up on %s "
+				 "(same model, same function)"), r.rail);
 		if (roce && p->netdev[0] && p->phys_state.ok && p->phys_state.v == PH_DISABLED &&
 		    why == ROCE_ADMIN_DOWN)
 			snprintf(f->hint, sizeof(f->hint),
-				 "ibstat %s %d; ip link show %s (state DOWN?); suggestion: ip link set dev %s up",
+				 _("ibstat %s %d; ip link show %s (state DOWN?); suggestion: ip link set dev %s up"),
 				 FAB_SHQ(n->name), p->num, FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
 		else if (roce && p->netdev[0])
 			snprintf(f->hint, sizeof(f->hint),
-				 "ibstat %s %d; %sip link show %s; ethtool %s | grep 'Link detected'; "
-				 "check the cable, the transceiver and the switch port",
+				 d ? _("ibstat %s %d; ip link show %s; ethtool %s | grep 'Link detected'; "
+				       "check the cable, the transceiver and the switch port")
+				   : _("ibstat %s %d; on the host (the netdev is not in this namespace): "
+				       "ip link show %s; ethtool %s | grep 'Link detected'; "
+				       "check the cable, the transceiver and the switch port"),
 				 FAB_SHQ(n->name), p->num,
-				 d ? "" : "on the host (the netdev is not in this namespace): ",
 				 FAB_SHQ(p->netdev), FAB_SHQ(p->netdev));
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "ibstat %s %d; check the cable and transceiver seating and the switch "
-				 "port (its LEDs and its state on the switch or in UFM)", FAB_SHQ(n->name), p->num);
+				 _("ibstat %s %d; check the cable and transceiver seating and the switch "
+				 "port (its LEDs and its state on the switch or in UFM)"), FAB_SHQ(n->name), p->num);
 	}
 }
 
@@ -302,24 +307,24 @@ static void rule_no_sm(struct fab_model *m)
 							  waiting ? SEV_ERROR : SEV_WARN, subj);
 		if (p->state.v == ST_INIT)
 			snprintf(f->message, sizeof(f->message),
-				 "INIT: the physical link is up but no subnet manager has "
-				 "configured the port (no LID, no routes), so it carries no traffic");
+				 _("INIT: the physical link is up but no subnet manager has "
+				 "configured the port (no LID, no routes), so it carries no traffic"));
 		else if (p->state.v == ST_ARMED)
 			snprintf(f->message, sizeof(f->message),
-				 "ARMED: a subnet manager gave it a LID but never made it ACTIVE "
-				 "(the SM stopped or failed mid-sweep); it carries no traffic");
+				 _("ARMED: a subnet manager gave it a LID but never made it ACTIVE "
+				 "(the SM stopped or failed mid-sweep); it carries no traffic"));
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
-				 "SA queries (path records for rdma_cm, IPoIB, MPI) fail");
+				 _("ACTIVE but its sm_lid is 0: the port knows no subnet manager, so "
+				 "SA queries (path records for rdma_cm, IPoIB, MPI) fail"));
 		char lb[24], sb[24];
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%s/state=%lld: %s phys_state=%s lid=%s sm_lid=%s", dir, p->state.v,
 			 st_word(p), p->phys_state.ok ? ph_word(p) : "N/A",
 			 fab_int_str(p->lid, lb, sizeof(lb)), fab_int_str(p->sm_lid, sb, sizeof(sb)));
 		snprintf(f->hint, sizeof(f->hint),
-			 "sminfo -C %s -P %d; ibstat %s %d (SM lid); check that opensm runs "
-			 "(systemctl status opensm on the SM node) or that UFM manages this subnet",
+			 _("sminfo -C %s -P %d; ibstat %s %d (SM lid); check that opensm runs "
+			 "(systemctl status opensm on the SM node) or that UFM manages this subnet"),
 			 FAB_SHQ(n->name), p->num, FAB_SHQ(n->name), p->num);
 	}
 }
@@ -403,50 +408,51 @@ static void rule_rate_degraded(struct fab_model *m)
 			expect = sib;
 		if (!expect && narrow && p->width.v > 0 && !like_sibs)
 			expect = rate * 4.0 / (double)p->width.v;   /* same lane speed, 4X */
-		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[200] = "";
+		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], why[400] = "";
 		port_name(n, p, subj, sizeof(subj));
 		port_dir(n, p, dir, sizeof(dir));
 		const char *ll = is_roce(p) ? "RoCE" : "IB";
 		if (below_cap)
-			fab_catf(why, sizeof(why), "a port of this card can do %.0f Gb/s%s", n->cap_gbps.v,
-			    sev == SEV_INFO && !n->cap_sure && !like_sibs ? " (if the card has one port: a dual-port "
-			    "card runs less per port)" : "");
+			fab_catf(why, sizeof(why), sev == SEV_INFO && !n->cap_sure && !like_sibs ?
+				 _("a port of this card can do %.0f Gb/s (if the card has one port: a dual-port "
+				   "card runs less per port)") : _("a port of this card can do %.0f Gb/s"),
+				 n->cap_gbps.v);
 		if (below_sib)
-			fab_catf(why, sizeof(why), "%s%d of %d other %s ports run at %.0f Gb/s",
+			fab_catf(why, sizeof(why), _("%s%d of %d other %s ports run at %.0f Gb/s"),
 			    why[0] ? "; " : "", agree, total, ll, sib);
 		if (narrow || (p->width.ok && p->width.v < 4 && (below_cap || below_sib)))
-			fab_catf(why, sizeof(why), "%s%lld of 4 lanes are up (%lldX)",
+			fab_catf(why, sizeof(why), _("%s%lld of 4 lanes are up (%lldX)"),
 			    why[0] ? "; " : "", p->width.v, p->width.v);
 		struct fab_finding *f = model_add_finding(m, "links.rate-degraded", sev, subj);
 		if (expect > 0)
-			snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s, expected %.0f Gb/s: %s%s",
-				 rate, expect, why,
-				 like_sibs ? " (as do its siblings: a node-wide limit such as the switch "
-					     "speed or a split-cable design)" : "");
+			snprintf(f->message, sizeof(f->message), like_sibs ?
+				 _("runs at %.0f Gb/s, expected %.0f Gb/s: %s (as do its siblings: a "
+				   "node-wide limit such as the switch speed or a split-cable design)") :
+				 _("runs at %.0f Gb/s, expected %.0f Gb/s: %s"), rate, expect, why);
 		else
-			snprintf(f->message, sizeof(f->message), "runs at %.0f Gb/s: %s%s",
-				 rate, why,
-				 like_sibs ? " (as do its siblings: a node-wide limit such as a "
-					     "split-cable design)" : "");
+			snprintf(f->message, sizeof(f->message), like_sibs ?
+				 _("runs at %.0f Gb/s: %s (as do its siblings: a node-wide limit such as a "
+				   "split-cable design)") : _("runs at %.0f Gb/s: %s"), rate, why);
 		snprintf(f->evidence, sizeof(f->evidence), "%s/rate=%s", dir, p->rate_str);
 		if (n->cap_gbps.ok)
-			fab_catf(f->evidence, sizeof(f->evidence), "; a port of %s (%s, %d port%s on the card): "
-			    "%.0f Gb/s (fabtop's adapter table)", n->name,
-			    n->hca_type[0] ? n->hca_type : n->board_id, n->card_ports,
-			    n->card_ports == 1 ? "" : "s", n->cap_gbps.v);
+			fab_catf(f->evidence, sizeof(f->evidence),
+				 P_("; a port of %s (%s, %d port on the card): %.0f Gb/s (fabtop's adapter table)",
+				    "; a port of %s (%s, %d ports on the card): %.0f Gb/s (fabtop's adapter table)",
+				    (unsigned long)n->card_ports), n->name,
+				 n->hca_type[0] ? n->hca_type : n->board_id, n->card_ports, n->cap_gbps.v);
 		if (has_sib)
-			fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other ACTIVE %s ports at %.0f Gb/s",
+			fab_catf(f->evidence, sizeof(f->evidence), _("; %d of %d other ACTIVE %s ports at %.0f Gb/s"),
 			    agree, total, ll, sib);
 		const char *bdf = pci_bdf(m, n);
 		if (is_roce(p) && p->netdev[0])
 			snprintf(f->hint, sizeof(f->hint),
-				 "ethtool %s (Speed, Lanes); mlxlink -d %s -m (cable, lanes, BER); "
-				 "reseat or replace the cable/transceiver, check the switch port's speed",
+				 _("ethtool %s (Speed, Lanes); mlxlink -d %s -m (cable, lanes, BER); "
+				 "reseat or replace the cable/transceiver, check the switch port's speed"),
 				 FAB_SHQ(p->netdev), FAB_SHQ(bdf[0] ? bdf : n->name));
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "ibstat %s %d; mlxlink -d %s -m (cable, lanes, BER); reseat or replace "
-				 "the cable/transceiver, check the switch port",
+				 _("ibstat %s %d; mlxlink -d %s -m (cable, lanes, BER); reseat or replace "
+				 "the cable/transceiver, check the switch port"),
 				 FAB_SHQ(n->name), p->num, FAB_SHQ(bdf[0] ? bdf : n->name));
 	}
 }
@@ -534,12 +540,14 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 		if (pcie_gen(gts))
 			snprintf(gen, sizeof(gen), "Gen%d ", pcie_gen(gts));
 		if (links > 1)
-			snprintf(of, sizeof(of), " (this link's share: the card spreads its ports over %d links)",
+			snprintf(of, sizeof(of), _(" (this link's share: the card spreads its ports over %d links)"),
 				 links);
 		snprintf(f->message, sizeof(f->message),
-			 "%s: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s \u2248 %.0f Gb/s < %.0f Gb/s port rate%s (%s)",
-			 sev == SEV_INFO ? "its ports cannot all run at line rate at once, by the card's design"
-					 : "cannot reach its port rate over PCIe",
+			 sev == SEV_INFO ?
+			 _("its ports cannot all run at line rate at once, by the card's design: PCIe %sx%lld = "
+			   "%g GT/s \u00d7 %lld \u00d7 %s \u2248 %.0f Gb/s < %.0f Gb/s port rate%s (%s)") :
+			 _("cannot reach its port rate over PCIe: PCIe %sx%lld = %g GT/s \u00d7 %lld \u00d7 %s "
+			   "\u2248 %.0f Gb/s < %.0f Gb/s port rate%s (%s)"),
 			 gen, w, gts, w, gts < 8.0 ? "8/10" : "128/130", bw, share, of, names);
 		char mxs[24] = "N/A", mxw[24] = "N/A";
 		if (d->link.max_speed.ok)
@@ -551,19 +559,19 @@ static void rule_pcie_bottleneck(struct fab_model *m)
 			 "max_link_speed=%s max_link_width=%s; %s", d->bdf, gts, w, mxs, mxw, rates);
 		if (below_max)
 			snprintf(f->hint, sizeof(f->hint),
-				 "the link trained below the card's capability (see pcie.degraded): lspci -s %s -vv "
-				 "| grep -E 'LnkCap|LnkSta'; reseat the card, check the slot/riser and bifurcation",
+				 _("the link trained below the card's capability (see pcie.degraded): lspci -s %s -vv "
+				 "| grep -E 'LnkCap|LnkSta'; reseat the card, check the slot/riser and bifurcation"),
 				 FAB_SHQ(d->bdf));
 		else if (known_max)
 			snprintf(f->hint, sizeof(f->hint),
-				 "the link runs at the card's own maximum, so no slot does better: one port alone "
+				 _("the link runs at the card's own maximum, so no slot does better: one port alone "
 				 "gets \u2248%.0f Gb/s; for every port at line rate at once, a card with a faster "
-				 "host link (lspci -s %s -vv | grep -E 'LnkCap|LnkSta')",
+				 "host link (lspci -s %s -vv | grep -E 'LnkCap|LnkSta')"),
 				 pcie_payload_gbps(gts, w), FAB_SHQ(d->bdf));
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "lspci -s %s -vv | grep -E 'LnkCap|LnkSta' (run as root: LnkCap says what the "
-				 "card can do); expect \u2248%.0f Gb/s through this link", FAB_SHQ(d->bdf),
+				 _("lspci -s %s -vv | grep -E 'LnkCap|LnkSta' (run as root: LnkCap says what the "
+				 "card can do); expect \u2248%.0f Gb/s through this link"), FAB_SHQ(d->bdf),
 				 pcie_payload_gbps(gts, w));
 	}
 }
@@ -613,20 +621,23 @@ static void rule_multi_host(struct fab_model *m)
 		const struct fab_pci_dev *d0 = nic_pci(m, n);
 		struct fab_finding *f = model_add_finding(m, "links.multi-host", SEV_INFO, n->name);
 		snprintf(f->message, sizeof(f->message),
-			 "one %s card serves its %d port%s through %d PCIe links (multi-host/socket direct); "
-			 "each function carries its link's share, a port's functions together make it (%s)",
+			 P_("one %s card serves its %d port through %d PCIe links (multi-host/socket direct); "
+			    "each function carries its link's share, a port's functions together make it (%s)",
+			    "one %s card serves its %d ports through %d PCIe links (multi-host/socket direct); "
+			    "each function carries its link's share, a port's functions together make it (%s)",
+			    (unsigned long)n->card_ports),
 			 d0 && d0->name[0] ? d0->name : n->hca_type, n->card_ports,
-			 n->card_ports == 1 ? "" : "s", n->card_links, halves[0] ? halves : n->name);
+			 n->card_links, halves[0] ? halves : n->name);
 		if (total > 0 && port_rate > 0)
-			fab_catf(f->message, sizeof(f->message), ": \u2248%.0f Gb/s in all for %.0f Gb/s "
-				 "ports", total, port_rate);
+			fab_catf(f->message, sizeof(f->message), _(": \u2248%.0f Gb/s in all for %.0f Gb/s "
+				 "ports"), total, port_rate);
 		snprintf(f->evidence, sizeof(f->evidence),
-			 "one card by board_id %s and sys_image_guid %s; links: %s", n->board_id,
+			 _("one card by board_id %s and sys_image_guid %s; links: %s"), n->board_id,
 			 n->sys_image_guid, links);
 		snprintf(f->hint, sizeof(f->hint),
-			 "the card is built so, no slot to change: a job reaches a port's rate only through "
+			 _("the card is built so, no slot to change: a job reaches a port's rate only through "
 			 "all its functions (NCCL_IB_HCA=%s); perftest one function at a time measures its "
-			 "link's share", FAB_SHQ(hca));
+			 "link's share"), FAB_SHQ(hca));
 	}
 }
 
@@ -702,29 +713,29 @@ static void rule_mtu_mismatch(struct fab_model *m)
 							  cut ? SEV_WARN : SEV_INFO, subj);
 		if (cut)
 			snprintf(f->message, sizeof(f->message),
-				 "RoCE MTU %lld needs the netdev MTU above %lld plus headers (%lld or more); "
-				 "%s has MTU %lld, so RDMA on %s runs at %lld",
+				 _("RoCE MTU %lld needs the netdev MTU above %lld plus headers (%lld or more); "
+				 "%s has MTU %lld, so RDMA on %s runs at %lld"),
 				 p->max_mtu.v, p->max_mtu.v, p->max_mtu.v + ROCE_MTU_OVERHEAD, d->name,
 				 d->mtu.v, subj, p->active_mtu.v);
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "its netdev %s has MTU %lld while its sibling RoCE netdevs use %lld",
+				 _("its netdev %s has MTU %lld while its sibling RoCE netdevs use %lld"),
 				 d->name, d->mtu.v, common);
 		if (cut && odd)
-			fab_catf(f->message, sizeof(f->message), "; its sibling RoCE netdevs use MTU %lld", common);
+			fab_catf(f->message, sizeof(f->message), _("; its sibling RoCE netdevs use MTU %lld"), common);
 		char am[24], mm[24];
 		snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%lld; %s active_mtu=%s max_mtu=%s",
 			 d->name, d->mtu.v, subj, fab_int_str(p->active_mtu, am, sizeof(am)),
 			 fab_int_str(p->max_mtu, mm, sizeof(mm)));
 		if (p->mtu_source[0])
-			fab_catf(f->evidence, sizeof(f->evidence), " from %s", p->mtu_source);
+			fab_catf(f->evidence, sizeof(f->evidence), _(" from %s"), p->mtu_source);
 		if (odd)
-			fab_catf(f->evidence, sizeof(f->evidence), "; %d of %d other RoCE netdevs have mtu=%lld",
+			fab_catf(f->evidence, sizeof(f->evidence), _("; %d of %d other RoCE netdevs have mtu=%lld"),
 			    agree, total, common);
 		long long want = odd && common > d->mtu.v ? common : 9000;
 		snprintf(f->hint, sizeof(f->hint),
-			 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld, with the switch "
-			 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu",
+			 _("suggestion (fabtop changes nothing): ip link set dev %s mtu %lld, with the switch "
+			 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu"),
 			 FAB_SHQ(d->name), want, FAB_SHQ(n->name));
 	}
 }
@@ -758,9 +769,9 @@ static void rule_roce_no_ipv4(struct fab_model *m)
 		port_dir(n, p, dir, sizeof(dir));
 		struct fab_finding *f = model_add_finding(m, "links.roce-no-ipv4", SEV_WARN, subj);
 		snprintf(f->message, sizeof(f->message),
-			 "no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
-			 "an IPv4 RoCE v2 GID, and a link-local GID does not route beyond the L2 segment",
-			 v6 ? "its RoCE v2 GIDs are IPv6 only" : "only link-local GIDs");
+			 _("no RoCE v2 GID with an IPv4 address (%s): NCCL and most RoCE apps pick "
+			 "an IPv4 RoCE v2 GID, and a link-local GID does not route beyond the L2 segment"),
+			 v6 ? _("its RoCE v2 GIDs are IPv6 only") : _("only link-local GIDs"));
 		snprintf(f->evidence, sizeof(f->evidence), "%s/gids, gid_attrs/types:", dir);
 		for (int g = 0; g < p->ngids; g++) {
 			const struct fab_gid *gd = &p->gids[g];
@@ -768,8 +779,8 @@ static void rule_roce_no_ipv4(struct fab_model *m)
 			    gd->ip[0] ? gd->ip : gd->gid, g + 1 < p->ngids ? ";" : "");
 		}
 		snprintf(f->hint, sizeof(f->hint),
-			 "cat %s/gid_attrs/types/* (or show_gids); suggestion: ip addr add <IPv4>/<len> "
-			 "dev %s adds the IPv4 GID; NCCL_IB_GID_INDEX selects a GID by hand",
+			 _("cat %s/gid_attrs/types/* (or show_gids); suggestion: ip addr add <IPv4>/<len> "
+			 "dev %s adds the IPv4 GID; NCCL_IB_GID_INDEX selects a GID by hand"),
 			 FAB_SHQ(dir), p->netdev[0] ? FAB_SHQ(p->netdev) : "<netdev>");
 	}
 }
@@ -826,20 +837,20 @@ static void rule_gid_netns(struct fab_model *m)
 		port_dir(n, p, dir, sizeof(dir));
 		struct fab_finding *f = model_add_finding(m, "links.gid-netns", SEV_INFO, subj);
 		snprintf(f->message, sizeof(f->message),
-			 "RoCE GIDs %s name %s, not in this network namespace: the interface lives "
-			 "in another one (the host's or another pod's); %s",
+			 _("RoCE GIDs %s name %s, not in this network namespace: the interface lives "
+			 "in another one (the host's or another pod's); %s"),
 			 idx, names,
-			 nlocal ? "rdma_cm here can use only the GIDs of local netdevs"
-				: "rdma_cm here cannot address this port; raw verbs (NCCL) still can");
-		snprintf(f->evidence, sizeof(f->evidence), "%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has",
+			 nlocal ? _("rdma_cm here can use only the GIDs of local netdevs")
+				: _("rdma_cm here cannot address this port; raw verbs (NCCL) still can"));
+		snprintf(f->evidence, sizeof(f->evidence), _("%s/gid_attrs/ndevs/{%s}=%s; /sys/class/net here has"),
 			 dir, idx, names);
 		for (int d = 0; d < m->nnetdevs; d++)
 			fab_catf(f->evidence, sizeof(f->evidence), " %s", m->netdevs[d].name);
 		if (m->rdma_netns_mode[0])
-			fab_catf(f->evidence, sizeof(f->evidence), "; rdma system netns mode %s", m->rdma_netns_mode);
+			fab_catf(f->evidence, sizeof(f->evidence), _("; rdma system netns mode %s"), m->rdma_netns_mode);
 		snprintf(f->hint, sizeof(f->hint),
-			 "rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
-			 "host: ip -br link show %s; in a pod, use the HCA whose netdev the pod owns",
+			 _("rdma system show (netns shared/exclusive); ip -br link (interfaces here); on the "
+			 "host: ip -br link show %s; in a pod, use the HCA whose netdev the pod owns"),
 			 FAB_SHQ(first));
 	}
 }
@@ -853,13 +864,13 @@ static const struct err_def {
 	const char *name;
 	const char *gloss;
 } err_defs[] = {
-	{ "link_downed", "the link went down" },
-	{ "port_rcv_errors", "bad packets received" },
-	{ "local_link_integrity_errors", "lane error bursts over threshold" },
-	{ "excessive_buffer_overrun_errors", "flow-control buffer overruns" },
-	{ "symbol_error", "bit errors on a lane" },
-	{ "link_error_recovery", "the link retrained" },
-	{ "port_rcv_remote_physical_errors", "packets marked bad upstream" },
+	{ "link_downed", N_("the link went down") },
+	{ "port_rcv_errors", N_("bad packets received") },
+	{ "local_link_integrity_errors", N_("lane error bursts over threshold") },
+	{ "excessive_buffer_overrun_errors", N_("flow-control buffer overruns") },
+	{ "symbol_error", N_("bit errors on a lane") },
+	{ "link_error_recovery", N_("the link retrained") },
+	{ "port_rcv_remote_physical_errors", N_("packets marked bad upstream") },
 };
 #define NERR_DEFS ((int)(sizeof(err_defs) / sizeof(err_defs[0])))
 
@@ -868,7 +879,7 @@ static const struct err_def {
 static void rule_link_errors(struct fab_model *m)
 {
 	FOR_EACH_PORT(m, n, p) {
-		char list[200] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
+		char list[400] = "", ev[FAB_PATH_LEN] = "", sat[96] = "";
 		int hits = 0;
 		enum fab_severity sev = SEV_INFO;
 		/* A port that is down now: link_downed records that very event,
@@ -888,7 +899,7 @@ static void rule_link_errors(struct fab_model *m)
 					sev = SEV_WARN;
 				/* A gloss for the first two; the evidence has them all. */
 				fab_catf(list, sizeof(list), "%s%s=%lld%s%s%s", hits ? ", " : "", ct->name,
-				    ct->value.v, hits < 2 ? " (" : "", hits < 2 ? err_defs[d].gloss : "",
+				    ct->value.v, hits < 2 ? " (" : "", hits < 2 ? _(err_defs[d].gloss) : "",
 				    hits < 2 ? ")" : "");
 				fab_catf(ev, sizeof(ev), " %s=%lld", ct->name, ct->value.v);
 				if (s)
@@ -903,27 +914,27 @@ static void rule_link_errors(struct fab_model *m)
 		struct fab_finding *f = model_add_finding(m, "links.errors", sev, subj);
 		if (sat[0])
 			snprintf(f->message, sizeof(f->message),
-				 "%s since the counters were last cleared; %s PINNED (stuck at the "
-				 "counter's maximum): the true count is higher and new errors no longer show",
+				 _("%s since the counters were last cleared; %s PINNED (stuck at the "
+				 "counter's maximum): the true count is higher and new errors no longer show"),
 				 list, sat);
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "%s since the counters were last cleared; a snapshot cannot tell "
-				 "whether they still grow", list);
+				 _("%s since the counters were last cleared; a snapshot cannot tell "
+				 "whether they still grow"), list);
 		snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
 		if (is_roce(p) && p->netdev[0])
 			snprintf(f->hint, sizeof(f->hint),
-				 "watch them grow in fabtop's live counters pane; ethtool -S %s | grep -iE "
-				 "'fec|symbol|err'; mlxlink -d %s -c; growing errors: reseat/replace the cable",
+				 _("watch them grow in fabtop's live counters pane; ethtool -S %s | grep -iE "
+				 "'fec|symbol|err'; mlxlink -d %s -c; growing errors: reseat/replace the cable"),
 				 FAB_SHQ(p->netdev), FAB_SHQ(pci_bdf(m, n)[0] ? pci_bdf(m, n) : n->name));
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
+				 _("watch them grow in fabtop's live counters pane, or perfquery -x -C %s -P %d "
 				 "twice a minute apart (perfquery -R clears them); growing errors: "
-				 "reseat/replace the cable", FAB_SHQ(n->name), p->num);
+				 "reseat/replace the cable"), FAB_SHQ(n->name), p->num);
 		if (sat[0]) {
 			char cmd[160];
-			fab_catf(f->hint, sizeof(f->hint), "; PINNED: clear them to count again: %s",
+			fab_catf(f->hint, sizeof(f->hint), _("; PINNED: clear them to count again: %s"),
 				 port_pin_clear_cmd(m, n, p, cmd, sizeof(cmd)));
 		}
 	}
@@ -939,19 +950,19 @@ static void xport_hint(const struct fab_nic *n, const struct fab_port *p,
 {
 	char dev[FAB_NAME_LEN + 8];
 	snprintf(dev, sizeof(dev), "%s/%d", n->name, p->num);
-	int k = snprintf(buf, len, "fabtop report counters shows whether it still grows; rdma statistic "
-			 "show link %s; ", FAB_SHQ(dev));
+	int k = snprintf(buf, len, _("fabtop report counters shows whether it still grows; rdma statistic "
+			 "show link %s; "), FAB_SHQ(dev));
 	if (k < 0 || (size_t)k >= len)
 		return;
 	if (ct->def->cls == CC_ERROR || ct->def->warn_at == 1)
-		snprintf(buf + k, len - (size_t)k, "a job's transfer failed: its log names it (NCCL WARN "
-			 "... 'transport retry counter exceeded', 'remote access error')");
+		snprintf(buf + k, len - (size_t)k, _("a job's transfer failed: its log names it (NCCL WARN "
+			 "... 'transport retry counter exceeded', 'remote access error')"));
 	else if (is_roce(p))
-		snprintf(buf + k, len - (size_t)k, "loss on RoCE: PFC and ECN on the RDMA priority, "
-			 "ethtool -S %s | grep -iE 'discard|pause|buffer'", FAB_SHQ(p->netdev[0] ? p->netdev : "NETDEV"));
+		snprintf(buf + k, len - (size_t)k, _("loss on RoCE: PFC and ECN on the RDMA priority, "
+			 "ethtool -S %s | grep -iE 'discard|pause|buffer'"), FAB_SHQ(p->netdev[0] ? p->netdev : "NETDEV"));
 	else
-		snprintf(buf + k, len - (size_t)k, "loss on InfiniBand: ibqueryerrors along the path "
-			 "(symbol errors, discards, PortXmitWait)");
+		snprintf(buf + k, len - (size_t)k, _("loss on InfiniBand: ibqueryerrors along the path "
+			 "(symbol errors, discards, PortXmitWait)"));
 }
 
 /* Transport counters (hw_counters) with a total since they were last
@@ -968,22 +979,22 @@ static void rule_transport_errors(struct fab_model *m)
 			enum ctr_total j = counter_total_judge(ct->def, ct->value.v);
 			if (j == CTR_TOTAL_NONE)
 				continue;
-			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], th[48];
+			char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN], th[96];
 			port_name(n, p, subj, sizeof(subj));
 			port_dir(n, p, dir, sizeof(dir));
 			if (ct->def->warn_at == CTR_WARN_NEVER)
-				snprintf(th, sizeof(th), "info at any total");
+				snprintf(th, sizeof(th), _("info at any total"));
 			else
-				snprintf(th, sizeof(th), "a warning from %lld", ct->def->warn_at);
+				snprintf(th, sizeof(th), _("a warning from %lld"), ct->def->warn_at);
 			struct fab_finding *f = model_add_finding(m, "links.transport-errors",
 				j == CTR_TOTAL_WARN ? SEV_WARN : SEV_INFO, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "%s=%lld since the counters were last cleared (%s): %s; a snapshot "
-				 "cannot tell whether it still grows", ct->name, ct->value.v, th,
-				 ct->def->meaning);
+				 _("%s=%lld since the counters were last cleared (%s): %s; a snapshot "
+				 "cannot tell whether it still grows"), ct->name, ct->value.v, th,
+				 _(ct->def->meaning));
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "%s/hw_counters/%s=%lld (%s, %d-bit, wraps)", dir, ct->name,
-				 ct->value.v, ct->def->layer, ct->def->width);
+				 _("%s/hw_counters/%s=%lld (%s, %d-bit, wraps)"), dir, ct->name,
+				 ct->value.v, _(ct->def->layer), ct->def->width);
 			xport_hint(n, p, ct, f->hint, sizeof(f->hint));
 		}
 	}
@@ -1017,13 +1028,13 @@ static void rule_counter_implausible(struct fab_model *m)
 		struct fab_finding *f = model_add_finding(m, "links.counter-implausible", SEV_WARN,
 							  subj);
 		snprintf(f->message, sizeof(f->message),
-			 "%s: not a value an unsigned counter of its width can hold, so this port's "
-			 "counts cannot be believed (a driver or firmware fault, or an altered capture)",
+			 _("%s: not a value an unsigned counter of its width can hold, so this port's "
+			 "counts cannot be believed (a driver or firmware fault, or an altered capture)"),
 			 list);
 		snprintf(f->evidence, sizeof(f->evidence), "%s/counters/:%s", dir, ev);
 		snprintf(f->hint, sizeof(f->hint),
-			 "cat %s/counters/* twice a few seconds apart; perfquery -x -C %s -P %d reads the "
-			 "same counters through the MAD interface; a capture: take it again", FAB_SHQ(dir),
+			 _("cat %s/counters/* twice a few seconds apart; perfquery -x -C %s -P %d reads the "
+			 "same counters through the MAD interface; a capture: take it again"), FAB_SHQ(dir),
 			 FAB_SHQ(n->name), p->num);
 	}
 }
@@ -1034,7 +1045,7 @@ static void rule_counter_implausible(struct fab_model *m)
 static const char *pfc_where(const struct fab_netdev *d, char *buf, size_t len)
 {
 	if (strcmp(d->qos_source, "DCB netlink") == 0)
-		snprintf(buf, len, "DCB netlink (dcb pfc show dev %s)", d->name);
+		snprintf(buf, len, _("DCB netlink (dcb pfc show dev %s)"), d->name);
 	else
 		snprintf(buf, len, "/sys/class/net/%s/qos/pfc", d->name);
 	return buf;
@@ -1055,18 +1066,18 @@ static void rule_pfc_off(struct fab_model *m)
 			port_name(n, p, subj, sizeof(subj));
 			struct fab_finding *f = model_add_finding(m, "links.pfc-off", SEV_WARN, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "PFC is off on every priority of %s, so RoCE traffic is not lossless: each "
-				 "drop costs a go-back-N retransmission (fine only on a fabric designed for lossy RoCE)",
+				 _("PFC is off on every priority of %s, so RoCE traffic is not lossless: each "
+				 "drop costs a go-back-N retransmission (fine only on a fabric designed for lossy RoCE)"),
 				 d->name);
 			char where[96];
-			snprintf(f->evidence, sizeof(f->evidence), "%s: PFC mask=0x%02llx (none)",
+			snprintf(f->evidence, sizeof(f->evidence), _("%s: PFC mask=0x%02llx (none)"),
 				 pfc_where(d, where, sizeof(where)), d->pfc_mask.v);
 			if (d->qos_trust[0])
 				fab_catf(f->evidence, sizeof(f->evidence), "; trust %s (%s)", d->qos_trust,
 					 d->trust_source[0] ? d->trust_source : "qos/trust");
 			snprintf(f->hint, sizeof(f->hint),
-				 "mlnx_qos -i %s (PFC row); suggestion: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 "
-				 "(the RoCE priority, matching the switch)", FAB_SHQ(d->name), FAB_SHQ(d->name));
+				 _("mlnx_qos -i %s (PFC row); suggestion: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 "
+				 "(the RoCE priority, matching the switch)"), FAB_SHQ(d->name), FAB_SHQ(d->name));
 		}
 	}
 }
@@ -1078,13 +1089,13 @@ static void rule_pfc_off(struct fab_model *m)
 static const char *slave_down_why(const struct fab_netdev *s, char *buf, size_t len)
 {
 	if (!s) {
-		snprintf(buf, len, "not in /sys/class/net");
+		snprintf(buf, len, _("not in /sys/class/net"));
 		return buf;
 	}
 	if (strcmp(s->slave_mii, "down") == 0)
 		snprintf(buf, len, "mii_status down");
 	else if (s->carrier.ok && s->carrier.v == 0)
-		snprintf(buf, len, "no carrier");
+		snprintf(buf, len, _("no carrier"));
 	else if (strcmp(s->operstate, "down") == 0)
 		snprintf(buf, len, "operstate down");
 	else
@@ -1104,7 +1115,7 @@ static void rule_bond_slave_down(struct fab_model *m)
 		const struct fab_netdev *b = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 		if (!b || !b->bond_mode[0])
 			continue;
-		char list[sizeof(b->bond_slaves)], down[200] = "", ev[FAB_PATH_LEN] = "", why[64];
+		char list[sizeof(b->bond_slaves)], down[400] = "", ev[FAB_PATH_LEN] = "", why[64];
 		const char *first = NULL;
 		int nslaves = 0, ndown = 0;
 		fab_strlcpy(list, b->bond_slaves, sizeof(list));
@@ -1128,21 +1139,21 @@ static void rule_bond_slave_down(struct fab_model *m)
 		bool backup = strcmp(b->bond_mode, "active-backup") == 0;
 		if (!nslaves)
 			snprintf(f->message, sizeof(f->message),
-				 "its netdev %s is a %s bond with no slave: the RDMA port has no link under it",
+				 _("its netdev %s is a %s bond with no slave: the RDMA port has no link under it"),
 				 b->name, b->bond_mode);
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "bond %s runs on %d of its %d links: %s down; %s", b->name,
+				 _("bond %s runs on %d of its %d links: %s down; %s"), b->name,
 				 nslaves - ndown, nslaves, down,
-				 backup ? "active-backup: the traffic has no failover left"
-					: "the port carries only what the links left can, and the "
-					  "flows hashed to the lost link move");
+				 backup ? _("active-backup: the traffic has no failover left")
+					: _("the port carries only what the links left can, and the "
+					    "flows hashed to the lost link move"));
 		snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/bonding/mode=%s slaves=%s%s",
 			 b->name, b->bond_mode, b->bond_slaves[0] ? b->bond_slaves : "(none)", ev);
 		if (first)
 			snprintf(f->hint, sizeof(f->hint),
-				 "cat /proc/net/bonding/%s; ip link show %s; ethtool %s | grep 'Link detected'; "
-				 "check that link's cable, transceiver and switch port (and the switch's LAG)",
+				 _("cat /proc/net/bonding/%s; ip link show %s; ethtool %s | grep 'Link detected'; "
+				 "check that link's cable, transceiver and switch port (and the switch's LAG)"),
 				 FAB_SHQ(b->name), FAB_SHQ(first), FAB_SHQ(first));
 		else
 			snprintf(f->hint, sizeof(f->hint), "cat /proc/net/bonding/%s; ip link set <port> master %s",
@@ -1188,7 +1199,7 @@ static void rule_fw_mismatch(struct fab_model *m)
 			if (dup)
 				continue;
 			seen[nseen++] = b->fw_ver;
-			fab_catf(byver, sizeof(byver), "%s%s on", nseen > 1 ? "; " : "", b->fw_ver);
+			fab_catf(byver, sizeof(byver), _("%s%s on"), nseen > 1 ? "; " : "", b->fw_ver);
 			int listed = 0;
 			for (int q = k; q < m->nnics; q++)
 				if (strcmp(m->nics[q].hca_type, a->hca_type) == 0 &&
@@ -1197,11 +1208,11 @@ static void rule_fw_mismatch(struct fab_model *m)
 						 m->nics[q].name);
 		}
 		struct fab_finding *f = model_add_finding(m, "links.fw-mismatch", SEV_WARN, a->hca_type);
-		snprintf(f->message, sizeof(f->message), "the %d %s HCAs run %d firmware versions: %s",
+		snprintf(f->message, sizeof(f->message), _("the %d %s HCAs run %d firmware versions: %s"),
 			 ncards, a->hca_type, nseen, byver);
-		snprintf(f->evidence, sizeof(f->evidence), "/sys/class/infiniband/*/fw_ver and hca_type");
-		snprintf(f->hint, sizeof(f->hint), "mlxfwmanager --query (or flint -d %s q) on each; bring "
-			 "them to one version (the rails of a job should behave alike)",
+		snprintf(f->evidence, sizeof(f->evidence), _("/sys/class/infiniband/*/fw_ver and hca_type"));
+		snprintf(f->hint, sizeof(f->hint), _("mlxfwmanager --query (or flint -d %s q) on each; bring "
+			 "them to one version (the rails of a job should behave alike)"),
 			 FAB_SHQ(a->pci >= 0 && a->pci < m->npci ? m->pci[a->pci].bdf : a->name));
 	}
 }
@@ -1247,15 +1258,15 @@ static void rule_subnet_mismatch(struct fab_model *m)
 	if (nnets < 2)
 		return;
 	struct fab_finding *f = model_add_finding(m, "links.subnet-mismatch", SEV_WARN, "node");
-	snprintf(f->message, sizeof(f->message), "its %d active IB ports are on %d subnets: NCCL "
+	snprintf(f->message, sizeof(f->message), _("its %d active IB ports are on %d subnets: NCCL "
 		 "connections between ports of different subnets fail or hang unless every node pairs "
-		 "the rails alike", nports, nnets);
+		 "the rails alike"), nports, nnets);
 	f->evidence[0] = '\0';
 	for (int v = 0; v < nnets; v++)
-		fab_catf(f->evidence, sizeof(f->evidence), "%sprefix %s: %s", v ? "; " : "", nets[v],
+		fab_catf(f->evidence, sizeof(f->evidence), _("%sprefix %s: %s"), v ? "; " : "", nets[v],
 			 lists[v]);
-	snprintf(f->hint, sizeof(f->hint), "ibstat (SM lid, Base lid) and sminfo per port; one "
-		 "subnet manager for all rails, or NCCL_IB_HCA naming one subnet's ports");
+	snprintf(f->hint, sizeof(f->hint), _("ibstat (SM lid, Base lid) and sminfo per port; one "
+		 "subnet manager for all rails, or NCCL_IB_HCA naming one subnet's ports"));
 }
 
 /* IB and RoCE ports side by side (e.g. IB rails and RoCE storage NICs):
@@ -1280,11 +1291,11 @@ static void rule_ll_mixed(struct fab_model *m)
 	if (!ib[0] || !roce[0])
 		return;
 	struct fab_finding *f = model_add_finding(m, "links.ll-mixed", SEV_INFO, "node");
-	snprintf(f->message, sizeof(f->message), "usable InfiniBand and RoCE ports side by side: "
-		 "without NCCL_IB_HCA a job uses both kinds, and IB ports cannot reach RoCE ones");
+	snprintf(f->message, sizeof(f->message), _("usable InfiniBand and RoCE ports side by side: "
+		 "without NCCL_IB_HCA a job uses both kinds, and IB ports cannot reach RoCE ones"));
 	snprintf(f->evidence, sizeof(f->evidence), "InfiniBand: %s; RoCE: %s", ib, roce);
-	snprintf(f->hint, sizeof(f->hint), "give jobs NCCL_IB_HCA with the ports of one kind (the "
-		 "compute rails)");
+	snprintf(f->hint, sizeof(f->hint), _("give jobs NCCL_IB_HCA with the ports of one kind (the "
+		 "compute rails)"));
 }
 
 /* PFC on a priority where ECN is off (np or rp, when known): congestion is
@@ -1319,17 +1330,17 @@ static void rule_pfc_no_ecn(struct fab_model *m)
 			int b0 = __builtin_ctzll((unsigned long long)bad);
 			struct fab_finding *f = model_add_finding(m, "links.pfc-no-ecn", SEV_WARN, subj);
 			snprintf(f->message, sizeof(f->message),
-				 "PFC is on for priority %s of %s but ECN is not: congestion is handled by "
+				 _("PFC is on for priority %s of %s but ECN is not: congestion is handled by "
 				 "pause frames alone (head-of-line blocking, pause storms) instead of DCQCN "
-				 "slowing the senders", bl, d->name);
+				 "slowing the senders"), bl, d->name);
 			char where[96];
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "%s: PFC on priority %s; /sys/class/net/%s/ecn/"
-				 "roce_np/enable/<prio>=1 on: %s; ecn/roce_rp/enable/<prio>=1 on: %s",
+				 _("%s: PFC on priority %s; /sys/class/net/%s/ecn/"
+				 "roce_np/enable/<prio>=1 on: %s; ecn/roce_rp/enable/<prio>=1 on: %s"),
 				 pfc_where(d, where, sizeof(where)), pl, d->name, np, rp);
 			snprintf(f->hint, sizeof(f->hint),
-				 "mlnx_qos -i %s; cat /sys/class/net/%s/ecn/roce_{np,rp}/enable/%d; suggestion: "
-				 "echo 1 into both files for priority %d", FAB_SHQ(d->name), FAB_SHQ(d->name), b0, b0);
+				 _("mlnx_qos -i %s; cat /sys/class/net/%s/ecn/roce_{np,rp}/enable/%d; suggestion: "
+				 "echo 1 into both files for priority %d"), FAB_SHQ(d->name), FAB_SHQ(d->name), b0, b0);
 		}
 	}
 }
@@ -1359,30 +1370,30 @@ static void rule_tc_override(struct fab_model *m)
 		struct fab_finding *f = model_add_finding(m, "links.tc-override",
 							  m->job_tc.ok && m->job_tc_set ? SEV_WARN : SEV_INFO,
 							  subj);
-		char pr[24] = "";
+		char pr[48] = "";
 		if (prio >= 0)
-			snprintf(pr, sizeof(pr), ", priority %d", prio);
+			snprintf(pr, sizeof(pr), _(", priority %d"), prio);
 		if (m->job_tc.ok && m->job_tc_set)
 			snprintf(f->message, sizeof(f->message),
-				 "a global traffic class %d (DSCP %d%s) on %s overrides the job's %lld "
+				 _("a global traffic class %d (DSCP %d%s) on %s overrides the job's %lld "
 				 "(DSCP %lld): its RDMA traffic leaves in another class than the job and "
-				 "the fabric were set up for", tc, tc >> 2, pr, subj, m->job_tc.v,
+				 "the fabric were set up for"), tc, tc >> 2, pr, subj, m->job_tc.v,
 				 m->job_tc.v >> 2);
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "every RoCE QP of %s carries traffic class %d (DSCP %d%s), whatever the "
-				 "application asks: a global override", subj, tc, tc >> 2, pr);
-		snprintf(f->evidence, sizeof(f->evidence), "%s: Global tclass=%d%s; %s; the job: %s",
-			 file, tc, p->tclass.rules ? " (and per-destination rules)" : "", pwhy,
-			 m->job_tc_from[0] ? m->job_tc_from : "not looked for");
+				 _("every RoCE QP of %s carries traffic class %d (DSCP %d%s), whatever the "
+				 "application asks: a global override"), subj, tc, tc >> 2, pr);
+		snprintf(f->evidence, sizeof(f->evidence), _("%s: Global tclass=%d%s; %s; the job: %s"),
+			 file, tc, p->tclass.rules ? _(" (and per-destination rules)") : "", pwhy,
+			 m->job_tc_from[0] ? m->job_tc_from : _("not looked for"));
 		if (m->job_tc.ok && m->job_tc_set)
 			snprintf(f->hint, sizeof(f->hint),
-				 "cat %s; to let the job's NCCL_IB_TC apply: echo -1 > %s (as root); or run "
-				 "the job with NCCL_IB_TC=%d", FAB_SHQ(file), FAB_SHQ(file), tc);
+				 _("cat %s; to let the job's NCCL_IB_TC apply: echo -1 > %s (as root); or run "
+				 "the job with NCCL_IB_TC=%d"), FAB_SHQ(file), FAB_SHQ(file), tc);
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "cat %s; NCCL_IB_TC of the job has no effect while it is set; echo -1 > %s "
-				 "(as root) clears it", FAB_SHQ(file), FAB_SHQ(file));
+				 _("cat %s; NCCL_IB_TC of the job has no effect while it is set; echo -1 > %s "
+				 "(as root) clears it"), FAB_SHQ(file), FAB_SHQ(file));
 	}
 }
 
@@ -1426,25 +1437,25 @@ static void rule_tc_no_pfc(struct fab_model *m)
 		int good = tc_for_priority(d, want);
 		struct fab_finding *f = model_add_finding(m, "links.tc-no-pfc", SEV_WARN, subj);
 		snprintf(f->message, sizeof(f->message),
-			 "RDMA traffic on a priority without PFC: %s sends traffic class %d on priority "
+			 _("RDMA traffic on a priority without PFC: %s sends traffic class %d on priority "
 			 "%d, where PFC is off (PFC is on %s): drops there are not prevented, and each "
-			 "costs a retransmission (configuration; traffic confirms it)", subj, tc, prio, pl);
-		snprintf(f->evidence, sizeof(f->evidence), "traffic class %d: %s; %s; PFC on %s from %s",
-			 tc, twhy[0] ? twhy : m->job_tc_from[0] ? m->job_tc_from : "the NCCL jobs' NCCL_IB_TC",
+			 "costs a retransmission (configuration; traffic confirms it)"), subj, tc, prio, pl);
+		snprintf(f->evidence, sizeof(f->evidence), _("traffic class %d: %s; %s; PFC on %s from %s"),
+			 tc, twhy[0] ? twhy : m->job_tc_from[0] ? m->job_tc_from : _("the NCCL jobs' NCCL_IB_TC"),
 			 pwhy, pl, pfc_where(d, where, sizeof(where)));
 		if (good >= 0)
 			snprintf(f->hint, sizeof(f->hint),
-				 "dcb app show dev %s; dcb pfc show dev %s; run the job with NCCL_IB_TC=%d "
+				 _("dcb app show dev %s; dcb pfc show dev %s; run the job with NCCL_IB_TC=%d "
 				 "(DSCP %d, priority %d)%s; or enable PFC on priority %d on the NIC and the "
-				 "switch: dcb pfc set dev %s prio-pfc %d:on", FAB_SHQ(d->name),
+				 "switch: dcb pfc set dev %s prio-pfc %d:on"), FAB_SHQ(d->name),
 				 FAB_SHQ(d->name), good, good >> 2, want,
-				 p->tclass.set == FAB_YES ? " after clearing the global traffic class" : "",
+				 p->tclass.set == FAB_YES ? _(" after clearing the global traffic class") : "",
 				 prio, FAB_SHQ(d->name), prio);
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "dcb app show dev %s; dcb pfc show dev %s; enable PFC on priority %d on the "
+				 _("dcb app show dev %s; dcb pfc show dev %s; enable PFC on priority %d on the "
 				 "NIC and the switch (dcb pfc set dev %s prio-pfc %d:on), or map the job's "
-				 "DSCP to a priority with PFC", FAB_SHQ(d->name), FAB_SHQ(d->name), prio,
+				 "DSCP to a priority with PFC"), FAB_SHQ(d->name), FAB_SHQ(d->name), prio,
 				 FAB_SHQ(d->name), prio);
 	}
 }
@@ -1479,89 +1490,89 @@ static void rule_not_usable(struct fab_model *m)
 		struct fab_judged verbs = nic_verbs(n);
 		if (verbs.v != FAB_NO)
 			continue;
-		char node[48];
+		char node[96];
 		if (n->uverbs.name[0])
 			snprintf(node, sizeof(node), "/dev/infiniband/%s", n->uverbs.name);
 		else
-			snprintf(node, sizeof(node), "its /dev/infiniband/uverbs node");
+			snprintf(node, sizeof(node), _("its /dev/infiniband/uverbs node"));
 		struct fab_finding *f = model_add_finding(m, "links.not-usable",
 							  usable ? SEV_INFO : SEV_WARN, n->name);
 		long long e = n->uverbs.open_errno.v;
-		const char *none = usable ? "" : "; no HCA is usable here";
+		const char *none = usable ? "" : _("; no HCA is usable here");
 		if (!n->uverbs.present)
 			snprintf(f->message, sizeof(f->message),
-				 "visible but %s does not exist here: not usable from this container%s",
+				 _("visible but %s does not exist here: not usable from this container%s"),
 				 node, none);
 		else
 			snprintf(f->message, sizeof(f->message),
-				 "visible but %s cannot be opened (%s: %s): not usable by this user or "
-				 "container%s", node, errno_name(e), strerror((int)e), none);
+				 _("visible but %s cannot be opened (%s: %s): not usable by this user or "
+				 "container%s"), node, errno_name(e), strerror((int)e), none);
 		if (!n->uverbs.present)
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "/sys/class/infiniband/%s exists; %s: absent in this mount namespace",
+				 _("/sys/class/infiniband/%s exists; %s: absent in this mount namespace"),
 				 n->name, node);
 		else
 			snprintf(f->evidence, sizeof(f->evidence),
-				 "/sys/class/infiniband/%s exists; open(%s, O_RDWR) failed with %s (%lld)",
+				 _("/sys/class/infiniband/%s exists; open(%s, O_RDWR) failed with %s (%lld)"),
 				 n->name, node, errno_name(e), e);
 		if (usable)
 			snprintf(f->hint, sizeof(f->hint),
-				 "ls -l /dev/infiniband; ibv_devices lists what is visible, not what is usable: "
-				 "give NCCL the usable ports, NCCL_IB_HCA=%s", FAB_SHQ(ulist));
+				 _("ls -l /dev/infiniband; ibv_devices lists what is visible, not what is usable: "
+				 "give NCCL the usable ports, NCCL_IB_HCA=%s"), FAB_SHQ(ulist));
 		else if (!n->uverbs.present)
 			snprintf(f->hint, sizeof(f->hint),
-				 "ls -l /dev/infiniband; in Kubernetes, request the HCA through the RDMA device "
-				 "plugin's resource (rdma/...); on a host, modprobe ib_uverbs");
+				 _("ls -l /dev/infiniband; in Kubernetes, request the HCA through the RDMA device "
+				 "plugin's resource (rdma/...); on a host, modprobe ib_uverbs"));
 		else
 			snprintf(f->hint, sizeof(f->hint),
-				 "ls -l %s (owner, group, mode); add the user to its group (often rdma), or in a "
-				 "container allow the device (cgroup) through the RDMA device plugin", FAB_SHQ(node));
+				 _("ls -l %s (owner, group, mode); add the user to its group (often rdma), or in a "
+				 "container allow the device (cgroup) through the RDMA device plugin"), FAB_SHQ(node));
 	}
 }
 
 /* The findings of this file: adding one is a function above and a row here. */
 static const struct fab_rule links_rules[] = {
 	{ .id = "links.port-down", .run = rule_port_down,   /* and links.port-unused */
-	  .layer = "link: a port that is not ACTIVE with its physical link up carries no traffic at all" },
+	  .layer = N_("link: a port that is not ACTIVE with its physical link up carries no traffic at all") },
 	{ .id = "links.no-sm", .run = rule_no_sm,
-	  .layer = "InfiniBand subnet: a port turns ACTIVE only after a subnet manager assigns its LID and routes" },
+	  .layer = N_("InfiniBand subnet: a port turns ACTIVE only after a subnet manager assigns its LID and routes") },
 	{ .id = "links.rate-degraded", .run = rule_rate_degraded,
-	  .layer = "link: the negotiated width x lane speed caps every transfer over this port" },
+	  .layer = N_("link: the negotiated width x lane speed caps every transfer over this port") },
 	{ .id = "links.pcie-bottleneck", .run = rule_pcie_bottleneck,
-	  .layer = "PCIe: the NIC's host link must carry its ports' line rate, or the network never reaches it" },
+	  .layer = N_("PCIe: the NIC's host link must carry its ports' line rate, or the network never reaches it") },
 	{ .id = "links.multi-host", .run = rule_multi_host,
-	  .layer = "PCIe: a multi-host or socket-direct card spreads each port over several links" },
+	  .layer = N_("PCIe: a multi-host or socket-direct card spreads each port over several links") },
 	{ .id = "links.mtu-mismatch", .run = rule_mtu_mismatch,
-	  .layer = "RoCE: the RDMA MTU follows the netdev MTU; smaller packets cost bandwidth, mismatches break paths" },
+	  .layer = N_("RoCE: the RDMA MTU follows the netdev MTU; smaller packets cost bandwidth, mismatches break paths") },
 	{ .id = "links.roce-no-ipv4", .run = rule_roce_no_ipv4,
-	  .layer = "RoCE addressing: each connection picks a GID; NCCL and most apps want a routable IPv4 RoCE v2 one" },
+	  .layer = N_("RoCE addressing: each connection picks a GID; NCCL and most apps want a routable IPv4 RoCE v2 one") },
 	{ .id = "links.gid-netns", .run = rule_gid_netns,
-	  .layer = "namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)" },
+	  .layer = N_("namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)") },
 	{ .id = "links.errors", .run = rule_link_errors,
-	  .layer = "physical/link: error counters record cable, transceiver and signal trouble since the last clear" },
+	  .layer = N_("physical/link: error counters record cable, transceiver and signal trouble since the last clear") },
 	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
-	  .layer = "counters: every verdict on errors and traffic rests on counter values that can be true" },
+	  .layer = N_("counters: every verdict on errors and traffic rests on counter values that can be true") },
 	{ .id = "links.fw-mismatch", .run = rule_fw_mismatch,
-	  .layer = "consistency: the rails of a job should run the same firmware" },
+	  .layer = N_("consistency: the rails of a job should run the same firmware") },
 	{ .id = "links.subnet-mismatch", .run = rule_subnet_mismatch,
-	  .layer = "consistency: IB ports reach each other only within one subnet (one SM)" },
+	  .layer = N_("consistency: IB ports reach each other only within one subnet (one SM)") },
 	{ .id = "links.ll-mixed", .run = rule_ll_mixed,
-	  .layer = "consistency: NCCL uses every usable RDMA port it is not told to skip, IB and RoCE alike" },
+	  .layer = N_("consistency: NCCL uses every usable RDMA port it is not told to skip, IB and RoCE alike") },
 	{ .id = "links.bond-slave-down", .run = rule_bond_slave_down,
-	  .layer = "RoCE LAG: a bond stays up while one of its links is, at a fraction of its bandwidth" },
+	  .layer = N_("RoCE LAG: a bond stays up while one of its links is, at a fraction of its bandwidth") },
 	{ .id = "links.pfc-off", .run = rule_pfc_off,
-	  .layer = "RoCE QoS: RDMA over Ethernet expects a lossless traffic class (PFC) and recovers from drops slowly" },
+	  .layer = N_("RoCE QoS: RDMA over Ethernet expects a lossless traffic class (PFC) and recovers from drops slowly") },
 	{ .id = "links.pfc-no-ecn", .run = rule_pfc_no_ecn,
-	  .layer = "RoCE congestion: ECN (DCQCN) slows senders before PFC pause frames spread through the fabric" },
+	  .layer = N_("RoCE congestion: ECN (DCQCN) slows senders before PFC pause frames spread through the fabric") },
 	{ .id = "links.tc-override", .run = rule_tc_override,
-	  .layer = "RoCE QoS: a global traffic class decides which DSCP, so which priority and lossless class, every QP uses" },
+	  .layer = N_("RoCE QoS: a global traffic class decides which DSCP, so which priority and lossless class, every QP uses") },
 	{ .id = "links.tc-no-pfc", .run = rule_tc_no_pfc,
-	  .layer = "RoCE QoS: the job's traffic class maps to a priority; only priorities with PFC are lossless" },
+	  .layer = N_("RoCE QoS: the job's traffic class maps to a priority; only priorities with PFC are lossless") },
 	{ .id = "links.not-usable", .run = rule_not_usable,
-	  .layer = "access: verbs need /dev/infiniband/uverbsN in this mount namespace, openable by this user" },
+	  .layer = N_("access: verbs need /dev/infiniband/uverbsN in this mount namespace, openable by this user") },
 	/* Last: a port's own faults above name the cause; its transport totals
 	 * are what those faults (or the fabric) cost. */
 	{ .id = "links.transport-errors", .run = rule_transport_errors,
-	  .layer = "transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs" },
+	  .layer = N_("transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs") },
 };
 FAB_RULE_SET(links_rule_set, links_rules);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "rules.h"
+#include "fabtop/i18n.h"
 #include "fabtop/topo.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/util.h"
@@ -42,16 +43,18 @@ static void rule_nic_far(struct fab_model *m)
 		const struct fab_pci_dev *gp = &m->pci[m->gpus[g].pci];
 		struct fab_finding *f = model_add_finding(m, "topo.nic-far", SEV_WARN, t.devs[g].label);
 		snprintf(f->message, sizeof(f->message),
-			 "its closest %s is %s %s, %s away: GPUDirect RDMA is off at NCCL's "
-			 "default level (PXB), so its traffic crosses %s through host memory",
-			 t.best_usable[g] == FAB_YES ? "usable NIC" : "NIC (usable here: unknown)",
+			 t.best_usable[g] == FAB_YES ?
+			 _("its closest usable NIC is %s %s, %s away: GPUDirect RDMA is off at NCCL's "
+			   "default level (PXB), so its traffic crosses %s through host memory") :
+			 _("its closest NIC (usable here: unknown) is %s %s, %s away: GPUDirect RDMA is off "
+			   "at NCCL's default level (PXB), so its traffic crosses %s through host memory"),
 			 t.devs[t.ngpus + j].label, nic->name, topo_level_word(l),
-			 l == TOPO_SYS ? "the CPU interconnect" : "the host bridges");
+			 l == TOPO_SYS ? _("the CPU interconnect") : _("the host bridges"));
 		/* Say so when a closer NIC exists but is not usable. */
-		char closer[256] = "", na[24], nb[24];
+		char closer[512] = "", na[24], nb[24];
 		if (t.closer[g] >= 0) {
 			int k = t.closer[g], ni = t.devs[t.ngpus + k].idx;
-			snprintf(closer, sizeof(closer), "; %s %s is %s but not usable: %s",
+			snprintf(closer, sizeof(closer), _("; %s %s is %s but not usable: %s"),
 				 t.devs[t.ngpus + k].label, m->nics[ni].name,
 				 topo_level_word(t.level[g * t.n + t.ngpus + k]), m->nics[ni].usable.why);
 		}
@@ -63,8 +66,8 @@ static void rule_nic_far(struct fab_model *m)
 			 fab_int_str(m->pci[nic->pci].numa_node, nb, sizeof(nb)),
 			 closer);
 		snprintf(f->hint, sizeof(f->hint),
-			 closer[0] ? "make the closer NIC usable (ibstat; ls -l /dev/infiniband), or pin this GPU's rank to a NIC on its NUMA node with NCCL_IB_HCA"
-				   : "check NCCL's choice with NCCL_DEBUG=INFO (NET/IB lines); a NIC on the GPU's own PCIe switch is the right one");
+			 "%s", closer[0] ? _("make the closer NIC usable (ibstat; ls -l /dev/infiniband), or pin this GPU's rank to a NIC on its NUMA node with NCCL_IB_HCA")
+				   : _("check NCCL's choice with NCCL_DEBUG=INFO (NET/IB lines); a NIC on the GPU's own PCIe switch is the right one"));
 	}
 	topo_free(&t);
 }
@@ -104,13 +107,13 @@ static void rule_nic_shared(struct fab_model *m)
 								  t.devs[t.ngpus + j].label);
 			char lb[16];
 			snprintf(f->message, sizeof(f->message),
-				 "%s share %s %s as their closest NIC while %s %s is closest to no GPU",
+				 _("%s share %s %s as their closest NIC while %s %s is closest to no GPU"),
 				 gpus, t.devs[t.ngpus + j].label, nic->name,
 				 nic_label(&t, t.devs[t.ngpus + k].idx, lb, sizeof(lb)), idle->name);
 			snprintf(f->evidence, sizeof(f->evidence), "%s at %s; %s at %s",
 				 nic->name, m->pci[nic->pci].bdf, idle->name, m->pci[idle->pci].bdf);
 			snprintf(f->hint, sizeof(f->hint),
-				 "one NIC per GPU is the usual rail design: check cabling/slot placement, or spread ranks with NCCL_IB_HCA");
+				 _("one NIC per GPU is the usual rail design: check cabling/slot placement, or spread ranks with NCCL_IB_HCA"));
 			break;
 		}
 	}
@@ -217,37 +220,41 @@ static void rule_pcie_degraded(struct fab_model *m)
 		enum fab_severity sev = off_path ? SEV_INFO :
 					(narrow || !gpu_only || busy.v == FAB_YES) ? SEV_WARN : SEV_INFO;
 		struct fab_finding *f = model_add_finding(m, "pcie.degraded", sev, label);
-		char busy_note[200] = "";
+		char busy_note[320] = "";
 		if (busy.v == FAB_YES)
-			snprintf(busy_note, sizeof(busy_note), " while the GPU is busy (%s): a busy GPU "
-				 "runs its link at full speed", busy.why);
+			snprintf(busy_note, sizeof(busy_note), _(" while the GPU is busy (%s): a busy GPU "
+				 "runs its link at full speed"), busy.why);
 		else if (busy.v == FAB_NO)
-			snprintf(busy_note, sizeof(busy_note), " (the GPU is idle, %s: GPUs lower their "
-				 "link speed when idle; check under load)", busy.why);
+			snprintf(busy_note, sizeof(busy_note), _(" (the GPU is idle, %s: GPUs lower their "
+				 "link speed when idle; check under load)"), busy.why);
 		else if (gpu >= 0)
-			snprintf(busy_note, sizeof(busy_note), " (GPUs lower their link speed when idle; "
-				 "its load is unknown without NVML: check under load)");
+			snprintf(busy_note, sizeof(busy_note), _(" (GPUs lower their link speed when idle; "
+				 "its load is unknown without NVML: check under load)"));
 		else
-			snprintf(busy_note, sizeof(busy_note), " (the GPUs below lower their link speed "
-				 "when idle; check under load)");
+			snprintf(busy_note, sizeof(busy_note), _(" (the GPUs below lower their link speed "
+				 "when idle; check under load)"));
 		double have = pcie_gbps(d->link.cur_speed.v, d->link.cur_width.v);
 		double can = pcie_gbps(cap_s, cap_w);
-		char who[2 * FAB_NAME_LEN];
-		snprintf(who, sizeof(who), "%s%s", d->is_bridge ? "" : " of ", d->is_bridge ? "" : d->bdf);
-		snprintf(f->message, sizeof(f->message),
-			 "PCIe link%s runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
-			 "%.0f of %.0f Gb/s%s",
-			 who, d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can,
-			 off_path ? " (off every GPU and NIC path: only this device is slowed)" :
-			 gpu_only && !narrow ? busy_note : "");
+		const char *note = off_path ? _(" (off every GPU and NIC path: only this device is slowed)") :
+				   gpu_only && !narrow ? busy_note : "";
+		if (d->is_bridge)
+			snprintf(f->message, sizeof(f->message),
+				 _("PCIe link runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
+				   "%.0f of %.0f Gb/s%s"),
+				 d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can, note);
+		else
+			snprintf(f->message, sizeof(f->message),
+				 _("PCIe link of %s runs at %.1f GT/s x%lld, capable of %.1f GT/s x%lld: "
+				   "%.0f of %.0f Gb/s%s"),
+				 d->bdf, d->link.cur_speed.v, d->link.cur_width.v, cap_s, cap_w, have, can, note);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "/sys/bus/pci/devices/%s/current_link_speed=%.1f GT/s current_link_width=%lld "
 			 "max_link_speed=%.1f GT/s max_link_width=%lld",
 			 d->bdf, d->link.cur_speed.v, d->link.cur_width.v, d->link.max_speed.v,
 			 d->link.max_width.v);
 		snprintf(f->hint, sizeof(f->hint),
-			 "lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; reseat the card or check the slot/riser "
-			 "and BIOS bifurcation", FAB_SHQ(d->bdf));
+			 _("lspci -s %s -vv | grep -E 'LnkCap|LnkSta'; reseat the card or check the slot/riser "
+			 "and BIOS bifurcation"), FAB_SHQ(d->bdf));
 	}
 }
 
@@ -265,13 +272,13 @@ static void rule_pcie_acs(struct fab_model *m)
 			continue;   /* P2P through a root port goes through the CPU anyway */
 		struct fab_finding *f = model_add_finding(m, "pcie.acs", SEV_WARN, d->bdf);
 		snprintf(f->message, sizeof(f->message),
-			 "ACS redirect is on at switch port %s: GPU<->NIC peer-to-peer traffic below it "
-			 "is forced up to the root complex (slower GPUDirect RDMA, or none)", d->bdf);
-		snprintf(f->evidence, sizeof(f->evidence), "ACSCtl=0x%04llx (RR=%d CR=%d) from the config space",
+			 _("ACS redirect is on at switch port %s: GPU<->NIC peer-to-peer traffic below it "
+			 "is forced up to the root complex (slower GPUDirect RDMA, or none)"), d->bdf);
+		snprintf(f->evidence, sizeof(f->evidence), _("ACSCtl=0x%04llx (RR=%d CR=%d) from the config space"),
 			 d->acs_ctrl.v, !!(d->acs_ctrl.v & ACS_RR), !!(d->acs_ctrl.v & ACS_CR));
 		snprintf(f->hint, sizeof(f->hint),
-			 "lspci -s %s -vvv | grep ACSCtl; disable ACS in the BIOS (or leave it on only where "
-			 "a VM needs isolation)", FAB_SHQ(d->bdf));
+			 _("lspci -s %s -vvv | grep ACSCtl; disable ACS in the BIOS (or leave it on only where "
+			 "a VM needs isolation)"), FAB_SHQ(d->bdf));
 	}
 }
 
@@ -300,7 +307,7 @@ static void nvlink_list(const struct fab_model *m, int g, char *buf, size_t len)
 		if (j != g && m->gpus[g].nvlinks[j].ok && m->gpus[g].nvlinks[j].v > 0)
 			fab_catf(buf, len, "%sGPU%d NV%lld", buf[0] ? ", " : "", j, m->gpus[g].nvlinks[j].v);
 	if (!buf[0])
-		snprintf(buf, len, "none");
+		snprintf(buf, len, _("none"));
 }
 
 /* Designs differ (an NVSwitch board gives every pair NV18, DGX-1's hybrid
@@ -349,33 +356,35 @@ static void rule_nvlink_asymmetric(struct fab_model *m)
 		nvlink_list(m, ref, theirs, sizeof(theirs));
 		struct fab_finding *f = model_add_finding(m, "topo.nvlink-asymmetric", sev, subj);
 		snprintf(f->message, sizeof(f->message),
-			 "%d NVLink%s up where %d of the %d GPUs carry %d: %s; NCCL's rings and trees "
-			 "through this GPU run at its bandwidth, or over PCIe",
-			 total[g], total[g] == 1 ? "" : "s", ref_votes, known, total[ref],
-			 total[g] ? "links are down or a bridge is badly seated"
-				  : mesh ? "this GPU is off the NVLink fabric"
-					 : "it has no NVLink partner (a missing or unseated bridge?)");
-		snprintf(f->evidence, sizeof(f->evidence), "NVML active links per GPU pair: GPU%d: %s; "
-			 "GPU%d (as most): %s", g, mine, ref, theirs);
+			 P_("%d NVLink up where %d of the %d GPUs carry %d: %s; NCCL's rings and trees "
+			    "through this GPU run at its bandwidth, or over PCIe",
+			    "%d NVLinks up where %d of the %d GPUs carry %d: %s; NCCL's rings and trees "
+			    "through this GPU run at its bandwidth, or over PCIe", (unsigned long)total[g]),
+			 total[g], ref_votes, known, total[ref],
+			 total[g] ? _("links are down or a bridge is badly seated")
+				  : mesh ? _("this GPU is off the NVLink fabric")
+					 : _("it has no NVLink partner (a missing or unseated bridge?)"));
+		snprintf(f->evidence, sizeof(f->evidence), _("NVML active links per GPU pair: GPU%d: %s; "
+			 "GPU%d (as most): %s"), g, mine, ref, theirs);
 		snprintf(idx, sizeof(idx), "%lld", m->gpus[g].nvml_index.ok ? m->gpus[g].nvml_index.v : g);
 		snprintf(f->hint, sizeof(f->hint),
-			 "nvidia-smi nvlink --status -i %s (each link's state) and nvidia-smi topo -m; "
+			 _("nvidia-smi nvlink --status -i %s (each link's state) and nvidia-smi topo -m; "
 			 "cards joined by NVLink bridges: reseat the bridge; an NVSwitch board: "
-			 "nvidia-smi nvlink -e -i %s (link errors) and the fabric manager's log", idx, idx);
+			 "nvidia-smi nvlink -e -i %s (link errors) and the fabric manager's log"), idx, idx);
 	}
 }
 
 /* The findings of this file: adding one is a function above and a row here. */
 static const struct fab_rule topo_rules[] = {
 	{ .id = "topo.nic-far", .run = rule_nic_far,
-	  .layer = "topology: GPUDirect RDMA needs the GPU and its NIC under one PCIe switch" },
+	  .layer = N_("topology: GPUDirect RDMA needs the GPU and its NIC under one PCIe switch") },
 	{ .id = "topo.nic-shared", .run = rule_nic_shared,
-	  .layer = "topology: one NIC (rail) per GPU keeps each GPU's network traffic separate" },
+	  .layer = N_("topology: one NIC (rail) per GPU keeps each GPU's network traffic separate") },
 	{ .id = "pcie.degraded", .run = rule_pcie_degraded,
-	  .layer = "PCIe: the link between CPU/switch and device caps every byte above it" },
+	  .layer = N_("PCIe: the link between CPU/switch and device caps every byte above it") },
 	{ .id = "pcie.acs", .run = rule_pcie_acs,
-	  .layer = "PCIe: ACS decides whether peer-to-peer traffic may stay inside a switch" },
+	  .layer = N_("PCIe: ACS decides whether peer-to-peer traffic may stay inside a switch") },
 	{ .id = "topo.nvlink-asymmetric", .run = rule_nvlink_asymmetric,
-	  .layer = "topology: NCCL's rings and trees over NVLink run at the slowest GPU's links" },
+	  .layer = N_("topology: NCCL's rings and trees over NVLink run at the slowest GPU's links") },
 };
 FAB_RULE_SET(topo_rule_set, topo_rules);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/i18n.h"
 #include "fabtop/sampler.h"
 #include "fabtop/vocab.h"
 
@@ -147,12 +148,23 @@ const char *sev_name(enum fab_severity s)
 	return "?";
 }
 
+const char *sev_word(enum fab_severity s)
+{
+	switch (s) {
+	case SEV_INFO:  return _("info");
+	case SEV_WARN:  return _("warning");
+	case SEV_ERROR: return _("error");
+	}
+	return "?";
+}
+
+/* Only the panes show it: translated, as sev_word. */
 const char *sev_label(enum fab_severity s)
 {
 	switch (s) {
-	case SEV_INFO:  return "INFO";
-	case SEV_WARN:  return "WARNING";
-	case SEV_ERROR: return "ERROR";
+	case SEV_INFO:  return _("INFO");
+	case SEV_WARN:  return _("WARNING");
+	case SEV_ERROR: return _("ERROR");
 	}
 	return "?";
 }

@@ -281,10 +281,11 @@ struct fab_finding {
 	char id[32];                  /* "topo.nic-far" */
 	enum fab_severity sev;
 	char subject[FAB_NAME_LEN];   /* "GPU3" */
-	char message[256];
-	char evidence[384];
-	char hint[256];
-	char layer[160];              /* one line: which layer this concerns and why it matters */
+	/* Room for a translation: CJK takes 3 bytes a character in UTF-8. */
+	char message[512];
+	char evidence[768];
+	char hint[512];
+	char layer[320];              /* one line: which layer this concerns and why it matters */
 };
 
 /* The sources a report stands on. When one of them exists but could not

@@ -58,9 +58,12 @@ const char *fab_prio_list(fab_int mask, char *buf, size_t len);
  * from 1 up: "400 Gb/s", "12.5 Gb/s", "980 Mb/s", "0 b/s". */
 const char *fab_fmt_bps(double bits_per_s, char *buf, size_t len);
 
-/* Severity words: "info", "warning", "error" (JSON, text); the panes show
- * the same word in capitals. */
+/* Severity words: "info", "warning", "error" (JSON, metrics: never
+ * translated); sev_word() is the same word for people (the text reports),
+ * sev_label() in capitals for the panes, both in the interface's language
+ * (i18n.h). */
 const char *sev_name(enum fab_severity s);
+const char *sev_word(enum fab_severity s);
 const char *sev_label(enum fab_severity s);
 
 /* A port's traffic state (sampler_port_state(), enum port_traffic) as one
