@@ -519,6 +519,14 @@ bool learn_solved(const struct learn_session *s, int i)
 	return i >= 0 && i < learn_nexercises && s->solved[i];
 }
 
+int learn_next_unsolved(const struct learn_session *s, const char *scenario)
+{
+	for (int i = 0; i < learn_nexercises; i++)
+		if (!s->solved[i] && (!scenario || strcmp(learn_exercises[i].scenario, scenario) == 0))
+			return i;
+	return -1;
+}
+
 int learn_nsolved(const struct learn_session *s)
 {
 	int n = 0;
@@ -635,9 +643,8 @@ int learn_main(int argc, char **argv,
 	if (learn_state_error(s)[0])
 		fab_fprintf(stderr, "fabtop learn: %s\n", learn_state_error(s));
 	/* No exercise named: the first one not solved yet (all solved: the first). */
-	for (int i = 0; k < 0 && i < learn_nexercises; i++)
-		if (!learn_solved(s, i))
-			k = i;
+	if (k < 0)
+		k = learn_next_unsolved(s, NULL);
 	learn_start(s, k < 0 ? 0 : k);
 	const struct learn_exercise *e = learn_current(s);
 

@@ -125,6 +125,10 @@ int learn_hints_shown(const struct learn_session *s);
 /* The most hints ever shown of exercise i, from the progress file. */
 int learn_hints_used(const struct learn_session *s, int i);
 bool learn_solved(const struct learn_session *s, int i);
+/* The first exercise not solved yet on scenario (NULL: on any), where
+ * `fabtop learn` without an argument, and L in a demo, start; -1 when
+ * every one is solved (or none uses that scenario). */
+int learn_next_unsolved(const struct learn_session *s, const char *scenario);
 int learn_nsolved(const struct learn_session *s);
 /* Why the progress file could not be read or written ("" when it could). */
 const char *learn_state_error(const struct learn_session *s);

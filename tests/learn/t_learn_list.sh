@@ -117,3 +117,12 @@ if [ $rc -eq 2 ] && grep -q 'need a terminal; this one would be 2\.' "$T/out"; t
 else
 	nok "learn without a terminal: exit $rc" "$(cat "$T/out")"
 fi
+# No exercise named: the first one not solved.
+printf '{"version": 1, "solved": ["%s"], "hints": {}}\n' "$first" >"$T/state/fabtop/learn.json"
+"$bin" learn </dev/null >"$T/out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'this one would be 2\.' "$T/out"; then
+	ok "learn with no exercise named: the first one not solved"
+else
+	nok "learn with no argument: exit $rc" "$(cat "$T/out")"
+fi

@@ -365,6 +365,15 @@ static void progress_roundtrip(void **st)
 	assert_false(learn_solved(s, 0));
 	assert_true(learn_solved(s, 1));
 	assert_int_equal(learn_nsolved(s), 1);
+	/* Where `fabtop learn` and L start: the first not solved. */
+	assert_int_equal(learn_next_unsolved(s, NULL), 0);
+	assert_int_equal(learn_next_unsolved(s, "hang"), -1);
+	assert_int_equal(learn_next_unsolved(s, "roce-faults"), 0);
+	learn_start(s, 0);
+	p = pick(PICK_PORT, "mlx5_1", 1, "");
+	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_next_unsolved(s, NULL), 2);
+	assert_int_equal(learn_next_unsolved(s, "roce-faults"), 2);
 	learn_free(s);
 }
 
