@@ -172,7 +172,9 @@ static void exercise_body(struct view_pen *p, const struct fab_model *m)
 		if (picked[0])
 			view_pen_fixed(p, x + 2, picked, A_BOLD);
 		view_pen_nl(p);
-		view_pen_wrap(p, 4, why, 0);
+		/* Right: the concept below says it whole. */
+		if (lv != LEARN_RIGHT)
+			view_pen_wrap(p, 4, why, 0);
 	}
 
 	for (int k = 0; k < LEARN_MAX_TERMS; k++)
