@@ -104,15 +104,16 @@ static int state_dir_default(char *out, size_t len)
 }
 
 /* The state directory, opened without following a link in its last
- * component and only when it is ours: another user's directory (a shared
- * XDG_STATE_HOME) could swap the file under us. -1 with errno. */
+ * component and only when it is ours and nobody else can write in it:
+ * otherwise someone else (a shared XDG_STATE_HOME) could swap the file
+ * between our write and our rename. -1 with errno. */
 static int open_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
 		close(fd);
 		errno = EPERM;
 		return -1;
@@ -272,6 +273,7 @@ static int state_save(struct learn_session *s)
 		goto out;
 	}
 	tmp[0] = '\0';
+	fsync(dfd);   /* the rename itself survives a crash */
 	rc = 0;
 out:
 	if (fd >= 0)

@@ -420,6 +420,19 @@ static void progress_symlink(void **st)
 	assert_non_null(strstr(learn_state_error(s), "cannot write the progress"));
 	learn_free(s);
 	assert_int_equal(entries(target), 0);
+
+	/* A directory others can write in: not used. */
+	char open_dir_[PATH_MAX + 32];
+	snprintf(open_dir_, sizeof(open_dir_), "%s/shared", tmp);
+	assert_int_equal(mkdir(open_dir_, 0700), 0);
+	assert_int_equal(chmod(open_dir_, 0777), 0);
+	s = learn_new(open_dir_);
+	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	learn_start(s, 1);
+	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_non_null(strstr(learn_state_error(s), "cannot write the progress"));
+	learn_free(s);
+	assert_int_equal(entries(open_dir_), 0);
 }
 
 static void progress_broken(void **st)
