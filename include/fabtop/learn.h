@@ -80,9 +80,11 @@ extern const struct learn_exercise learn_exercises[];
 extern const int learn_nexercises;
 extern const struct learn_term learn_terms[];
 extern const int learn_nterms;
-/* By id; NULL when unknown. */
+/* By id; NULL when unknown (src/learn.c: the content is data only). */
 const struct learn_exercise *learn_exercise_by_id(const char *id);
 const struct learn_term *learn_term_by_id(const char *id);
+/* How many hints e has. */
+int learn_nhints(const struct learn_exercise *e);
 
 /* ---- the session (src/learn.c) ------------------------------------------- */
 
@@ -94,7 +96,8 @@ enum learn_verdict {
 
 struct learn_session;
 
-/* A session with its progress read from state_dir (NULL: the XDG place).
+/* A session with its progress read from state_dir, the directory that
+ * holds learn.json (NULL: the XDG place), on exercise 0.
  * NULL on allocation failure only: an unreadable progress file is a fresh
  * start, with why in learn_state_error(). */
 struct learn_session *learn_new(const char *state_dir);
@@ -110,10 +113,22 @@ bool learn_check(const struct learn_exercise *e, const struct fab_pick *p);
  * answer away). A right answer is saved in the progress file. */
 enum learn_verdict learn_answer(struct learn_session *s, const struct fab_pick *p,
 				char *why, size_t len);
-/* The next hint (the number now shown), and how many are shown. */
+/* The last answer given to the current exercise (LEARN_NOTHING before
+ * one): its verdict, what it told (why) and what was answered (picked, the
+ * pick's label); the Learn pane shows them. */
+enum learn_verdict learn_last(const struct learn_session *s, const char **why,
+			      const char **picked);
+/* The next hint (the number now shown), and how many are shown. Each hint
+ * newly seen is saved in the progress file (learn_hints_used). */
 int learn_hint_next(struct learn_session *s);
 int learn_hints_shown(const struct learn_session *s);
+/* The most hints ever shown of exercise i, from the progress file. */
+int learn_hints_used(const struct learn_session *s, int i);
 bool learn_solved(const struct learn_session *s, int i);
+/* The first exercise not solved yet on scenario (NULL: on any), where
+ * `fabtop learn` without an argument, and L in a demo, start; -1 when
+ * every one is solved (or none uses that scenario). */
+int learn_next_unsolved(const struct learn_session *s, const char *scenario);
 int learn_nsolved(const struct learn_session *s);
 /* Why the progress file could not be read or written ("" when it could). */
 const char *learn_state_error(const struct learn_session *s);
