@@ -147,7 +147,7 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 	} else if (here == FAB_UNKNOWN) {
 		out_text(o, _(" unknown here (%s)"), why);
 	} else if (pt->netdev[0]) {
-		out_text(o, "%s", _(" not in this network namespace"));
+		out_text(o, _(" not in this network namespace"));
 	}
 	out_text(o, "\n");
 	out_close_obj(o);
@@ -206,7 +206,7 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 
 	out_open_obj(o, "errors");
 	if (pt->nerrors)
-		out_text(o, "%s", _("    errors:"));
+		out_text(o, _("    errors:"));
 	for (int e = 0; e < pt->nerrors; e++) {
 		out_text(o, " %s=", pt->errors[e].name);
 		out_int(o, PR_ANY, pt->errors[e].name, "%lld", pt->errors[e].value);
@@ -313,7 +313,7 @@ int report_links(struct fab_out *o, const struct fab_model *m)
 	if (m->nnics == 0 && rdma) {
 		out_text(o, _("RDMA devices unknown: %s\n"), rdma->message);
 	} else if (m->nnics == 0) {
-		out_text(o, "%s", _("No RDMA devices on this node.\n"));
+		out_text(o, _("No RDMA devices on this node.\n"));
 	} else {
 		port_table(o, m);
 		out_open_arr(o, "hcas");

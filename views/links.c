@@ -611,7 +611,7 @@ static void detail_summary(struct view_pen *p, const struct fab_model *m, const 
 		count++;
 	}
 	if (count)
-		add(p, x, LABEL_W, _(" (End to read, Enter to step through)"), fab_attr(CP_DIM));
+		add(p, x, LABEL_W, _(" (End to read)"), fab_attr(CP_DIM));
 	else
 		add(p, x, LABEL_W, _("none"), fab_attr(CP_OK));
 	view_pen_nl(p);
