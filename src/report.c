@@ -106,8 +106,8 @@ static void topo_legends(struct fab_out *o, const struct fab_model *m, const str
 	for (int i = 0; topo_legend[i]; i++)
 		out_text(o, "%s\n", topo_legend[i]);
 	if (t->ngpus > 1 && !t->nvlink_known)
-		out_text(o, "  *    = NVLink unknown (no NVML): the PCIe path is shown; nvidia-smi "
-			    "shows NV# where GPUs are NVLinked\n");
+		out_text(o, _("  *    = NVLink unknown (no NVML): the PCIe path is shown; nvidia-smi "
+				  "shows NV# where GPUs are NVLinked\n"));
 	if (t->nnics == 0)
 		return;
 	out_text(o, "\nNIC Legend:\n\n");
@@ -130,7 +130,7 @@ static void topo_closest(struct fab_out *o, const struct fab_model *m, const str
 {
 	if (t->ngpus == 0 || t->nnics == 0)
 		return;
-	out_text(o, "\nClosest NIC per GPU:\n\n");
+	out_text(o, _("\nClosest NIC per GPU:\n\n"));
 	out_open_arr(o, "closest_nics");
 	for (int g = 0; g < t->ngpus; g++) {
 		out_open_obj(o, NULL);
@@ -158,7 +158,7 @@ static void topo_closest(struct fab_out *o, const struct fab_model *m, const str
 static void topo_links(struct fab_out *o, const struct fab_model *m, const struct fab_topo *t)
 {
 	if (!out_is_json(o) && t->n)
-		out_text(o, "\nPCIe links (current, max):\n\n");
+		out_text(o, _("\nPCIe links (current, max):\n\n"));
 	for (int i = 0; i < t->n && !out_is_json(o); i++) {
 		const struct fab_pci_dev *p = &m->pci[t->devs[i].pci];
 		const struct fab_pcie_link *l = &p->link;
@@ -167,7 +167,8 @@ static void topo_links(struct fab_out *o, const struct fab_model *m, const struc
 			snprintf(cs, sizeof(cs), "%.1f GT/s", l->cur_speed.v);
 		if (l->max_speed.ok)
 			snprintf(ms, sizeof(ms), "%.1f GT/s", l->max_speed.v);
-		out_text(o, "  %-6s %s  %s x%s (max %s x%s)\n", t->devs[i].label, p->bdf, cs,
+		/* The labels are nvidia-smi's (GPU0, NIC12): ASCII, padded by bytes. */
+		out_text(o, _("  %-6s %s  %s x%s (max %s x%s)\n"), t->devs[i].label, p->bdf, cs,
 			 fab_int_str(l->cur_width, cw, sizeof(cw)), ms,
 			 fab_int_str(l->max_width, mw, sizeof(mw)));
 	}
@@ -177,7 +178,7 @@ int report_topo(struct fab_out *o, const struct fab_model *m)
 {
 	struct fab_topo t;
 	if (topo_build(m, &t) != 0) {
-		out_text(o, "fabtop: out of memory building the topology\n");
+		out_text(o, _("fabtop: out of memory building the topology\n"));
 		return 2;
 	}
 	out_open_obj(o, "topology");
@@ -187,18 +188,19 @@ int report_topo(struct fab_out *o, const struct fab_model *m)
 	out_str(o, PR_JSON, "nvml", NULL, m->nvml_status);
 	const struct fab_note *pci = model_unknown(m, FAB_SRC_PCI, NULL);
 	if (t.n == 0 && pci) {
-		out_text(o, "Topology unknown: the PCI tree could not be read (%s).\n", pci->message);
+		out_text(o, _("Topology unknown: the PCI tree could not be read (%s).\n"), pci->message);
 	} else if (t.n == 0) {
-		out_text(o, "No GPUs and no RDMA NICs on this node: there is no topology matrix to show.\n"
-			    "(%d PCI functions, %d NUMA node%s seen; NVML: %s)\n", m->npci, m->nnuma,
-			 m->nnuma == 1 ? "" : "s", m->nvml_status[0] ? m->nvml_status : "N/A");
+		out_text(o, _("No GPUs and no RDMA NICs on this node: there is no topology matrix "
+				  "to show.\n"));
+		out_text(o, P_("(%d PCI functions, %d NUMA node seen; NVML: %s)\n",
+			       "(%d PCI functions, %d NUMA nodes seen; NVML: %s)\n", (unsigned long)m->nnuma),
+			 m->npci, m->nnuma, m->nvml_status[0] ? m->nvml_status : "N/A");
 	} else {
 		topo_header(o, &t);
 		topo_rows(o, m, &t);
 		topo_legends(o, m, &t);
-		out_text(o, "\nTopology source: %s%s\n",
-			 t.nvlink_known ? "PCI tree (sysfs) + NVML NVLink" : "PCI tree (sysfs)",
-			 t.nvlink_known ? "" : "; NVLink unknown");
+		out_text(o, t.nvlink_known ? _("\nTopology source: PCI tree (sysfs) + NVML NVLink\n")
+						 : _("\nTopology source: PCI tree (sysfs); NVLink unknown\n"));
 		out_text(o, "NVML: %s\n", m->nvml_status[0] ? m->nvml_status : "N/A");
 		topo_closest(o, m, &t);
 		topo_links(o, m, &t);

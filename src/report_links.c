@@ -7,6 +7,7 @@
 #include <string.h>
 #include "fabtop/counters.h"
 #include "fabtop/findings.h"
+#include "fabtop/i18n.h"
 #include "fabtop/report.h"
 #include "fabtop/table.h"
 #include "fabtop/util.h"
@@ -30,7 +31,9 @@ static void out_prio_arr(struct fab_out *o, const char *key, fab_int mask)
 static void out_judged(struct fab_out *o, const char *key, const char *fmt,
 		       const struct fab_judged *j)
 {
-	out_str(o, PR_ANY, key, fmt, tri_name(j->v));
+	/* The text says the judgement in the reader's language; JSON (i18n
+	 * off) keeps the word. */
+	out_str(o, PR_ANY, key, fmt, j->v == FAB_YES ? _("yes") : j->v == FAB_NO ? _("no") : _("unknown"));
 	char wk[48];
 	snprintf(wk, sizeof(wk), "%s_why", key);
 	out_str(o, j->v == FAB_YES ? PR_JSON : PR_ANY, wk, " (%s)", j->why);
@@ -38,12 +41,16 @@ static void out_judged(struct fab_out *o, const char *key, const char *fmt,
 
 /* ---- the port table: columns as wide as their widest cell (table.h) ---- */
 
-enum { T_PORT, T_STATE, T_PHYS, T_RATE, T_LAYER, T_NETDEV, T_MTU, T_USABLE, NTCOLS };
+enum { T_PORT, T_STATE, T_PHYS, T_RATE, T_LINE, T_LAYER, T_NETDEV, T_MTU, T_USABLE, NTCOLS };
 
+/* Headings: marked here, translated in port_table(). Every number with its
+ * unit, one unit down a column (vocab.h): rates in Gb/s, MTUs in bytes. */
 static const struct tbl_col tcols[NTCOLS] = {
-	[T_PORT] = { .head = "DEV/PORT" }, [T_STATE] = { .head = "STATE" }, [T_PHYS] = { .head = "PHYS" },
-	[T_RATE] = { .head = "RATE" },     [T_LAYER] = { .head = "LAYER" }, [T_NETDEV] = { .head = "NETDEV" },
-	[T_MTU] = { .head = "MTU" },       [T_USABLE] = { .head = "USABLE" },
+	[T_PORT] = { .head = N_("DEV/PORT") }, [T_STATE] = { .head = N_("STATE") },
+	[T_PHYS] = { .head = N_("PHYS") },     [T_RATE] = { .head = N_("RATE") },
+	[T_LINE] = { .head = N_("LINE") },     [T_LAYER] = { .head = N_("LAYER") },
+	[T_NETDEV] = { .head = N_("NETDEV") }, [T_MTU] = { .head = N_("MTU") },
+	[T_USABLE] = { .head = N_("USABLE") },
 };
 
 /* Row r: the r-th port over every HCA. */
@@ -72,18 +79,32 @@ static void tcell(const void *ctx, int r, int col, char *buf, size_t len)
 	case T_PORT:   fab_subject(n->name, pt->num, buf, len); break;
 	case T_STATE:  snprintf(buf, len, "%s", fab_na(port_state_word(pt, b, sizeof(b)))); break;
 	case T_PHYS:   snprintf(buf, len, "%s", fab_na(port_phys_word(pt, b, sizeof(b)))); break;
-	case T_RATE:   snprintf(buf, len, "%s", fab_na(pt->rate_str)); break;
+	case T_RATE:   fab_fmt_port_rate(pt, buf, len); break;
+	case T_LINE:   fab_fmt_line_rate(port_line_gbps(ctx, n, pt, NULL, 0), buf, len); break;
 	case T_LAYER:  snprintf(buf, len, "%s", ll_short(pt->ll)); break;
 	case T_NETDEV: snprintf(buf, len, "%s", fab_na(pt->netdev)); break;
-	case T_MTU:    fab_int_str(pt->active_mtu, buf, len); break;
-	case T_USABLE: snprintf(buf, len, "%s", tri_name(pt->usable.v)); break;
+	case T_MTU:
+		if (pt->active_mtu.ok)
+			snprintf(buf, len, "%lld B", pt->active_mtu.v);
+		else
+			snprintf(buf, len, "N/A");
+		break;
+	case T_USABLE:
+		snprintf(buf, len, "%s", pt->usable.v == FAB_YES ? _("yes") : pt->usable.v == FAB_NO ?
+			 _("no") : _("unknown"));
+		break;
 	}
 }
 
 static void port_table(struct fab_out *o, const struct fab_model *m)
 {
 	int count[3];
-	struct tbl t = { .cols = tcols, .ncols = NTCOLS, .nrows = model_usable_counts(m, count),
+	struct tbl_col cols[NTCOLS];
+	for (int k = 0; k < NTCOLS; k++) {
+		cols[k] = tcols[k];
+		cols[k].head = _(tcols[k].head);
+	}
+	struct tbl t = { .cols = cols, .ncols = NTCOLS, .nrows = model_usable_counts(m, count),
 			 .cell = tcell, .ctx = m, .gap = 2 };
 	struct tbl_fit f;
 	char line[512];
@@ -100,16 +121,23 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 	char b[32], why[FAB_PATH_LEN];
 	enum fab_tri here = model_netdev_here(m, pt->netdev, &d, why, sizeof(why));
 	out_open_obj(o, "netdev");
-	out_str(o, PR_ANY, "name", "    netdev %s:", pt->netdev);
+	out_str(o, PR_ANY, "name", _("    netdev %s:"), pt->netdev);
 	out_str(o, PR_JSON, "here", NULL, tri_name(here));
 	if (d) {
-		out_int(o, PR_ANY, "mtu", " mtu %lld", d->mtu);
+		out_int(o, PR_ANY, "mtu", _(" mtu %lld B"), d->mtu);
 		out_str(o, PR_ANY, "operstate", ", %s", d->operstate);
-		out_int(o, PR_ANY, "carrier", ", carrier %lld", d->carrier);
-		out_int(o, PR_ANY, "speed_mbps", ", speed %lld Mb/s", d->speed_mbps);
+		/* carrier is 0 or 1: said as a word, not a bare number. */
+		out_int(o, PR_JSON, "carrier", NULL, d->carrier);
+		out_text(o, _(", carrier %s"), !d->carrier.ok ? "N/A" : d->carrier.v ? _("on") : _("off"));
+		/* sysfs gives Mb/s; the text says it as port rates are said. */
+		out_int(o, PR_JSON, "speed_mbps", NULL, d->speed_mbps);
+		if (d->speed_mbps.ok && d->speed_mbps.v >= 0)
+			out_text(o, _(", speed %s"), fab_fmt_bps((double)d->speed_mbps.v * 1e6, b, sizeof(b)));
+		else
+			out_text(o, _(", speed %s"), "N/A");
 		out_open_obj(o, "qos");
-		out_str(o, PR_ANY, "trust", "\n    QoS: trust %s", d->qos_trust);
-		out_text(o, ", PFC on %s", fab_na(fab_prio_list(d->pfc_mask, b, sizeof(b))));
+		out_str(o, PR_ANY, "trust", _("\n    QoS: trust %s"), d->qos_trust);
+		out_text(o, _(", PFC on %s"), fab_na(fab_prio_list(d->pfc_mask, b, sizeof(b))));
 		out_prio_arr(o, "pfc", d->pfc_mask);
 		out_text(o, ", ECN np %s", fab_na(fab_prio_list(d->ecn_np_mask, b, sizeof(b))));
 		out_prio_arr(o, "ecn_np", d->ecn_np_mask);
@@ -117,9 +145,9 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 		out_prio_arr(o, "ecn_rp", d->ecn_rp_mask);
 		out_close_obj(o);
 	} else if (here == FAB_UNKNOWN) {
-		out_text(o, " unknown here (%s)", why);
+		out_text(o, _(" unknown here (%s)"), why);
 	} else if (pt->netdev[0]) {
-		out_text(o, " not in this network namespace");
+		out_text(o, _(" not in this network namespace"));
 	}
 	out_text(o, "\n");
 	out_close_obj(o);
@@ -129,7 +157,7 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 			const struct fab_port *pt)
 {
 	out_open_obj(o, NULL);
-	out_int(o, PR_ANY, "port", "  port %lld:", fab_int_of(pt->num));
+	out_int(o, PR_ANY, "port", _("  port %lld:"), fab_int_of(pt->num));
 	char sb[24], pb[24];
 	out_str(o, PR_ANY, "state", " %s", port_state_word(pt, sb, sizeof(sb)));
 	out_str(o, PR_ANY, "phys_state", " / %s", port_phys_word(pt, pb, sizeof(pb)));
@@ -145,19 +173,19 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	double line = port_line_gbps(m, n, pt, why, sizeof(why));
 	out_num(o, PR_JSON, "line_gbps", NULL, line > 0 ? fab_num_of(line) : (fab_num){ 0, false });
 	if (why[0])
-		out_str(o, PR_ANY, "line_why", " (line rate %s)", why);
+		out_str(o, PR_ANY, "line_why", _(" (line rate %s)"), why);
 	out_int(o, PR_JSON, "width", NULL, pt->width);
 	out_str(o, PR_JSON, "speed", NULL, pt->speed);
 	out_str(o, PR_ANY, "link_layer", ", %s", ll_name(pt->ll));
-	out_judged(o, "usable", ", usable here: %s", &pt->usable);
+	out_judged(o, "usable", _(", usable here: %s"), &pt->usable);
 	if (pt->ll != FAB_LL_ETH) {
 		out_int(o, PR_ANY, "lid", ", lid %lld", pt->lid);
 		out_int(o, PR_ANY, "sm_lid", ", sm_lid %lld", pt->sm_lid);
 		out_int(o, PR_ANY, "sm_sl", ", sm_sl %lld", pt->sm_sl);
 	}
-	out_int(o, PR_ANY, "active_mtu", "\n    active MTU %lld", pt->active_mtu);
-	out_int(o, PR_ANY, "max_mtu", " (max %lld", pt->max_mtu);
-	out_str(o, PR_ANY, "mtu_source", "; from %s)\n", pt->mtu_source);
+	out_int(o, PR_ANY, "active_mtu", _("\n    active MTU %lld B"), pt->active_mtu);
+	out_int(o, PR_ANY, "max_mtu", _(" (max %lld B"), pt->max_mtu);
+	out_str(o, PR_ANY, "mtu_source", _("; from %s)\n"), pt->mtu_source);
 	if (pt->netdev[0])
 		port_netdev(o, m, pt);
 
@@ -178,14 +206,14 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 
 	out_open_obj(o, "errors");
 	if (pt->nerrors)
-		out_text(o, "    errors:");
+		out_text(o, _("    errors:"));
 	for (int e = 0; e < pt->nerrors; e++) {
 		out_text(o, " %s=", pt->errors[e].name);
 		out_int(o, PR_ANY, pt->errors[e].name, "%lld", pt->errors[e].value);
 		if (pt->errors[e].pinned)
 			out_text(o, " PINNED");
 		if (pt->errors[e].implausible)
-			out_str(o, PR_TEXT, NULL, " (implausible: \"%s\")", pt->errors[e].raw);
+			out_str(o, PR_TEXT, NULL, _(" (implausible: \"%s\")"), pt->errors[e].raw);
 	}
 	out_close_obj(o);
 	if (pt->nerrors)
@@ -208,13 +236,13 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 		out_open_obj(o, NULL);
 		out_str(o, PR_JSON, "name", NULL, pt->errors[e].name);
 		out_int(o, PR_JSON, "value", NULL, pt->errors[e].value);
-		out_str(o, PR_ANY, "hides", "    PINNED: %s\n", hides);
+		out_str(o, PR_ANY, "hides", _("    PINNED: %s\n"), hides);
 		out_str(o, PR_JSON, "clear", NULL, cmd);
 		out_close_obj(o);
 	}
 	out_close_arr(o);
 	if (npin)
-		out_str(o, PR_TEXT, NULL, "    clear them to count again (printed, not run): %s\n", cmd);
+		out_str(o, PR_TEXT, NULL, _("    clear them to count again (printed, not run): %s\n"), cmd);
 	/* Values no counter of its width can hold (links.counter-implausible). */
 	out_open_arr(o, "implausible");
 	for (int e = 0; e < pt->nerrors; e++)
@@ -231,9 +259,9 @@ static void device_detail(struct fab_out *o, const struct fab_model *m, const st
 	out_str(o, PR_ANY, "name", "\n%s:", n->name);
 	out_str(o, PR_ANY, "hca_type", " %s", n->hca_type);
 	out_str(o, PR_ANY, "driver", " (%s)", n->driver);
-	out_str(o, PR_ANY, "fw_ver", ", fw %s", n->fw_ver);
-	out_str(o, PR_ANY, "node_guid", ", guid %s", n->node_guid);
-	out_str(o, PR_ANY, "board_id", ", board %s\n", n->board_id);
+	out_str(o, PR_ANY, "fw_ver", _(", fw %s"), n->fw_ver);
+	out_str(o, PR_ANY, "node_guid", _(", guid %s"), n->node_guid);
+	out_str(o, PR_ANY, "board_id", _(", board %s\n"), n->board_id);
 	out_str(o, PR_ANY, "bdf", "  PCI %s", p ? p->bdf : NULL);
 	out_int(o, PR_ANY, "numa_node", ", NUMA %lld", p ? p->numa_node : (fab_int){ 0, false });
 	out_open_obj(o, "pcie");
@@ -241,24 +269,24 @@ static void device_detail(struct fab_out *o, const struct fab_model *m, const st
 		const struct fab_pcie_link *l = &p->link;
 		out_num(o, PR_ANY, "speed_gts", ", PCIe %.1f GT/s", l->cur_speed);
 		out_int(o, PR_ANY, "width", " x%lld", l->cur_width);
-		out_num(o, PR_ANY, "max_speed_gts", " (max %.1f GT/s", l->max_speed);
+		out_num(o, PR_ANY, "max_speed_gts", _(" (max %.1f GT/s"), l->max_speed);
 		out_int(o, PR_ANY, "max_width", " x%lld)", l->max_width);
 	}
 	out_close_obj(o);
-	out_num(o, PR_ANY, "cap_gbps", ", adapter %.0f Gb/s per port\n", n->cap_gbps);
+	out_num(o, PR_ANY, "cap_gbps", _(", adapter %.0f Gb/s per port\n"), n->cap_gbps);
 	out_open_obj(o, "uverbs");
 	out_str(o, PR_ANY, "name", "  %s:", n->uverbs.name);
-	out_bool(o, PR_ANY, "present", " present %s", n->uverbs.present);
+	out_bool(o, PR_ANY, "present", _(" present %s"), n->uverbs.present);
 	out_int(o, PR_JSON, "open_errno", NULL, n->uverbs.open_errno);
 	if (n->uverbs.open_errno.ok)
-		out_text(o, ", open: %s", n->uverbs.open_errno.v ? strerror((int)n->uverbs.open_errno.v) : "ok");
+		out_text(o, _(", open: %s"), n->uverbs.open_errno.v ? strerror((int)n->uverbs.open_errno.v) : _("ok"));
 	out_text(o, "\n");
 	out_close_obj(o);
-	out_judged(o, "usable", "  usable here: %s", &n->usable);
+	out_judged(o, "usable", _("  usable here: %s"), &n->usable);
 	out_text(o, "\n");
 	/* Only when skipped: a key that is there means its counters are absent on purpose. */
 	if (n->counters_skipped[0])
-		out_str(o, PR_ANY, "counters_skipped", "  counters not read: %s\n", n->counters_skipped);
+		out_str(o, PR_ANY, "counters_skipped", _("  counters not read: %s\n"), n->counters_skipped);
 	out_open_arr(o, "ports");
 	for (int i = 0; i < n->nports; i++)
 		port_detail(o, m, n, &n->ports[i]);
@@ -270,22 +298,22 @@ int report_links(struct fab_out *o, const struct fab_model *m)
 {
 	int count[3], nports = model_usable_counts(m, count);
 	out_open_obj(o, "links");
-	out_str(o, PR_ANY, "netns_mode", "RDMA netns mode: %s", m->rdma_netns_mode);
+	out_str(o, PR_ANY, "netns_mode", _("RDMA netns mode: %s"), m->rdma_netns_mode);
 	/* None read from a class that could not be read is not "none". */
 	const struct fab_note *rdma = model_unknown(m, FAB_SRC_RDMA, NULL);
-	out_int(o, PR_ANY, "devices", ", RDMA devices: %lld",
+	out_int(o, PR_ANY, "devices", _(", RDMA devices: %lld"),
 		(fab_int){ m->nnics, m->nnics > 0 || !rdma });
-	out_int(o, PR_ANY, "ports", ", ports: %lld", fab_int_of(nports));
+	out_int(o, PR_ANY, "ports", _(", ports: %lld"), fab_int_of(nports));
 	/* Counts by judgement, never a bare number that hides "unknown". */
 	out_open_obj(o, "usable");
-	out_int(o, PR_ANY, "yes", "; usable here: %lld", fab_int_of(count[FAB_YES]));
-	out_int(o, PR_ANY, "no", ", not usable %lld", fab_int_of(count[FAB_NO]));
-	out_int(o, PR_ANY, "unknown", ", unknown %lld\n\n", fab_int_of(count[FAB_UNKNOWN]));
+	out_int(o, PR_ANY, "yes", _("; usable here: %lld"), fab_int_of(count[FAB_YES]));
+	out_int(o, PR_ANY, "no", _(", not usable %lld"), fab_int_of(count[FAB_NO]));
+	out_int(o, PR_ANY, "unknown", _(", unknown %lld\n\n"), fab_int_of(count[FAB_UNKNOWN]));
 	out_close_obj(o);
 	if (m->nnics == 0 && rdma) {
-		out_text(o, "RDMA devices unknown: %s\n", rdma->message);
+		out_text(o, _("RDMA devices unknown: %s\n"), rdma->message);
 	} else if (m->nnics == 0) {
-		out_text(o, "No RDMA devices on this node.\n");
+		out_text(o, _("No RDMA devices on this node.\n"));
 	} else {
 		port_table(o, m);
 		out_open_arr(o, "hcas");

@@ -138,6 +138,32 @@ const char *fab_fmt_bps(double bps, char *buf, size_t len)
 	return buf;
 }
 
+const char *fab_fmt_port_rate(const struct fab_port *p, char *buf, size_t len)
+{
+	size_t n;
+	if (!p->rate_gbps.ok) {
+		snprintf(buf, len, "%s", fab_na(p->rate_str));
+		return buf;
+	}
+	n = (size_t)snprintf(buf, len, "%g Gb/s", p->rate_gbps.v);
+	if (p->width.ok && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " %lldX", p->width.v);
+	if (p->speed[0] && n < len)
+		snprintf(buf + n, len - n, " %s", p->speed);
+	return buf;
+}
+
+const char *fab_fmt_line_rate(double gbps, char *buf, size_t len)
+{
+	/* Three significant digits like fab_fmt_bps, but always Gb/s: a PCIe
+	 * ceiling of 201.6 is "202 Gb/s" beside the ports' "400 Gb/s". */
+	if (!(gbps > 0) || !isfinite(gbps))
+		snprintf(buf, len, "N/A");
+	else
+		snprintf(buf, len, gbps >= 100 ? "%.0f Gb/s" : "%.3g Gb/s", gbps);
+	return buf;
+}
+
 const char *sev_name(enum fab_severity s)
 {
 	switch (s) {

@@ -2,15 +2,31 @@
  * topology.c - the Topology pane: `nvidia-smi topo -m` for GPUs and NICs,
  * plus what nvidia-smi does not say: each NIC's netdev, link and PCIe link,
  * the closest NIC of every GPU, and the topology/PCIe findings.
+ *
+ * The matrix and its legends stay in English, as nvidia-smi prints them
+ * (diffable with it); what fabtop adds is translated. v->sel is the
+ * selected matrix row (a GPU or a NIC, for `/`, clicks and `fabtop learn`'s
+ * answers); its label is highlighted, so the text stays nvidia-smi's. Up and
+ * Down move it while it is in view, and scroll the pane otherwise.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "fabtop/i18n.h"
 #include "fabtop/topo.h"
+#include "fabtop/util.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
 
 #define CELL_W  8   /* nvidia-smi's tab stops */
 #define LABEL_W 8   /* the GPU0/NIC0 column, fixed while scrolling sideways */
+
+/* Where the last draw put the matrix (v->priv), for the keys and clicks. */
+struct topo_state {
+	int row0;           /* content row of the first matrix row; -1: no matrix */
+	int n;              /* its rows */
+	int h;              /* the window's height */
+};
 
 static int level_attr(enum fab_topo_level l)
 {
@@ -98,9 +114,14 @@ static void draw_matrix(struct view_pen *p, const struct fab_model *m, const str
 	view_pen_clip(p, aff + cpu_w + 15, LABEL_W, "GPU NUMA ID", head);
 	view_pen_nl(p);
 
+	struct topo_state *st = p->v->priv;
+	if (st) {
+		st->row0 = p->row;
+		st->n = t->n;
+	}
 	for (int i = 0; i < t->n; i++) {
 		const struct fab_topo_dev *d = &t->devs[i];
-		view_pen_fixed(p, 0, d->label, head);
+		view_pen_fixed(p, 0, d->label, i == p->v->sel ? head | fab_attr(CP_SELECT) : head);
 		for (int j = 0; j < t->n; j++) {
 			enum fab_topo_level l = t->level[i * t->n + j];
 			int x = LABEL_W + j * CELL_W, a = level_attr(l);
@@ -144,10 +165,10 @@ static void draw_legend(struct view_pen *p, const struct fab_topo *t)
 	for (int i = 0; topo_legend[i]; i++)
 		view_pen_legend(p, topo_legend[i]);
 	if (t->ngpus > 1 && !t->nvlink_known)
-		view_pen_legend(p, "  *    = NVLink unknown (no NVML): the PCIe path is shown");
+		view_pen_legend(p, _("  *    = NVLink unknown (no NVML): the PCIe path is shown"));
 	if (t->ngpus && t->nnics) {
 		/* The mark is one column in both forms, so the padding is fixed. */
-		snprintf(buf, sizeof(buf), "  %s    = the closest usable NIC of this GPU (fabtop)",
+		snprintf(buf, sizeof(buf), _("  %s    = the closest usable NIC of this GPU (fabtop)"),
 			 fab_glyph(TOPO_MARK_UTF8, TOPO_MARK_ASCII));
 		view_pen_legend(p, buf);
 	}
@@ -179,7 +200,7 @@ static bool fmt_pcie(char *buf, size_t len, const struct fab_pci_dev *d)
 	const struct fab_pcie_link *l = &d->link;
 	fmt_speed(cur, sizeof(cur), l->cur_speed, l->cur_width);
 	fmt_speed(max, sizeof(max), l->max_speed, l->max_width);
-	snprintf(buf, len, "  PCIe %s (max %s)", cur, max);
+	snprintf(buf, len, _("  PCIe %s (max %s)"), cur, max);
 	return (l->cur_speed.ok && l->max_speed.ok && l->cur_speed.v < l->max_speed.v) ||
 	       (l->cur_width.ok && l->max_width.ok && l->cur_width.v < l->max_width.v);
 }
@@ -211,7 +232,7 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 			snprintf(buf, sizeof(buf), "  %s", pt->rate_str[0] ? pt->rate_str : "N/A");
 			x = seg(p, x, NIC_INDENT, buf, 0);
 		} else {
-			x = seg(p, x, NIC_INDENT, "  no ports", fab_attr(CP_WARN));
+			x = seg(p, x, NIC_INDENT, _("  no ports"), fab_attr(CP_WARN));
 		}
 		bool slow = fmt_pcie(buf, sizeof(buf), pci_of(m, n->pci));
 		seg(p, x, NIC_INDENT, buf, slow ? fab_attr(CP_WARN) : 0);
@@ -221,7 +242,7 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 	for (int i = 0; i < m->nnics; i++) {
 		if (m->nics[i].pci != FAB_NO_INDEX)
 			continue;
-		snprintf(buf, sizeof(buf), "%s: software RDMA device, not in the matrix",
+		snprintf(buf, sizeof(buf), _("%s: software RDMA device, not in the matrix"),
 			 m->nics[i].name);
 		view_pen_wrap_hang(p, 2, NIC_INDENT, buf, fab_attr(CP_DIM));
 	}
@@ -233,7 +254,7 @@ static void draw_closest(struct view_pen *p, const struct fab_model *m, const st
 	if (!t->ngpus || !t->nnics)
 		return;
 	view_pen_nl(p);
-	view_pen_fixed(p, 0, "Closest NIC per GPU:", fab_attr(CP_TITLE));
+	view_pen_fixed(p, 0, _("Closest NIC per GPU:"), fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int g = 0; g < t->ngpus; g++) {
 		bool any = false;
@@ -249,7 +270,7 @@ static void draw_closest(struct view_pen *p, const struct fab_model *m, const st
 			any = true;
 		}
 		if (!any) {
-			view_pen_fixed(p, x, "none (distance unknown)", fab_attr(CP_WARN));
+			view_pen_fixed(p, x, _("none (distance unknown)"), fab_attr(CP_WARN));
 			view_pen_nl(p);
 			continue;
 		}
@@ -274,7 +295,7 @@ static void draw_findings(struct view_pen *p, const struct fab_model *m)
 {
 	int n = 0;
 	view_pen_nl(p);
-	view_pen_fixed(p, 0, "Topology and PCIe findings:", fab_attr(CP_TITLE));
+	view_pen_fixed(p, 0, _("Topology and PCIe findings:"), fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int i = 0; i < m->nfindings; i++) {
 		const struct fab_finding *f = &m->findings[i];
@@ -284,7 +305,7 @@ static void draw_findings(struct view_pen *p, const struct fab_model *m)
 		view_pen_finding(p, 2, f);
 	}
 	if (!n) {
-		view_pen_fixed(p, 2, "none: no GPU/NIC placement or PCIe link problem found",
+		view_pen_fixed(p, 2, _("none: no GPU/NIC placement or PCIe link problem found"),
 			     fab_attr(CP_OK));
 		view_pen_nl(p);
 	}
@@ -296,7 +317,7 @@ static void draw_notes(struct view_pen *p, const struct fab_model *m)
 	if (!m->nnotes)
 		return;
 	view_pen_nl(p);
-	view_pen_fixed(p, 0, "Could not read:", fab_attr(CP_TITLE));
+	view_pen_fixed(p, 0, _("Could not read:"), fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int i = 0; i < m->nnotes; i++) {
 		snprintf(buf, sizeof(buf), "%s: %s", m->notes[i].what, m->notes[i].message);
@@ -308,13 +329,16 @@ static void body(struct view_pen *p, const struct fab_model *m)
 {
 	struct fab_topo t;
 	char buf[256];
+	struct topo_state *st = p->v->priv;
+	if (st)
+		st->row0 = -1;   /* until the matrix is drawn */
 	if (topo_build(m, &t) != 0) {
-		view_pen_fixed(p, 0, "Out of memory building the topology matrix.", fab_attr(CP_ERROR));
+		view_pen_fixed(p, 0, _("Out of memory building the topology matrix."), fab_attr(CP_ERROR));
 		view_pen_nl(p);
 		return;
 	}
-	int x = view_pen_fixed(p, 0, "Topology source: ", fab_attr(CP_TITLE));
-	snprintf(buf, sizeof(buf), "%s%s%s", t.nvlink_known ? "PCI tree + NVML NVLink" : "PCI tree",
+	int x = view_pen_fixed(p, 0, _("Topology source: "), fab_attr(CP_TITLE));
+	snprintf(buf, sizeof(buf), "%s%s%s", t.nvlink_known ? _("PCI tree + NVML NVLink") : _("PCI tree"),
 		 m->nvml_status[0] ? fab_glyph(" \u00b7 ", " - ") : "", m->nvml_status);
 	/* Under the value when there is room for it, else from the margin. */
 	view_pen_wrap_hang(p, x, p->w - x >= 40 ? x : 2, buf, 0);
@@ -323,30 +347,31 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	for (int i = 0; i < m->nfindings; i++)
 		if (topo_finding(&m->findings[i]))
 			m->findings[i].sev >= SEV_WARN ? warn++ : info++;
-	x = view_pen_fixed(p, 0, "Findings: ", fab_attr(CP_TITLE));
+	x = view_pen_fixed(p, 0, _("Findings: "), fab_attr(CP_TITLE));
 	if (warn || info)
-		snprintf(buf, sizeof(buf), "%d warning%s, %d info (End to read them)",
-			 warn, warn == 1 ? "" : "s", info);
+		snprintf(buf, sizeof(buf), P_("%d warning, %d info (End to read them)",
+					      "%d warnings, %d info (End to read them)",
+					      (unsigned long)warn), warn, info);
 	else
-		snprintf(buf, sizeof(buf), "none");
+		snprintf(buf, sizeof(buf), "%s", _("none"));
 	view_pen_fixed(p, x, buf, fab_attr(warn ? CP_WARN : CP_OK));
 	view_pen_nl(p);
 	view_pen_nl(p);
 	const struct fab_note *pci = model_unknown(m, FAB_SRC_PCI, NULL);
 	if (!t.n && pci) {
 		/* Could not read is not "none" (model_verdict()). */
-		view_pen_fixed(p, 0, "Topology unknown: the PCI tree could not be read.", A_BOLD);
+		view_pen_fixed(p, 0, _("Topology unknown: the PCI tree could not be read."), A_BOLD);
 		view_pen_nl(p);
 		view_pen_wrap(p, 0, pci->message, fab_attr(CP_WARN));
 		draw_nic_legend(p, m, &t);
 	} else if (!t.n) {
-		view_pen_fixed(p, 0, m->nnics ? "No GPUs and no PCI RDMA NICs on this node."
-					    : "No GPUs and no RDMA NICs on this node.",
+		view_pen_fixed(p, 0, m->nnics ? _("No GPUs and no PCI RDMA NICs on this node.")
+					    : _("No GPUs and no RDMA NICs on this node."),
 			     A_BOLD);
 		view_pen_nl(p);
 		if (m->live)
-			view_pen_wrap(p, 0, "To see what a GPU node looks like here, open a bundled "
-				      "scenario: `fabtop demo` lists them.", 0);
+			view_pen_wrap(p, 0, _("To see what a GPU node looks like here, open a bundled "
+					"scenario: `fabtop demo` lists them."), 0);
 		draw_nic_legend(p, m, &t);
 	} else {
 		draw_matrix(p, m, &t);
@@ -362,21 +387,171 @@ static void body(struct view_pen *p, const struct fab_model *m)
 static void topology_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 {
 	const struct fab_model *m = c->m;
+	struct topo_state *st = v->priv;
+	if (st)
+		st->h = getmaxy(win);
 	view_draw_body(v, win, m, body);
+	if (st && st->n > 0 && v->sel >= st->n)
+		v->sel = st->n - 1;
+}
+
+static int topology_open(struct view *v, struct view_ctx *c)
+{
+	struct topo_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -1;
+	st->row0 = -1;
+	v->priv = st;
+	return 0;
+}
+
+static void topology_close(struct view *v, struct view_ctx *c)
+{
+	free(v->priv);
+	v->priv = NULL;
+}
+
+/* The selected row's content line is on screen. */
+static bool sel_in_view(const struct view *v, const struct topo_state *st)
+{
+	int y = st->row0 + v->sel;
+	return y >= v->top && y < v->top + st->h;
+}
+
+/* Row i selected and scrolled into view. */
+static void select_row(struct view *v, const struct topo_state *st, int i)
+{
+	v->sel = i;
+	if (st->row0 < 0)
+		return;
+	int y = st->row0 + i;
+	if (y < v->top)
+		v->top = y;
+	else if (y >= v->top + st->h)
+		v->top = y - st->h + 1;
+}
+
+static bool topology_key(struct view *v, int ch, struct view_ctx *c)
+{
+	struct topo_state *st = v->priv;
+	if (!st || st->row0 < 0 || st->n <= 0 || !sel_in_view(v, st))
+		return false;   /* the shell scrolls */
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		if (v->sel <= 0)
+			return false;
+		select_row(v, st, v->sel - 1);
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		if (v->sel >= st->n - 1)
+			return false;   /* past the matrix: read on below it */
+		select_row(v, st, v->sel + 1);
+		return true;
+	}
+	return false;
+}
+
+/* A matrix row as the search reads it: its label, the device's name (the
+ * GPU's PCI address, the NIC's RDMA device and netdev, as the NIC legend
+ * names it) and its cells. */
+struct find_arg {
+	const struct fab_model *m;
+	const struct fab_topo *t;
+};
+
+static const char *row_text(void *arg, int i, char *buf, size_t len)
+{
+	const struct find_arg *a = arg;
+	const struct fab_topo_dev *d = &a->t->devs[i];
+	const struct fab_pci_dev *pd = pci_of(a->m, d->pci);
+	char cell[16];
+	if (d->kind == TOPO_GPU) {
+		snprintf(buf, len, "%s %s", d->label, pd ? pd->bdf : "");
+	} else {
+		const struct fab_nic *n = &a->m->nics[d->idx];
+		snprintf(buf, len, "%s %s %s", d->label, n->name,
+			 n->nports > 0 ? n->ports[0].netdev : "");
+	}
+	for (int j = 0; j < a->t->n; j++) {
+		topo_cell(a->t, i, j, cell, sizeof(cell));
+		fab_catf(buf, len, " %s", cell);
+	}
+	return buf;
+}
+
+static bool topology_find(struct view *v, struct view_ctx *c, const char *query, int dir)
+{
+	struct topo_state *st = v->priv;
+	struct fab_topo t;
+	if (!st || topo_build(c->m, &t) != 0)
+		return false;
+	struct find_arg a = { c->m, &t };
+	int r = view_find_row(t.n, v->sel, dir, query, row_text, &a);
+	if (r >= 0)
+		select_row(v, st, r);
+	topo_free(&t);
+	return r >= 0;
+}
+
+static bool topology_click(struct view *v, struct view_ctx *c, int y, int x)
+{
+	struct topo_state *st = v->priv;
+	if (!st || st->row0 < 0)
+		return false;
+	int i = v->top + y - st->row0;
+	if (i < 0 || i >= st->n)
+		return false;
+	/* A second click is Enter, which a matrix row has no use for. */
+	select_row(v, st, i);
+	return true;
+}
+
+static bool topology_pick(struct view *v, struct view_ctx *c, struct fab_pick *out)
+{
+	struct fab_topo t;
+	bool ok = false;
+	memset(out, 0, sizeof(*out));
+	if (topo_build(c->m, &t) != 0)
+		return false;
+	if (v->sel >= 0 && v->sel < t.n) {
+		const struct fab_topo_dev *d = &t.devs[v->sel];
+		const struct fab_pci_dev *pd = pci_of(c->m, d->pci);
+		if (d->kind == TOPO_GPU && pd) {
+			out->kind = PICK_GPU;
+			snprintf(out->dev, sizeof(out->dev), "%s", pd->bdf);
+			ok = true;
+		} else if (d->kind != TOPO_GPU) {
+			out->kind = PICK_NIC;
+			snprintf(out->dev, sizeof(out->dev), "%s", c->m->nics[d->idx].name);
+			ok = true;
+		}
+		snprintf(out->label, sizeof(out->label), "%s (%s)", d->label, out->dev);
+	}
+	topo_free(&t);
+	return ok;
 }
 
 const struct view_ops topology_view_ops = {
 	.name = "topology",
-	.title = "Topology",
-	.help = "Which GPU sits close to which NIC, as `nvidia-smi topo -m` prints it "
-		"(X, NV#, PIX, PXB, PHB, NODE, SYS), but computed from the PCI tree and "
-		"NUMA data, so it works without the NVIDIA driver. Layer: PCIe and NUMA "
-		"placement, below RDMA and NCCL. A GPU whose traffic crosses the CPU "
-		"interconnect (SYS) to reach its NIC loses bandwidth when a closer NIC "
-		"exists; the mark shows each GPU's closest usable NIC. The NIC legend "
-		"adds each HCA's netdev, link layer, port state, rate and PCIe link "
-		"against its capability; findings list misplaced pairs and downtrained "
-		"links.",
+	.title = N_("Topology"),
+	.help = N_("Which GPU sits close to which NIC, as `nvidia-smi topo -m` prints it "
+		   "(X, NV#, PIX, PXB, PHB, NODE, SYS), but computed from the PCI tree and "
+		   "NUMA data, so it works without the NVIDIA driver. Layer: PCIe and NUMA "
+		   "placement, below RDMA and NCCL. A GPU whose traffic crosses the CPU "
+		   "interconnect (SYS) to reach its NIC loses bandwidth when a closer NIC "
+		   "exists; the mark shows each GPU's closest usable NIC. The NIC legend "
+		   "adds each HCA's netdev, link layer, port state, rate and PCIe link "
+		   "against its capability; findings list misplaced pairs and downtrained "
+		   "links. Keys: Up/Down select a GPU or NIC row of the matrix (its label is "
+		   "highlighted) and scroll past it; / searches the rows (names, PCI "
+		   "addresses, netdevs); a click selects a row."),
+	.open = topology_open,
+	.close = topology_close,
 	.draw = topology_draw,
-	.key = NULL,
+	.key = topology_key,
+	.find = topology_find,
+	.click = topology_click,
+	.pick = topology_pick,
 };

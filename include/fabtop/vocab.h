@@ -57,6 +57,14 @@ const char *fab_prio_list(fab_int mask, char *buf, size_t len);
 /* A rate in bits per second with its unit, 3 significant digits at most
  * from 1 up: "400 Gb/s", "12.5 Gb/s", "980 Mb/s", "0 b/s". */
 const char *fab_fmt_bps(double bits_per_s, char *buf, size_t len);
+/* A port's rate as the tables show it, "400 Gb/s 4X NDR" (width and speed
+ * when known); the kernel's own string when the rate is not a number;
+ * "N/A" when unknown. Port rates stay in Gb/s, as the kernel gives them,
+ * so a column of them has one unit. */
+const char *fab_fmt_port_rate(const struct fab_port *p, char *buf, size_t len);
+/* A port's line rate (port_line_gbps()) in the same unit, "400 Gb/s";
+ * "N/A" when unknown (gbps <= 0). */
+const char *fab_fmt_line_rate(double gbps, char *buf, size_t len);
 
 /* Severity words: "info", "warning", "error" (JSON, metrics: never
  * translated); sev_word() is the same word for people (the text reports),

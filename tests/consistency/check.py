@@ -57,12 +57,14 @@ i = 0
 while i < len(text):
     line = text[i]
     if line.startswith("DEV/PORT"):
+        # The cells by their headings, whatever columns the table has.
+        heads = re.split(r"\s{2,}", line.strip())
         i += 1
         while i < len(text) and text[i].strip():
-            cells = re.split(r"\s{2,}", text[i].strip())
-            if len(cells) >= 8:
-                tports[cells[0]] = {"state": cells[1], "rate": rate_num(cells[3]),
-                                    "ll": cells[4], "usable": cells[7]}
+            cells = dict(zip(heads, re.split(r"\s{2,}", text[i].strip())))
+            if len(cells) == len(heads):
+                tports[cells["DEV/PORT"]] = {"state": cells["STATE"], "rate": rate_num(cells["RATE"]),
+                                             "ll": cells["LAYER"], "usable": cells["USABLE"]}
             i += 1
         continue
     i += 1
@@ -89,11 +91,13 @@ for f in sorted(os.listdir(out)):
     if not f.startswith("links-"):
         continue
     dump = open(os.path.join(out, f)).read().splitlines()
-    head = next((l for l in dump if l.lstrip().startswith("PORT ")), None)
+    # The headings; the sorted one carries a mark (PORT\u25b2), not part of its name.
+    head = next((l for l in dump if re.match(r"^\s*PORT[\u25b2\u25bc^v]?\s", l)), None)
     if head is None:
         continue
     list_part = head.split("\u2502")[0]
     cols = [(mm.start(), mm.group(0)) for mm in re.finditer(r"\S+(?:/\S+)?", list_part)]
+    cols = [(st, w.rstrip("\u25b2\u25bc")) for st, w in cols]
     starts = {w: s for s, w in cols}
     order = [w for _, w in cols]
 

@@ -122,7 +122,7 @@ EOF
 		"mlx5_2/1 .*links.errors .*PINNED" "mlx5_5/1 .*PINNED" "mlx5_6/1 .*PINNED" \
 		"link_downed *= 255 PINNED" "PINNED  link_downed stopped at 255: later link downs no longer show" \
 		"PINNED  excessive_buffer_overrun_errors stopped at 15" \
-		"clear them to count again (printed, not run): perfquery -x -R -C mlx5_2 -P 1"
+		"clear them to count again (printed, not run): perfquery -x -R -C" "^ *│ *mlx5_2 -P 1$"
 	if grep -q "^  mlx5_0/1 .*PINNED\|^> mlx5_0/1 .*PINNED" "$T/pinned-links.txt"; then
 		notok "pinned: a port without a pinned counter does not say PINNED"
 	else

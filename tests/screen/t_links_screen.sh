@@ -73,6 +73,9 @@ dump-pane $T/rf-esc.txt
 key Down
 resize 200 50
 dump-pane $T/rf-wide.txt
+key End
+dump-pane $T/rf-wide-end.txt
+key Home
 resize 40 10
 dump $T/rf-small.txt
 dump-pane $T/rf-small-pane.txt
@@ -84,9 +87,11 @@ EOF
 	same "$T/rf-sel.txt" links-roce-faults-80x24-mlx5_4.txt "roce-faults: Down/j select mlx5_4/1, yellow with its MTU finding"
 	same "$T/rf-end.txt" links-roce-faults-80x24-mlx5_4-end.txt "roce-faults: End shows mlx5_4/1's findings with evidence and next step"
 	# At 80x24 the verdict line wraps (error, warning and info counts), so
-	# the finding's last line (next:) is checked on the 200x50 dump.
+	# the finding's last line (next:) is checked on the 200x50 dump after End
+	# (the list's LINE and MTU columns leave the detail 82 columns there).
 	if grep -q "links.mtu-mismatch" "$T/rf-end.txt" 2>/dev/null && grep -q "evidence:" "$T/rf-end.txt" &&
-	   grep -q "next: suggestion (fabtop changes nothing): ip link set dev ens41np0" "$T/rf-wide.txt"; then
+	   grep -q "next: suggestion (fabtop changes nothing): ip link set" "$T/rf-wide-end.txt" &&
+	   grep -q "dev ens41np0 mtu 9000" "$T/rf-wide-end.txt"; then
 		ok "roce-faults: mlx5_4/1's detail ends with links.mtu-mismatch and a next step"
 	else
 		notok "roce-faults: mlx5_4/1's detail ends with links.mtu-mismatch and a next step"
