@@ -732,4 +732,5 @@ const struct view_ops fleet_view_ops = {
 	.close = fleet_close,
 	.draw = fleet_draw,
 	.key = fleet_key,
+	.present = view_present_fleet,
 };
