@@ -889,8 +889,7 @@ static void switcher_open(struct tui *t)
 {
 	char dir[PATH_MAX];
 	if (t->fleet || (!t->m->demo && !t->ctx.learn)) {
-		say(t, true, "%s", _("D switches between the bundled scenarios of a demo: start one with "
-				     "`fabtop demo NAME` (or `fabtop learn`)"));
+		say(t, true, "%s", _("not a demo: `fabtop demo NAME` opens one, then D switches scenario"));
 		return;
 	}
 	t->sw = calloc(SCEN_MAX, sizeof(*t->sw));
