@@ -40,6 +40,7 @@
 #include <wchar.h>
 #include "fabtop/collect.h"
 #include "fabtop/config.h"
+#include "fabtop/settings.h"
 #include "fabtop/fleet.h"
 #include "fabtop/i18n.h"
 #include "fabtop/learn.h"
@@ -67,6 +68,8 @@ const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
 
 /* ---- terminal restore: normal exit, signals, crashes ---------------------- */
+
+static bool opt_mouse = true;  /* -M: off (tui_mouse_opts) */
 
 static volatile sig_atomic_t quit_signal;
 static volatile sig_atomic_t in_curses;
@@ -383,6 +386,8 @@ static void draw_status(struct tui *t, int y)
 		snprintf(left, sizeof(left), " %s  %s", host, src);
 	if (view_strwidth(left) + 1 + view_strwidth(right) > cols)
 		snprintf(left, sizeof(left), " %s", host);
+	if (*cfg_edit_note())   /* the settings file's problem, or F2's save: until a key */
+		snprintf(left, sizeof(left), " %s", cfg_edit_note());
 	status_parts(y, left, bar, right, bar);
 }
 
@@ -529,7 +534,9 @@ void tui_draw(struct tui *t)
 		WINDOW *w = pane_window(t);
 		if (w) {
 			struct view *v = &t->views[t->cur];
-			if (t->opened[t->cur])
+			if (cfg_edit_active())
+				cfg_edit_draw(w);   /* F2 covers the pane */
+			else if (t->opened[t->cur])
 				v->ops->draw(v, w, &t->ctx);
 			else
 				draw_no_node(t, w);
@@ -1019,6 +1026,19 @@ static void answer_key(struct tui *t)
 
 /* ---- the mouse ------------------------------------------------------------- */
 
+/* Clicks and the wheel asked of the terminal, or not (-M, or mouse = no in
+ * the settings: the terminal keeps them, for selecting text); again after
+ * F2 changed the setting. No click interval: a press acts at once, as
+ * htop's. */
+static void mouse_apply(struct tui *t)
+{
+	t->ctx.mouse = opt_mouse && cfg_get()->mouse;
+	mousemask(t->ctx.mouse ? BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED : 0,
+		  NULL);
+	if (t->ctx.mouse)
+		mouseinterval(0);
+}
+
 static void mouse_event(struct tui *t)
 {
 	MEVENT ev;
@@ -1067,16 +1087,29 @@ void tui_handle_key(struct tui *t, int ch)
 		return;   /* the next draw lays out again */
 	/* A message lasts until the next key. */
 	t->msg[0] = '\0';
-	if (ch == KEY_MOUSE) {
-		mouse_event(t);
-		return;
-	}
+	cfg_edit_note_seen();
 	if (t->prompt) {
 		prompt_key(t, ch);
 		return;
 	}
 	if (t->sw) {
-		switcher_key(t, ch);
+		if (ch == KEY_MOUSE)
+			mouse_event(t);
+		else
+			switcher_key(t, ch);
+		return;
+	}
+	if (cfg_edit_active() || ch == KEY_F(2)) {
+		/* F2: the settings editor takes every key until it closes. */
+		if (cfg_edit_active())
+			cfg_edit_key(ch);
+		else
+			cfg_edit_open(NULL);
+		mouse_apply(t);
+		return;
+	}
+	if (ch == KEY_MOUSE) {
+		mouse_event(t);
 		return;
 	}
 	if (TUI_IS_WCHAR(ch))
@@ -1244,12 +1277,7 @@ static int start_curses(struct tui *t)
 	else
 		colors = false;
 	fab_attr_init(colors);
-	/* Clicks and the wheel (-M or mouse = no: the terminal keeps them, for
-	 * selecting text). No click interval: a press acts at once, as htop's. */
-	if (t->ctx.mouse) {
-		mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
-		mouseinterval(0);
-	}
+	mouse_apply(t);
 	timeout(IDLE_WAIT_MS);
 	return 0;
 }
@@ -1293,7 +1321,18 @@ void tui_job_opts(const char *ras_addr, double window)
 }
 
 static struct learn_session *opt_learn;
-static bool opt_mouse = true;
+
+/* The settings file, read before the panes open (config.h): the theme is
+ * taken by fab_attr_init, the mouse here; the pane it names is where the
+ * console opens, unless the caller chose one (choose false: the fleet). */
+static void settings_start(struct tui *t, bool choose)
+{
+	cfg_edit_load();
+	t->ctx.mouse = opt_mouse && cfg_get()->mouse;
+	for (int i = 0; choose && i < t->npanes; i++)
+		if (strcmp(fab_panes[i]->name, cfg_get()->pane) == 0 && tui_present(t, i))
+			t->cur = i;
+}
 
 void tui_learn_opts(struct learn_session *learn)
 {
@@ -1334,10 +1373,6 @@ void tui_init(struct tui *t, struct fab_root *root, struct fab_model *m,
 		if (strcmp(fab_panes[i]->name, "learn") == 0)
 			t->learn_pane = i;
 	}
-	/* The pane the settings name comes first (config.h), when present. */
-	for (int i = 0; i < t->npanes; i++)
-		if (strcmp(fab_panes[i]->name, cfg_get()->pane) == 0 && tui_present(t, i))
-			t->cur = i;
 	scenario_title(t);
 }
 
@@ -1368,6 +1403,7 @@ int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 		wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
 	tui_init(&t, root, m, wizard);
 	t.own_wizard = own_wizard;
+	settings_start(&t, true);
 	for (int i = 0; i < t.npanes; i++)
 		if (fab_panes[i] == &wizard_view_ops && wizard && wizard->focus)
 			t.cur = i;
@@ -1384,6 +1420,7 @@ int tui_fleet_run(const struct fleet *f)
 	model_init(&m);
 	tui_init(&t, NULL, &m, NULL);
 	t.fleet = t.ctx.fleet = f;
+	settings_start(&t, false);
 	if (t.fleet_pane >= 0)
 		t.cur = t.fleet_pane;
 	int rc = tui_loop(&t);
