@@ -172,9 +172,13 @@ int main(int argc, char **argv)
 	/* Every reader of counters (collectors, capture, sampler) asks hazard_counters(). */
 	hazard_exclude_set(o.exclude_dev);
 	if (!cmd) {
+		/* No HCA here: the demo opens on a node with a problem to find
+		 * (a job that hangs), and its banner says how to learn it (L)
+		 * and how to switch scenario (D); a healthy node teaches nothing. */
 		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];
-			if (scenario_find("dgx-h100", path, sizeof(path)) == 0)
+			if (scenario_find("hang", path, sizeof(path)) == 0 ||
+			    scenario_find("dgx-h100", path, sizeof(path)) == 0)
 				return run_on(path, NULL, o.json, true);
 		}
 		return run_on(o.root, NULL, o.json, false);

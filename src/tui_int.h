@@ -18,6 +18,13 @@
 #include "fabtop/view.h"
 
 #define TUI_MAX_PANES 9        /* digits 1..9 select a pane */
+/* A character beyond ASCII typed at the search prompt (get_wch): keys above
+ * KEY_MAX carry it, so one int holds a key code or a wide character. */
+#define TUI_KEY_WCHAR(wc) (KEY_MAX + 1 + (int)(wc))
+#define TUI_IS_WCHAR(k) ((k) > KEY_MAX)
+#define TUI_WCHAR_OF(k) ((wchar_t)((k) - KEY_MAX - 1))
+
+struct scenario;
 
 struct tui {
 	struct fab_root *root;
@@ -41,6 +48,23 @@ struct tui {
 	const struct fleet *fleet;
 	struct fab_root node_root;
 	int fleet_pane, topo_pane;    /* their indices; -1 when not in the table */
+	int learn_pane;               /* the pane named "learn"; -1 when this build has none */
+	/* Where each tab was drawn (mouse clicks); width 0: not shown. */
+	int tab_x[TUI_MAX_PANES], tab_w[TUI_MAX_PANES];
+	/* The `/` search: the prompt being typed (prompt true) and the last
+	 * query run, which n and N repeat. */
+	bool prompt;
+	char query[256], last_query[256];
+	/* One line for the status bar until the next key ("" none); bad: a
+	 * failure (shown bold, and said in words, never by colour alone). */
+	char msg[512];
+	bool msg_bad;
+	/* The scenario switcher (D): an overlay over the pane while open. */
+	struct scenario *sw;          /* the index read when it opened; NULL: closed */
+	int sw_n, sw_sel, sw_top;
+	char scen_title[96];          /* the open scenario's short title ("" none) */
+	/* L in a demo: the learn session the shell made (freed at the end). */
+	struct learn_session *own_learn;
 };
 
 /* ---- the shell (tui.c) ---- */
@@ -71,6 +95,15 @@ double tui_next_due(struct tui *t);
  * failure (a saved report, an unreadable capture: said in
  * ctx.fleet_msg) leaves everything as it was. 0 or -1. */
 int tui_fleet_open(struct tui *t, int i);
+/* Opens the capture or directory path in the panes, as tui_fleet_open does
+ * with a node (the same steps, the one function): on failure why says why
+ * and nothing changed. 0 or -1. */
+int tui_open_root(struct tui *t, const char *path, char *why, size_t len);
+/* Opens the bundled scenario name (scenario.h) in every pane as a demo
+ * (the switcher, ctx.open_scenario); the status bar says why not. 0 or -1. */
+int tui_open_scenario(struct tui *t, const char *name);
+/* Whether pane i is in the tab bar now (view_ops.present). */
+bool tui_present(const struct tui *t, int i);
 /* Leaves curses so a message can reach the terminal (script errors). */
 void tui_leave_curses(void);
 

@@ -3,7 +3,13 @@
  * reads commands instead of keys and draws to /dev/null at
  * FABTOP_SCRIPT_SIZE (default 80x24), so screen tests need no TTY. The
  * commands, one a line ('#' comments):
- *   key NAME        a key: a character, or Tab, Enter, Esc, BSpace, Up, PgDn, F1, ...
+ *   key NAME        a key: a character, or Tab, Enter, Esc, BSpace, Up, PgDn, F1, F2, ...
+ *   type TEXT       each character of TEXT as a key (UTF-8: a Chinese search
+ *                   query reaches the prompt as get_wch would deliver it)
+ *   click X Y       mouse button 1 pressed at screen column X, row Y (from 0),
+ *                   through ncurses' own queue (ungetmouse), so -M (no mouse
+ *                   mask) drops it as the terminal's would be
+ *   wheel up|down X Y   a notch of the mouse wheel at column X, row Y
  *   resize C R      the terminal becomes C columns by R rows
  *   dump FILE       the whole screen as text, trailing spaces trimmed
  *   dump-pane FILE  only the pane's rows: no tab bar, banner or status bar,
@@ -42,6 +48,9 @@ static const struct { const char *name; int key; } key_names[] = {
 	{ "Space", ' ' },       { "Esc", 27 },          { "F1", KEY_F(1) },
 	{ "F2", KEY_F(2) },     { "F10", KEY_F(10) },   { "BSpace", KEY_BACKSPACE },
 };
+
+/* "type TEXT": the keys still to hand out, one per call. */
+static int typed[256], ntyped, typed_at;
 
 static int parse_key(const char *name)
 {
@@ -129,10 +138,45 @@ static void script_wait(struct tui *t, int secs)
 	t->ctx.virtual_clock = was_virtual;
 }
 
+/* TEXT as keys: ASCII as itself, other characters as TUI_KEY_WCHAR. */
+static int script_type(struct tui *t, const char *text)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	ntyped = typed_at = 0;
+	size_t rem = strlen(text);
+	while (rem && ntyped < (int)NELEM(typed)) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, text, rem, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			script_error(t, "type: not valid text in this locale", text);
+			ntyped = 0;
+			return -1;
+		}
+		typed[ntyped++] = wc < 0x80 ? (int)wc : TUI_KEY_WCHAR(wc);
+		text += n;
+		rem -= n;
+	}
+	return 0;
+}
+
+/* A mouse event through ncurses: ungetmouse() queues it as the terminal's
+ * would be, and getch() hands back its KEY_MOUSE for the shell's getmouse(). */
+static int script_mouse(mmask_t what, int x, int y)
+{
+	MEVENT ev = { .id = 0, .x = x, .y = y, .z = 0, .bstate = what };
+	if (ungetmouse(&ev) != OK)
+		return ERR;
+	timeout(0);
+	return getch();
+}
+
 int tui_script_next(struct tui *t)
 {
 	char line[1024], arg[1000];
 	int a, b;
+	if (typed_at < ntyped)
+		return typed[typed_at++];
 	if (!fgets(line, sizeof(line), t->script)) {
 		t->quit = true;
 		return ERR;
@@ -149,6 +193,20 @@ int tui_script_next(struct tui *t)
 		if (k == ERR)
 			script_error(t, "unknown key", arg);
 		return k;
+	}
+	if (strncmp(p, "type ", 5) == 0) {
+		if (script_type(t, p + 5) == 0 && typed_at < ntyped)
+			return typed[typed_at++];
+		return ERR;
+	}
+	if (sscanf(p, "click %d %d", &a, &b) == 2)
+		return script_mouse(BUTTON1_PRESSED, a, b);
+	if (sscanf(p, "wheel %15s %d %d", arg, &a, &b) == 3) {
+		if (strcmp(arg, "up") && strcmp(arg, "down")) {
+			script_error(t, "wheel: up or down", arg);
+			return ERR;
+		}
+		return script_mouse(strcmp(arg, "up") == 0 ? BUTTON4_PRESSED : BUTTON5_PRESSED, a, b);
 	}
 	if (sscanf(p, "resize %d %d", &a, &b) == 2) {
 		if (a < 1 || b < 1) {
@@ -192,7 +250,7 @@ int tui_script_next(struct tui *t)
 		script_wait(t, a);
 		return KEY_RESIZE;
 	}
-	script_error(t, "unknown command (key, resize, dump, dump-pane, sleep, tick, wait)", p);
+	script_error(t, "unknown command (key, type, click, wheel, resize, dump, dump-pane, sleep, tick, wait)", p);
 	return ERR;
 }
 

@@ -565,3 +565,18 @@ bool view_fleet_is_report(const char *path)
 	size_t n = path ? strlen(path) : 0;
 	return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
 }
+
+bool view_pane_present(const struct view_ops *o, const struct view_ctx *c)
+{
+	return !o->present || o->present(c);
+}
+
+bool view_present_fleet(const struct view_ctx *c)
+{
+	return c->fleet != NULL;
+}
+
+bool view_present_learn(const struct view_ctx *c)
+{
+	return c->learn != NULL;
+}

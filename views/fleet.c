@@ -756,4 +756,5 @@ const struct view_ops fleet_view_ops = {
 	.key = fleet_key,
 	.find = fleet_find,
 	.click = fleet_click,
+	.present = view_present_fleet,
 };

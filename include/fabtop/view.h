@@ -286,6 +286,14 @@ void wizard_step_result(struct view_pen *p, const struct wiz_step *s);
  * panes read, so it cannot be opened in them. */
 bool view_fleet_is_report(const char *path);
 
+/* Whether pane o is in the tab bar now: its present() hook, or always
+ * when it has none (the shell and the help pane both ask this). */
+bool view_pane_present(const struct view_ops *o, const struct view_ctx *c);
+/* The present() of the Fleet pane (only under `fabtop fleet`) and of the
+ * Learn pane (only in learn mode: ctx.learn set). */
+bool view_present_fleet(const struct view_ctx *c);
+bool view_present_learn(const struct view_ctx *c);
+
 /* The panes in tab order (tui.c); the help pane walks it. */
 extern const struct view_ops *const fab_panes[];
 extern const int fab_npanes;

@@ -118,16 +118,15 @@ tm send-keys -t a Tab
 screen a wizard-dgx-h100-80x24.txt "dgx-h100 Tab again shows the wizard pane (every step pending)"
 tm send-keys -t a Tab
 screen a job-dgx-h100-80x24.txt "dgx-h100 Tab again shows the job pane (no NCCL process recorded)"
+# The Fleet pane is present only under `fabtop fleet`: no tab here.
 tm send-keys -t a Tab
-screen a fleet-dgx-h100-80x24.txt "dgx-h100 Tab again shows the fleet pane (no fleet loaded)"
-tm send-keys -t a Tab
-screen a dgx-h100-help-80x24.txt "dgx-h100 Tab again shows the help pane"
+screen a dgx-h100-help-80x24.txt "dgx-h100 Tab again shows the help pane (no Fleet tab outside fabtop fleet)"
 tm send-keys -t a Escape
-screen a fleet-dgx-h100-80x24.txt "Esc on the help pane goes back to the pane before it (fleet)"
+screen a job-dgx-h100-80x24.txt "Esc on the help pane goes back to the pane before it (job)"
 tm send-keys -t a Tab
 screen a dgx-h100-help-80x24.txt "dgx-h100 Tab shows the help pane again"
 tm send-keys -t a Tab
-screen a dgx-h100-80x24.txt "dgx-h100 Tab a seventh time returns to the topology pane"
+screen a dgx-h100-80x24.txt "dgx-h100 Tab a sixth time returns to the topology pane"
 pid=$(fabtop_pid a)
 if [ -n "$pid" ] && [ -z "$UPDATE" ]; then
 	t0=$(cpu_ticks "$pid"); sleep 2; t1=$(cpu_ticks "$pid")
