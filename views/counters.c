@@ -268,6 +268,13 @@ static void title_text(const struct fab_live *l, const char *fdev, char *buf, si
 		n = (size_t)snprintf(buf, len, "%s%s", l->ended ? _("playback ended") : _("playback"), sep());
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, _("sample %d/%d, %s of %s"),
 				      s->pb_pos, s->pb_count, at, total);
+		/* The filter before the pace: at 80 columns it must stay in view. */
+		if (fdev && n < len) {
+			n += (size_t)snprintf(buf + n, len - n, "%s", sep());
+			if (n < len)
+				n += (size_t)snprintf(buf + n, len - n, _("filter: %s"), fdev);
+			fdev = NULL;
+		}
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s", sep());
 		if (n < len)
@@ -1671,6 +1678,7 @@ static bool counters_tick(struct view *v, struct view_ctx *c)
 const struct view_ops counters_view_ops = {
 	.name = "counters",
 	.title = N_("Counters"),
+	/* xgettext:no-c-format */
 	.help = N_("Live counters of every RDMA port, or a capture's recorded samples played "
 		"back at their recorded pace. Per port: TX and RX in Gb/s (port_xmit_data and "
 		"port_rcv_data count 4-octet words) with their history against the line rate, "
