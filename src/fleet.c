@@ -447,16 +447,6 @@ static const char *jstr(const json_t *o, const char *key)
 	return s;
 }
 
-static const char *base_name(const char *path)
-{
-	size_t n = strlen(path);
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	const char *b = path + n;
-	while (b > path && b[-1] != '/')
-		b--;
-	return b;
-}
 
 /* The HCAs of the document: report links' "hcas" (with each port's usable
  * and line rate), else report all's "nics". */
@@ -623,7 +613,7 @@ static int row_env(struct fleet_node *r, const struct nodefacts *nf)
 static int row_from_doc(struct fleet_node *r, const json_t *doc, const char *path)
 {
 	const char *host = jstr(doc, "host");
-	if (!(r->host = strdup(host && *host ? host : base_name(path))))
+	if (!(r->host = strdup(host && *host ? host : fab_base_name(path))))
 		return -1;
 	const char *v = jstr(doc, "verdict");
 	/* Only the report's own three words; anything else is not a verdict. */
@@ -651,7 +641,7 @@ static int row_from_doc(struct fleet_node *r, const json_t *doc, const char *pat
 
 static int row_error(struct fleet_node *r, const char *path, const char *why)
 {
-	r->host = strdup(base_name(path));
+	r->host = strdup(fab_base_name(path));
 	r->verdict = strdup("unknown");
 	r->error = strdup(why && *why ? why : "could not be read");
 	return r->host && r->verdict && r->error ? 0 : -1;

@@ -108,16 +108,6 @@ int nodedoc_make(const struct fab_root *r, json_t **doc, char *err, size_t errle
 	return 0;
 }
 
-static const char *base_name(const char *p)
-{
-	size_t l = strlen(p);
-	while (l > 1 && p[l - 1] == '/')
-		l--;
-	const char *s = p + l;
-	while (s > p && s[-1] != '/')
-		s--;
-	return s;
-}
 
 /* Reads at most max bytes of the current member into a NUL-terminated buffer. */
 static char *member_text(struct archive *a, la_int64_t size, size_t max)
@@ -176,7 +166,7 @@ static json_t *tarball_head(const char *path, char *why, size_t len)
 	archive_read_free(a);
 	json_t *d = NULL;
 	if (!meta || !report) {
-		snprintf(why, len, "the capture holds no report of its own (older than fabtop 16's captures)");
+		snprintf(why, len, "the capture holds no report of its own (made before captures carried their report)");
 	} else {
 		json_t *mj = json_loads(meta, 0, NULL);
 		char id[64];
@@ -213,7 +203,7 @@ static json_t *dir_head(const char *path, char *why, size_t len)
 	fab_build_id(id, sizeof(id));
 	const char *b = json_string_value(json_object_get(mj, "report_build"));
 	if (!b)
-		snprintf(why, len, "the capture holds no report of its own (older than fabtop 16's captures)");
+		snprintf(why, len, "the capture holds no report of its own (made before captures carried their report)");
 	else if (!*id || strcmp(b, id) != 0)
 		snprintf(why, len, "its report was made by another fabtop build");
 	else if (!is_report(d = root_load_json(&r, "/fabtop/report.json", &je))) {
@@ -289,7 +279,7 @@ int nodedoc_load(const char *path, struct nodedoc *nd, char *err, size_t len)
 		snprintf(nd->name, sizeof(nd->name), "this node");
 		return collect_doc(NULL, nd, err, len);
 	}
-	fab_strlcpy(nd->name, base_name(path), sizeof(nd->name));
+	fab_strlcpy(nd->name, fab_base_name(path), sizeof(nd->name));
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		snprintf(err, len, "%s: %s", path, strerror(errno));

@@ -37,6 +37,8 @@
 #include <unistd.h>
 #include <wchar.h>
 #include "fabtop/collect.h"
+#include "fabtop/config.h"
+#include "fabtop/settings.h"
 #include "fabtop/fleet.h"
 #include "fabtop/wizard.h"
 #include "fabtop/sanitize.h"
@@ -59,6 +61,8 @@ const int fab_npanes = (int)(sizeof(fab_panes) / sizeof(fab_panes[0]));
 
 
 /* ---- terminal restore: normal exit, signals, crashes ---------------------- */
+
+static bool opt_mouse = true;  /* -M: off (tui_mouse_opts) */
 
 static volatile sig_atomic_t quit_signal;
 static volatile sig_atomic_t in_curses;
@@ -268,6 +272,8 @@ static void draw_status(struct tui *t, int y)
 		snprintf(left, sizeof(left), " %s  %s", host, src);
 	if (view_strwidth(left) + 1 + view_strwidth(right) > cols)
 		snprintf(left, sizeof(left), " %s", host);
+	if (*cfg_edit_note())   /* the settings file's problem, or F2's save: until a key */
+		snprintf(left, sizeof(left), " %s", cfg_edit_note());
 	int rw = view_strwidth(right);
 	WINDOW *clip = cols - rw - 1 > 0 ? derwin(stdscr, 1, cols - rw - 1, y, 0) : NULL;
 	if (clip) {
@@ -348,7 +354,9 @@ void tui_draw(struct tui *t)
 		WINDOW *w = pane_window(t);
 		if (w) {
 			struct view *v = &t->views[t->cur];
-			if (t->opened[t->cur])
+			if (cfg_edit_active())
+				cfg_edit_draw(w);   /* F2 covers the pane */
+			else if (t->opened[t->cur])
 				v->ops->draw(v, w, &t->ctx);
 			else
 				draw_no_node(t, w);
@@ -522,6 +530,16 @@ void tui_handle_key(struct tui *t, int ch)
 	struct view *v = &t->views[t->cur];
 	if (ch == KEY_RESIZE || ch == ERR)
 		return;   /* the next draw lays out again */
+	cfg_edit_note_seen();
+	if (cfg_edit_active() || ch == KEY_F(2)) {
+		/* F2: the settings editor takes every key until it closes. */
+		if (cfg_edit_active())
+			cfg_edit_key(ch);
+		else
+			cfg_edit_open(NULL);
+		t->ctx.mouse = opt_mouse && cfg_get()->mouse;
+		return;
+	}
 	if (v->ops->key && t->opened[t->cur] && v->ops->key(v, ch, &t->ctx)) {
 		/* The Fleet pane asked for a node: opened now, after its key. */
 		int want = t->ctx.fleet_open;
@@ -695,7 +713,19 @@ void tui_job_opts(const char *ras_addr, double window)
 }
 
 static struct learn_session *opt_learn;
-static bool opt_mouse = true;
+
+/* The settings file, read before the panes open (config.h): the theme is
+ * taken by fab_attr_init, the mouse here; the pane it names is where the
+ * console opens, unless the caller chose one (choose false: the fleet). */
+static void settings_start(struct tui *t, bool choose)
+{
+	cfg_edit_load();
+	t->ctx.mouse = opt_mouse && cfg_get()->mouse;
+	for (int i = 0; choose && i < t->npanes; i++)
+		if (strcmp(fab_panes[i]->name, cfg_get()->pane) == 0 &&
+		    (!fab_panes[i]->present || fab_panes[i]->present(&t->ctx)))
+			t->cur = i;
+}
 
 void tui_learn_opts(struct learn_session *learn)
 {
@@ -754,6 +784,7 @@ int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 		wizard = own_wizard = wizard_new(root, NULL, NULL, 0);
 	tui_init(&t, root, m, wizard);
 	t.own_wizard = own_wizard;
+	settings_start(&t, true);
 	for (int i = 0; i < t.npanes; i++)
 		if (fab_panes[i] == &wizard_view_ops && wizard && wizard->focus)
 			t.cur = i;
@@ -767,6 +798,7 @@ int tui_fleet_run(const struct fleet *f)
 	model_init(&m);
 	tui_init(&t, NULL, &m, NULL);
 	t.fleet = t.ctx.fleet = f;
+	settings_start(&t, false);
 	if (t.fleet_pane >= 0)
 		t.cur = t.fleet_pane;
 	int rc = tui_loop(&t);

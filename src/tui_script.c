@@ -40,7 +40,7 @@ static const struct { const char *name; int key; } key_names[] = {
 	{ "PageUp", KEY_PPAGE },{ "PageDown", KEY_NPAGE },
 	{ "Home", KEY_HOME },   { "End", KEY_END },     { "Enter", '\n' },
 	{ "Space", ' ' },       { "Esc", 27 },          { "F1", KEY_F(1) },
-	{ "F10", KEY_F(10) },   { "BSpace", KEY_BACKSPACE },
+	{ "F2", KEY_F(2) },     { "F10", KEY_F(10) },   { "BSpace", KEY_BACKSPACE },
 };
 
 static int parse_key(const char *name)

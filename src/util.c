@@ -72,6 +72,17 @@ void fab_build_id(char *buf, size_t len)
 	fab_strlcpy(buf, cached, len);
 }
 
+const char *fab_base_name(const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	const char *b = path + n;
+	while (b > path && b[-1] != '/')
+		b--;
+	return b;
+}
+
 bool fab_bdf_same_slot(const char *a, const char *b)
 {
 	const char *da = strrchr(a, '.'), *db = strrchr(b, '.');

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 #include <wchar.h>
+#include "fabtop/config.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
@@ -14,30 +15,55 @@
 /* Wrapped text never gets narrower than the smallest pane. */
 #define LAYOUT_WRAP_MIN 40
 
-static bool colors_on;
+static bool term_colors;     /* the terminal can, and NO_COLOR is unset */
+static bool colors_on;       /* ... and the theme wants colours */
+static bool light;           /* the light theme's attributes */
+
+/* The pairs of each theme. -1: the terminal's own background, so the TUI
+ * sits on the user's colours. The light theme is for a white background:
+ * no yellow or cyan text (unreadable there); blue titles, dark red errors,
+ * magenta warnings (brown where the terminal has 256 colours), and a blue
+ * banner bar instead of the yellow one. */
+static void theme_pairs(void)
+{
+	short warn = COLORS >= 256 ? 130 : COLOR_MAGENTA;   /* 130: xterm's dark orange/brown */
+	init_pair(CP_OK, COLOR_GREEN, -1);
+	init_pair(CP_WARN, light ? warn : COLOR_YELLOW, -1);
+	init_pair(CP_ERROR, COLOR_RED, -1);
+	init_pair(CP_DIM, -1, -1);
+	init_pair(CP_TITLE, light ? COLOR_BLUE : COLOR_CYAN, -1);
+	init_pair(CP_SELECT, -1, -1);
+	init_pair(CP_BANNER, light ? COLOR_BLUE : COLOR_YELLOW, -1);
+}
+
+void fab_attr_apply(void)
+{
+	enum cfg_theme t = cfg_get()->theme;
+	colors_on = term_colors && t != CFG_THEME_MONO;
+	light = t == CFG_THEME_LIGHT;
+	if (colors_on)
+		theme_pairs();
+}
 
 void fab_attr_init(bool colors)
 {
-	colors_on = colors;
-	if (!colors)
-		return;
-	/* -1: the terminal's own background, so the TUI matches the user's theme. */
-	init_pair(CP_OK, COLOR_GREEN, -1);
-	init_pair(CP_WARN, COLOR_YELLOW, -1);
-	init_pair(CP_ERROR, COLOR_RED, -1);
-	init_pair(CP_DIM, -1, -1);
-	init_pair(CP_TITLE, COLOR_CYAN, -1);
-	init_pair(CP_SELECT, -1, -1);
-	init_pair(CP_BANNER, COLOR_YELLOW, -1);
+	term_colors = colors;
+	fab_attr_apply();
+}
+
+bool fab_colors(void)
+{
+	return colors_on;
 }
 
 int fab_attr(enum fab_color c)
 {
 	if (!colors_on) {
-		/* NO_COLOR or a monochrome terminal: the meaning must survive in
-		 * attributes alone (and in the text itself). */
+		/* NO_COLOR, the mono theme or a monochrome terminal: the meaning
+		 * survives in attributes and in the text (fab_sev_mark). */
 		switch (c) {
 		case CP_ERROR:  return A_BOLD;
+		case CP_WARN:   return A_BOLD;
 		case CP_DIM:    return A_DIM;
 		case CP_TITLE:  return A_BOLD;
 		case CP_SELECT: return A_REVERSE;
@@ -47,11 +73,12 @@ int fab_attr(enum fab_color c)
 	}
 	switch (c) {
 	case CP_DEFAULT: return A_NORMAL;
-	case CP_ERROR:   return COLOR_PAIR(CP_ERROR) | A_BOLD;
+	/* Bold red is bright red on many terminals: the light theme keeps it dark. */
+	case CP_ERROR:   return COLOR_PAIR(CP_ERROR) | (light ? 0 : A_BOLD);
 	case CP_DIM:     return A_DIM;
 	case CP_TITLE:   return COLOR_PAIR(CP_TITLE) | A_BOLD;
 	case CP_SELECT:  return A_REVERSE;
-	/* Reversed yellow: dark text on a yellow bar, hard to miss. */
+	/* Reversed: dark text on a yellow bar (light: white on blue), hard to miss. */
 	case CP_BANNER:  return COLOR_PAIR(CP_BANNER) | A_REVERSE | A_BOLD;
 	default:         return COLOR_PAIR(c);
 	}
@@ -75,6 +102,16 @@ void view_clock_pass(struct view_ctx *c, double s)
 int fab_sev_attr(enum fab_severity s)
 {
 	return fab_attr(s == SEV_ERROR ? CP_ERROR : s == SEV_WARN ? CP_WARN : CP_OK);
+}
+
+const char *fab_sev_mark(enum fab_severity s)
+{
+	switch (s) {
+	case SEV_ERROR: return fab_glyph("\u2717", "X");
+	case SEV_WARN:  return "!";
+	case SEV_INFO:  break;
+	}
+	return " ";
 }
 
 int fab_tri_attr(enum fab_tri t)

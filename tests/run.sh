@@ -21,6 +21,10 @@ unset LANGUAGE LC_MESSAGES
 [ -n "${LC_ALL:-}" ] && export LC_ALL=C.UTF-8
 export LANG="${LANG:-C}"
 case $LANG in zh*|*.GB*|*.gb*) export LANG=C.UTF-8 ;; esac
+# Nor may the tester's own settings (~/.config/fabtop/config: a default
+# pane, a theme) or learning progress: each run starts from none.
+xdg=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-xdg.XXXXXX") || exit 2
+export XDG_CONFIG_HOME="$xdg/config" XDG_STATE_HOME="$xdg/state"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 pass=0; fail=0; skip=0
@@ -54,7 +58,7 @@ tally() {
 # minutes of downloads and a compile, mostly waiting) starts first and runs
 # beside the others; its lines are tallied at the end. Killed with the run.
 bg=""
-trap 'for p in $bg; do kill -- -"${p#*:}" 2>/dev/null || kill "${p#*:}" 2>/dev/null; done' EXIT
+trap 'for p in $bg; do kill -- -"${p#*:}" 2>/dev/null || kill "${p#*:}" 2>/dev/null; done; rm -rf "$xdg"' EXIT
 trap 'exit 1' INT TERM
 for s in tests/*/t_*.sh; do
 	[ -x "$s" ] && head -n 5 "$s" | grep -q 'run.sh: background' || continue

@@ -28,6 +28,9 @@ void fab_strlcpy(char *dst, const char *src, size_t len);
  * the same: a capture's embedded report is used by that (nodedoc.h), and
  * never when it is "". */
 void fab_build_id(char *buf, size_t len);
+/* The last component of path, trailing slashes ignored ("a/b/" -> "b/":
+ * a pointer into path, so the slash stays). */
+const char *fab_base_name(const char *path);
 /* Functions of one PCIe device (0000:1a:00.0 and .1) share one link and
  * one card: true when the two bus addresses differ at most in the function. */
 bool fab_bdf_same_slot(const char *a, const char *b);

@@ -210,8 +210,20 @@ const char *view_pad(char *buf, size_t len, const char *s, int width, bool right
  * match as they are); -1 when none. from -1 starts at the first row. */
 int view_find_row(int n, int from, int dir, const char *query,
 		  const char *(*text)(void *arg, int i, char *buf, size_t len), void *arg);
-/* Called by the shell once curses is up: colours on (init the pairs) or off. */
+/* Called by the shell once curses is up: whether the terminal shows colours
+ * (start_color() worked and NO_COLOR is unset); the pairs follow the theme
+ * of the settings (config.h), mono meaning none. */
 void fab_attr_init(bool colors);
+/* The theme in use changed (F2): the pairs again, on the same terminal. */
+void fab_attr_apply(void);
+/* True when attributes carry colours now (terminal, NO_COLOR and theme). */
+bool fab_colors(void);
+/* A severity's mark in the text, one column: error "\u2717" ("X" without
+ * UTF-8), warning "!", info " ". A pane puts it beside what it shows in
+ * fab_sev_attr's colours, in every theme, so the meaning never rests on
+ * colour (NO_COLOR, mono, a reader who cannot tell red from green) and the
+ * text is the same with colours or without. */
+const char *fab_sev_mark(enum fab_severity s);
 /* True when the locale shows UTF-8; views then use glyphs, else ASCII. */
 bool fab_utf8(void);
 /* Glyph when the locale is UTF-8, ascii otherwise. */
