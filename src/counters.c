@@ -5,10 +5,12 @@
  * The ethtool rows: Documentation/networking/device_drivers/ethernet/
  * mellanox/mlx5/counters.rst (meanings, "Error" vs "Informative") and
  * drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (the exact names). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/vocab.h"
 
 #define UNIT_WORDS "4-octet words"
 
@@ -736,6 +738,85 @@ const char *counter_rate_unit(const struct fab_counter_def *d)
 	if (!d)
 		return NULL;
 	return counter_scale(d) != 1.0 ? "bytes" : d->unit;
+}
+
+/* The symbols of the table's units once scaled (counter_rate_unit()):
+ * what every surface writes after a counter's number. */
+static const struct { const char *unit, *sym; } unit_syms[] = {
+	{ "bytes", "B" }, { "bits", "bit" }, { "packets", "pkt" }, { "events", "ev" },
+	{ "ticks", "tick" }, { "microseconds", "us" }, { "percent", "%" }, { "requests", "req" },
+};
+
+const char *counter_unit_symbol(const struct fab_counter_def *d)
+{
+	const char *u = counter_rate_unit(d);
+	for (size_t i = 0; u && i < sizeof(unit_syms) / sizeof(unit_syms[0]); i++)
+		if (strcmp(unit_syms[i].unit, u) == 0)
+			return unit_syms[i].sym;
+	return "";
+}
+
+/* 3 significant digits and an SI prefix: 950 -> "950", 12345 -> "12.3k". */
+static void si3(double v, char *num, size_t len, char *prefix)
+{
+	static const char sfx[] = "\0kMGTPE";
+	int k = 0;
+	while (fabs(v) >= 999.5 && k < 6) {
+		v /= 1000.0;
+		k++;
+	}
+	double a = fabs(v);
+	if (k == 0)
+		snprintf(num, len, v == floor(v) || a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
+	else
+		snprintf(num, len, "%.*f", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, v);
+	*prefix = sfx[k];
+}
+
+/* v in the base unit (bytes for data), per second when per_s. */
+static const char *amount_text(const struct fab_counter_def *d, double v, bool per_s, bool exact,
+			       char *buf, size_t len)
+{
+	const char *sym = counter_unit_symbol(d);
+	bool data = strcmp(sym, "B") == 0;
+	char num[48], pfx = '\0';
+	if (!isfinite(v))
+		v = 0;
+	if (data && per_s)   /* data rates are bits/s, as port rates are given */
+		return fab_fmt_bps(v * 8.0, buf, len);
+	if (exact && !per_s)
+		snprintf(num, sizeof(num), "%.0f", v);
+	else if (exact)      /* whole numbers from 100/s up, as people read rates */
+		snprintf(num, sizeof(num), v >= 100.0 ? "%.0f" : "%.2f", v);
+	else if (!per_s && v == floor(v) && fabs(v) < 1e7)   /* counts exact to 7 digits */
+		snprintf(num, sizeof(num), "%.0f", v);
+	else
+		si3(v, num, sizeof(num), &pfx);
+	/* Bytes take the prefix on the unit ("46.8 GB"); counted things on
+	 * the number ("11.7M pkt"); a unit-less (unknown) counter none. */
+	char p[2] = { pfx, '\0' };
+	if (data)
+		snprintf(buf, len, "%s %s%s", num, p, sym);
+	else
+		snprintf(buf, len, "%s%s%s%s%s", num, p, sym[0] && strcmp(sym, "%") ? " " : "", sym,
+			 per_s ? "/s" : "");
+	return buf;
+}
+
+const char *counter_amount(const struct fab_counter_def *d, double n, bool exact, char *buf,
+			   size_t len)
+{
+	return amount_text(d, n * counter_scale(d), false, exact, buf, len);
+}
+
+const char *counter_rate_text(const struct fab_counter_def *d, const struct ctr_step *st,
+			      bool exact, char *buf, size_t len)
+{
+	if (!st->has_rate) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	return amount_text(d, st->rate, true, exact, buf, len);
 }
 
 const char *counter_class_name(const struct fab_counter_def *d)

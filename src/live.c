@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "fabtop/config.h"
 #include "fabtop/live.h"
 
 /* Errors that will not go away while fabtop runs: the kernel has no RDMA
@@ -43,12 +44,21 @@ static bool has_samples(const struct fab_root *r)
 	return r->is_capture && root_exists(r, "/fabtop/samples.json");
 }
 
+double live_default_interval(void)
+{
+	double iv = cfg_get()->interval;
+	/* The settings file is outside input: a value out of range is clamped. */
+	if (!(iv >= LIVE_INTERVAL_MIN))
+		return iv > 0 ? LIVE_INTERVAL_MIN : 1.0;
+	return iv > LIVE_INTERVAL_MAX ? LIVE_INTERVAL_MAX : iv;
+}
+
 int live_open(struct fab_live *l, const struct fab_root *r, double now)
 {
 	char err[256] = "";
 	memset(l, 0, sizeof(*l));
 	l->root = r;
-	l->interval = 1.0;
+	l->interval = live_default_interval();
 	l->speed = 1.0;
 	l->last = now;
 	load_qps(l, now);
@@ -204,4 +214,20 @@ void live_request_step(struct fab_live *l)
 {
 	if (l->ok)
 		l->step_req = true;
+}
+
+bool live_seek(struct fab_live *l, int pos, double now)
+{
+	if (!l->ok || !l->s.playback)
+		return false;
+	pos = pos < 1 ? 1 : pos > l->s.pb_count ? l->s.pb_count : pos;
+	if (pos == l->s.pb_pos || sampler_playback_seek(&l->s, pos) != 0)
+		return false;
+	l->step_req = false;
+	l->last = now;
+	double gap = sampler_playback_gap(&l->s);
+	l->ended = gap < 0;
+	if (!l->ended)
+		l->next_due = now + gap / l->speed;
+	return true;
 }

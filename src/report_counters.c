@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fabtop/live.h"
 #include "fabtop/lossless.h"
 #include "fabtop/watch.h"
 #include "fabtop/rdma_res.h"
@@ -36,6 +37,7 @@ struct run {
 	struct fab_out *o;
 	const struct fab_model *m;
 	const struct counters_opts *co;
+	double interval;         /* --interval, or the settings' (live_default_interval()) */
 	FILE *fp;
 	double t_base;           /* wall clock of the baseline, epoch seconds */
 	double t0_sampler;       /* the sampler's clock at the baseline */
@@ -173,15 +175,12 @@ static int by_badness(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* Rates people read: whole numbers from 100 up. */
-static const char *rate_text(const struct ctr_step *st, char *buf, size_t len)
+/* "+46800000 B", "+3 ev": a counter's change with its unit, exact
+ * (counter_amount()); JSON keeps the number in the counter's own unit. */
+static const char *delta_text(const struct fab_counter_def *d, uint64_t n, char *buf, size_t len)
 {
-	if (!st->has_rate)
-		snprintf(buf, len, "-");
-	else if (st->rate >= 100.0)
-		snprintf(buf, len, "%.0f/s", st->rate);
-	else
-		snprintf(buf, len, "%.2f/s", st->rate);
+	char a[48];
+	snprintf(buf, len, "+%s", counter_amount(d, (double)n, true, a, sizeof(a)));
 	return buf;
 }
 
@@ -194,7 +193,7 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 {
 	struct fab_out *o = rn->o;
 	const struct fab_series *p = &rn->s.ports[c->port];
-	char lbl[96], path[96], rate[48], flags[64];
+	char lbl[96], path[96], rate[48], flags[64], a[48];
 	bool bad = bad_growth(c);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, c->name);
 	out_open_obj(o, NULL);
@@ -203,12 +202,13 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 	out_str(o, PR_JSON, "dir", NULL, c->dir);
 	out_str(o, PR_JSON, "name", NULL, c->name);
 	out_int(o, PR_JSON, "value", NULL, (fab_int){ (long long)c->value, c->valid });
-	out_int(o, PR_ANY, "delta", " %+14lld", fab_int_of((long long)c->last.delta));
+	out_int(o, PR_JSON, "delta", NULL, fab_int_of((long long)c->last.delta));
+	out_text(o, " %16s", delta_text(c->def, c->last.delta, a, sizeof(a)));
 	if (c->def && c->def->gauge && c->valid)   /* a level, not a rate */
-		snprintf(rate, sizeof(rate), "=%llu %s", (unsigned long long)c->value, c->def->unit);
+		snprintf(rate, sizeof(rate), "=%s", counter_amount(c->def, (double)c->value, true, a, sizeof(a)));
 	else
-		rate_text(&c->last, rate, sizeof(rate));
-	out_text(o, " %14s", rate);
+		counter_rate_text(c->def, &c->last, true, rate, sizeof(rate));
+	out_text(o, " %16s", rate);
 	out_num(o, PR_JSON, "rate", NULL, (fab_num){ c->last.rate, c->last.has_rate });
 	out_str(o, PR_JSON, "rate_unit", NULL, counter_rate_unit(c->def));
 	out_open_arr(o, "flags");
@@ -236,7 +236,7 @@ static fab_num pct(double gbps, double line)
 static void port_lines(struct run *rn)
 {
 	struct fab_out *o = rn->o;
-	out_text(o, "  %-*s %-6s %5s %8s %8s %12s %12s %6s %6s  %s\n", rn->pw + 2, "PORT", "LINK", "LINE",
+	out_text(o, "  %-*s %-6s %9s %8s %8s %12s %12s %6s %6s  %s\n", rn->pw + 2, "PORT", "LINK", "LINE",
 		 "TX Gb/s", "RX Gb/s", "TX pkt/s", "RX pkt/s", "TX%", "RX%", "STATE");
 	out_open_arr(o, "ports");
 	for (int i = 0; i < rn->s.nports; i++) {
@@ -255,7 +255,10 @@ static void port_lines(struct run *rn)
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
 		out_str(o, PR_JSON, "link_layer", NULL, mp ? ll_name(mp->ll) : NULL);
 		out_text(o, " %-6s", mp ? ll_short(mp->ll) : "N/A");
-		out_num(o, PR_ANY, "line_gbps", " %5.0f", line);
+		/* The line rate with its unit; JSON keeps line_gbps a number. */
+		char lr[32];
+		out_num(o, PR_JSON, "line_gbps", NULL, line);
+		out_text(o, " %9s", line.ok ? fab_fmt_bps(line.v * 1e9, lr, sizeof(lr)) : "N/A");
 		out_bool(o, PR_JSON, "present", NULL, p->present);
 		unsigned st = sampler_port_state(&rn->s, i);
 		if (!p->present) {
@@ -291,7 +294,9 @@ static void also_grew(struct run *rn, const int *idx, int n)
 				continue;
 			if (!listed++)
 				out_text(rn->o, "    %-*s also grew:", rn->pw, port_label(&rn->s.ports[p], lbl, sizeof(lbl)));
-			out_text(rn->o, "%s %s %+lld", listed > 1 ? "," : "", c->name, (long long)c->last.delta);
+			char a[48];
+			out_text(rn->o, "%s %s %s", listed > 1 ? "," : "", c->name,
+				 delta_text(c->def, c->last.delta, a, sizeof(a)));
 		}
 		if (listed)
 			out_text(rn->o, "\n");
@@ -336,7 +341,7 @@ static int print_sample(struct run *rn)
 			continue;
 		}
 		if (!shown++)
-			out_text(o, "    %-*s %-44s %14s %14s  %-5s  %-10s %s\n", rn->pw, "COUNTER", "",
+			out_text(o, "    %-*s %-44s %16s %16s  %-5s  %-10s %s\n", rn->pw, "COUNTER", "",
 				 "DELTA", "RATE", "FLAGS", "LAYER", "MEANING");
 		counter_line(rn, c);
 	}
@@ -438,7 +443,9 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 			seen[c->port] |= counter_trouble(c->def);
 		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%-32s", c->name);
-		out_int(o, PR_ANY, "total", " %+14lld", fab_int_of((long long)rn->bad_total[i]));
+		char a[48];
+		out_int(o, PR_JSON, "total", NULL, fab_int_of((long long)rn->bad_total[i]));
+		out_text(o, " %16s", delta_text(c->def, rn->bad_total[i], a, sizeof(a)));
 		out_str(o, PR_ANY, "layer", "  %s:", c->def->layer);
 		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
 		out_close_obj(o);
@@ -476,8 +483,12 @@ static int list_standing(struct run *rn)
 		}
 		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%-32s", c->name);
-		out_int(o, PR_ANY, "total", " %14lld", fab_int_of((long long)c->baseline));
-		out_int(o, PR_ANY, "warn_at", "  (a warning from %lld)", fab_int_of(c->def->warn_at));
+		char a[48];
+		out_int(o, PR_JSON, "total", NULL, fab_int_of((long long)c->baseline));
+		out_text(o, " %16s", counter_amount(c->def, (double)c->baseline, true, a, sizeof(a)));
+		out_int(o, PR_JSON, "warn_at", NULL, fab_int_of(c->def->warn_at));
+		out_text(o, "  (a warning from %s)", counter_amount(c->def, (double)c->def->warn_at, true, a,
+								sizeof(a)));
 		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
 		out_close_obj(o);
 	}
@@ -498,7 +509,9 @@ static void list_saturated(struct run *rn)
 			out_text(o, "  PINNED (stuck at their maximum: growth no longer shows):\n");
 		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%s", c->name);
-		out_int(o, PR_ANY, "value", " = %lld", fab_int_of((long long)c->value));
+		char a[48];
+		out_int(o, PR_JSON, "value", NULL, fab_int_of((long long)c->value));
+		out_text(o, " = %s", counter_amount(c->def, (double)c->value, true, a, sizeof(a)));
 		/* What the pin hides and the command that clears it: the words
 		 * the Links pane and `report links` print. */
 		char hides[160], cmd[160];
@@ -776,7 +789,7 @@ static int run_live(struct run *rn, int count)
 	if (track_grow(rn) != 0)
 		return -1;
 	for (int k = 0; k < count && !stop_requested; k++) {
-		ts_add(&deadline, rn->co->interval);
+		ts_add(&deadline, rn->interval);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR &&
 		       !stop_requested)
 			;
@@ -817,13 +830,13 @@ static void header(struct run *rn, const struct fab_root *r, bool playback, int 
 	out_str(o, PR_JSON, "source", NULL, r->live ? "live" : r->name);
 	out_bool(o, PR_JSON, "live", NULL, r->live);
 	out_bool(o, PR_JSON, "playback", NULL, playback);
-	out_num(o, PR_JSON, "interval", NULL, fab_num_of(playback ? rn->s.pb_interval : rn->co->interval));
+	out_num(o, PR_JSON, "interval", NULL, fab_num_of(playback ? rn->s.pb_interval : rn->interval));
 	if (playback) {
 		out_text(o, "counters of %s: playback of %d recorded samples, %g s apart, at full speed; "
 			 "the first is the baseline\n", r->name, rn->s.pb_count, rn->s.pb_interval);
 	} else {
 		out_text(o, "counters of %s: %d sample(s), %g s apart, after a baseline reading\n",
-			  r->live ? "this node" : r->name, count, rn->co->interval);
+			  r->live ? "this node" : r->name, count, rn->interval);
 	}
 	out_open_arr(o, "notes");
 	if (playback && rn->co->interval_set)
@@ -851,7 +864,8 @@ static void header(struct run *rn, const struct fab_root *r, bool playback, int 
 int report_counters(const struct fab_root *r, const struct fab_model *m,
 		    const struct counters_opts *co, FILE *fp, FILE *log)
 {
-	struct run rn = { .co = co, .fp = fp, .m = m };
+	struct run rn = { .co = co, .fp = fp, .m = m,
+			  .interval = co->interval_set ? co->interval : live_default_interval() };
 	char err[512] = "";
 	bool playback = root_exists(r, "/fabtop/samples.json");
 	if (!playback && r->is_capture) {

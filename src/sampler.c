@@ -540,6 +540,47 @@ void sampler_step_end(struct fab_sampler *s)
 		ctr_limits_step(s->limits, s);
 }
 
+void sampler_run_reset(struct fab_sampler *s)
+{
+	s->tick = 0;
+	s->hist_len = s->hist_pos = 0;
+	s->t_last = s->dt = s->t_baseline = 0;
+	s->note[0] = '\0';
+	for (int i = 0; i < s->nctrs; i++) {
+		struct fab_ctr *c = &s->ctrs[i];
+		c->value = c->baseline = c->since_baseline = 0;
+		c->t_value = 0;
+		c->valid = c->grew = false;
+		c->bad_steps = 0;
+		c->last = (struct ctr_step){ 0 };
+		c->last_grew = -1;
+		memset(c->hist, 0, sizeof(c->hist));
+	}
+	for (int i = 0; i < s->nports; i++) {
+		struct fab_series *p = &s->ports[i];
+		p->present = true;
+		p->has_rates = false;
+		p->tx_gbps = p->rx_gbps = p->tx_pps = p->rx_pps = 0;
+		memset(p->tx_hist, 0, sizeof(p->tx_hist));
+		memset(p->rx_hist, 0, sizeof(p->rx_hist));
+		p->bad_grew = 0;
+		p->peak_gbps = 0;
+		p->t_moved = -1;
+	}
+	/* The judgements over time start again with the run. */
+	if (s->limits) {
+		ctr_limits_free(s->limits);
+		free(s->limits);
+		s->limits = NULL;
+	}
+	if (s->pcie) {
+		pcie_watch_close(s->pcie);
+		free(s->pcie);
+		s->pcie = NULL;
+		open_pcie(s, s->model);
+	}
+}
+
 void sampler_baseline(struct fab_sampler *s)
 {
 	s->t_baseline = s->t_last;

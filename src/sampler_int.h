@@ -40,4 +40,9 @@ void sampler_step_end(struct fab_sampler *s);
 
 void sampler_playback_free(struct fab_sampler *s);
 
+/* Back to before the first step, keeping the series and counters (and
+ * their files): values, baselines, histories, the documented limits and
+ * PCIe over time start again. Playback seeks backwards with it. */
+void sampler_run_reset(struct fab_sampler *s);
+
 #endif

@@ -358,3 +358,28 @@ double sampler_playback_gap(const struct fab_sampler *s)
 	double g = pb->t[s->pb_pos] - pb->t[s->pb_pos - 1];
 	return g > 0 ? g : s->pb_interval;
 }
+
+int sampler_playback_seek(struct fab_sampler *s, int pos)
+{
+	if (!s->playback || !s->pb_samples || pos < 1 || pos > s->pb_count)
+		return -1;
+	/* Deltas and histories are made by stepping: backwards is a replay. */
+	if (pos < s->pb_pos) {
+		sampler_run_reset(s);
+		s->pb_pos = 0;
+	}
+	while (s->pb_pos < pos)
+		if (sampler_playback_step(s) != 0)
+			return -1;
+	return 0;
+}
+
+int sampler_playback_times(const struct fab_sampler *s, double *at, double *total)
+{
+	const struct pb_data *pb = s->pb_samples;
+	if (!s->playback || !pb || s->pb_pos < 1)
+		return -1;
+	*at = pb->t[s->pb_pos - 1] - pb->t[0];
+	*total = pb->t[pb->nsamples - 1] - pb->t[0];
+	return 0;
+}

@@ -23,6 +23,7 @@
 #include <string.h>
 #include "fabtop/counters.h"
 #include "fabtop/ctr_limits.h"
+#include "fabtop/i18n.h"
 #include "fabtop/live.h"
 #include "fabtop/lossless.h"
 #include "fabtop/table.h"
@@ -45,6 +46,22 @@
 struct counters_state {
 	struct fab_live live;
 	bool opened;
+	/* The counters list: its sort key (an index into sort_keys: 0 is the
+	 * natural order, worst first) and direction, as htop's < > I. */
+	int sort;
+	bool sort_inv;
+	/* The selected counter (an index into the sampler's ctrs; -1 none):
+	 * kept by identity, so it stays on its counter as the list changes. */
+	int sel_ctr;
+	bool reveal;                  /* the next draw scrolls the selection into view */
+	/* What the last draw showed, for clicks and the reveal: the list's
+	 * counters in order, the body row of the first, the window row of the
+	 * body's top. */
+	int *shown;
+	int nshown, shown_cap;
+	int list_line0;
+	int body_y;
+	int sel_line;                 /* body row of the selected counter; -1 not shown */
 };
 
 static struct fab_live *live_of(const struct view *v)
@@ -146,15 +163,6 @@ static void fmt_si(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.*f%c", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, v, sfx[k]);
 }
 
-/* Counts stay exact up to 7 digits, so small ones can be checked by hand. */
-static void fmt_count(uint64_t v, char *buf, size_t len)
-{
-	if (v < 10000000)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		fmt_si((double)v, buf, len);
-}
-
 static void fmt_gbps(double v, char *buf, size_t len)
 {
 	snprintf(buf, len, v >= 1000 ? "%.0f" : "%.1f", v);
@@ -238,46 +246,84 @@ static const char *sep(void)
 	return fab_glyph(" \u00b7 ", " - ");
 }
 
+/* "00:01:05": a recorded time from the first sample. */
+static void fmt_clock(double t, char *buf, size_t len)
+{
+	long v = t > 0 ? lround(t) : 0;
+	snprintf(buf, len, "%02ld:%02ld:%02ld", v / 3600, v / 60 % 60, v % 60);
+}
+
 static void title_text(const struct fab_live *l, const char *fdev, char *buf, size_t len)
 {
 	const struct fab_sampler *s = &l->s;
-	char a[32];
+	char a[32], at[32] = "-", total[32] = "-";
 	size_t n;
 	if (s->playback) {
+		double t_at, t_total;
+		if (sampler_playback_times(s, &t_at, &t_total) == 0) {
+			fmt_clock(t_at, at, sizeof(at));
+			fmt_clock(t_total, total, sizeof(total));
+		}
 		fmt_secs(s->pb_interval, a, sizeof(a));
-		n = (size_t)snprintf(buf, len, "%s %d/%d%srecorded %s apart",
-				     l->ended ? "playback ended" : "playback", s->pb_pos,
-				     s->pb_count, sep(), a);
-		if (l->speed != 1.0 && n < len)
-			n += (size_t)snprintf(buf + n, len - n, l->speed < 1 ? "%sspeed 1/%gx" :
-					      "%sspeed %gx", sep(),
-					      l->speed < 1 ? 1.0 / l->speed : l->speed);
+		n = (size_t)snprintf(buf, len, "%s%s", l->ended ? _("playback ended") : _("playback"), sep());
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, _("sample %d/%d, %s of %s"),
+				      s->pb_pos, s->pb_count, at, total);
+		/* The filter before the pace: at 80 columns it must stay in view. */
+		if (fdev && n < len) {
+			n += (size_t)snprintf(buf + n, len - n, "%s", sep());
+			if (n < len)
+				n += (size_t)snprintf(buf + n, len - n, _("filter: %s"), fdev);
+			fdev = NULL;
+		}
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s", sep());
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, _("recorded %s apart"), a);
+		if (l->speed != 1.0 && n < len) {
+			n += (size_t)snprintf(buf + n, len - n, "%s", sep());
+			if (n < len)
+				n += (size_t)snprintf(buf + n, len - n, l->speed < 1 ? _("speed 1/%gx") :
+						      _("speed %gx"), l->speed < 1 ? 1.0 / l->speed : l->speed);
+		}
 	} else {
 		fmt_secs(l->interval, a, sizeof(a));
-		n = (size_t)snprintf(buf, len, "live%severy %s%stick %ld", sep(), a, sep(), s->tick);
+		n = (size_t)snprintf(buf, len, "%s%s", _("live"), sep());
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, _("every %s"), a);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s", sep());
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, _("tick %ld"), s->tick);
 	}
-	if (fdev && n < len)
-		snprintf(buf + n, len - n, "%sfilter: %s", sep(), fdev);
+	if (fdev && n < len) {
+		n += (size_t)snprintf(buf + n, len - n, "%s", sep());
+		if (n < len)
+			snprintf(buf + n, len - n, _("filter: %s"), fdev);
+	}
 }
 
 static void draw_title(WINDOW *win, const struct view *v, int w)
 {
 	const struct fab_live *l = live_of(v);
-	const char *hint = "space:pause n:step a:all b:base f:dev";
+	const char *hint = l && l->ok && l->s.playback ?
+		_("space:pause [ ]:step Home/End a:all b:base f:dev <>:sort") :
+		_("space:pause ]:step a:all b:base f:dev <>:sort");
 	char buf[256];
 	int x = 0;
 	if (!l) {
-		view_put(win, 0, 0, 0, "Counters: starting the sampler", fab_attr(CP_TITLE));
+		view_put(win, 0, 0, 0, _("Counters: starting the sampler"), fab_attr(CP_TITLE));
 		return;
 	}
 	if (!l->ok) {
-		view_put(win, 0, 0, 0, "Counters: not sampling", fab_attr(CP_TITLE));
+		view_put(win, 0, 0, 0, _("Counters: not sampling"), fab_attr(CP_TITLE));
 		return;
 	}
 	if (l->paused) {
-		view_put(win, 0, 0, 0, "PAUSED", A_REVERSE | A_BOLD);
-		view_put(win, 0, 6, 0, sep(), fab_attr(CP_TITLE));
-		x = 6 + view_strwidth(sep());
+		const char *pw = _("PAUSED");
+		view_put(win, 0, 0, 0, pw, A_REVERSE | A_BOLD);
+		x = view_strwidth(pw);
+		view_put(win, 0, x, 0, sep(), fab_attr(CP_TITLE));
+		x += view_strwidth(sep());
 	}
 	title_text(l, filter_dev(&l->s, v->filter), buf, sizeof(buf));
 	view_put(win, 0, x, 0, buf, fab_attr(CP_TITLE));
@@ -360,7 +406,7 @@ static void find_trouble(const struct fab_sampler *s, const char *fdev, struct t
 		cat(t->names, sizeof(t->names), names[k]);
 	}
 	if (more) {
-		snprintf(label, sizeof(label), " +%d more", more);
+		snprintf(label, sizeof(label), _(" +%d more"), more);
 		cat(t->names, sizeof(t->names), label);
 	}
 }
@@ -383,11 +429,11 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 		       int w, int max_rows)
 {
 	struct trouble t[] = {
-		{ .kind = PT_STOPPED, .head = "TRAFFIC STOPPED", .word = "STOPPED" },
-		{ .kind = PT_RETRIES, .head = "RETRIES GROWING", .word = "RETRIES" },
-		{ .kind = PT_ERRORS, .head = "ERRORS GROWING", .word = "ERRORS" },
-		{ .kind = PT_CONGESTED, .head = "CONGESTION", .word = "CONGESTED" },
-		{ .kind = PT_IMPLAUSIBLE, .head = "IMPLAUSIBLE COUNTERS (no rate taken)",
+		{ .kind = PT_STOPPED, .head = N_("TRAFFIC STOPPED"), .word = "STOPPED" },
+		{ .kind = PT_RETRIES, .head = N_("RETRIES GROWING"), .word = "RETRIES" },
+		{ .kind = PT_ERRORS, .head = N_("ERRORS GROWING"), .word = "ERRORS" },
+		{ .kind = PT_CONGESTED, .head = N_("CONGESTION"), .word = "CONGESTED" },
+		{ .kind = PT_IMPLAUSIBLE, .head = N_("IMPLAUSIBLE COUNTERS (no rate taken)"),
 		  .word = "IMPLAUSIBLE" },
 	};
 	int nt = (int)(sizeof(t) / sizeof(t[0])), shown = 0;
@@ -402,21 +448,24 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 			continue;
 		red = red || t[k].kind != PT_CONGESTED;
 		cat(full, sizeof(full), any ? sep() : "");
-		cat(full, sizeof(full), t[k].head);
+		cat(full, sizeof(full), _(t[k].head));
 		if (prev && strcmp(prev, t[k].ports) == 0)
-			cat(full, sizeof(full), " on the same ports");
+			cat(full, sizeof(full), _(" on the same ports"));
 		else if (t[k].nports == shown && shown > 2)
-			cat(full, sizeof(full), " on every port");
+			cat(full, sizeof(full), _(" on every port"));
 		else {
-			cat(full, sizeof(full), " on ");
-			cat(full, sizeof(full), t[k].ports);
+			char on[800];
+			snprintf(on, sizeof(on), _(" on %s"), t[k].ports);
+			cat(full, sizeof(full), on);
 		}
 		if (t[k].names[0]) {
 			cat(full, sizeof(full), ": ");
 			cat(full, sizeof(full), t[k].names);
 		}
-		snprintf(buf, sizeof(buf), "%s%s: %d port%s", any ? sep() : "", t[k].word,
-			 t[k].nports, t[k].nports == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), "%s%s: ", any ? sep() : "", t[k].word);
+		cat(brief, sizeof(brief), buf);
+		snprintf(buf, sizeof(buf), P_("%d port", "%d ports", (unsigned long)t[k].nports),
+			 t[k].nports);
 		cat(brief, sizeof(brief), buf);
 		prev = t[k].ports;
 		any = true;
@@ -448,20 +497,23 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 
 /* ---- the port table ------------------------------------------------------ */
 
-enum { P_PORT, P_LL, P_TX, P_TXH, P_RX, P_RXH, P_LINE, P_PPS, P_STATE, NPCOLS };
+enum { P_PORT, P_LL, P_TX, P_TXH, P_RX, P_RXH, P_LOAD, P_LINE, P_PPS, P_STATE, NPCOLS };
 
 /* The port table is a table (table.h): widths over every port, so a
- * filter does not move them; the histories take what is left. */
+ * filter does not move them; the histories take what is left. One unit
+ * per column, named in its head: Gb/s for the traffic, % of the line
+ * rate for the load, pkt/s for the packets; the line rate says its own. */
 static const struct tbl_col pcols[NPCOLS] = {
-	[P_PORT] = { .head = "PORT" },            [P_LL] = { .head = "LL" },
+	[P_PORT] = { .head = N_("PORT") },            [P_LL] = { .head = "LL" },
 	[P_TX] = { .head = "TX Gb/s", .right = true }, [P_TXH] = { .head = "", .tight = true },
 	[P_RX] = { .head = "RX Gb/s", .right = true }, [P_RXH] = { .head = "", .tight = true },
-	[P_LINE] = { .head = "LINE", .right = true }, [P_PPS] = { .head = "PKT/S TX/RX", .right = true },
-	[P_STATE] = { .head = "STATE", .last_free = true },
+	[P_LOAD] = { .head = N_("LOAD"), .right = true }, [P_LINE] = { .head = N_("LINE"), .right = true },
+	[P_PPS] = { .head = "TX/RX pkt/s", .right = true },
+	[P_STATE] = { .head = N_("STATE"), .last_free = true },
 };
 /* Dropped in this order when the table is wider than the pane; the port
  * and its state word always stay. */
-static const int pcol_drop[] = { P_PPS, P_LL, P_TXH, P_RXH, P_LINE, P_RX, P_TX };
+static const int pcol_drop[] = { P_LINE, P_PPS, P_LL, P_TXH, P_RXH, P_LOAD, P_RX, P_TX };
 
 struct ptable {
 	const struct fab_model *m;
@@ -503,9 +555,15 @@ static void pcell(const struct fab_model *m, const struct fab_sampler *s, const 
 			sparkline(s, ring, full, spark, buf, len);
 		break;
 	}
-	case P_LINE:
+	case P_LOAD:
 		if (rates && line > 0)
 			snprintf(buf, len, "%.0f%%", fmax(p->tx_gbps, p->rx_gbps) / line * 100);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case P_LINE:
+		if (line > 0)
+			fab_fmt_bps(line * 1e9, buf, len);
 		else
 			snprintf(buf, len, "-");
 		break;
@@ -530,9 +588,20 @@ static void ptable_cell(const void *ctx, int row, int col, char *buf, size_t len
 	pcell(pt->m, pt->s, &pt->s->ports[pt->rows[row]], col, pt->spark, buf, len);
 }
 
+/* The heads in the interface's language (the units' symbols stay). */
+static const struct tbl_col *pcols_shown(void)
+{
+	static struct tbl_col cols[NPCOLS];
+	for (int k = 0; k < NPCOLS; k++) {
+		cols[k] = pcols[k];
+		cols[k].head = pcols[k].head[0] ? _(pcols[k].head) : "";
+	}
+	return cols;
+}
+
 static struct tbl ptable_tbl(const struct ptable *pt)
 {
-	return (struct tbl){ .cols = pcols, .ncols = NPCOLS, .nrows = pt->nrows,
+	return (struct tbl){ .cols = pcols_shown(), .ncols = NPCOLS, .nrows = pt->nrows,
 			     .cell = ptable_cell, .ctx = pt, .drop = pcol_drop,
 			     .ndrop = (int)(sizeof(pcol_drop) / sizeof(pcol_drop[0])), .gap = GAP };
 }
@@ -545,11 +614,13 @@ static void ptable_fit(struct ptable *pt, int budget, struct tbl_fit *f)
 	for (int i = 0; i < pt->s->nports && pt->nrows < (int)(sizeof(pt->rows) / sizeof(pt->rows[0])); i++)
 		if (pt->s->ports[i].port > 0)
 			pt->rows[pt->nrows++] = i;
-	pt->spark = 0;
+	/* The columns that fit beside the shortest histories stay; the
+	 * histories then grow into what is left. */
+	pt->spark = SPARK_MIN;
 	struct tbl t = ptable_tbl(pt);
-	tbl_fit(&t, 0, f);
-	int rest = budget - f->width - 2;
-	pt->spark = rest / 2 > SPARK_MAX ? SPARK_MAX : rest / 2 < SPARK_MIN ? SPARK_MIN : rest / 2;
+	tbl_fit(&t, budget, f);
+	int rest = (budget - f->width - 2) / 2 + SPARK_MIN;
+	pt->spark = rest > SPARK_MAX ? SPARK_MAX : rest < SPARK_MIN ? SPARK_MIN : rest;
 	tbl_fit(&t, budget, f);
 }
 
@@ -604,7 +675,7 @@ static void port_table(struct view_pen *p, const struct fab_model *m, const stru
 
 static const char *onoff(enum fab_tri t)
 {
-	return t == FAB_YES ? "on" : t == FAB_NO ? "off" : "?";
+	return t == FAB_YES ? _("on") : t == FAB_NO ? _("off") : "?";
 }
 
 /* Per RoCE port with per-priority statistics: the priorities that carried
@@ -629,7 +700,7 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 		return;
 	view_pen_nl(p);
 	if (!known) {   /* one line for all: the same reason, nothing judged */
-		snprintf(buf, sizeof(buf), "Lossless path: not judged on %d RoCE port(s): %s", roce, why);
+		snprintf(buf, sizeof(buf), _("Lossless path: not judged on %d RoCE port(s): %s"), roce, why);
 		view_pen_wrap(p, 0, buf, fab_attr(CP_DIM));
 		return;
 	}
@@ -638,7 +709,7 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 		if (!series_shown(s, fdev, i) || lossless_judge(s, m, i, &lp) != 0 || !lp.netdev[0])
 			continue;
 		if (!shown++) {
-			view_pen_fixed(p, 0, "Lossless path (RoCE: traffic per priority against PFC and ECN)",
+			view_pen_fixed(p, 0, _("Lossless path (RoCE: traffic per priority against PFC and ECN)"),
 				       fab_attr(CP_TITLE));
 			view_pen_nl(p);
 		}
@@ -655,10 +726,14 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 		snprintf(b, sizeof(b), "%d", lp.job_prio);
 		snprintf(c, sizeof(c), "%lld", lp.tc_override.v);
 		char pl[32];
-		snprintf(buf, sizeof(buf), "  trust %s, PFC on %s; job traffic class %s -> priority %s%s%s",
+		snprintf(buf, sizeof(buf), _("  trust %s, PFC on %s; job traffic class %s -> priority %s"),
 			 lp.trust[0] ? lp.trust : "?", fab_na(fab_prio_list(lp.pfc_mask, pl, sizeof(pl))),
-			 lp.job_tc.ok ? a : "?", lp.job_prio >= 0 ? b : "?",
-			 lp.tc_override.ok ? "; global traffic_class " : "", lp.tc_override.ok ? c : "");
+			 lp.job_tc.ok ? a : "?", lp.job_prio >= 0 ? b : "?");
+		if (lp.tc_override.ok) {
+			char ov[64];
+			snprintf(ov, sizeof(ov), _("; global traffic_class %s"), c);
+			cat(buf, sizeof(buf), ov);
+		}
 		view_pen_clip(p, x, x, buf, (lp.flags & LL_OVERRIDE) ? fab_attr(CP_WARN) : 0);
 		view_pen_nl(p);
 		for (int k = 0; k < LOSSLESS_NPRIO; k++) {
@@ -667,32 +742,37 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 				continue;
 			fmt_si((double)pp->rx_pkts / lp.elapsed, a, sizeof(a));
 			fmt_si((double)pp->tx_pkts / lp.elapsed, b, sizeof(b));
+			char pfc[16];
+			view_pad(pfc, sizeof(pfc), onoff(pp->pfc), 3, false);
 			snprintf(buf, sizeof(buf),
-				 "  prio %d  PFC %-3s ECN %s/%s  pkt/s rx %s tx %s  pauses rx %llu tx %llu  "
-				 "discards %llu%s%s", k, onoff(pp->pfc), onoff(pp->ecn_np), onoff(pp->ecn_rp),
+				 _("  prio %d  PFC %s ECN %s/%s  rx %s pkt/s, tx %s pkt/s  pauses rx %llu tx %llu  "
+				   "discards %llu pkt"), k, pfc, onoff(pp->ecn_np), onoff(pp->ecn_rp),
 				 a, b, (unsigned long long)pp->rx_pause, (unsigned long long)pp->tx_pause,
-				 (unsigned long long)pp->discards, pp->rdma ? "  RDMA" : "",
-				 pp->job ? "  (the job's)" : "");
+				 (unsigned long long)pp->discards);
+			if (pp->rdma)
+				cat(buf, sizeof(buf), "  RDMA");
+			if (pp->job)
+				cat(buf, sizeof(buf), _("  (the job's)"));
 			int attr = pp->rdma && pp->pfc == FAB_NO ? fab_attr(CP_ERROR) | (int)A_BOLD :
 				   (lp.idle_pfc_mask >> k & 1) ? fab_attr(CP_WARN) : 0;
 			view_pen_clip(p, 2, 2, buf, attr);
 			view_pen_nl(p);
 		}
 		if (lp.rdma_ambiguous) {
-			view_pen_fixed(p, 2, "which priority carries the RDMA cannot be told: others carry "
-				       "as many non-RDMA bytes", fab_attr(CP_DIM));
+			view_pen_fixed(p, 2, _("which priority carries the RDMA cannot be told: others carry "
+				       "as many non-RDMA bytes"), fab_attr(CP_DIM));
 			view_pen_nl(p);
 		}
 		static const struct { unsigned bit; const char *say; bool error; } says[] = {
-			{ LL_RDMA_NO_PFC, "RDMA traffic on a priority without PFC: not lossless", true },
-			{ LL_PFC_IDLE, "PFC on a priority that carries nothing", false },
-			{ LL_PAUSE_NO_CNP, "pauses received and no CNPs: congestion control not engaged", false },
-			{ LL_NOT_JOB_PRIO, "RDMA is not on the priority the job's NCCL_IB_TC maps to", false },
-			{ LL_OVERRIDE, "a global traffic_class overrides the job's NCCL_IB_TC", false },
+			{ LL_RDMA_NO_PFC, N_("RDMA traffic on a priority without PFC: not lossless"), true },
+			{ LL_PFC_IDLE, N_("PFC on a priority that carries nothing"), false },
+			{ LL_PAUSE_NO_CNP, N_("pauses received and no CNPs: congestion control not engaged"), false },
+			{ LL_NOT_JOB_PRIO, N_("RDMA is not on the priority the job's NCCL_IB_TC maps to"), false },
+			{ LL_OVERRIDE, N_("a global traffic_class overrides the job's NCCL_IB_TC"), false },
 		};
 		for (size_t k = 0; k < sizeof(says) / sizeof(says[0]); k++)
 			if (lp.flags & says[k].bit) {
-				view_pen_fixed(p, 2, says[k].say, says[k].error ? fab_attr(CP_ERROR) | (int)A_BOLD :
+				view_pen_fixed(p, 2, _(says[k].say), says[k].error ? fab_attr(CP_ERROR) | (int)A_BOLD :
 					       fab_attr(CP_WARN) | (int)A_BOLD);
 				view_pen_nl(p);
 			}
@@ -739,9 +819,9 @@ static void run_findings(struct view_pen *p, const struct fab_model *f,
 				continue;
 			fab_catf(buf, sizeof(buf), "%s%s", buf[0] ? " " : "", fi->id);
 		}
-		int x = view_pen_fixed(p, 0, "findings", A_BOLD);
+		int x = view_pen_fixed(p, 0, _("findings"), A_BOLD);
 		char head[64];
-		snprintf(head, sizeof(head), "%d over the run, at the end; %s:", total,
+		snprintf(head, sizeof(head), _("%d over the run, at the end; %s:"), total,
 			 sev_name((enum fab_severity)worst));
 		x = view_pen_fixed(p, x < LABEL_W ? LABEL_W : x + 1, head, fab_sev_attr((enum fab_severity)worst));
 		view_pen_clip(p, x + 1, x + 1, buf, 0);
@@ -749,7 +829,7 @@ static void run_findings(struct view_pen *p, const struct fab_model *f,
 		return;
 	}
 	view_pen_nl(p);
-	snprintf(buf, sizeof(buf), "Findings over the run (%d)", total);
+	snprintf(buf, sizeof(buf), _("Findings over the run (%d)"), total);
 	view_pen_fixed(p, 0, buf, fab_attr(CP_TITLE));
 	view_pen_nl(p);
 	for (int i = 0; i < f->nfindings; i++)
@@ -806,17 +886,19 @@ static void bad_qp_groups(struct view_pen *p, const struct fab_qp_list *q, const
 			continue;
 		}
 		if (g->pid)
-			snprintf(text, sizeof(text), "%-4s pid %u%s%s, %d QP%s: %s%s", qp_state_name(g->state),
-				 g->pid, g->comm[0] ? " " : "", g->comm, n, n == 1 ? "" : "s", list,
+			snprintf(text, sizeof(text), P_("%-4s pid %u%s%s, %d QP: %s%s", "%-4s pid %u%s%s, %d QPs: %s%s",
+							  (unsigned long)n), qp_state_name(g->state),
+				 g->pid, g->comm[0] ? " " : "", g->comm, n, list,
 				 n > QP_LISTED ? " ..." : "");
 		else
-			snprintf(text, sizeof(text), "%-4s kernel %s, %d QP%s: %s%s", qp_state_name(g->state),
-				 g->comm[0] ? g->comm : "?", n, n == 1 ? "" : "s", list,
+			snprintf(text, sizeof(text), P_("%-4s kernel %s, %d QP: %s%s", "%-4s kernel %s, %d QPs: %s%s",
+							  (unsigned long)n), qp_state_name(g->state),
+				 g->comm[0] ? g->comm : "?", n, list,
 				 n > QP_LISTED ? " ..." : "");
 		view_pen_wrap_hang(p, 2, 7, text, fab_attr(CP_ERROR));
 	}
 	if (left) {
-		snprintf(buf, sizeof(buf), "and %d more broken QPs of other processes", left);
+		snprintf(buf, sizeof(buf), _("and %d more broken QPs of other processes"), left);
 		view_pen_fixed(p, 7, buf, fab_attr(CP_ERROR));
 		view_pen_nl(p);
 	}
@@ -830,9 +912,9 @@ static void qp_section(struct view_pen *p, const struct fab_live *l, const char 
 	char text[512] = "", buf[96];
 	const char *devs[QP_DEVS];
 	int counts[QPS_ERR + 2] = { 0 }, ndev = 0, nbad = 0, total = 0;
-	view_pen_fixed(p, 0, "QPs", A_BOLD);
+	view_pen_fixed(p, 0, _("QPs"), A_BOLD);
 	if (!q->n) {
-		view_pen_wrap(p, LABEL_W, l->qp_note[0] ? l->qp_note : "none", fab_attr(CP_DIM));
+		view_pen_wrap(p, LABEL_W, l->qp_note[0] ? l->qp_note : _("none"), fab_attr(CP_DIM));
 		return;
 	}
 	for (int i = 0; i < q->n; i++) {
@@ -857,14 +939,14 @@ static void qp_section(struct view_pen *p, const struct fab_live *l, const char 
 		cat(text, sizeof(text), buf);
 	}
 	if (!total)
-		snprintf(text, sizeof(text), "none on %s", fdev ? fdev : "these devices");
+		snprintf(text, sizeof(text), _("none on %s"), fdev ? fdev : _("these devices"));
 	else if (ndev > 1)
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), " on %d devices", ndev);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), _(" on %d devices"), ndev);
 	else
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), " on %s", devs[0]);
 	/* A capture holds one QP dump, not one per sample: say so. */
 	if (!l->root->live)
-		cat(text, sizeof(text), " (captured once)");
+		cat(text, sizeof(text), _(" (captured once)"));
 	view_pen_wrap(p, LABEL_W, text, nbad ? fab_attr(CP_ERROR) : 0);
 	if (nbad)
 		bad_qp_groups(p, q, fdev);
@@ -875,6 +957,9 @@ static void qp_section(struct view_pen *p, const struct fab_live *l, const char 
 struct crow {
 	const struct fab_ctr *c;
 	int badness;
+	int rank;                /* its place in the natural order (ties keep it) */
+	double num;              /* the sort key: a number ... */
+	char txt[64];            /* ... or a text, per the key's kind */
 };
 
 static int cmp_crow(const void *a, const void *b)
@@ -905,8 +990,8 @@ enum { K_PORT, K_NAME, K_DELTA, K_RATE, K_SINCE, K_FLAG, K_LIMIT, K_HIST, K_LAYE
        NKCOLS };
 
 static const char *const kcol_head[NKCOLS] = {
-	"PORT", "COUNTER", "+DELTA", "RATE/s", "SINCE BASE", "FLAG", "LIMIT", "HISTORY", "LAYER",
-	"MEANING",
+	N_("PORT"), N_("COUNTER"), N_("+DELTA"), N_("RATE"), N_("SINCE BASE"), N_("FLAG"), N_("LIMIT"),
+	N_("HISTORY"), N_("LAYER"), N_("MEANING"),
 };
 
 /* The counter's state under its documented limits (ctr_limits.h). */
@@ -932,31 +1017,25 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 		if (!c->valid || (st->flags & (CTR_FIRST | CTR_RESET | CTR_GONE))) {
 			snprintf(buf, len, "-");
 		} else {
-			fmt_count(st->delta, a, sizeof(a));
+			counter_amount(c->def, (double)st->delta, false, a, sizeof(a));
 			snprintf(buf, len, "+%s", a);
 		}
 		break;
 	case K_RATE:
 		if (c->def && c->def->gauge) {   /* a level: shown as is */
 			if (c->valid)
-				snprintf(buf, len, "=%llu%s", (unsigned long long)c->value,
-					 strcmp(c->def->unit, "percent") == 0 ? "%" : "");
+				snprintf(buf, len, "=%s",
+					 counter_amount(c->def, (double)c->value, false, a, sizeof(a)));
 			else
 				snprintf(buf, len, "-");
 			break;
 		}
-		if (!st->has_rate) {
-			snprintf(buf, len, "-");
-			break;
-		}
-		fmt_si(st->rate, a, sizeof(a));
-		/* Data counters count 4-octet words; their rate is in bytes. A
-		 * saturated counter's rate is only a lower bound. */
-		snprintf(buf, len, "%s%s%s", st->flags & CTR_SATURATED ? ">" : "", a,
-			 c->def && counter_scale(c->def) != 1.0 ? "B" : "");
+		/* A saturated counter's rate is only a lower bound. */
+		counter_rate_text(c->def, st, false, a, sizeof(a));
+		snprintf(buf, len, "%s%s", st->has_rate && (st->flags & CTR_SATURATED) ? ">" : "", a);
 		break;
 	case K_SINCE:
-		fmt_count(c->since_baseline, buf, len);
+		counter_amount(c->def, (double)c->since_baseline, false, buf, len);
 		break;
 	case K_HIST:
 		sparkline(s, c->hist, 0, CTR_SPARK, buf, len);
@@ -971,7 +1050,7 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 		snprintf(buf, len, "%s", c->def ? c->def->layer : "-");
 		break;
 	case K_MEANING:
-		snprintf(buf, len, "%s", c->def ? c->def->meaning : "(not in table)");
+		snprintf(buf, len, "%s", c->def ? c->def->meaning : _("(not in table)"));
 		break;
 	}
 }
@@ -991,39 +1070,172 @@ static int ctr_attr(const struct fab_sampler *s, const struct fab_ctr *c)
 	return ctr_changed(s, c) ? 0 : fab_attr(CP_DIM);
 }
 
-static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char *fdev, bool all)
+/* The sort keys < and > walk, in order: the natural order (worst
+ * first), then the columns a counter can be ordered by. Numbers sort
+ * largest first and text A to Z; I inverts either. */
+static const int sort_keys[] = { -1, K_PORT, K_NAME, K_DELTA, K_RATE, K_SINCE, K_FLAG, K_LIMIT,
+				 K_LAYER };
+#define NSORT ((int)(sizeof(sort_keys) / sizeof(sort_keys[0])))
+
+static bool key_numeric(int col)
 {
-	struct crow *rows = s->nctrs > 0 ? malloc((size_t)s->nctrs * sizeof(*rows)) : NULL;
-	int n = 0, w[NKCOLS];
-	char buf[256], head[96], a[32];
-	for (int i = 0; rows && i < s->nctrs; i++) {
+	return col == K_DELTA || col == K_RATE || col == K_SINCE || col == K_PORT;
+}
+
+/* The key of a row: amounts in their base unit (bytes for data, as the
+ * cells show them), a rate as the step's, the port in the sampler's order. */
+static void crow_key(const struct fab_sampler *s, struct crow *r, int col)
+{
+	const struct fab_ctr *c = r->c;
+	double sc = counter_scale(c->def);
+	bool shown_delta = c->valid && !(c->last.flags & (CTR_FIRST | CTR_RESET | CTR_GONE));
+	r->num = -INFINITY;      /* "-" sorts below every number */
+	r->txt[0] = '\0';
+	switch (col) {
+	case K_PORT:
+		r->num = -(double)c->port;   /* largest first would reverse the ports */
+		break;
+	case K_DELTA:
+		if (shown_delta)
+			r->num = (double)c->last.delta * sc;
+		break;
+	case K_RATE:
+		if (c->def && c->def->gauge)
+			r->num = c->valid ? (double)c->value : -INFINITY;
+		else if (c->last.has_rate)
+			r->num = c->last.rate;
+		break;
+	case K_SINCE:
+		r->num = (double)c->since_baseline * sc;
+		break;
+	default:
+		kcell(s, c, col, r->txt, sizeof(r->txt));
+		break;
+	}
+}
+
+static int sort_col, sort_desc;   /* for cmp_key: qsort has no context */
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	int k = 0;
+	if (key_numeric(sort_col))
+		k = x->num < y->num ? -1 : x->num > y->num ? 1 : 0;
+	else
+		k = strcmp(x->txt, y->txt);
+	if (sort_desc)
+		k = -k;
+	return k ? k : x->rank - y->rank;   /* stable: a tie keeps the natural order */
+}
+
+/* The rows of the list as shown: the counters the filter shows (changed
+ * in the last step, or all), in the natural order, then by the sort key.
+ * rows holds s->nctrs; returns how many. */
+static int list_rows(const struct fab_sampler *s, const char *fdev, bool all,
+		     const struct counters_state *st, struct crow *rows)
+{
+	int n = 0;
+	for (int i = 0; i < s->nctrs; i++) {
 		const struct fab_ctr *c = &s->ctrs[i];
 		if (c->port < 0 || c->port >= s->nports || !series_shown(s, fdev, c->port))
 			continue;
 		if (all || ctr_changed(s, c))
-			rows[n++] = (struct crow){ c, counter_badness(c) };
+			rows[n++] = (struct crow){ .c = c, .badness = counter_badness(c) };
 	}
 	if (n > 1)
 		qsort(rows, (size_t)n, sizeof(*rows), cmp_crow);
+	int col = st ? sort_keys[st->sort] : -1;
+	for (int r = 0; r < n; r++) {
+		rows[r].rank = r;
+		if (col >= 0)
+			crow_key(s, &rows[r], col);
+	}
+	if (col >= 0 && n > 1) {
+		sort_col = col;
+		/* Numbers largest first, the port in its order, text A to Z. */
+		sort_desc = (key_numeric(col) ? 1 : 0) ^ (st->sort_inv ? 1 : 0);
+		qsort(rows, (size_t)n, sizeof(*rows), cmp_key);
+	}
+	return n;
+}
+
+/* A column's head as shown: translated, with the sort mark when the list
+ * is sorted by it. */
+static const char *khead(const struct counters_state *st, int k, char *buf, size_t len)
+{
+	int col = st ? sort_keys[st->sort] : -1;
+	bool desc = col >= 0 && ((key_numeric(col) ? 1 : 0) ^ (st->sort_inv ? 1 : 0));
+	if (col == k)
+		snprintf(buf, len, "%s%s", _(kcol_head[k]),
+			 desc ? fab_glyph("\u25bc", "v") : fab_glyph("\u25b2", "^"));
+	else
+		snprintf(buf, len, "%s", _(kcol_head[k]));
+	return buf;
+}
+
+/* "sort: RATE▼" or "sort: worst first": the header line names the key. */
+static void sort_text(const struct counters_state *st, char *buf, size_t len)
+{
+	char h[64];
+	int col = st ? sort_keys[st->sort] : -1;
+	if (col < 0 && !(st && st->sort_inv))
+		snprintf(buf, len, _("sort: %s"), _("worst first"));
+	else if (col < 0)
+		snprintf(buf, len, _("sort: %s"), _("mildest first"));
+	else
+		snprintf(buf, len, _("sort: %s"), khead(st, col, h, sizeof(h)));
+}
+
+static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char *fdev, bool all)
+{
+	struct counters_state *st = p->v->priv;
+	struct crow *rows = s->nctrs > 0 ? malloc((size_t)s->nctrs * sizeof(*rows)) : NULL;
+	int n = 0, w[NKCOLS];
+	char buf[256], head[160], a[32], srt[96];
+	if (rows)
+		n = list_rows(s, fdev, all, st, rows);
+	/* The natural order inverted is the mildest first. */
+	if (st && sort_keys[st->sort] < 0 && st->sort_inv)
+		for (int i = 0, j = n - 1; i < j; i++, j--) {
+			struct crow t = rows[i];
+			rows[i] = rows[j];
+			rows[j] = t;
+		}
+	if (st && p->draw) {
+		if (st->shown_cap < n) {
+			int *ns = realloc(st->shown, (size_t)n * sizeof(*ns));
+			if (ns) {
+				st->shown = ns;
+				st->shown_cap = n;
+			}
+		}
+		st->nshown = 0;
+		st->sel_line = -1;
+	}
 	fmt_secs(s->dt > 0 ? s->dt : s->playback ? s->pb_interval : 1.0, a, sizeof(a));
 	if (all)
-		snprintf(head, sizeof(head), "All counters (%d)", n);
+		snprintf(head, sizeof(head), _("All counters (%d)"), n);
 	else if (s->tick > 1)
-		snprintf(head, sizeof(head), "Changed in the last %s (%d)", a, n);
+		snprintf(head, sizeof(head), _("Changed in the last %s (%d)"), a, n);
 	else
-		snprintf(head, sizeof(head), "Changed since the last step (%d)", n);
+		snprintf(head, sizeof(head), _("Changed since the last step (%d)"), n);
+	sort_text(st, srt, sizeof(srt));
 	int x = view_pen_fixed(p, 0, head, fab_attr(CP_TITLE));
-	view_pen_fixed(p, x, all ? "  a: changed only" : "  a: all counters", fab_attr(CP_DIM));
+	x = view_pen_fixed(p, x, sep(), fab_attr(CP_TITLE));
+	x = view_pen_fixed(p, x, srt, fab_attr(CP_TITLE));
+	x = view_pen_fixed(p, x, "  ", 0);
+	view_pen_fixed(p, x, all ? _("a: changed only") : _("a: all counters"), fab_attr(CP_DIM));
 	view_pen_nl(p);
 	if (!n) {
-		view_pen_fixed(p, 2, s->tick > 1 ? "nothing changed" : "the first step has no deltas yet",
+		view_pen_fixed(p, 2, s->tick > 1 ? _("nothing changed") : _("the first step has no deltas yet"),
 			       fab_attr(CP_DIM));
 		view_pen_nl(p);
 		free(rows);
 		return;
 	}
 	for (int k = 0; k < NKCOLS; k++)
-		w[k] = view_strwidth(kcol_head[k]);
+		w[k] = view_strwidth(khead(st, k, buf, sizeof(buf)));
 	bool any_flag = false, any_limit = false;
 	for (int r = 0; r < n; r++)
 		for (int k = 0; k < NKCOLS; k++) {
@@ -1039,21 +1251,37 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 	for (int r = -1; r < n; r++) {
 		const struct fab_ctr *c = r >= 0 ? rows[r].c : NULL;
 		int attr = c ? ctr_attr(s, c) : fab_attr(CP_TITLE);
+		bool sel = c && st && st->sel_ctr == (int)(c - s->ctrs);
+		if (sel)
+			attr |= A_REVERSE;
+		if (c && st && p->draw) {
+			if (r == 0)
+				st->list_line0 = p->row;
+			if (st->nshown < st->shown_cap)
+				st->shown[st->nshown++] = (int)(c - s->ctrs);
+			if (sel)
+				st->sel_line = p->row;
+		}
 		for (int k = 0, cx = 0; k < NKCOLS; k++) {
 			if ((k == K_FLAG && !any_flag) || (k == K_LIMIT && !any_limit))
 				continue;
 			if (c)
 				kcell(s, c, k, buf, sizeof(buf));
 			else
-				snprintf(buf, sizeof(buf), "%s", kcol_head[k]);
+				khead(st, k, buf, sizeof(buf));
 			bool right = k == K_DELTA || k == K_RATE || k == K_SINCE;
+			/* Widths are display columns (view_strwidth): CJK heads align. */
 			int pad = right ? w[k] - view_strwidth(buf) : 0;
 			int ka = attr;
 			if (c && k == K_MEANING && !c->def)
 				ka = fab_attr(CP_DIM);
-			if (k <= K_NAME)
-				view_pen_fixed(p, cx + pad, buf, k == K_PORT && c ? ka | (int)A_BOLD : ka);
-			else
+			if (k <= K_NAME) {
+				char cell[256];
+				/* The selection's bar runs under the gap too. */
+				if (sel)
+					view_pad(cell, sizeof(cell), buf, w[k] + GAP, false);
+				view_pen_fixed(p, cx, sel ? cell : buf, k == K_PORT && c ? ka | (int)A_BOLD : ka);
+			} else
 				view_pen_clip(p, cx + pad, fixed_w + GAP, buf, ka);
 			cx += w[k] + GAP;
 		}
@@ -1071,11 +1299,11 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	const char *fdev = filter_dev(s, p->v->filter);
 	int nports = 0;
 	if (!l) {
-		view_pen_wrap(p, 0, "The sampler starts when this pane is first shown.", fab_attr(CP_DIM));
+		view_pen_wrap(p, 0, _("The sampler starts when this pane is first shown."), fab_attr(CP_DIM));
 		return;
 	}
 	if (!s) {
-		view_pen_wrap(p, 0, l->err[0] ? l->err : "the counters cannot be sampled here",
+		view_pen_wrap(p, 0, l->err[0] ? l->err : _("the counters cannot be sampled here"),
 			      fab_attr(CP_WARN) | A_BOLD);
 		view_pen_nl(p);
 		qp_section(p, l, NULL);
@@ -1084,9 +1312,9 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	for (int i = 0; i < s->nports; i++)
 		nports += s->ports[i].port > 0;
 	if (!nports) {
-		view_pen_wrap(p, 0, "no RDMA devices on this node (nothing under "
+		view_pen_wrap(p, 0, _("no RDMA devices on this node (nothing under "
 			      "/sys/class/infiniband); `fabtop demo` lists scenarios with "
-			      "recorded traffic", fab_attr(CP_WARN) | A_BOLD);
+			      "recorded traffic"), fab_attr(CP_WARN) | A_BOLD);
 		if (s->note[0] && !strstr(s->note, "no RDMA devices"))
 			view_pen_wrap(p, 0, s->note, fab_attr(CP_DIM));
 		view_pen_nl(p);
@@ -1099,7 +1327,7 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	port_table(p, m, s, fdev);
 	lossless_section(p, m, s, fdev, true);
 	if (s->note[0]) {
-		view_pen_fixed(p, 0, "note", A_BOLD);
+		view_pen_fixed(p, 0, _("note"), A_BOLD);
 		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));
 	}
 	run_findings(p, &run, s, fdev, true);
@@ -1107,9 +1335,9 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	for (int i = 0; i < m->nnics; i++)
 		if (m->nics[i].counters_skipped[0] && (!fdev || strcmp(fdev, m->nics[i].name) == 0)) {
 			char buf[FAB_NAME_LEN + 320];
-			snprintf(buf, sizeof(buf), "%s: counters not read: %s", m->nics[i].name,
+			snprintf(buf, sizeof(buf), _("%s: counters not read: %s"), m->nics[i].name,
 				 m->nics[i].counters_skipped);
-			view_pen_fixed(p, 0, "skipped", A_BOLD);
+			view_pen_fixed(p, 0, _("skipped"), A_BOLD);
 			view_pen_wrap(p, LABEL_W, buf, fab_attr(CP_WARN));
 		}
 	view_pen_nl(p);
@@ -1133,9 +1361,23 @@ static void counters_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	if (s && h > 1)
 		y += draw_banner(win, y, s, filter_dev(s, v->filter), w, h >= 12 ? 2 : 1);
 	struct view bv = *v;
+	struct counters_state *st = v->priv;
 	WINDOW *sub = h - y > 0 ? derwin(win, h - y, w, y, 0) : NULL;
+	if (st)
+		st->body_y = y;
 	if (sub) {
 		view_draw_body(&bv, sub, m, body);
+		/* A search or a key moved the selection: bring it into view. */
+		if (st && st->reveal && st->sel_line >= 0 &&
+		    (st->sel_line < bv.top || st->sel_line >= bv.top + (h - y))) {
+			bv.top = st->sel_line - (h - y) / 2;
+			if (bv.top < 0)
+				bv.top = 0;
+			werase(sub);
+			view_draw_body(&bv, sub, m, body);
+		}
+		if (st)
+			st->reveal = false;
 		delwin(sub);
 	}
 	v->top = bv.top;
@@ -1146,10 +1388,70 @@ static void counters_draw(struct view *v, WINDOW *win, struct view_ctx *c)
 	v->content_w = bv.content_w;
 }
 
+/* The list's rows as shown now (list_rows() with the pane's filter,
+ * mode and sort); NULL when there is no list. The caller frees it. */
+static struct crow *rows_now(const struct view *v, int *n)
+{
+	const struct fab_sampler *s = sampler_of(v);
+	const struct counters_state *st = v->priv;
+	struct crow *rows = s && s->nctrs > 0 ? malloc((size_t)s->nctrs * sizeof(*rows)) : NULL;
+	*n = 0;
+	if (!rows)
+		return NULL;
+	*n = list_rows(s, filter_dev(s, v->filter), v->mode != 0, st, rows);
+	if (sort_keys[st->sort] < 0 && st->sort_inv)
+		for (int i = 0, j = *n - 1; i < j; i++, j--) {
+			struct crow t = rows[i];
+			rows[i] = rows[j];
+			rows[j] = t;
+		}
+	return rows;
+}
+
+/* The selected counter's row in rows, -1 when it is not listed. */
+static int sel_row(const struct view *v, const struct crow *rows, int n)
+{
+	const struct counters_state *st = v->priv;
+	const struct fab_sampler *s = sampler_of(v);
+	for (int r = 0; s && r < n; r++)
+		if ((int)(rows[r].c - s->ctrs) == st->sel_ctr)
+			return r;
+	return -1;
+}
+
+/* Up/Down move the selection once there is one; else they scroll. */
+static bool move_sel(struct view *v, int dir)
+{
+	struct counters_state *st = v->priv;
+	int n, r;
+	if (!st || st->sel_ctr < 0)
+		return false;
+	struct crow *rows = rows_now(v, &n);
+	if (!rows || !n) {
+		free(rows);
+		return false;
+	}
+	r = sel_row(v, rows, n);
+	r = r < 0 ? 0 : r + dir < 0 ? 0 : r + dir >= n ? n - 1 : r + dir;
+	st->sel_ctr = (int)(rows[r].c - sampler_of(v)->ctrs);
+	st->reveal = true;
+	free(rows);
+	return true;
+}
+
+/* Seek in a playback: sample pos (clamped); live roots have no past. */
+static void seek(struct fab_live *l, int pos, struct view_ctx *c)
+{
+	if (l && l->ok && l->s.playback)
+		live_seek(l, pos, view_now(c));
+}
+
 static bool counters_key(struct view *v, int ch, struct view_ctx *c)
 {
 	struct fab_live *l = live_of(v);
+	struct counters_state *st = v->priv;
 	const struct fab_sampler *s = sampler_of(v);
+	bool playback = s && s->playback;
 	switch (ch) {
 	case ' ':
 	case 'p':
@@ -1163,13 +1465,40 @@ static bool counters_key(struct view *v, int ch, struct view_ctx *c)
 		if (l && l->ok)
 			live_faster(l, ch == '+' || ch == '=');
 		return true;
-	case 'n':
-		if (l) {
+	case ']':   /* one step forward: the next sample, or a read now */
+		if (playback) {
+			seek(l, l->s.pb_pos + 1, c);
+		} else if (l) {
 			live_request_step(l);
 			/* A live read measures over time: on a virtual clock, let an
 			 * interval pass (the shell ticks the step after the key). */
-			if (!l->s.playback)
-				view_clock_pass(c, l->interval);
+			view_clock_pass(c, l->interval);
+		}
+		return true;
+	case '[':   /* one sample back: a live root has nothing recorded */
+		if (playback)
+			seek(l, l->s.pb_pos - 1, c);
+		return true;
+	case KEY_HOME:
+	case KEY_END:
+		if (playback) {
+			seek(l, ch == KEY_HOME ? 1 : l->s.pb_count, c);
+			return true;
+		}
+		return view_detail_key(v, ch);
+	case '<':
+	case '>':
+	case KEY_F(6):
+		if (st) {
+			int d = ch == '<' ? NSORT - 1 : 1;
+			st->sort = (st->sort + d) % NSORT;
+			st->reveal = st->sel_ctr >= 0;
+		}
+		return true;
+	case 'I':
+		if (st) {
+			st->sort_inv = !st->sort_inv;
+			st->reveal = st->sel_ctr >= 0;
 		}
 		return true;
 	case 'b':
@@ -1179,6 +1508,8 @@ static bool counters_key(struct view *v, int ch, struct view_ctx *c)
 	case 'a':
 		v->mode = !v->mode;
 		v->top = 0;
+		if (st)
+			st->reveal = st->sel_ctr >= 0;
 		return true;
 	case 'f': {
 		int n = s ? count_devs(s) : 0;
@@ -1186,16 +1517,99 @@ static bool counters_key(struct view *v, int ch, struct view_ctx *c)
 		v->top = 0;
 		return true;
 	}
-	/* The body below the pinned lines scrolls; the next draw clamps. */
+	/* The body below the pinned lines scrolls (or the selection moves);
+	 * the next draw clamps. */
 	case KEY_UP:
-		v->top = v->top > 0 ? v->top - 1 : 0;
+		if (!move_sel(v, -1))
+			v->top = v->top > 0 ? v->top - 1 : 0;
 		return true;
 	case KEY_DOWN:
-		v->top++;
+		if (!move_sel(v, 1))
+			v->top++;
 		return true;
 	default:
 		return view_detail_key(v, ch);
 	}
+}
+
+/* ---- search, click, pick ------------------------------------------------ */
+
+struct find_ctx {
+	const struct fab_sampler *s;
+	const struct crow *rows;
+};
+
+/* A row's text as shown: its cells, one space apart. */
+static const char *row_text(void *arg, int i, char *buf, size_t len)
+{
+	const struct find_ctx *f = arg;
+	char cell[256];
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < NKCOLS && o < len; k++) {
+		if (k == K_HIST)
+			continue;
+		kcell(f->s, f->rows[i].c, k, cell, sizeof(cell));
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", cell);
+	}
+	return buf;
+}
+
+static bool counters_find(struct view *v, struct view_ctx *c, const char *query, int dir)
+{
+	struct counters_state *st = v->priv;
+	const struct fab_sampler *s = sampler_of(v);
+	int n;
+	(void)c;
+	if (!st || !s)
+		return false;
+	struct crow *rows = rows_now(v, &n);
+	if (!rows)
+		return false;
+	struct find_ctx f = { s, rows };
+	int r = view_find_row(n, sel_row(v, rows, n), dir, query, row_text, &f);
+	if (r >= 0) {
+		st->sel_ctr = (int)(rows[r].c - s->ctrs);
+		st->reveal = true;
+	}
+	free(rows);
+	return r >= 0;
+}
+
+static bool counters_click(struct view *v, struct view_ctx *c, int y, int x)
+{
+	struct counters_state *st = v->priv;
+	(void)c;
+	(void)x;
+	if (!st || !sampler_of(v) || y < st->body_y)
+		return false;
+	int r = y - st->body_y + v->top - st->list_line0;
+	if (r < 0 || r >= st->nshown)
+		return false;
+	/* A second click acts as Enter: the pane has nothing to open. */
+	st->sel_ctr = st->shown[r];
+	return true;
+}
+
+static bool counters_pick(struct view *v, struct view_ctx *c, struct fab_pick *out)
+{
+	const struct counters_state *st = v->priv;
+	const struct fab_sampler *s = sampler_of(v);
+	(void)c;
+	if (!st || !s || st->sel_ctr < 0 || st->sel_ctr >= s->nctrs)
+		return false;
+	const struct fab_ctr *k = &s->ctrs[st->sel_ctr];
+	const struct fab_series *p = &s->ports[k->port];
+	memset(out, 0, sizeof(*out));
+	out->kind = PICK_COUNTER;
+	fab_strlcpy(out->dev, p->dev, sizeof(out->dev));
+	out->port = p->port > 0 ? p->port : 0;
+	fab_strlcpy(out->name, k->name, sizeof(out->name));
+	if (out->port)
+		snprintf(out->label, sizeof(out->label), _("%s on %s port %d"), k->name, p->dev, p->port);
+	else
+		snprintf(out->label, sizeof(out->label), _("%s on %s"), k->name, p->dev);
+	return true;
 }
 
 /* ---- the pane's life and its sampler ---------------------------------------- */
@@ -1203,8 +1617,13 @@ static bool counters_key(struct view *v, int ch, struct view_ctx *c)
 static int counters_open(struct view *v, struct view_ctx *c)
 {
 	(void)c;
-	v->priv = calloc(1, sizeof(struct counters_state));
-	return v->priv ? 0 : -1;
+	struct counters_state *st = calloc(1, sizeof(*st));
+	v->priv = st;
+	if (!st)
+		return -1;
+	st->sel_ctr = -1;
+	st->sel_line = -1;
+	return 0;
 }
 
 static void counters_close(struct view *v, struct view_ctx *c)
@@ -1213,6 +1632,8 @@ static void counters_close(struct view *v, struct view_ctx *c)
 	(void)c;
 	if (st && st->opened)
 		live_close(&st->live);
+	if (st)
+		free(st->shown);
 	free(st);
 	v->priv = NULL;
 }
@@ -1256,8 +1677,9 @@ static bool counters_tick(struct view *v, struct view_ctx *c)
 
 const struct view_ops counters_view_ops = {
 	.name = "counters",
-	.title = "Counters",
-	.help = "Live counters of every RDMA port, or a capture's recorded samples played "
+	.title = N_("Counters"),
+	/* xgettext:no-c-format */
+	.help = N_("Live counters of every RDMA port, or a capture's recorded samples played "
 		"back at their recorded pace. Per port: TX and RX in Gb/s (port_xmit_data and "
 		"port_rcv_data count 4-octet words) with their history against the line rate, "
 		"the share of the line rate, packets/s and a state: STOPPED (it moved traffic "
@@ -1282,11 +1704,17 @@ const struct view_ops counters_view_ops = {
 		"stuck there, none: growth no longer shows; HELD: hw_counters not re-read before "
 		"their lifespan; GONE, NEW), "
 		"the layer and the meaning from the counter table. Layer: link and transport, "
-		"as they happen. Keys: space or p pause/resume; n one step (while paused too); "
-		"+/- faster/slower (live: the interval, 0.25 s to 60 s; playback: the speed, "
-		"1/4x to 16x); a all counters or changed only; b new baseline; f filter by "
-		"device (again for the next), F or Esc all; Up/Down/PgUp/PgDn, Home/End and "
-		"Left/Right scroll.",
+		"as they happen. Units: every amount carries its own (data in bytes, B, "
+		"kB, GB; data rates in bits/s, Gb/s, as port rates are given; pkt, pkt/s; ev for "
+		"events); the port table's heads name theirs. Keys: space or p pause/resume; ] one "
+		"step forward (while paused too); playback: [ one sample back, Home the first "
+		"sample, End the last (the title says where: sample 12/60, 00:00:11 of 00:00:59); "
+		"+/- faster/slower (live: the interval, 0.25 s to 60 s, from the settings' "
+		"interval; playback: the speed, 1/4x to 16x); < and > (or F6) the column the "
+		"counters are sorted by, I inverts it (the head shows it with an arrow); / search "
+		"and n/N select a counter, as does a click; a all counters or changed only; b new "
+		"baseline; f filter by device (again for the next), F or Esc all; Up/Down move "
+		"the selection (or scroll), PgUp/PgDn, Home/End (live) and Left/Right scroll."),
 	.open = counters_open,
 	.close = counters_close,
 	.show = counters_show,
@@ -1295,4 +1723,7 @@ const struct view_ops counters_view_ops = {
 	.key = counters_key,
 	.due = counters_due,
 	.tick = counters_tick,
+	.find = counters_find,
+	.click = counters_click,
+	.pick = counters_pick,
 };

@@ -187,6 +187,28 @@ double counter_scale(const struct fab_counter_def *d);
  * "ticks", "microseconds"); NULL for a counter the table does not know. */
 const char *counter_rate_unit(const struct fab_counter_def *d);
 
+/* The symbol written after a counter's amount once scaled: "B" (data,
+ * whatever the counter counts in: 4-octet words are bytes x4), "bit",
+ * "pkt", "ev", "tick", "us", "%", "req"; "" for a counter the table does
+ * not know. */
+const char *counter_unit_symbol(const struct fab_counter_def *d);
+
+/* A counter's amount as text with its unit, the one way every surface
+ * writes it: n is in the counter's own units (a delta, a total since the
+ * baseline) and is converted by counter_scale(); data is bytes with SI
+ * prefixes ("46.8 GB"), other units counted ("11.7M pkt", "12 tick").
+ * exact (the text report): every digit; else (the panes) exact below 10^7
+ * and 3 significant digits above. Returns buf. */
+const char *counter_amount(const struct fab_counter_def *d, double n, bool exact, char *buf,
+			   size_t len);
+/* A step's rate (st->rate, already scaled by counter_step()) with its
+ * unit: data in bits/s (fab_fmt_bps(): "374 Gb/s"), others per second
+ * ("11.7M pkt/s", "3 ev/s"); "-" without a rate. exact: whole from 100/s
+ * up, else two decimals; else 3 significant digits. A saturated step's
+ * rate is a lower bound: callers mark it. Returns buf. */
+const char *counter_rate_text(const struct fab_counter_def *d, const struct ctr_step *st,
+			      bool exact, char *buf, size_t len);
+
 /* ---- implausible values: the one judgement ----
  * A counter file holding what an unsigned counter cannot (a sign, not a
  * number, a value above 2^width-1), or a step implying more than the port

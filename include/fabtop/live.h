@@ -76,6 +76,16 @@ bool live_step(struct fab_live *l, double now);
 
 void live_close(struct fab_live *l);
 
+/* The live interval a session starts with: the settings' (config.h),
+ * within LIVE_INTERVAL_MIN..MAX. */
+double live_default_interval(void);
+
+/* Playback seek: sample pos (clamped to 1..count) becomes the last one
+ * applied, as if played there (sampler_playback_seek(): backwards replays
+ * from the first); paused or not, the pace goes on from there. True when
+ * it moved; false on a live root or at pos already. It reads no file. */
+bool live_seek(struct fab_live *l, int pos, double now);
+
 /* ---- the pane's requests: no I/O ---- */
 
 void live_toggle_pause(struct fab_live *l);

@@ -151,6 +151,17 @@ int sampler_playback_step(struct fab_sampler *s);
 /* Seconds (recorded time) from the last applied sample to the next; the
  * nominal interval when unknown; -1 at the end. */
 double sampler_playback_gap(const struct fab_sampler *s);
+/* Seek: makes pos (1..pb_count) the number of samples applied, as if the
+ * playback had stepped there from its start (backwards: the run is
+ * replayed from the first sample, so every delta, history, baseline and
+ * judgement over time is what it was then). A new baseline taken on the
+ * way is lost (the first sample is the baseline again). Returns 0, or -1
+ * when pos is out of range or this is not a playback. */
+int sampler_playback_seek(struct fab_sampler *s, int pos);
+/* The recorded time of the last applied sample and of the last sample,
+ * seconds from the first one ("00:00:23 of 00:01:00"); -1 when this is
+ * not a playback or nothing was applied. */
+int sampler_playback_times(const struct fab_sampler *s, double *at, double *total);
 
 /* The netdev series of port series i (SER_NETDEV, owner i); -1 when it
  * has none. */

@@ -103,8 +103,9 @@ if check == "rates":
             want = ["%.2f" % gbps(n, d, "counters/port_xmit_data"), "%.2f" % gbps(n, d, "counters/port_rcv_data"),
                     "%.0f" % pps(n, d, "counters/port_xmit_packets"), "%.0f" % pps(n, d, "counters/port_rcv_packets"),
                     "%.1f" % (gbps(n, d, "counters/port_xmit_data") / 4), "%.1f" % (gbps(n, d, "counters/port_rcv_data") / 4)]
-            if f[3:9] != want:
-                fail("sample %d %s: text %s, computed %s" % (n, d, f[3:9], want))
+            # The line rate with its unit, then one number per column (units in the heads).
+            if f[2:4] != ["400", "Gb/s"] or f[4:10] != want:
+                fail("sample %d %s: text %s, computed %s" % (n, d, f[2:10], ["400", "Gb/s"] + want))
     for n, s in enumerate(doc["samples"], 1):
         if abs(s["dt"] - dt(n)) > 1e-9 or s["t"] != rec[n]["t"]:
             fail("JSON sample %d: t %r dt %r, recorded t %r dt %r" % (n, s["t"], s["dt"], rec[n]["t"], dt(n)))
@@ -124,8 +125,8 @@ elif check == "jitter":
     if "(dt 1.250 s)" not in block(k).splitlines()[0]:
         fail("sample %d header: %s" % (k, block(k).splitlines()[0]))
     f = port_line(k, "mlx5_0")
-    if f[3] != "%.2f" % gbps(k, "mlx5_0", "counters/port_xmit_data"):
-        fail("mlx5_0 TX over 1.25 s: %s, computed %.2f" % (f[3], gbps(k, "mlx5_0", "counters/port_xmit_data")))
+    if f[4] != "%.2f" % gbps(k, "mlx5_0", "counters/port_xmit_data"):
+        fail("mlx5_0 TX over 1.25 s: %s, computed %.2f" % (f[4], gbps(k, "mlx5_0", "counters/port_xmit_data")))
 
 elif check == "hang":
     # Totals of the bad counters, and the ports that stopped, from the recording.
@@ -160,7 +161,7 @@ elif check == "hang":
     if got != over or len(got) != 6:
         fail("counters.ack-timeout on %s, computed %s" % (got, over))
     for (d, name), total in want.items():
-        if not re.search(r"^    %s/1 +hw_counters/%s +\+%d +transport:" % (d, name, total), text, re.M):
+        if not re.search(r"^    %s/1 +hw_counters/%s +\+%d ev +transport:" % (d, name, total), text, re.M):
             fail("no summary line for %s %s +%d" % (d, name, total))
 
 elif check == "wrap":
@@ -174,7 +175,7 @@ elif check == "wrap":
     c = [c for c in doc["samples"][k - 1]["counters"] if c["dev"] == d and c["name"] == f.split("/")[1]]
     if len(c) != 1 or c[0]["delta"] != delta or "WRAP" not in c[0]["flags"] or abs(c[0]["rate"] - delta / dt(k)) > 1e-6:
         fail("sample %d %s: %s, want delta %d with WRAP" % (k, d, c, delta))
-    if not re.search(r"^  [ !] %s/1 +%s +\+%d +%d/s +WRAP " % (d, f, delta, delta), block(k), re.M):
+    if not re.search(r"^  [ !] %s/1 +%s +\+%d req +%d req/s +WRAP " % (d, f, delta, delta), block(k), re.M):
         fail("no text line for the wrap in sample %d:\n%s" % (k, block(k)))
 
 elif check == "sat":

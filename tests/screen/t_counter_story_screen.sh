@@ -28,13 +28,25 @@ PREFIX=fabtop-story . "$(dirname "$0")/lib.sh"
 
 
 
+# (In playback Home/End seek the recording: PgDn scrolls to the end.)
 # (a) pause-storm at sample 30: the storm began at step 20 on mlx5_6.
 if need pause-storm; then
 	cat > "$T/storm.script" <<EOF
 key 3
 tick 29
 dump-pane $T/storm-top.txt
-key End
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
 dump-pane $T/storm-end.txt
 key q
 EOF
@@ -66,8 +78,8 @@ EOF
 	has "$T/mismatch-end.txt" "lossless-mismatch: RDMA on priority 0 without PFC, PFC idle on 3" \
 		"^Lossless path (RoCE: traffic per priority against PFC and ECN)" \
 		"^mlx5_0/1 ens33np0  trust dscp, PFC on 3; job traffic class 3 -> priority 0" \
-		"^    prio 0  PFC off ECN off/off  pkt/s rx 9.38M tx 9.38M .* RDMA  (the job's)" \
-		"^    prio 3  PFC on  ECN on/on  pkt/s rx 0 tx 0 " \
+		"^    prio 0  PFC off ECN off/off  rx 9.38M pkt/s, tx 9.38M pkt/s .* RDMA  (the job's)" \
+		"^    prio 3  PFC on  ECN on/on  rx 0 pkt/s, tx 0 pkt/s " \
 		"^  RDMA traffic on a priority without PFC: not lossless" \
 		"^  PFC on a priority that carries nothing"
 	has "$T/mismatch-end.txt" "lossless-mismatch: mlx5_5 is paused with no CNPs, behind a global traffic_class" \
@@ -92,7 +104,66 @@ key 3
 tick 60
 dump-pane $T/flap-top.txt
 key a
-key End
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
+key PgDn
 dump-pane $T/flap-end.txt
 key q
 EOF
@@ -130,6 +201,6 @@ EOF
 	fi
 	has "$T/pinned-counters.txt" "pinned: the Counters pane calls the hidden limits blind" \
 		"^findings  6 over the run, at the end; error: counters.symbol-error-ber" \
-		"^mlx5_2/1  link_downed  *+0  *-  .* PINNED  blind" "^mlx5_5/1  symbol_error  *+0  *-  .* PINNED  blind" \
-		"^mlx5_6/1  symbol_error  *+120  *120 .* over "
+		"^mlx5_2/1  link_downed  *+0 ev  *-  .* PINNED  blind" "^mlx5_5/1  symbol_error  *+0 ev  *-  .* PINNED  blind" \
+		"^mlx5_6/1  symbol_error  *+120 ev  *120 ev/s .* over "
 fi

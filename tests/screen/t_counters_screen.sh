@@ -43,7 +43,7 @@ import json, re, sys
 scen, dump, name, base = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 rows = open(dump, encoding="utf-8").read().split("\n")   # a dump-pane: the title first
 S = json.load(open(scen + "/fabtop/samples.json"))["samples"]
-m = re.search(r"playback (?:ended )?(\d+)/(\d+)", rows[0])
+m = re.search(r"playback (?:ended )?. sample (\d+)/(\d+)", rows[0])
 if not m:
     print("not ok - %s: no playback position in the title" % name); sys.exit(0)
 i = int(m.group(1)) - 1
@@ -60,6 +60,28 @@ def fmt_si(v):
 
 def count(v):
     return "%d" % v if v < 10000000 else fmt_si(float(v))
+
+# counters.h counter_amount()/counter_rate_text(): data in bytes (the
+# prefix on the unit), data rates in bits/s, other units after the number.
+def amount(v, sym):
+    s = count(v) if v == int(v) else fmt_si(v)
+    if sym == "B":
+        n = s.rstrip("kMGTPE")
+        return "%s %sB" % (n, s[len(n):])
+    return "%s %s" % (s, sym)
+
+def bps(b):
+    units = ["b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"]
+    u = 0
+    while b >= 1000.0 and u < 4:
+        b /= 1000.0; u += 1
+    t = "%.*f" % (0 if b >= 100 or b == int(b) else 1 if b >= 10 else 2, b)
+    if "." in t:
+        t = t.rstrip("0").rstrip(".")
+    return "%s %s" % (t, units[u])
+
+def rate_txt(v, sym):
+    return bps(v * 8) if sym == "B" else "%s %s/s" % (fmt_si(v), sym)
 
 def val(k, dev, port, d, c):
     return S[k]["values"]["/sys/class/infiniband/%s/ports/%s/%s/%s" % (dev, port, d, c)]
@@ -95,11 +117,18 @@ for r in rows:
         c = t[1]
         d = "counters" if ("/sys/class/infiniband/%s/ports/%s/counters/%s" % (dev, port, c)) in S[i]["values"] else "hw_counters"
         dl = delta(dev, port, d, c)
-        scale = 4 if c in ("port_xmit_data", "port_rcv_data") else 1
-        want = ["+" + count(dl), fmt_si(dl * scale / dt) + ("B" if scale == 4 else ""),
-                count(val(i, dev, port, d, c) - val(base, dev, port, d, c))]
-        if t[2:5] != want:
-            bad.append("%s/%s %s: %s, by hand %s" % (dev, port, c, t[2:5], want))
+        data = c in ("port_xmit_data", "port_rcv_data")
+        scale = 4 if data else 1
+        # Each cell with its unit: bytes and bits/s for the 4-octet words,
+        # the row's own (pkt, ev, ...) for the others, the same in all three.
+        sym = "B" if data else t[3]
+        if not data and (sym in ("B", "b/s") or not re.fullmatch(r"[a-z]+|%", sym)):
+            bad.append("%s/%s %s: unit %r" % (dev, port, c, sym))
+        want = "+%s %s %s" % (amount(dl * scale, sym), rate_txt(dl * scale / dt, sym),
+                              amount((val(i, dev, port, d, c) - val(base, dev, port, d, c)) * scale, sym))
+        got = " ".join(t[2:11])
+        if not (got + " ").startswith(want + " "):
+            bad.append("%s/%s %s: %s, by hand %s" % (dev, port, c, got, want))
 if bad or not nports:
     print("not ok - %s (%d port rows, %d counters)" % (name, nports, nctrs))
     for b in bad[:10]:
@@ -172,7 +201,7 @@ EOF
 	fi
 	handcheck busy "$T/busy-base1.txt" "busy: one step after b, since-baseline is that step's growth" 5
 	if cmp -s "$T/busy-prereload.txt" "$T/busy-reload.txt" &&
-	   grep -q "^playback 7/60" "$T/busy-reload.txt"; then
+	   grep -q "^playback . sample 7/60" "$T/busy-reload.txt"; then
 		ok "busy: r reloads the node and keeps the sampler, its history and baseline"
 	else
 		notok "busy: r reloads the node and keeps the sampler, its history and baseline"
@@ -349,7 +378,7 @@ key p
 dump-pane $T/pause-1.txt
 tick 3
 dump-pane $T/pause-2.txt
-key n
+key ]
 dump-pane $T/pause-3.txt
 key Space
 tick 1
@@ -357,14 +386,14 @@ dump-pane $T/pause-4.txt
 key q
 EOF
 	script pause "$SCEN/busy" 80x24
-	if grep -q "^PAUSED . playback 3/60" "$T/pause-1.txt" 2>/dev/null && cmp -s "$T/pause-1.txt" "$T/pause-2.txt"; then
+	if grep -q "^PAUSED . playback . sample 3/60" "$T/pause-1.txt" 2>/dev/null && cmp -s "$T/pause-1.txt" "$T/pause-2.txt"; then
 		ok "pause: p pauses, and three ticks change nothing"
 	else
 		notok "pause: p pauses, and three ticks change nothing"
 		diff -u "$T/pause-1.txt" "$T/pause-2.txt" | head -20 | comment
 	fi
-	has "$T/pause-3.txt" "pause: n steps one sample while paused" "^PAUSED . playback 4/60"
-	if grep -q "^playback 5/60" "$T/pause-4.txt" 2>/dev/null && ! grep -q PAUSED "$T/pause-4.txt"; then
+	has "$T/pause-3.txt" "pause: ] steps one sample while paused" "^PAUSED . playback . sample 4/60"
+	if grep -q "^playback . sample 5/60" "$T/pause-4.txt" 2>/dev/null && ! grep -q PAUSED "$T/pause-4.txt"; then
 		ok "pause: space resumes, the next tick steps"
 	else
 		notok "pause: space resumes, the next tick steps"
@@ -380,7 +409,7 @@ if [ -f "$SCEN/dgx-h100/fabtop/meta.json" ]; then
 else
 	notok "scenario dgx-h100 is missing (make scenarios)"
 fi
-printf 'key 3\ntick 2\nkey n\ndump-pane %s\nkey q\n' "$T/live.txt" > "$T/live.script"
+printf 'key 3\ntick 2\nkey ]\ndump-pane %s\nkey q\n' "$T/live.txt" > "$T/live.script"
 script live / 80x24
 if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	ok "live root: no RDMA devices # SKIP this machine has RDMA devices"
