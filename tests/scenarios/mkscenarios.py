@@ -826,7 +826,7 @@ def build_hang():
     # other two still retry, which is what local_ack_timeout_err counts.
     n.qps = job_qps(lambda rail: {0: "ERR", 1: "ERR"} if rail in HANG_STALLED else None)
     # The job: 8 local ranks of a 16-rank job, an hour and a half old.
-    n.procs = job_procs(8, 16, "10.10.0.17", env={"NCCL_IB_HCA": "mlx5"})
+    n.procs = job_procs(8, 16, "10.10.0.17")
     return n
 
 
