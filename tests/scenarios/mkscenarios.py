@@ -221,6 +221,7 @@ class Node:
     def __init__(self, name, host, kernel, uid, demo, description):
         self.name, self.host, self.kernel = name, host, kernel
         self.uid, self.demo, self.description = uid, demo, description
+        self.title = ""            # the index's short title (the demo banner); ZH_INDEX translates it
         self.pci = []
         self.cpus = []          # dicts: cpu, pkg, core, node
         self.nodes = []         # dicts: id, mem_kb
@@ -726,17 +727,23 @@ JOB_PID = 4242          # the training job's first process; rail r's RC QPs are 
 JOB_QPS = 4             # RC QPs per HCA
 
 
-def job_qps(bad_states=None):
+def job_qps(bad_states=None, per_hca=JOB_QPS, owners=None):
     """QPs as `rdma resource show qp` lists them: the kernel's SMI (IB only)
-    and GSI QPs, then the job's RC QPs, 4 per HCA, all RTS unless
-    bad_states(rail) names other states for some of them."""
+    and GSI QPs, then the job's RC QPs, per_hca per HCA (0: the job made
+    none), all RTS unless bad_states(rail) names other states for some of
+    them.  Rail r's QPs belong to pid JOB_PID + r, the local rank whose GPU
+    that HCA serves, unless owners(rail) lists the pids (QP i: owners[i %
+    len]): the kernel reports each user QP's owner as the pid of the
+    process that created it (nldev.c fill_res_name_pid, task_pid_vnr), and
+    that process is one of fabtop/procs."""
     def qps(rail, ib):
         out = [{"lqpn": n, "type": t, "state": "RTS", "port": 1, "kern": "ib_core"}
                for n, t in ((0, "SMI"), (1, "GSI")) if ib or t == "GSI"]
         states = (bad_states(rail) if bad_states else None) or {}
-        for i in range(JOB_QPS):
+        pids = (owners(rail) if owners else None) or [JOB_PID + rail]
+        for i in range(per_hca):
             out.append({"lqpn": 4200 + 16 * rail + i, "type": "RC", "state": states.get(i, "RTS"),
-                        "port": 1, "pid": JOB_PID + rail, "rqpn": 8300 + 16 * rail + i, "pdn": 3,
+                        "port": 1, "pid": pids[i % len(pids)], "rqpn": 8300 + 16 * rail + i, "pdn": 3,
                         "sq_psn": rnd("sq%d.%d" % (rail, i), 0, 0xffffff),
                         "rq_psn": rnd("rq%d.%d" % (rail, i), 0, 0xffffff)})
         return out
@@ -2251,9 +2258,232 @@ def summary(n):
                                                     d["numa"], d["label"], extra))
 
 
+# --------------------------------------------------------------------------
+# SCENARIOS socket-fallback, wrong-gid, mtu-blackhole, far-nic (`fabtop learn`)
+# --------------------------------------------------------------------------
+# One classic failure each, as a node shows it: the job's processes with the
+# settings they run with (fabtop/procs), the QPs those processes own
+# (fabtop/rdma-qp.bin, the owner is the creating pid), and for the last two
+# the counters over time.
+
+def build_socket_fallback():
+    """ib-8port's hardware, healthy, under a job whose ranks all carry
+    NCCL_IB_DISABLE=1 (left over from an A/B test): NCCL's net transport is
+    then its socket transport over NCCL_SOCKET_IFNAME (eno1, 10 GbE), so
+    the job opens no RC QP on any HCA (only ib_core's SMI and GSI are
+    there), and the 8 NDR ports stay idle while the job runs (NCCL docs,
+    Environment Variables, NCCL_IB_DISABLE: "disable the IB/RoCE transport
+    that is to be used by NCCL. Instead, NCCL will fallback to using IP
+    sockets")."""
+    n = ib_timeline_node(
+        "socket-fallback", "hgx-sockets-demo",
+        "An HGX H100 node on InfiniBand whose training job runs ten times slower than on its "
+        "neighbours: the 8 NDR ports are healthy but idle, the job's processes set NCCL_IB_DISABLE=1, "
+        "so NCCL sends over TCP sockets on the 10 GbE management interface eno1 and owns no QP.")
+    n.title = "a job that runs on sockets"
+    n.timeline = dict(interval=1.0, times=sample_times(), step=lambda rail, k, dt: traffic(0, 0, dt))
+    n.qps = job_qps(per_hca=0)
+    n.procs = job_procs(8, 16, "10.10.0.17", env={"NCCL_IB_DISABLE": "1"})
+    return n
+
+
+WG_INDEX = 2    # the GID slot the job names: ::ffff:<IPv4>, IB/RoCE v1 (3 is its RoCE v2 twin)
+
+
+def build_wrong_gid():
+    """A RoCE HGX node whose job sets NCCL_IB_GID_INDEX=2: on every port slot
+    2 is the IPv4 GID of type RoCE v1 (write_rdma: the link-local pair in
+    slots 0-1, the IPv4 pair in 2-3, v1 then v2 as mlx5 fills them).  RoCE
+    v1 frames have no IP header (ethertype 0x8915), so a routed rail drops
+    them: the QPs reach RTS, their sends time out (local_ack_timeout_err),
+    and two of each HCA's QPs ran out of retries (ERR) (NVIDIA's RoCE docs:
+    "RoCE v2 ... can be routed"; NCCL docs, NCCL_IB_GID_INDEX)."""
+    def port(rail, ifname, ip):
+        return roce_port(ifname, ip, hw_counters=dict(local_ack_timeout_err=14, packet_seq_err=0))
+    n = roce_hgx_node(
+        "wrong-gid", "roce-gid-demo",
+        "An HGX H100 node on RoCE whose job never finishes its first all-reduce: every port is healthy "
+        "and has an IPv4 RoCE v2 GID at index 3, but the job sets NCCL_IB_GID_INDEX=2, the RoCE v1 "
+        "GID, which the routed rails cannot carry: its QPs time out and break.",
+        3, 41, "b0:7b:25:de:52:10", port=port)
+    n.title = "a job pinned to the wrong GID"
+    n.qps = job_qps(lambda rail: {0: "ERR", 1: "ERR"})
+    n.procs = job_procs(8, 16, "10.10.3.41", age_s=900,
+                        env={"NCCL_IB_GID_INDEX": str(WG_INDEX), "NCCL_IB_TC": "106"})
+    return n
+
+
+# ---- mtu-blackhole ---------------------------------------------------------
+# Every netdev has MTU 9000, so every RoCE port runs its largest MTU, 4096
+# (active_mtu: the netdev MTU less FAB_ROCE_MTU_OVERHEAD, 96 bytes, rounded
+# down to an IB MTU).  The leaf switch of rail BH_RAIL was replaced and its
+# ports came back with the default 1500: frames of a 4096-byte RoCE payload
+# are dropped there, silently (a switch drops what exceeds its port's MTU;
+# RoCE has no ICMP "fragmentation needed" to tell anyone).  What still
+# passes is what fits in 1500 bytes: ACKs, NCCL's small control writes.  So
+# from step BH_AT mlx5_5's bulk traffic stops while small frames go on
+# (rx_128_to_255_bytes_phy grows, rx_2048_to_4095_bytes_phy does not), each
+# large send waits out its ACK timeout (local_ack_timeout_err +4 a second)
+# and is sent again.  The node itself cannot see the switch's MTU: the
+# wizard's layer 2 path probe (ping -M do -s 8972, then smaller) finds it
+# live; the capture shows its mark.
+BH_RAIL = 5
+BH_AT = 12
+BH_SMALL = 20000        # small frames a second each way, 200 bytes on average
+
+
+def mtu_blackhole_step(rail, k, dt):
+    if rail != BH_RAIL or k < BH_AT:
+        return roce_step(320, 320, dt, 3)
+    inc = roce_step(0, 0, dt, 3)
+    px = int(BH_SMALL * dt)
+    for where, name, v in (("counters", "port_xmit_packets", px), ("counters", "port_rcv_packets", px),
+                           ("counters", "unicast_xmit_packets", px), ("counters", "unicast_rcv_packets", px),
+                           ("counters", "port_xmit_data", px * 50), ("counters", "port_rcv_data", px * 50),
+                           ("ethtool", "tx_packets_phy", px), ("ethtool", "rx_packets_phy", px),
+                           ("ethtool", "tx_bytes_phy", px * 200), ("ethtool", "rx_bytes_phy", px * 200),
+                           ("ethtool", "tx_vport_rdma_unicast_packets", px),
+                           ("ethtool", "rx_vport_rdma_unicast_packets", px),
+                           ("ethtool", "tx_vport_rdma_unicast_bytes", px * 200),
+                           ("ethtool", "rx_vport_rdma_unicast_bytes", px * 200),
+                           ("ethtool", "tx_prio3_packets", px), ("ethtool", "rx_prio3_packets", px),
+                           ("ethtool", "tx_prio3_bytes", px * 200), ("ethtool", "rx_prio3_bytes", px * 200),
+                           ("ethtool", "rx_128_to_255_bytes_phy", px),
+                           ("hw_counters", "local_ack_timeout_err", int(4 * dt))):
+        add(inc, where, name, v)
+    return inc
+
+
+def build_mtu_blackhole():
+    n = roce_counter_node(
+        "mtu-blackhole", "roce-mtu-demo",
+        "An HGX H100 node on RoCE whose job stalls on one rail: every netdev has MTU 9000 and every "
+        "port RoCE MTU 4096, but rail 5's leaf switch came back from a swap at MTU 1500; 12 s in, "
+        "mlx5_5 moves only small frames while local_ack_timeout_err climbs: its 4 KB frames vanish "
+        "on the path.",
+        7, 31, "b0:7b:25:de:63:21", mtu_blackhole_step, 106)
+    n.title = "a rail whose large frames vanish"
+    n.qps = job_qps(lambda rail: {0: "ERR"} if rail == BH_RAIL else None)
+    return n
+
+
+# ---- far-nic ---------------------------------------------------------------
+# A 2-socket PCIe server, 2 A100s and one ConnectX-6 Dx: GPU0 shares a PCIe
+# switch with the NIC (PIX), GPU1 sits on the other socket (SYS).  NCCL uses
+# GPUDirect RDMA only up to NCCL_NET_GDR_LEVEL (default PXB): GPU1's traffic
+# is staged through host memory and crosses the CPU interconnect (NCCL docs,
+# NCCL_NET_GDR_LEVEL; nvidia-smi topo -m legend for SYS).
+
+def build_far_nic():
+    n = Node("far-nic", "far-nic-demo", "6.1.0-26-amd64", 0, True,
+             "A dual-socket PCIe server with 2 A100 GPUs and one ConnectX-6 Dx RoCE NIC: GPU0 shares a "
+             "PCIe switch with the NIC, GPU1 sits on the other socket, so rank 1's traffic crosses the "
+             "CPU interconnect through host memory without GPUDirect RDMA, and the job runs at its pace.",
+             )
+    n.title = "a GPU far from its NIC"
+    n.cpu_model = (6, 106, 6, "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz")
+    n.dmi = dict(sys_vendor="Supermicro", product_name="SYS-220GQ-TNAR+", product_version="0123456789",
+                 board_vendor="Supermicro", board_name="X12DGQ-R", bios_vendor="American Megatrends International, LLC.",
+                 bios_version="1.5", bios_date="10/02/2023")
+    for c in range(64):
+        n.cpus.append(dict(cpu=c, pkg=c // 32, core=c % 32, node=c // 32))
+    n.nodes = [dict(id=0, mem_kb=263921276), dict(id=1, mem_kb=264211112)]
+    n.distances = [[10, 20], [20, 10]]
+    t = n.pci
+    rp = fn(t, bdf(0x00, 1), None, "icx-rp", "root", 0, 16.0, 16, acs=0)
+    up = fn(t, bdf(0x01), rp, "pex88096", "up", 0, 16.0, 16, label="PEX88096 up")
+    d = fn(t, bdf(0x02, 0), up, "pex88096", "down", 0, 16.0, 16, acs=0)
+    fn(t, bdf(0x03), d, "a100", "ep", 0, 16.0, 16, label="GPU0")
+    d = fn(t, bdf(0x02, 1), up, "pex88096", "down", 0, 16.0, 16, acs=0)
+    fn(t, bdf(0x04), d, "cx6dx", "ep", 0, 16.0, 16, label="NIC",
+       rdma=eth_port("ens1f0np0", "10.0.1.9/24", "100 Gb/sec (4X EDR)", 100000))
+    rp = fn(t, bdf(0x00, 0x1c), None, "pch-rp", "root", 0, 8.0, 4, acs=0)
+    fn(t, bdf(0x05), rp, "x550", "ep", 0, 8.0, 4, label="mgmt NIC",
+       netdev=dict(name="eno1", mtu=1500, ipv4="10.20.0.9/24", speed=10000))
+    n.macs[bdf(0x05)] = "3c:ec:ef:5a:71:08"
+    n.gateway = ("eno1", "10.20.0.1")
+    rp = fn(t, bdf(0x80, 1), None, "icx-rp", "root", 1, 16.0, 16, acs=0)
+    fn(t, bdf(0x81), rp, "a100", "ep", 1, 16.0, 16, label="GPU1")
+    n.meta_extra = dict(nvml="not loaded: libnvidia-ml.so.1: cannot open shared object file",
+                        cuda="not loaded: libcuda.so.1: cannot open shared object file",
+                        nccl="not loaded: libnccl.so.2: cannot open shared object file")
+    n.devices = all_uverbs_ok(1)
+    # Both local ranks use the one NIC: each owns two of its QPs.
+    n.qps = job_qps(owners=lambda rail: [JOB_PID, JOB_PID + 1])
+    n.procs = job_procs(2, 4, "10.20.0.9", env={"NCCL_SOCKET_IFNAME": "eno1"})
+    return n
+
+
+# Short titles (the demo banner) of the older scenarios.
+TITLES = {
+    "dgx-h100": "a healthy DGX H100",
+    "pcie-2numa": "a PCIe server with link faults",
+    "ib-8port": "a healthy InfiniBand node",
+    "roce-faults": "a RoCE node with seven faults",
+    "roce-faults-pod": "the faulty RoCE node from a pod",
+    "busy": "a healthy node in a training job",
+    "hang": "a node whose job hangs",
+    "congested": "a node on a congested fabric",
+    "gb10-spark": "a DGX Spark's multi-host NIC",
+    "pause-storm": "a node in a PFC pause storm",
+    "lossless-mismatch": "a lossless path without PFC",
+    "link-flap": "a link that flaps",
+    "pinned": "counters pinned at their maximum",
+}
+
+# index.zh_CN: each scenario's description and title in Chinese.
+ZH_INDEX = {
+    "busy": ("一台运行训练任务的健康 HGX H100 InfiniBand 节点：8 个 NDR 端口每个方向都在跑 340-380 Gb/s，"
+             "没有任何丢包、重传或拥塞计数器在增长。", "训练任务中的健康节点"),
+    "congested": ("一台 RoCE 上的 HGX H100 节点，8 个健康的 400GbE ConnectX-7 端口，但网络拥塞："
+                  "吞吐量只有 180-220 Gb/s，ECN 标记、CNP 和 port_xmit_wait 都在增长。", "拥塞网络上的节点"),
+    "dgx-h100": ("一台健康的 NVIDIA DGX H100：8 块 H100 GPU 通过 4 个 NVSwitch 以 NVLink 互联，"
+                 "每块 GPU 与自己的 400G NDR InfiniBand ConnectX-7 共用一个 PCIe 交换芯片。", "健康的 DGX H100"),
+    "far-nic": ("一台双路 PCIe 服务器，2 块 A100 GPU、1 张 ConnectX-6 Dx RoCE 网卡：GPU0 与网卡共用 PCIe 交换芯片，"
+                "GPU1 在另一个 CPU 插槽上，因此 rank 1 的流量不走 GPUDirect RDMA，要经主机内存跨越 CPU 互联，"
+                "整个任务都被它拖慢。", "离网卡很远的 GPU"),
+    "gb10-spark": ("一台 DGX Spark（GB10），其 ConnectX-7 的每个 200 GbE 端口由两个位于不同 PCI 域的 PCIe Gen5 x4 "
+                   "功能提供（multi-host）：每一半按自己的链路评估；端口 2 没有插线缆。", "DGX Spark 的 multi-host 网卡"),
+    "hang": ("一台 InfiniBand 上的 HGX H100 节点，训练任务卡住了：20 秒后 8 个端口中有 6 个流量降到零，"
+             "同时这些端口上的 local_ack_timeout_err 和 packet_seq_err 不断增长。", "任务卡住的节点"),
+    "ib-8port": ("一台健康的 InfiniBand HGX H100 节点：8 张单端口 400G NDR ConnectX-7 HCA，每张与一块 H100 共用一个 "
+                 "PCIe 交换芯片，所有端口均为 Active，错误计数器干净。", "健康的 InfiniBand 节点"),
+    "link-flap": ("一台 RoCE 上的 HGX H100 节点，mlx5_4 的链路在抖动：一分钟内其 FEC 前 BER 从 1e-9 升到 5e-4，"
+                  "随后出现符号错误和 CRC 错误，链路断开 4 次（link_downed 从 0 到 4），快照时又恢复 up。",
+                  "反复抖动的链路"),
+    "lossless-mismatch": ("一台 RoCE 上的 HGX H100 节点，其无损路径并不无损：PFC 开在优先级 3 上，但任务的 NCCL_IB_TC=3 "
+                          "让 6 个端口上的流量走优先级 0；mlx5_2 和 mlx5_5 上全局 traffic_class 106 覆盖了它，"
+                          "而 mlx5_5 在 ECN 关闭、没有 CNP 的情况下收到 pause 帧。", "没有 PFC 的无损路径"),
+    "mtu-blackhole": ("一台 RoCE 上的 HGX H100 节点，任务卡在一条 rail 上：所有 netdev 的 MTU 都是 9000，所有端口的 "
+                      "RoCE MTU 都是 4096，但 rail 5 的 leaf 交换机更换后端口 MTU 回到了 1500；12 秒后 mlx5_5 只剩小帧"
+                      "在传，local_ack_timeout_err 不断增长：它的 4 KB 帧在路径上消失了。", "大帧消失的 rail"),
+    "pause-storm": ("一台处于 PFC pause 风暴中的 RoCE HGX H100 节点：mlx5_6 的主机 PCIe 写入停顿，它在优先级 3 上持续"
+                    "发送 pause 直到 pause 风暴保护触发并丢包；mlx5_3 有 95% 的时间被暂停，只能发送 16 Gb/s 而不是 320。",
+                    "PFC pause 风暴中的节点"),
+    "pcie-2numa": ("一台双路 PCIe 服务器，4 块 A100 GPU、2 张 ConnectX-6 Dx RoCE 网卡：一张网卡协商在 x8，"
+                   "另一张网卡端口 down，GPU0 所在交换端口开启了 ACS。", "有链路故障的 PCIe 服务器"),
+    "pinned": ("一台 InfiniBand 上的 HGX H100 节点，PMA 计数器卡在最大值：mlx5_2 的 link_downed 为 255、"
+               "port_xmit_discards 为 65535、excessive_buffer_overrun_errors 为 15，mlx5_5 的 symbol_error 为 65535，"
+               "mlx5_6 的 symbol_error 每秒增长 120，在 31 秒时到顶。", "卡在最大值的计数器"),
+    "roce-faults": ("一台 RoCE 上的 HGX H100 节点，8 张 ConnectX-7 400GbE 网卡中除 mlx5_0 外每张都埋了一个链路故障："
+                    "端口 down、宽度减半、PCIe x8、MTU 4096、没有 IPv4 RoCE v2 GID、PFC 关闭，以及 ECN 关闭并伴有"
+                    "符号错误。", "有七处故障的 RoCE 节点"),
+    "roce-faults-pod": ("从使用共享 RDMA 设备插件的 Kubernetes pod 里看到的 roce-faults 节点：sysfs 中能看到所有 HCA，"
+                        "但只有 uverbs0 和 uverbs1 能打开，uverbs2 被拒绝，主机的 netdev 不在 pod 的网络命名空间里。",
+                        "从 pod 里看故障 RoCE 节点"),
+    "socket-fallback": ("一台 InfiniBand 上的 HGX H100 节点，训练任务比邻居慢十倍：8 个 NDR 端口健康但空闲，"
+                        "任务进程设置了 NCCL_IB_DISABLE=1，NCCL 于是经 10 GbE 管理网口 eno1 走 TCP socket，"
+                        "不拥有任何 QP。", "走 socket 的任务"),
+    "wrong-gid": ("一台 RoCE 上的 HGX H100 节点，任务的第一个 all-reduce 永远完不成：每个端口都健康，并在索引 3 上有 IPv4 "
+                  "RoCE v2 GID，但任务设置了 NCCL_IB_GID_INDEX=2，即 RoCE v1 GID，路由化的 rail 无法承载它："
+                  "QP 超时并出错。", "用错 GID 的任务"),
+}
+
+
 SCENARIOS = (build_dgx, build_pcie_2numa, build_ib_8port, build_roce_faults,
              lambda: build_roce_faults(pod=True), build_busy, build_hang, build_congested, build_gb10,
-             build_pause_storm, build_lossless_mismatch, build_link_flap, build_pinned)
+             build_pause_storm, build_lossless_mismatch, build_link_flap, build_pinned,
+             build_socket_fallback, build_wrong_gid, build_mtu_blackhole, build_far_nic)
 
 
 def main(argv):
@@ -2268,21 +2498,29 @@ def main(argv):
         shutil.rmtree(new)
     os.makedirs(new)
     verbose = os.environ.get("MKSCENARIOS_VERBOSE")
-    index = []
+    index, index_zh = [], []
     for build in SCENARIOS:
         n = build()
+        n.title = n.title or TITLES.get(n.name, "")
         # The index is a line per scenario, and NAME a file name.
         assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", n.name) and n.demo, n.name
         assert not re.search(r"[\x00-\x1f]", n.description), n.name
         write_node(n, os.path.join(new, n.name))
         pack(os.path.join(new, n.name), n.name, os.path.join(new, n.name + ".tar.gz"), n.time)
-        index.append("%s\t%s\n" % (n.name, n.description))
+        assert n.title and not re.search(r"[\x00-\x1f]", n.title) and n.name in ZH_INDEX, n.name
+        index.append("%s\t%s\t%s\n" % (n.name, n.description, n.title))
+        zh_desc, zh_title = ZH_INDEX[n.name]
+        index_zh.append("%s\t%s\t%s\n" % (n.name, zh_desc, zh_title))
         if verbose:
             summary(n)
     with open(os.path.join(new, "index"), "w") as f:
-        f.write("# fabtop demo scenarios, made by tests/scenarios/mkscenarios.py: NAME<TAB>description;\n"
+        f.write("# fabtop demo scenarios, made by tests/scenarios/mkscenarios.py: NAME<TAB>description<TAB>title;\n"
                 "# NAME/ is the capture directory, NAME.tar.gz the same capture as one file.\n")
         f.writelines(sorted(index))
+    # The same lines in Chinese (scenario.h: index.LANG beside the index).
+    with open(os.path.join(new, "index.zh_CN"), "w", encoding="utf-8") as f:
+        f.write("# fabtop 演示场景（由 tests/scenarios/mkscenarios.py 生成）：名称<TAB>说明<TAB>标题\n")
+        f.writelines(sorted(index_zh))
     if os.path.lexists(out):
         shutil.rmtree(out)
     os.rename(new, out)
