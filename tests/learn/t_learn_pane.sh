@@ -152,6 +152,8 @@ rows = [l.rstrip("\n") for l in open(sys.argv[1], encoding="utf-8")][1:]
 for l in rows:
     if not l.startswith(("> ", "  ")) or "  " not in l[2:]:
         break
+    if l.split()[-1].count("/") == 1 and l.split()[-1].split("/")[1].isdigit() and len(l.split()) == 1:
+        break
     head = l[:l.rstrip().rfind("  ") + 2]
     print(w(head))
 ' "$T/z1.txt" | sort -u)
