@@ -39,6 +39,19 @@ void fab_i18n_off(void)
 	on = false;
 }
 
+bool fab_i18n_suspend(void)
+{
+	bool was = on;
+	on = false;
+	return was;
+}
+
+void fab_i18n_restore(bool was_on)
+{
+	/* Only back to what was: a catalog that was never bound stays off. */
+	on = was_on && catalog_dir[0];
+}
+
 bool fab_i18n_on(void)
 {
 	return on;

@@ -14,6 +14,7 @@
 #include "fabtop/collect.h"
 #include "fabtop/hazard.h"
 #include "fabtop/model.h"
+#include "fabtop/i18n.h"
 #include "fabtop/nodedoc.h"
 #include "fabtop/report.h"
 #include "fabtop/root.h"
@@ -60,7 +61,19 @@ static json_t *stream_json(FILE *fp, char **buf, size_t *len, char *err, size_t 
 	return d;
 }
 
+static int make_doc(const struct fab_root *r, json_t **doc, char *err, size_t errlen);
+
 int nodedoc_make(const struct fab_root *r, json_t **doc, char *err, size_t errlen)
+{
+	bool was_on = fab_i18n_suspend();
+	int rc = make_doc(r, doc, err, errlen);
+	fab_i18n_restore(was_on);
+	return rc;
+}
+
+/* The document is data for a machine (fleet, diff compare its values):
+ * English, whatever the console shows, as every JSON is (i18n.h). */
+static int make_doc(const struct fab_root *r, json_t **doc, char *err, size_t errlen)
 {
 	struct fab_model m;
 	char *buf = NULL;

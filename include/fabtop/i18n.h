@@ -48,6 +48,11 @@ const char *fab_ngettext(const char *one, const char *many, unsigned long n)
 int fab_i18n_init(const char *lang, char *why, size_t len);
 /* Messages in English from here on: output a machine reads. */
 void fab_i18n_off(void);
+/* Messages in English until fab_i18n_restore(): a document for a machine
+ * made inside the console (a fleet node's report, nodedoc.h). Returns the
+ * state to hand back. */
+bool fab_i18n_suspend(void);
+void fab_i18n_restore(bool was_on);
 /* True when messages are being translated (a catalog is in use). */
 bool fab_i18n_on(void);
 /* The language in use: "zh_CN", or "C" for English. */
