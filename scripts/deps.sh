@@ -38,7 +38,7 @@ BUILD="make gcc pkg-config python3 hwloc gettext scdoc libncurses-dev libnl-3-de
 # dpkg-dev debhelper lintian: tests/install/t_deb.sh builds the Debian
 # package (dpkg-buildpackage) and runs lintian on it.
 TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter curl time podman debootstrap nodejs npm man-db bash-completion zsh dpkg-dev debhelper lintian"
-SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core"
+SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core fonts-wqy-zenhei"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"
 [ "$mode" = shots ] && want="$BUILD $SHOTS"

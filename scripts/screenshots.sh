@@ -6,8 +6,11 @@
 # congested; the wizard on dgx-h100, and its A/B run on the test stand-in
 # (build/tests/fake_nccl: this machine has no GPU to run nccl-tests), with
 # IB failing (ib-fail) and working (ok); the Fleet pane over six nodes, one
-# odd, and that node opened from it. Each as text (.txt), as text with colours
-# (.ansi) and as a PNG rendered by a real xterm under Xvfb.
+# odd, and that node opened from it; the demo's first screen and its scenario
+# switcher, the Learn pane and its glossary, the F2 settings; and the same
+# console in Simplified Chinese (zh_CN-*: --lang zh_CN). Each as text (.txt),
+# as text with colours (.ansi) and as a PNG rendered by a real xterm under
+# Xvfb (CJK characters from WenQuanYi Zen Hei Mono, two columns wide).
 # Usage: scripts/screenshots.sh BUILD/fabtop [NAME...]   (`make screenshots`)
 # With NAMEs (hang-counters-120x40 ...) only those screens are taken again.
 set -u
@@ -22,7 +25,9 @@ OUT=$TOP/screenshots
 mkdir -p "$OUT"
 T=$(mktemp -d "${TMPDIR:-/tmp}/fabtop-shots.XXXXXX") || exit 1
 export LANG=C.UTF-8
-unset LC_ALL LINES COLUMNS NO_COLOR
+unset LC_ALL LINES COLUMNS NO_COLOR LANGUAGE LC_MESSAGES
+# Neither the user's settings nor their learning progress show in a shot.
+export XDG_CONFIG_HOME="$T/config" XDG_STATE_HOME="$T/state"
 cat > "$T/tmux.conf" <<'EOF'
 set -g status off
 set -g default-terminal tmux-256color
@@ -35,7 +40,7 @@ settle() {
 	prev="" i=0
 	while [ $i -lt 100 ]; do
 		cur=$(tm capture-pane -p -t "$1" 2>/dev/null)
-		case $cur in *"q:quit"*) [ "$cur" = "$prev" ] && return 0 ;; esac
+		case $cur in *"q:quit"*|*"q:退出"*) [ "$cur" = "$prev" ] && return 0 ;; esac
 		prev=$cur
 		sleep 0.2
 		i=$((i + 1))
@@ -44,11 +49,13 @@ settle() {
 	return 1
 }
 
-# shot SCENARIO_DIR PANE COLS ROWS: writes NAME.txt and NAME.ansi.
+# shot SCENARIO_DIR PANE COLS ROWS: writes NAME.txt and NAME.ansi; with
+# ZH=1, the console in Chinese, named zh_CN-NAME.
 shot() {
-	scen=$(basename "$1") name="$(basename "$1")-$2-$3x$4"
+	scen=$(basename "$1") name="$(basename "$1")-$2-$3x$4" lang=""
+	[ -n "${ZH:-}" ] && name="zh_CN-$name" lang="--lang zh_CN"
 	case $ONLY in "  ") ;; *" $name "*) ;; *) return 0 ;; esac
-	tm new-session -d -s shot -x "$3" -y "$4" "'$BIN' --root '$1'"
+	tm new-session -d -s shot -x "$3" -y "$4" "'$BIN' $lang --root '$1'"
 	settle shot || { tm kill-session -t shot; return 1; }
 	key=""
 	case $2 in
@@ -81,12 +88,31 @@ shot() {
 grab() {
 	tm capture-pane -p -t shot > "$OUT/$1.txt"
 	tm capture-pane -p -e -N -t shot > "$OUT/$1.ansi"
+	python3 "$TOP/scripts/ansi-fit.py" "$OUT/$1.ansi" "$2"
 	tm send-keys -t shot q
 	i=0
 	while tm has-session -t shot 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	tm kill-session -t shot 2>/dev/null
 	echo "$1 $2 $3" >> "$T/list"
 	echo "  $OUT/$1.txt ($4)"
+}
+
+# shot_cmd NAME COLS ROWS KEYS CMD...: any console command, then KEYS
+# (tmux key names, space-separated; "" none), then the grab.
+shot_cmd() {
+	name=$1 cols=$2 rows=$3 keys=$4
+	shift 4
+	case $ONLY in "  ") ;; *" $name "*) ;; *) return 0 ;; esac
+	cmd="'$BIN'"
+	for a in "$@"; do cmd="$cmd '$a'"; done
+	tm new-session -d -s shot -x "$cols" -y "$rows" "$cmd"
+	settle shot || { tm kill-session -t shot; return 1; }
+	for k in $keys; do
+		tm send-keys -t shot "$k"
+		sleep 0.3
+	done
+	settle shot
+	grab "$name" "$cols" "$rows" "$*"
 }
 
 # shot_ab MODE: the wizard's A/B step run on the stand-in NCCL test in MODE,
@@ -200,6 +226,31 @@ for s in "$TOP"/build/scenarios/*/; do
 	esac
 done
 
+# The newcomer's screens: the demo's first screen (make run without an
+# HCA) and its switcher; the Learn pane on the retries exercise with two
+# hints shown, and its glossary; the F2 settings.
+H=$TOP/build/scenarios/hang
+shot_cmd demo-hang-120x40 120 40 "" demo hang
+shot_cmd demo-hang-80x24 80 24 "" demo hang
+shot_cmd demo-switcher-120x40 120 40 "D Down Down" demo hang
+shot_cmd learn-retries-120x40 120 40 "H H" learn retries-climbing
+shot_cmd learn-glossary-120x40 120 40 "g Down Down Down Down" learn retries-climbing
+shot_cmd settings-120x40 120 40 "F2" --root "$TOP/build/scenarios/dgx-h100"
+# The same console in Chinese.
+shot_cmd zh_CN-demo-hang-80x24 80 24 "" --lang zh_CN demo hang
+shot_cmd zh_CN-learn-retries-120x40 120 40 "H H" --lang zh_CN learn retries-climbing
+shot_cmd zh_CN-learn-glossary-80x24 80 24 "g Down Down" --lang zh_CN learn retries-climbing
+shot_cmd zh_CN-demo-switcher-120x40 120 40 "D" --lang zh_CN demo hang
+shot_cmd zh_CN-settings-80x24 80 24 "F2" --lang zh_CN --root "$TOP/build/scenarios/dgx-h100"
+ZH=1
+shot "$H" topology 120 40
+shot "$H" counters 120 40
+shot "$H" help 120 40
+shot "$TOP/build/scenarios/roce-faults" links 120 40
+shot "$TOP/build/scenarios/roce-faults" links 80 24
+shot "$TOP/build/scenarios/roce-faults" topology 80 24
+ZH=""
+
 # Render every .ansi in one X server: xterm shows the exact bytes, import
 # grabs its window (/usr/bin/import: /usr/local/bin/convert may be a stand-in).
 cat > "$T/render.sh" <<'EOF'
@@ -207,7 +258,7 @@ cat > "$T/render.sh" <<'EOF'
 out=$1 list=$2
 while read -r name cols rows; do
 	title="fabtop-shot-$name"
-	xterm -u8 -geometry "${cols}x${rows}+0+0" -fa "DejaVu Sans Mono" -fs 10 \
+	xterm -u8 -geometry "${cols}x${rows}+0+0" -fa "DejaVu Sans Mono" -fd "WenQuanYi Zen Hei Mono" -fs 10 \
 		-bg black -fg gray90 +sb -b 2 -bw 0 -title "$title" \
 		-e sh -c "printf '\033[?25l'; head -c -1 '$out/$name.ansi'; sleep 60" &
 	xt=$!
