@@ -43,7 +43,7 @@ dump $T/open2.txt
 key Esc
 key q
 EOF
-headless d 80x24 "$BIN" demo hang || exit 0
+headless d 110x30 "$BIN" demo hang || exit 0
 
 if grep -q "Scenarios .* Up/Down, Enter opens, Esc closes" "$T/open.txt" &&
    grep -q '^>\* hang ' "$T/open.txt"; then
