@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include "job.h"
+#include "fabtop/i18n.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
@@ -141,12 +142,12 @@ int job_nccl_ifaces(const struct fab_job_net *net, const char *spec, const char 
 		    char names[][FAB_NAME_LEN], int max, const char **rule)
 {
 	static const struct { const char *filter, *rule; } order[] = {
-		{ "ib", "ib* first" },
-		{ NULL, "NCCL_COMM_ID's subnet" },
-		{ "^docker,lo,virbr", "anything but docker*, lo*, virbr*" },
-		{ "docker", "docker* (nothing else was usable)" },
-		{ "lo", "lo (nothing else was usable)" },
-		{ "virbr", "virbr* (nothing else was usable)" },
+		{ "ib", N_("ib* first") },
+		{ NULL, N_("NCCL_COMM_ID's subnet") },
+		{ "^docker,lo,virbr", N_("anything but docker*, lo*, virbr*") },
+		{ "docker", N_("docker* (nothing else was usable)") },
+		{ "lo", N_("lo (nothing else was usable)") },
+		{ "virbr", N_("virbr* (nothing else was usable)") },
 	};
 	if (spec && strlen(spec) > 1) {
 		*rule = "NCCL_SOCKET_IFNAME";
@@ -167,7 +168,7 @@ int job_nccl_ifaces(const struct fab_job_net *net, const char *spec, const char 
 			return n;
 		}
 	}
-	*rule = "none usable";
+	*rule = N_("none usable");
 	return 0;
 }
 
@@ -180,14 +181,14 @@ static struct fab_finding *add(struct fab_model *out, const char *id, enum fab_s
 	snprintf(subj, sizeof(subj), "pid %d %s", j->pid, j->comm[0] ? j->comm : "?");
 	struct fab_finding *f = model_add_finding(out, id, sev, subj);
 	if (f)
-		fab_strlcpy(f->layer, layer, sizeof(f->layer));
+		fab_strlcpy(f->layer, _(layer), sizeof(f->layer));
 	return f;
 }
 
-#define LAYER_IF  "step 0 (the job): NCCL's bootstrap and its socket transport use this interface"
-#define LAYER_IB  "step 0 (the job): the HCAs NCCL's IB/RoCE transport may use"
-#define LAYER_GID "step 0 (the job): RoCE traffic is addressed by this GID (layer 3 of RoCE v2)"
-#define LAYER_LOG "step 0 (the job): where NCCL writes its log (NCCL_DEBUG_FILE)"
+#define LAYER_IF  N_("step 0 (the job): NCCL's bootstrap and its socket transport use this interface")
+#define LAYER_IB  N_("step 0 (the job): the HCAs NCCL's IB/RoCE transport may use")
+#define LAYER_GID N_("step 0 (the job): RoCE traffic is addressed by this GID (layer 3 of RoCE v2)")
+#define LAYER_LOG N_("step 0 (the job): where NCCL writes its log (NCCL_DEBUG_FILE)")
 
 /* Appends "a, b, c" to buf. */
 static void list_add(char *buf, size_t len, const char *item)
@@ -211,11 +212,11 @@ static void if_state_text(const struct fab_job_net *net, const struct fab_job_if
 	char addrs[200] = "";
 	for (int a = 0; a < i->naddrs; a++)
 		list_add(addrs, sizeof(addrs), i->addrs[a]);
-	const char *st = !net->state_known ? "state unknown" :
+	const char *st = !net->state_known ? _("state unknown") :
 			 !i->up.v ? "DOWN (admin)" : !i->running.v ? "UP, no carrier (not RUNNING)" :
 			 "UP, RUNNING";
 	snprintf(buf, len, "%s %s, %s", i->name, st,
-		 addrs[0] ? addrs : (i->has_v4 ? "IPv4 route" : "no address"));
+		 addrs[0] ? addrs : (i->has_v4 ? _("IPv4 route") : _("no address")));
 }
 
 static bool is_true(const char *v)
@@ -254,8 +255,8 @@ static bool job_nic_reachable(const struct fab_nic *n, const struct fab_job *j, 
 {
 	struct fab_judged verbs = nic_verbs(n);
 	if (verbs.v == FAB_NO) {
-		snprintf(why, len, "%s: %s (ib_uverbs not loaded, or not passed into fabtop's "
-			 "container)", n->name, verbs.why);
+		snprintf(why, len, _("%s: %s (ib_uverbs not loaded, or not passed into fabtop's "
+			 "container)"), n->name, verbs.why);
 		return false;
 	}
 	if (j->uverbs_checked) {
@@ -263,9 +264,9 @@ static bool job_nic_reachable(const struct fab_nic *n, const struct fab_job *j, 
 		snprintf(list, sizeof(list), " %s ", j->uverbs_visible);
 		snprintf(want, sizeof(want), " %s ", n->uverbs.name);
 		if (!strstr(list, want)) {
-			snprintf(why, len, "%s: /dev/infiniband/%s is not in the process's container "
-				 "(it has: %s)", n->name, n->uverbs.name,
-				 j->uverbs_visible[0] ? j->uverbs_visible : "none");
+			snprintf(why, len, _("%s: /dev/infiniband/%s is not in the process's container "
+				 "(it has: %s)"), n->name, n->uverbs.name,
+				 j->uverbs_visible[0] ? j->uverbs_visible : _("none"));
 			return false;
 		}
 	}
@@ -287,13 +288,13 @@ static bool job_nic_usable(const struct fab_nic *n, const struct fab_job *j, int
 		if (pt->usable.v != FAB_NO)
 			return true;
 		char s[200];
-		snprintf(s, sizeof(s), "port %d: %s", pt->num, pt->usable.why);
+		snprintf(s, sizeof(s), _("port %d: %s"), pt->num, pt->usable.why);
 		list_add(states, sizeof(states), s);
 	}
 	if (port > 0 && !states[0])
-		snprintf(why, len, "%s has no port %d", n->name, port);
+		snprintf(why, len, _("%s has no port %d"), n->name, port);
 	else
-		snprintf(why, len, "%s: no usable port (%s)", n->name, states[0] ? states : "no ports");
+		snprintf(why, len, _("%s: no usable port (%s)"), n->name, states[0] ? states : _("no ports"));
 	return false;
 }
 
@@ -334,15 +335,15 @@ static void check_ifname_set(struct ctx *c, const char *spec)
 	if (nmatched == 0 || (l.exclude && nusable == 0)) {
 		f = add(c->out, "job.ifname-missing", SEV_ERROR, c->j, LAYER_IF);
 		snprintf(f->message, sizeof(f->message), l.exclude ?
-			 "NCCL_SOCKET_IFNAME=%s leaves no usable interface in the process's network namespace" :
-			 "NCCL_SOCKET_IFNAME=%s names no interface in the process's network namespace",
+			 _("NCCL_SOCKET_IFNAME=%s leaves no usable interface in the process's network namespace") :
+			 _("NCCL_SOCKET_IFNAME=%s names no interface in the process's network namespace"),
 			 spec);
-		snprintf(f->evidence, sizeof(f->evidence), "interfaces there (%s): %s%s%s",
-			 c->j->netns[0] ? c->j->netns : "namespace unknown", all[0] ? all : "none",
-			 nmatched ? "; matching but unusable: " : "", nmatched ? states : "");
-		snprintf(f->hint, sizeof(f->hint), "NCCL fails at init ('no socket interface found'): set "
+		snprintf(f->evidence, sizeof(f->evidence), _("interfaces there (%s): %s%s%s"),
+			 c->j->netns[0] ? c->j->netns : _("namespace unknown"), all[0] ? all : _("none"),
+			 nmatched ? _("; matching but unusable: ") : "", nmatched ? states : "");
+		snprintf(f->hint, sizeof(f->hint), _("NCCL fails at init ('no socket interface found'): set "
 			 "NCCL_SOCKET_IFNAME to an interface that exists where the job runs (names are per "
-			 "namespace: a pod sees its own), or leave it unset for NCCL's choice");
+			 "namespace: a pod sees its own), or leave it unset for NCCL's choice"));
 		c->found++;
 		return;
 	}
@@ -360,32 +361,32 @@ static void check_ifname_set(struct ctx *c, const char *spec)
 		bool any_addr = i->has_v4 || i->has_v6_global || i->has_v6_link;
 		if (net->state_known && !(i->running.ok && i->running.v)) {
 			f = add(c->out, "job.ifname-down", sev, c->j, LAYER_IF);
-			snprintf(f->message, sizeof(f->message), "NCCL_SOCKET_IFNAME=%s: %s is %s; NCCL "
-				 "skips interfaces that are not RUNNING", spec, i->name,
-				 !i->up.v ? "down" : "up without carrier");
-			snprintf(f->evidence, sizeof(f->evidence), "%s (read by %s)", st, net->how_text);
+			snprintf(f->message, sizeof(f->message), _("NCCL_SOCKET_IFNAME=%s: %s is %s; NCCL "
+				 "skips interfaces that are not RUNNING"), spec, i->name,
+				 !i->up.v ? _("down") : _("up without carrier"));
+			snprintf(f->evidence, sizeof(f->evidence), _("%s (read by %s)"), st, net->how_text);
 			snprintf(f->hint, sizeof(f->hint), "%s", !i->up.v ?
-				 "bring the interface up in the job's namespace, or point NCCL_SOCKET_IFNAME "
-				 "at one that is" : "check the cable/peer of this port (no carrier)");
+				 _("bring the interface up in the job's namespace, or point NCCL_SOCKET_IFNAME "
+				 "at one that is") : _("check the cable/peer of this port (no carrier)"));
 			c->found++;
 		} else if (!any_addr) {
 			bool sure = net->v4_known;
 			f = add(c->out, "job.ifname-no-addr", sure ? sev : SEV_WARN, c->j, LAYER_IF);
-			snprintf(f->message, sizeof(f->message), "NCCL_SOCKET_IFNAME=%s: %s has no IP "
-				 "address%s; NCCL needs one to bind its sockets", spec, i->name,
-				 sure ? "" : " that fabtop could see");
-			snprintf(f->evidence, sizeof(f->evidence), "%s (read by %s)%s%s", st, net->how_text,
+			snprintf(f->message, sizeof(f->message), sure ? _("NCCL_SOCKET_IFNAME=%s: %s has no IP "
+				 "address; NCCL needs one to bind its sockets") : _("NCCL_SOCKET_IFNAME=%s: %s has "
+				 "no IP address that fabtop could see; NCCL needs one to bind its sockets"), spec, i->name);
+			snprintf(f->evidence, sizeof(f->evidence), _("%s (read by %s)%s%s"), st, net->how_text,
 				 net->note[0] ? "; " : "", net->note);
-			snprintf(f->hint, sizeof(f->hint), "give %s an address on the cluster network, or "
-				 "name the interface that has it", i->name);
+			snprintf(f->hint, sizeof(f->hint), _("give %s an address on the cluster network, or "
+				 "name the interface that has it"), i->name);
 			c->found++;
 		} else if (!i->has_v4 && !i->has_v6_global) {
 			f = add(c->out, "job.ifname-no-addr", SEV_WARN, c->j, LAYER_IF);
-			snprintf(f->message, sizeof(f->message), "NCCL_SOCKET_IFNAME=%s: %s has only an "
+			snprintf(f->message, sizeof(f->message), _("NCCL_SOCKET_IFNAME=%s: %s has only an "
 				 "IPv6 link-local address; NCCL will use it, but other nodes reach it only "
-				 "on the same link and with a scope id", spec, i->name);
-			snprintf(f->evidence, sizeof(f->evidence), "%s (read by %s)", st, net->how_text);
-			snprintf(f->hint, sizeof(f->hint), "give %s an IPv4 or global IPv6 address", i->name);
+				 "on the same link and with a scope id"), spec, i->name);
+			snprintf(f->evidence, sizeof(f->evidence), _("%s (read by %s)"), st, net->how_text);
+			snprintf(f->hint, sizeof(f->hint), _("give %s an IPv4 or global IPv6 address"), i->name);
 			c->found++;
 		}
 	}
@@ -406,18 +407,18 @@ static void check_mgmt(struct ctx *c, char chosen[][FAB_NAME_LEN], int n, const 
 	bool sockets = c->ib_off || !c->usable_hcas[0];
 	struct fab_finding *f = add(c->out, "job.ifname-mgmt", sockets ? SEV_WARN : SEV_INFO, c->j,
 				    LAYER_IF);
-	snprintf(f->message, sizeof(f->message), "NCCL's socket interface is %s, the default-route "
-		 "(management) interface, while RDMA netdevs exist: %s", chosen[0], sockets ?
-		 "with IB off, all inter-node traffic goes over it" :
-		 "only bootstrap uses it while IB carries the data");
+	snprintf(f->message, sizeof(f->message), _("NCCL's socket interface is %s, the default-route "
+		 "(management) interface, while RDMA netdevs exist: %s"), chosen[0], sockets ?
+		 _("with IB off, all inter-node traffic goes over it") :
+		 _("only bootstrap uses it while IB carries the data"));
 	snprintf(f->evidence, sizeof(f->evidence), "%s%s -> %s (%s); default route via %s; RDMA "
 		 "netdevs there: %s", spec && strlen(spec) > 1 ? "NCCL_SOCKET_IFNAME=" : "unset, rule: ",
 		 spec && strlen(spec) > 1 ? spec : rule, chosen[0], c->net->how_text,
 		 c->net->default_if, rdma);
 	snprintf(f->hint, sizeof(f->hint), sockets ?
-		 "if this is not the deliberate socket run of an A/B test, re-enable IB; for sockets on "
-		 "the fast network set NCCL_SOCKET_IFNAME=%s" :
-		 "fine as it is; to keep bootstrap off the management network set NCCL_SOCKET_IFNAME=%s",
+		 _("if this is not the deliberate socket run of an A/B test, re-enable IB; for sockets on "
+		 "the fast network set NCCL_SOCKET_IFNAME=%s") :
+		 _("fine as it is; to keep bootstrap off the management network set NCCL_SOCKET_IFNAME=%s"),
 		 FAB_SHQ(rdma));
 	c->found++;
 }
@@ -428,11 +429,11 @@ static void check_ifname(struct ctx *c)
 	const struct fab_job_net *net = c->net;
 	if (net->how == JOB_NET_NONE || net->nifs == 0) {
 		struct fab_finding *f = add(c->out, "job.net-unreadable", SEV_WARN, c->j, LAYER_IF);
-		snprintf(f->message, sizeof(f->message), "the interfaces of its network namespace could "
-			 "not be read: NCCL_SOCKET_IFNAME is not checked");
+		snprintf(f->message, sizeof(f->message), _("the interfaces of its network namespace could "
+			 "not be read: NCCL_SOCKET_IFNAME is not checked"));
 		snprintf(f->evidence, sizeof(f->evidence), "%s", net->note[0] ? net->note : net->how_text);
-		snprintf(f->hint, sizeof(f->hint), "run fabtop as root, on the node (or in the pod) "
-			 "where the job runs");
+		snprintf(f->hint, sizeof(f->hint), _("run fabtop as root, on the node (or in the pod) "
+			 "where the job runs"));
 		c->found++;
 		return;
 	}
@@ -456,19 +457,19 @@ static void check_ifname(struct ctx *c)
 	struct fab_finding *f = add(c->out, "job.ifname-auto", n == 0 ? SEV_ERROR :
 				    only_lo ? SEV_WARN : SEV_INFO, c->j, LAYER_IF);
 	if (n == 0)
-		snprintf(f->message, sizeof(f->message), "NCCL_SOCKET_IFNAME is unset and NCCL would "
-			 "find no usable interface (none RUNNING with an address)");
+		snprintf(f->message, sizeof(f->message), _("NCCL_SOCKET_IFNAME is unset and NCCL would "
+			 "find no usable interface (none RUNNING with an address)"));
 	else
-		snprintf(f->message, sizeof(f->message), "NCCL_SOCKET_IFNAME is unset: NCCL would use "
-			 "%s (its rule: %s)%s", names, rule, only_lo ?
-			 "; loopback only reaches this node" : "");
-	snprintf(f->evidence, sizeof(f->evidence), "%s%s; NCCL's order: ib*, NCCL_COMM_ID's subnet, "
+		snprintf(f->message, sizeof(f->message), _("NCCL_SOCKET_IFNAME is unset: NCCL would use "
+			 "%s (its rule: %s)%s"), names, _(rule), only_lo ?
+			 _("; loopback only reaches this node") : "");
+	snprintf(f->evidence, sizeof(f->evidence), _("%s%s; NCCL's order: ib*, NCCL_COMM_ID's subnet, "
 		 "anything but docker/lo/virbr, docker*, lo, virbr* (running, with an address); "
-		 "here (%s): %s", spec ? "a one-character value is ignored by NCCL: " : "",
+		 "here (%s): %s"), spec ? _("a one-character value is ignored by NCCL: ") : "",
 		 spec ? spec : "unset", net->how_text, cands);
-	snprintf(f->hint, sizeof(f->hint), "%s", n == 0 ? "bring up an interface with an address in "
-		 "the job's namespace" : "set NCCL_SOCKET_IFNAME to make the choice explicit (the same "
-		 "on every node)");
+	snprintf(f->hint, sizeof(f->hint), "%s", n == 0 ? _("bring up an interface with an address in "
+		 "the job's namespace") : _("set NCCL_SOCKET_IFNAME to make the choice explicit (the same "
+		 "on every node)"));
 	c->found++;
 	check_mgmt(c, chosen, n, spec, rule);
 }
@@ -484,8 +485,8 @@ static bool port_skipped(const struct fab_port *pt)
 
 static void port_words(const struct fab_port *pt, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s, physical state %s", pt->state_str[0] ? pt->state_str : "not ACTIVE",
-		 pt->phys_state_str[0] ? pt->phys_state_str : "unknown");
+	snprintf(buf, len, _("%s, physical state %s"), pt->state_str[0] ? pt->state_str : "not ACTIVE",
+		 pt->phys_state_str[0] ? pt->phys_state_str : _("unknown"));
 }
 
 /* NCCL_IB_HCA names this port (exactly, or "dev" with dev's one port, or
@@ -497,20 +498,22 @@ static void hca_port_down(struct ctx *c, const char *spec, const struct fab_nic 
 	port_words(pt, st, sizeof(st));
 	model_usable_hcas(c->m, usable, sizeof(usable));
 	struct fab_finding *f = add(c->out, "job.ib-hca-down", SEV_ERROR, c->j, LAYER_IB);
-	snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s%s port %d, which is %s: NCCL "
-		 "skips a port that is not ACTIVE, so the job runs without this rail (with none left, "
-		 "over sockets)", spec, nic->name, by_port ? "" : "'s only", pt->num, st);
-	snprintf(f->evidence, sizeof(f->evidence), "/sys/class/infiniband/%s/ports/%d/state=%s "
-		 "phys_state=%s; ncclIbInit drops ports that are not ACTIVE before it reads NCCL_IB_HCA",
+	snprintf(f->message, sizeof(f->message), by_port ? _("NCCL_IB_HCA=%s names %s port %d, which is %s: "
+		 "NCCL skips a port that is not ACTIVE, so the job runs without this rail (with none left, "
+		 "over sockets)") : _("NCCL_IB_HCA=%s names %s's only port %d, which is %s: NCCL skips a port "
+		 "that is not ACTIVE, so the job runs without this rail (with none left, over sockets)"),
+		 spec, nic->name, pt->num, st);
+	snprintf(f->evidence, sizeof(f->evidence), _("/sys/class/infiniband/%s/ports/%d/state=%s "
+		 "phys_state=%s; ncclIbInit drops ports that are not ACTIVE before it reads NCCL_IB_HCA"),
 		 nic->name, pt->num, pt->state_str[0] ? pt->state_str : "?",
 		 pt->phys_state_str[0] ? pt->phys_state_str : "?");
 	if (usable[0])
-		snprintf(f->hint, sizeof(f->hint), "bring the port up (ibstat %s %d; the Links pane says "
-			 "why it is down), or name the usable ports: NCCL_IB_HCA=%s", FAB_SHQ(nic->name),
+		snprintf(f->hint, sizeof(f->hint), _("bring the port up (ibstat %s %d; the Links pane says "
+			 "why it is down), or name the usable ports: NCCL_IB_HCA=%s"), FAB_SHQ(nic->name),
 			 pt->num, FAB_SHQ(usable));
 	else
-		snprintf(f->hint, sizeof(f->hint), "bring the port up (ibstat %s %d; the Links pane says "
-			 "why it is down): no port is usable here", FAB_SHQ(nic->name), pt->num);
+		snprintf(f->hint, sizeof(f->hint), _("bring the port up (ibstat %s %d; the Links pane says "
+			 "why it is down): no port is usable here"), FAB_SHQ(nic->name), pt->num);
 	c->found++;
 }
 
@@ -555,21 +558,21 @@ static void check_hca_entry(struct ctx *c, const char *spec, const struct nccl_l
 		if (down || (reach && !named))
 			continue;
 		f = add(c->out, "job.ib-hca-unusable", SEV_ERROR, c->j, LAYER_IB);
-		snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s names %s, which NCCL "
-			 "cannot use here", spec, nic->name);
+		snprintf(f->message, sizeof(f->message), _("NCCL_IB_HCA=%s names %s, which NCCL "
+			 "cannot use here"), spec, nic->name);
 		snprintf(f->evidence, sizeof(f->evidence), "%s", why);
-		snprintf(f->hint, sizeof(f->hint), "fix the device (layer 1 of the wizard) or "
-			 "name a usable HCA: %s", c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : "none here");
+		snprintf(f->hint, sizeof(f->hint), _("fix the device (layer 1 of the wizard) or "
+			 "name a usable HCA: %s"), c->usable_hcas[0] ? FAB_SHQ(c->usable_hcas) : _("none here"));
 		c->found++;
 	}
 	if (hits == 0) {
 		f = add(c->out, "job.ib-hca-missing", SEV_ERROR, c->j, LAYER_IB);
-		snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s: no HCA %s '%s' on "
-			 "this node", spec, l->exact ? "named" : "starting with", l->name[k]);
-		snprintf(f->evidence, sizeof(f->evidence), "HCAs here (/sys/class/infiniband): %s",
-			 all[0] ? all : "none");
-		snprintf(f->hint, sizeof(f->hint), "names differ between node types (mlx5_0 vs "
-			 "mlx5_ib0); without a usable HCA NCCL falls back to sockets");
+		snprintf(f->message, sizeof(f->message), l->exact ? _("NCCL_IB_HCA=%s: no HCA named '%s' on "
+			 "this node") : _("NCCL_IB_HCA=%s: no HCA starting with '%s' on this node"), spec, l->name[k]);
+		snprintf(f->evidence, sizeof(f->evidence), _("HCAs here (/sys/class/infiniband): %s"),
+			 all[0] ? all : _("none"));
+		snprintf(f->hint, sizeof(f->hint), _("names differ between node types (mlx5_0 vs "
+			 "mlx5_ib0); without a usable HCA NCCL falls back to sockets"));
 		c->found++;
 	}
 }
@@ -606,15 +609,25 @@ static void note_hca_skipped(struct ctx *c, const char *spec, const struct nccl_
 	char usable[256];
 	model_usable_hcas(m, usable, sizeof(usable));
 	f = add(c->out, "job.ib-hca-skipped", SEV_INFO, c->j, LAYER_IB);
-	snprintf(f->message, sizeof(f->message), "%s: NCCL takes the ACTIVE ports and passes over %s "
-		 "that %s not: %s", spec && *spec ? "NCCL_IB_HCA selects them by prefix or exclusion" :
-		 "NCCL_IB_HCA is unset", nskip == 1 ? "the one" : "those", nskip == 1 ? "is" : "are", skipped);
-	snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_HCA=%s; ncclIbInit drops ports that are not "
-		 "ACTIVE before it reads NCCL_IB_HCA, without a warning; usable here: %s",
+	if (spec && *spec)
+		snprintf(f->message, sizeof(f->message), P_("NCCL_IB_HCA selects them by prefix or exclusion: NCCL "
+			 "takes the ACTIVE ports and passes over the one that is not: %s", "NCCL_IB_HCA selects "
+			 "them by prefix or exclusion: NCCL takes the ACTIVE ports and passes over those that are "
+			 "not: %s", (unsigned long)nskip), skipped);
+	else
+		snprintf(f->message, sizeof(f->message), P_("NCCL_IB_HCA is unset: NCCL takes the ACTIVE ports "
+			 "and passes over the one that is not: %s", "NCCL_IB_HCA is unset: NCCL takes the ACTIVE "
+			 "ports and passes over those that are not: %s", (unsigned long)nskip), skipped);
+	snprintf(f->evidence, sizeof(f->evidence), _("NCCL_IB_HCA=%s; ncclIbInit drops ports that are not "
+		 "ACTIVE before it reads NCCL_IB_HCA, without a warning; usable here: %s"),
 		 spec && *spec ? spec : "(unset)", usable[0] ? usable : "none");
-	snprintf(f->hint, sizeof(f->hint), "nothing to do for a port meant to be free (links.port-unused); "
-		 "a down rail is links.port-down's error%s%s", usable[0] ? "; to make the choice explicit: "
-		 "NCCL_IB_HCA=" : "", usable[0] ? FAB_SHQ(usable) : "");
+	if (usable[0])
+		snprintf(f->hint, sizeof(f->hint), _("nothing to do for a port meant to be free (links.port-unused); "
+			 "a down rail is links.port-down's error; to make the choice explicit: NCCL_IB_HCA=%s"),
+			 FAB_SHQ(usable));
+	else
+		snprintf(f->hint, sizeof(f->hint), _("nothing to do for a port meant to be free (links.port-unused); "
+			 "a down rail is links.port-down's error"));
 	c->found++;
 }
 
@@ -642,11 +655,11 @@ static void check_hca(struct ctx *c)
 			}
 		if (left == 0 && !c->ib_off) {
 			f = add(c->out, "job.ib-hca-missing", SEV_ERROR, c->j, LAYER_IB);
-			snprintf(f->message, sizeof(f->message), "NCCL_IB_HCA=%s excludes every usable HCA "
-				 "on this node", spec);
-			snprintf(f->evidence, sizeof(f->evidence), "HCAs here: %s; usable: %s",
-				 all[0] ? all : "none", c->usable_hcas[0] ? c->usable_hcas : "none");
-			snprintf(f->hint, sizeof(f->hint), "NCCL falls back to sockets: narrow the exclusion");
+			snprintf(f->message, sizeof(f->message), _("NCCL_IB_HCA=%s excludes every usable HCA "
+				 "on this node"), spec);
+			snprintf(f->evidence, sizeof(f->evidence), _("HCAs here: %s; usable: %s"),
+				 all[0] ? all : _("none"), c->usable_hcas[0] ? c->usable_hcas : _("none"));
+			snprintf(f->hint, sizeof(f->hint), _("NCCL falls back to sockets: narrow the exclusion"));
 			c->found++;
 		}
 	} else {
@@ -686,13 +699,14 @@ static void check_hca_mixed(struct ctx *c)
 		return;
 	const char *spec = job_var(c->j, "NCCL_IB_HCA");
 	struct fab_finding *f = add(c->out, "job.ib-hca-mixed", SEV_WARN, c->j,
-				    "step 0 (the job): NCCL pairs its HCAs across ranks; IB and RoCE cannot meet");
-	snprintf(f->message, sizeof(f->message), "%s lets NCCL use InfiniBand and RoCE HCAs together: "
-		 "an IB port cannot connect to a RoCE one", spec && *spec ? "NCCL_IB_HCA" : "no NCCL_IB_HCA");
+				    N_("step 0 (the job): NCCL pairs its HCAs across ranks; IB and RoCE cannot meet"));
+	snprintf(f->message, sizeof(f->message), spec && *spec ? _("NCCL_IB_HCA lets NCCL use InfiniBand and "
+		 "RoCE HCAs together: an IB port cannot connect to a RoCE one") : _("no NCCL_IB_HCA lets NCCL use "
+		 "InfiniBand and RoCE HCAs together: an IB port cannot connect to a RoCE one"));
 	snprintf(f->evidence, sizeof(f->evidence), "NCCL_IB_HCA=%s; InfiniBand: %s; RoCE: %s",
 		 spec && *spec ? spec : "(unset)", ib, roce);
-	snprintf(f->hint, sizeof(f->hint), "NCCL_IB_HCA=%s (the IB rails), or the RoCE list if those "
-		 "are the job's network", FAB_SHQ(ibcsv));
+	snprintf(f->hint, sizeof(f->hint), _("NCCL_IB_HCA=%s (the IB rails), or the RoCE list if those "
+		 "are the job's network"), FAB_SHQ(ibcsv));
 	c->found++;
 }
 
@@ -720,10 +734,10 @@ static void check_gid(struct ctx *c)
 	struct fab_finding *f;
 	if (*end || want < -1 || want >= 1024) {
 		f = add(c->out, "job.gid-index", SEV_ERROR, c->j, LAYER_GID);
-		snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%s is not a GID index", v);
-		snprintf(f->evidence, sizeof(f->evidence), "expected a number (0..255), or -1 for NCCL's "
-			 "own choice");
-		snprintf(f->hint, sizeof(f->hint), "unset it, or set the index of a RoCE v2 GID");
+		snprintf(f->message, sizeof(f->message), _("NCCL_IB_GID_INDEX=%s is not a GID index"), v);
+		snprintf(f->evidence, sizeof(f->evidence), _("expected a number (0..255), or -1 for NCCL's "
+			 "own choice"));
+		snprintf(f->hint, sizeof(f->hint), _("unset it, or set the index of a RoCE v2 GID"));
 		c->found++;
 		return;
 	}
@@ -759,27 +773,27 @@ static void check_gid(struct ctx *c)
 				continue;
 			f = add(c->out, "job.gid-index", g && !local ? SEV_WARN : SEV_ERROR, c->j, LAYER_GID);
 			if (!g)
-				snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%ld: %s port %d "
-					 "has no GID at index %ld", want, nic->name, pt->num, want);
+				snprintf(f->message, sizeof(f->message), _("NCCL_IB_GID_INDEX=%ld: %s port %d "
+					 "has no GID at index %ld"), want, nic->name, pt->num, want);
 			else if (local)
-				snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%ld: %s port %d "
+				snprintf(f->message, sizeof(f->message), _("NCCL_IB_GID_INDEX=%ld: %s port %d "
 					 "GID %ld is RoCE v2 on the link-local address %s: packets to a peer "
-					 "on another subnet cannot be routed", want, nic->name, pt->num, want,
+					 "on another subnet cannot be routed"), want, nic->name, pt->num, want,
 					 g->ip[0] ? g->ip : "fe80::");
 			else
-				snprintf(f->message, sizeof(f->message), "NCCL_IB_GID_INDEX=%ld: %s port %d "
-					 "GID %ld is %s, not RoCE v2 (not routable across subnets)", want,
-					 nic->name, pt->num, want, g->type[0] ? g->type : "of unknown type");
-			snprintf(f->evidence, sizeof(f->evidence), "%s/%d: %d GIDs set; RoCE v2: %s%s%s",
+				snprintf(f->message, sizeof(f->message), _("NCCL_IB_GID_INDEX=%ld: %s port %d "
+					 "GID %ld is %s, not RoCE v2 (not routable across subnets)"), want,
+					 nic->name, pt->num, want, g->type[0] ? g->type : _("of unknown type"));
+			snprintf(f->evidence, sizeof(f->evidence), _("%s/%d: %d GIDs set; RoCE v2: %s%s%s"),
 				 nic->name, pt->num, pt->ngids, v2[0] ? v2 : "none",
-				 g ? "; index is " : "", g ? g->gid : "");
+				 g ? _("; index is ") : "", g ? g->gid : "");
 			if (best)
-				snprintf(f->hint, sizeof(f->hint), "NCCL_IB_GID_INDEX=%d on %s (RoCE v2, %s), or "
+				snprintf(f->hint, sizeof(f->hint), _("NCCL_IB_GID_INDEX=%d on %s (RoCE v2, %s), or "
 					 "unset it to let NCCL choose (GID indexes differ per node and change "
-					 "when addresses do)", best->index, nic->name, best->ip);
+					 "when addresses do)"), best->index, nic->name, best->ip);
 			else
-				snprintf(f->hint, sizeof(f->hint), "give the port's netdev an %s address so a "
-					 "routable RoCE v2 GID appears", want6 ? "IPv6 global" : "IPv4");
+				snprintf(f->hint, sizeof(f->hint), _("give the port's netdev an %s address so a "
+					 "routable RoCE v2 GID appears"), want6 ? _("IPv6 global") : "IPv4");
 			c->found++;
 		}
 	}
@@ -793,18 +807,18 @@ static void check_ib_disabled(struct ctx *c)
 		return;
 	bool rdma = c->usable_hcas[0] != '\0';
 	struct fab_finding *f = add(c->out, "job.ib-disabled", rdma ? SEV_WARN : SEV_INFO, c->j,
-				    "step 0 (the job): which transport NCCL uses between nodes");
-	snprintf(f->message, sizeof(f->message), "%s: NCCL uses TCP sockets between nodes%s",
-		 by_disable ? "NCCL_IB_DISABLE=1" : "NCCL_NET=Socket",
-		 rdma ? " although RDMA devices are usable here" : "; no usable RDMA device here anyway");
+				    N_("step 0 (the job): which transport NCCL uses between nodes"));
+	snprintf(f->message, sizeof(f->message), rdma ? _("%s: NCCL uses TCP sockets between nodes although "
+		 "RDMA devices are usable here") : _("%s: NCCL uses TCP sockets between nodes; no usable RDMA "
+		 "device here anyway"), by_disable ? "NCCL_IB_DISABLE=1" : "NCCL_NET=Socket");
 	snprintf(f->evidence, sizeof(f->evidence), "%s%s%s%s; usable HCAs: %s",
 		 by_disable ? "NCCL_IB_DISABLE=" : "", by_disable ? dis : "",
 		 by_disable && by_net ? ", " : "", by_net ? "NCCL_NET=Socket" : "",
 		 rdma ? c->usable_hcas : "none");
 	snprintf(f->hint, sizeof(f->hint), "%s", rdma ?
-		 "expect a fraction of the bandwidth; remove it unless this is the socket run of an A/B "
-		 "test (an external net plugin ignores NCCL_IB_DISABLE: NCCL_NET=Socket is the sure way)" :
-		 "nothing to gain from RDMA on this node as it is");
+		 _("expect a fraction of the bandwidth; remove it unless this is the socket run of an A/B "
+		 "test (an external net plugin ignores NCCL_IB_DISABLE: NCCL_NET=Socket is the sure way)") :
+		 _("nothing to gain from RDMA on this node as it is"));
 	c->found++;
 }
 
@@ -820,15 +834,15 @@ static void check_debug_file(struct ctx *c)
 	if (!path[0])
 		job_expand_debug_file(t, c->m->host, j->nspid, path, sizeof(path));
 	struct fab_finding *f = add(c->out, "job.debug-file", SEV_INFO, c->j, LAYER_LOG);
-	snprintf(f->message, sizeof(f->message), "NCCL writes its log to %s%s", path,
-		 lvl && *lvl ? "" : " (but NCCL_DEBUG is unset: nothing is logged)");
+	snprintf(f->message, sizeof(f->message), lvl && *lvl ? _("NCCL writes its log to %s") :
+		 _("NCCL writes its log to %s (but NCCL_DEBUG is unset: nothing is logged)"), path);
 	if (j->debug_file_size.ok)
-		snprintf(size, sizeof(size), "; %lld bytes now", j->debug_file_size.v);
+		snprintf(size, sizeof(size), _("; %lld bytes now"), j->debug_file_size.v);
 	else if (!j->from_capture)
-		snprintf(size, sizeof(size), "; not there (yet)");
+		snprintf(size, sizeof(size), _("; not there (yet)"));
 	snprintf(f->evidence, sizeof(f->evidence), "NCCL_DEBUG_FILE=%s (%%h=%s, %%p=%d)%s%s%s; "
 		 "NCCL_DEBUG=%s", t, j->host[0] ? j->host : c->m->host, j->nspid,
-		 j->debug_file_open[0] ? "; from here: " : "", j->debug_file_open, size,
+		 j->debug_file_open[0] ? _("; from here: ") : "", j->debug_file_open, size,
 		 lvl && *lvl ? lvl : "unset");
 	snprintf(f->hint, sizeof(f->hint), "fabtop analyze-log %s", FAB_SHQ(j->debug_file_open[0] ?
 		 j->debug_file_open : path));
@@ -872,14 +886,17 @@ int job_check_unreadable(const struct fab_job_list *l, struct fab_model *out)
 	 * and worth a warning; beside found jobs, they may be other ranks. */
 	struct fab_finding *f = model_add_finding(out, "job.unreadable",
 						  l->njobs ? SEV_INFO : SEV_WARN, "node");
-	snprintf(f->message, sizeof(f->message), "%s%s", l->njobs ? "" :
-		 "whether an NCCL process runs here is unknown: ", l->note[0] ? l->note :
-		 "processes could not be read");
-	snprintf(f->evidence, sizeof(f->evidence), "looked in %s; %d process%s not readable",
-		 l->source[0] ? l->source : "?", l->unreadable, l->unreadable == 1 ? "" : "es");
-	snprintf(f->hint, sizeof(f->hint), "run fabtop as root (sudo -E fabtop wizard), with "
-		 "CAP_SYS_PTRACE, or as the job's user, in the job's pod or on its node");
-	fab_strlcpy(f->layer, "step 0 (the job): the NCCL processes on this node", sizeof(f->layer));
+	const char *note = l->note[0] ? l->note : _("processes could not be read");
+	if (l->njobs)
+		snprintf(f->message, sizeof(f->message), "%s", note);
+	else
+		snprintf(f->message, sizeof(f->message), _("whether an NCCL process runs here is unknown: %s"), note);
+	snprintf(f->evidence, sizeof(f->evidence), P_("looked in %s; %d process not readable",
+						       "looked in %s; %d processes not readable", (unsigned long)l->unreadable),
+		 l->source[0] ? l->source : "?", l->unreadable);
+	snprintf(f->hint, sizeof(f->hint), _("run fabtop as root (sudo -E fabtop wizard), with "
+		 "CAP_SYS_PTRACE, or as the job's user, in the job's pod or on its node"));
+	fab_strlcpy(f->layer, _("step 0 (the job): the NCCL processes on this node"), sizeof(f->layer));
 	return 1;
 }
 
@@ -892,14 +909,14 @@ int job_check_all(const struct fab_job_list *l, const struct fab_model *m, struc
 	if (l->njobs == 0 && !l->unreadable) {
 		struct fab_finding *f = model_add_finding(out, "job.none", SEV_INFO, "node");
 		if (f) {
-			snprintf(f->message, sizeof(f->message), "no NCCL process on this node: the wizard "
-				 "uses its own inputs (--iface, --hca, --peer)");
-			snprintf(f->evidence, sizeof(f->evidence), "looked in %s for libnccl mapped or an "
-				 "NCCL_ variable other than NCCL_VERSION%s%s", l->source[0] ? l->source : "?",
+			snprintf(f->message, sizeof(f->message), _("no NCCL process on this node: the wizard "
+				 "uses its own inputs (--iface, --hca, --peer)"));
+			snprintf(f->evidence, sizeof(f->evidence), _("looked in %s for libnccl mapped or an "
+				 "NCCL_ variable other than NCCL_VERSION%s%s"), l->source[0] ? l->source : "?",
 				 l->note[0] ? "; " : "", l->note);
-			snprintf(f->hint, sizeof(f->hint), "start the job (or a small NCCL test) and run "
-				 "step 0 again to check its settings");
-			fab_strlcpy(f->layer, "step 0 (the job): the NCCL processes on this node",
+			snprintf(f->hint, sizeof(f->hint), _("start the job (or a small NCCL test) and run "
+				 "step 0 again to check its settings"));
+			fab_strlcpy(f->layer, _("step 0 (the job): the NCCL processes on this node"),
 				    sizeof(f->layer));
 			n++;
 		}

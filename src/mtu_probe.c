@@ -23,6 +23,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include "mtu_probe.h"
+#include "fabtop/i18n.h"
 #include "fabtop/util.h"
 
 /* traceroute's ports. Each probe goes to the next one so that a late answer
@@ -463,19 +464,19 @@ static void say_unreachable(struct mtu_result *r, int min)
 	for (int i = r->nprobes - 1; i >= 0; i--)
 		if (r->probes[i].outcome == PROBE_ERROR && r->probes[i].err == ECONNREFUSED) {
 			snprintf(r->message, sizeof(r->message),
-				 "nothing reached %s: port unreachable from %s, not the peer: "
-				 "something on the way rejects UDP to ports %d+ (%d probes)",
+				 _("nothing reached %s: port unreachable from %s, not the peer: "
+				 "something on the way rejects UDP to ports %d+ (%d probes)"),
 				 r->addr, r->probes[i].from, PROBE_PORT, r->nprobes);
 			return;
 		} else if (r->probes[i].outcome == PROBE_ERROR) {
 			snprintf(r->message, sizeof(r->message),
-				 "nothing reached %s: %s%s%s (%d probes)", r->addr,
-				 strerror(r->probes[i].err), r->probes[i].from[0] ? " from " : "",
+				 _("nothing reached %s: %s%s%s (%d probes)"), r->addr,
+				 strerror(r->probes[i].err), r->probes[i].from[0] ? _(" from ") : "",
 				 r->probes[i].from, r->nprobes);
 			return;
 		}
 	snprintf(r->message, sizeof(r->message),
-		 "nothing reached %s: no answer to %d probes down to %d bytes, not even an ICMP error",
+		 _("nothing reached %s: no answer to %d probes down to %d bytes, not even an ICMP error"),
 		 r->addr, r->nprobes, min);
 }
 
@@ -635,7 +636,7 @@ static void search(struct prober *p, int min, int max)
 		r->verdict = b.lo ? MTU_BLACKHOLE : MTU_UNREACHABLE;
 	if (r->verdict == MTU_BLACKHOLE && b.hi > b.lo + 1)
 		snprintf(r->message, sizeof(r->message),
-			 "black hole, %d bytes arrive, %d do not; search stopped after %d probes",
+			 _("black hole, %d bytes arrive, %d do not; search stopped after %d probes"),
 			 b.lo, b.hi, r->nprobes);
 }
 
@@ -643,24 +644,24 @@ static void say_verdict(struct mtu_result *r, int min)
 {
 	char path[160];
 	if (r->egress[0])
-		snprintf(path, sizeof(path), "path to %s via %s (MTU %d)", r->addr, r->egress, r->iface_mtu);
+		snprintf(path, sizeof(path), _("path to %s via %s (MTU %d)"), r->addr, r->egress, r->iface_mtu);
 	else
-		snprintf(path, sizeof(path), "path to %s", r->addr);
+		snprintf(path, sizeof(path), _("path to %s"), r->addr);
 	switch (r->verdict) {
 	case MTU_OK:
-		snprintf(r->message, sizeof(r->message), "%s carries %d bytes", path, r->path_mtu);
+		snprintf(r->message, sizeof(r->message), _("%s carries %d bytes"), path, r->path_mtu);
 		break;
 	case MTU_PATH_LOWER:
 		if (r->hop[0] && r->hop_mtu == r->path_mtu)
 			snprintf(r->message, sizeof(r->message),
-				 "%s: hop %s reports MTU %d (frag-needed), larger packets stop there",
+				 _("%s: hop %s reports MTU %d (frag-needed), larger packets stop there"),
 				 path, r->hop, r->hop_mtu);
 		else if (r->hop[0])
 			snprintf(r->message, sizeof(r->message),
-				 "%s: hop %s reports MTU %d (frag-needed); %d bytes arrive",
+				 _("%s: hop %s reports MTU %d (frag-needed); %d bytes arrive"),
 				 path, r->hop, r->hop_mtu, r->path_mtu);
 		else
-			snprintf(r->message, sizeof(r->message), "%s: the kernel sends no more than %d bytes",
+			snprintf(r->message, sizeof(r->message), _("%s: the kernel sends no more than %d bytes"),
 				 path, r->path_mtu);
 		break;
 	case MTU_BLACKHOLE:
@@ -671,12 +672,12 @@ static void say_verdict(struct mtu_result *r, int min)
 			break;
 		}
 		snprintf(r->message, sizeof(r->message),
-			 "%s: black hole, up to %d bytes arrive, larger ones vanish without an ICMP error",
+			 _("%s: black hole, up to %d bytes arrive, larger ones vanish without an ICMP error"),
 			 path, r->path_mtu);
 		if (r->hop[0]) {
 			size_t l = strlen(r->message);
 			snprintf(r->message + l, sizeof(r->message) - l,
-				 "; hop %s reported MTU %d, which did not arrive either", r->hop, r->hop_mtu);
+				 _("; hop %s reported MTU %d, which did not arrive either"), r->hop, r->hop_mtu);
 		}
 		break;
 	case MTU_UNREACHABLE:
@@ -689,11 +690,11 @@ static void say_verdict(struct mtu_result *r, int min)
 	int dev = r->iface_mtu < IP_MAX_PACKET ? r->iface_mtu : IP_MAX_PACKET;
 	if (r->verdict != MTU_UNREACHABLE && r->route_mtu > 0 && r->route_mtu < dev)
 		snprintf(r->message + l, sizeof(r->message) - l,
-			 "; the kernel had cached PMTU %d from an earlier ICMP", r->route_mtu);
+			 _("; the kernel had cached PMTU %d from an earlier ICMP"), r->route_mtu);
 	l = strlen(r->message);
 	if (r->rate_limited)
 		snprintf(r->message + l, sizeof(r->message) - l,
-			 "; the peer rate-limits its answers, probes were paced %.0f s apart", RATE_GAP);
+			 _("; the peer rate-limits its answers, probes were paced %.0f s apart"), RATE_GAP);
 }
 
 static int fail(struct mtu_result *r, const char *fmt, const char *a, const char *b)
@@ -712,7 +713,7 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	memset(r, 0, sizeof(*r));
 	r->verdict = MTU_ERROR;
 	if (!peer || !peer[0])
-		return fail(r, "no peer given%s%s", "", "");
+		return fail(r, _("no peer given%s%s"), "", "");
 	fab_strlcpy(r->peer, peer, sizeof(r->peer));
 
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM,
@@ -720,7 +721,7 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	struct addrinfo *ai = NULL;
 	int gai = getaddrinfo(peer, "33434", &hints, &ai);
 	if (gai)
-		return fail(r, "cannot resolve %s: %s", peer, gai_strerror(gai));
+		return fail(r, _("cannot resolve %s: %s"), peer, gai_strerror(gai));
 	struct prober p = { .fd = -1, .r = r, .family = ai->ai_family };
 	memcpy(&p.dst, ai->ai_addr, ai->ai_addrlen);
 	p.dlen = ai->ai_addrlen;
@@ -734,7 +735,7 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 
 	p.fd = socket(p.family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
 	if (p.fd < 0)
-		return fail(r, "cannot open a UDP socket: %s%s", strerror(errno), "");
+		return fail(r, _("cannot open a UDP socket: %s%s"), strerror(errno), "");
 	/* PROBE: DF set and the kernel's cached path MTU ignored, so every size
 	 * really goes out; RECVERR: ICMP answers land in the error queue. */
 	int on = 1, pmtu = p.family == AF_INET ? IP_PMTUDISC_PROBE : IPV6_PMTUDISC_PROBE;
@@ -746,13 +747,13 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	if (rc) {
 		int e = errno;
 		close(p.fd);
-		return fail(r, "cannot set DF probing on a UDP socket: %s%s", strerror(e), "");
+		return fail(r, _("cannot set DF probing on a UDP socket: %s%s"), strerror(e), "");
 	}
 
 	set_port(&p.dst, PROBE_PORT);
 	if (connect(p.fd, (struct sockaddr *)&p.dst, p.dlen) < 0) {
 		/* No route (or an unreachable/prohibit route): a verdict, not a failure. */
-		snprintf(r->message, sizeof(r->message), "nothing reached %s: no route (%s)",
+		snprintf(r->message, sizeof(r->message), _("nothing reached %s: no route (%s)"),
 			 r->addr, strerror(errno));
 		r->verdict = MTU_UNREACHABLE;
 		close(p.fd);
@@ -779,14 +780,14 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	if (max <= p.overhead || max > IP_MAX_PACKET || min <= p.overhead || min > max) {
 		close(p.fd);
 		snprintf(r->message, sizeof(r->message),
-			 "cannot probe sizes %d..%d to %s: need %d < min <= max <= 65535",
+			 _("cannot probe sizes %d..%d to %s: need %d < min <= max <= 65535"),
 			 min, max, r->addr, p.overhead);
 		return -1;
 	}
 	p.payload = calloc(1, (size_t)max);
 	if (!p.payload) {
 		close(p.fd);
-		return fail(r, "out of memory%s%s", "", "");
+		return fail(r, _("out of memory%s%s"), "", "");
 	}
 	search(&p, min, max);
 	free(p.payload);
@@ -795,7 +796,7 @@ int mtu_probe(const char *peer, const struct mtu_opts *o, struct mtu_result *r)
 	say_verdict(r, min);
 	if (r->wrong_egress) {
 		size_t l = strlen(r->message);
-		snprintf(r->message + l, sizeof(r->message) - l, "; routed via %s, not %s",
+		snprintf(r->message + l, sizeof(r->message) - l, _("; routed via %s, not %s"),
 			 r->egress, o->iface);
 	}
 	r->elapsed_s = now_s() - t0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include "fabtop/i18n.h"
 #include "fabtop/ras_job.h"
 #include "fabtop/model.h"
 #include "fabtop/nccl_log.h"
@@ -38,11 +39,11 @@ int job_verdict_exit(enum job_verdict v)
 const char *ras_progress_word(enum comm_progress p)
 {
 	switch (p) {
-	case CP_TOO_SOON: return "watching";
-	case CP_ADVANCING: return "advancing";
-	case CP_STUCK: return "stuck";
-	case CP_FROZEN_EQUAL: return "frozen";
-	default: return "unknown";
+	case CP_TOO_SOON: return N_("watching");
+	case CP_ADVANCING: return N_("advancing");
+	case CP_STUCK: return N_("stuck");
+	case CP_FROZEN_EQUAL: return N_("frozen");
+	default: return N_("unknown");
 	}
 }
 
@@ -91,7 +92,7 @@ static bool addr_from_log(const struct fab_job *j, struct ras_addr *a)
 	for (long off = 0; !found && off < (16L << 20) && fgets(line, sizeof(line), f); off += (long)strlen(line)) {
 		const char *p = strstr(line, "RAS client listening socket at ");
 		if (p && ras_addr_parse(p + 31, a) == 0) {
-			snprintf(a->source, sizeof(a->source), "the log of pid %d (RAS client listening socket)",
+			snprintf(a->source, sizeof(a->source), _("the log of pid %d (RAS client listening socket)"),
 				 j->pid);
 			found = true;
 		}
@@ -111,15 +112,15 @@ static void pick_addr(struct ras_session *s, const struct fab_job_list *jobs, co
 		if (ras_addr_parse(ras_addr, &s->addr) != 0) {
 			s->offline = true;
 			s->next = -1;
-			snprintf(s->not_sent, sizeof(s->not_sent), "--ras wants HOST:PORT, [V6]:PORT or HOST; "
-				 "nothing is asked");
+			snprintf(s->not_sent, sizeof(s->not_sent), _("--ras wants HOST:PORT, [V6]:PORT or HOST; "
+				 "nothing is asked"));
 		}
 		return;
 	}
 	for (int i = 0; jobs && i < jobs->njobs; i++) {
 		const char *v = job_var(&jobs->jobs[i], "NCCL_RAS_ADDR");
 		if (v && ras_addr_parse(v, &s->addr) == 0) {
-			snprintf(s->addr.source, sizeof(s->addr.source), "NCCL_RAS_ADDR of pid %d",
+			snprintf(s->addr.source, sizeof(s->addr.source), _("NCCL_RAS_ADDR of pid %d"),
 				 jobs->jobs[i].pid);
 			return;
 		}
@@ -128,7 +129,7 @@ static void pick_addr(struct ras_session *s, const struct fab_job_list *jobs, co
 		if (addr_from_log(&jobs->jobs[i], &s->addr))
 			return;
 	ras_addr_parse(RAS_DEFAULT_HOST ":" RAS_DEFAULT_PORT, &s->addr);
-	snprintf(s->addr.source, sizeof(s->addr.source), "NCCL's default");
+	snprintf(s->addr.source, sizeof(s->addr.source), _("NCCL's default"));
 }
 
 /* The job's namespace: RAS listens on localhost inside it. */
@@ -141,11 +142,11 @@ static void pick_netns(struct ras_session *s, const struct fab_job_list *jobs)
 			continue;
 		if (s->explicit_addr) {
 			snprintf(s->netns_note, sizeof(s->netns_note),
-				 "pid %d runs in another network namespace; --ras is reached from fabtop's own", j->pid);
+				 _("pid %d runs in another network namespace; --ras is reached from fabtop's own"), j->pid);
 			return;
 		}
 		s->netns_pid = j->pid;
-		snprintf(s->netns_note, sizeof(s->netns_note), "asked inside the network namespace of pid %d (%s)",
+		snprintf(s->netns_note, sizeof(s->netns_note), _("asked inside the network namespace of pid %d (%s)"),
 			 j->pid, j->netns);
 		return;
 	}
@@ -168,8 +169,8 @@ void ras_session_jobs(struct ras_session *s, const struct fab_job_list *jobs, do
 		const char *en = job_var(j, "NCCL_RAS_ENABLE");
 		if (en && atoi(en) == 0 && !s->ras_off) {
 			s->ras_off = true;
-			snprintf(s->off_why, sizeof(s->off_why), "pid %d sets NCCL_RAS_ENABLE=%.16s: the job runs "
-				 "no RAS, so there is nothing to ask", j->pid, en);
+			snprintf(s->off_why, sizeof(s->off_why), _("pid %d sets NCCL_RAS_ENABLE=%.16s: the job runs "
+				 "no RAS, so there is nothing to ask"), j->pid, en);
 		}
 		if (mapped && !j->nccl_lib[0])
 			continue;
@@ -205,7 +206,7 @@ void ras_session_init(struct ras_session *s, const struct fab_job_list *jobs, co
 		int v = j->nccl_lib[0] ? version_from_lib(j->nccl_lib, j->pid, !j->from_capture) : 0;
 		if (v && !s->version) {
 			s->version = v;
-			snprintf(s->version_from, sizeof(s->version_from), "the libnccl pid %d maps", j->pid);
+			snprintf(s->version_from, sizeof(s->version_from), _("the libnccl pid %d maps"), j->pid);
 		}
 	}
 }
@@ -417,7 +418,7 @@ void ras_session_feed(struct ras_session *s, const struct ras_xfer *x, double t)
 	if (x->err || !x->len) {
 		s->nfailed++;
 		s->have_reply = false;
-		snprintf(s->last_why, sizeof(s->last_why), "%s", x->why[0] ? x->why : "no answer");
+		snprintf(s->last_why, sizeof(s->last_why), "%s", x->why[0] ? x->why : _("no answer"));
 		return;
 	}
 	struct ras_reply r;
@@ -425,7 +426,7 @@ void ras_session_feed(struct ras_session *s, const struct ras_xfer *x, double t)
 		s->nfailed++;
 		s->have_reply = false;
 		s->last_err = EPROTO;
-		snprintf(s->last_why, sizeof(s->last_why), "the answer is not a RAS report: %s", r.error);
+		snprintf(s->last_why, sizeof(s->last_why), _("the answer is not a RAS report: %s"), r.error);
 		ras_reply_free(&r);
 		return;
 	}
@@ -436,7 +437,7 @@ void ras_session_feed(struct ras_session *s, const struct ras_xfer *x, double t)
 	s->last_saw_init = reply_has_init(&r);
 	if (r.version && s->version != r.version) {
 		s->version = r.version;
-		snprintf(s->version_from, sizeof(s->version_from), "RAS's report");
+		snprintf(s->version_from, sizeof(s->version_from), _("RAS's report"));
 	}
 	track_reply(s, t);
 }
@@ -446,9 +447,9 @@ void ras_session_offline(struct ras_session *s, const struct fab_root *r)
 	s->offline = true;
 	s->next = -1;
 	snprintf(s->not_sent, sizeof(s->not_sent), "%s", s->replayed
-		 ? "a capture: its recorded replies are judged, nothing is asked"
-		 : "a capture or a directory of another node: RAS is asked only on the live node (or "
-		   "with --ras); this one recorded no RAS exchange");
+		 ? _("a capture: its recorded replies are judged, nothing is asked")
+		 : _("a capture or a directory of another node: RAS is asked only on the live node (or "
+		   "with --ras); this one recorded no RAS exchange"));
 	(void)r;
 }
 
@@ -477,13 +478,13 @@ bool ras_session_may_ask(struct ras_session *s, double now, enum ras_req *req, b
 		return false;
 	}
 	if (!s->explicit_addr && !s->njobs) {
-		snprintf(s->not_sent, sizeof(s->not_sent), "no NCCL process here: give --ras ADDR to ask a job elsewhere");
+		snprintf(s->not_sent, sizeof(s->not_sent), _("no NCCL process here: give --ras ADDR to ask a job elsewhere"));
 		s->next = -1;
 		return false;
 	}
 	if (s->age_unknown) {
-		snprintf(s->not_sent, sizeof(s->not_sent), "when pid %d started cannot be read (/proc/%d/stat): "
-			 "not asked, since it may still be initialising", s->age_unknown, s->age_unknown);
+		snprintf(s->not_sent, sizeof(s->not_sent), _("when pid %d started cannot be read (/proc/%d/stat): "
+			 "not asked, since it may still be initialising"), s->age_unknown, s->age_unknown);
 		s->next = -1;
 		return false;
 	}
@@ -502,11 +503,11 @@ bool ras_session_may_monitor(const struct ras_session *s, double now, bool *json
 	double nx;
 	char w[8];
 	if (s->offline || (!s->explicit_addr && !s->njobs) || !s->have_reply || s->age_unknown) {
-		snprintf(why, len, "MONITOR follows a first STATUS reply on a live job");
+		snprintf(why, len, _("MONITOR follows a first STATUS reply on a live job"));
 		return false;
 	}
 	if (s->last_saw_init) {
-		snprintf(why, len, "communicators are in INIT: no connection until the next window");
+		snprintf(why, len, _("communicators are in INIT: no connection until the next window"));
 		return false;
 	}
 	*json = ras_gate(RAS_REQ_SET_FORMAT, &in, &nx, w, sizeof(w));
@@ -609,7 +610,7 @@ enum job_verdict ras_session_verdict(const struct ras_session *s, char *why, siz
 		return JV_RAS_OFF;
 	}
 	if (!s->njobs && !s->explicit_addr) {
-		snprintf(why, len, "no NCCL process here and no --ras address");
+		snprintf(why, len, _("no NCCL process here and no --ras address"));
 		return JV_NO_JOB;
 	}
 	if (!s->nqueries && s->offline) {
@@ -618,21 +619,24 @@ enum job_verdict ras_session_verdict(const struct ras_session *s, char *why, siz
 	}
 	if (!s->nqueries) {
 		bool young = s->youngest_age >= 0 && s->youngest_age < RAS_MIN_AGE && s->next >= 0;
-		snprintf(why, len, "%s", s->not_sent[0] ? s->not_sent : "not asked yet");
+		snprintf(why, len, "%s", s->not_sent[0] ? s->not_sent : _("not asked yet"));
 		return young ? JV_INIT : JV_UNAVAILABLE;
 	}
 	if (!s->have_reply) {
-		snprintf(why, len, "%s (%s:%s, from %s)", s->last_why, s->addr.host, s->addr.port, s->addr.source);
+		snprintf(why, len, _("%s (%s:%s, from %s)"), s->last_why, s->addr.host, s->addr.port, s->addr.source);
 		return JV_UNAVAILABLE;
 	}
 	if (s->last_saw_init) {
-		snprintf(why, len, "communicators still in INIT; no further query until the next window");
+		snprintf(why, len, _("communicators still in INIT; no further query until the next window"));
 		return JV_INIT;
 	}
 	int missing, dead = count_dead(&s->reply, &missing);
 	if (dead || missing) {
-		snprintf(why, len, "%d rank%s missing, %d process%s considered dead", missing,
-			 missing == 1 ? "" : "s", dead, dead == 1 ? "" : "es");
+		char a[96], b[96];
+		snprintf(a, sizeof(a), P_("%d rank missing", "%d ranks missing", (unsigned long)missing), missing);
+		snprintf(b, sizeof(b), P_("%d process considered dead", "%d processes considered dead",
+					  (unsigned long)dead), dead);
+		snprintf(why, len, _("%s, %s"), a, b);
 		return JV_DEAD_RANKS;
 	}
 	int adv = 0, stuck = 0, frozen = 0, soon = 0, unknown = 0;
@@ -648,30 +652,38 @@ enum job_verdict ras_session_verdict(const struct ras_session *s, char *why, siz
 	}
 	if (stuck || (frozen && !adv && !soon)) {
 		if (stuck)
-			snprintf(why, len, "%d communicator%s stuck: counts frozen for %.0f s or more with ranks at "
-				 "different counts%s", stuck, stuck == 1 ? "" : "s", s->window,
-				 frozen ? "; others frozen with every rank at the same count" : "");
+			snprintf(why, len, frozen ? P_("%d communicator stuck: counts frozen for %.0f s or more with "
+				 "ranks at different counts; others frozen with every rank at the same count",
+				 "%d communicators stuck: counts frozen for %.0f s or more with ranks at different "
+				 "counts; others frozen with every rank at the same count", (unsigned long)stuck)
+				 : P_("%d communicator stuck: counts frozen for %.0f s or more with ranks at different "
+				 "counts", "%d communicators stuck: counts frozen for %.0f s or more with ranks at "
+				 "different counts", (unsigned long)stuck), stuck, s->window);
 		else
-			snprintf(why, len, "nothing advances: %d communicator%s frozen for %.0f s or more with every "
-				 "rank at the same count (all wait in the same collective)", frozen,
-				 frozen == 1 ? "" : "s", s->window);
+			snprintf(why, len, P_("nothing advances: %d communicator frozen for %.0f s or more with every "
+				 "rank at the same count (all wait in the same collective)", "nothing advances: %d "
+				 "communicators frozen for %.0f s or more with every rank at the same count (all wait "
+				 "in the same collective)", (unsigned long)frozen), frozen, s->window);
 		return JV_STUCK;
 	}
 	if (adv) {
-		snprintf(why, len, "%d communicator%s advancing%s", adv, adv == 1 ? "" : "s",
-			 unknown ? "; others' counts are not shown by this report" : "");
+		snprintf(why, len, unknown ? P_("%d communicator advancing; others' counts are not shown by this "
+			 "report", "%d communicators advancing; others' counts are not shown by this report",
+			 (unsigned long)adv) : P_("%d communicator advancing", "%d communicators advancing",
+			 (unsigned long)adv), adv);
 		return JV_OK;
 	}
 	if (soon) {
-		snprintf(why, len, "counts have not moved yet; the window (%.0f s) has not passed", s->window);
+		snprintf(why, len, _("counts have not moved yet; the window (%.0f s) has not passed"), s->window);
 		return JV_WATCHING;
 	}
 	if (s->reply.no_comms || !s->reply.ncomms) {
-		snprintf(why, len, "RAS answered but reported no communicator");
+		snprintf(why, len, _("RAS answered but reported no communicator"));
 		return JV_UNKNOWN;
 	}
-	snprintf(why, len, "this NCCL's text report prints counts only when ranks differ, so progress "
-		 "cannot be seen%s", s->version && s->version < 22807 ? " (JSON needs 2.28.7)" : "");
+	snprintf(why, len, "%s", s->version && s->version < 22807 ? _("this NCCL's text report prints counts "
+		 "only when ranks differ, so progress cannot be seen (JSON needs 2.28.7)") : _("this NCCL's text "
+		 "report prints counts only when ranks differ, so progress cannot be seen"));
 	return JV_UNKNOWN;
 }
 
@@ -713,7 +725,7 @@ static int lag_lowest(const struct ras_comm *c, const char *label, struct ras_la
 		if (ng < 2)
 			continue;
 		char why[96];
-		snprintf(why, sizeof(why), "%s%sat %lld, others up to %lld", op, op[0] ? " " : "",
+		snprintf(why, sizeof(why), _("%s%sat %lld, others up to %lld"), op, op[0] ? " " : "",
 			 (long long)(lo < 0 ? 0 : lo), (long long)hi);
 		for (int i = 0; i < c->nranks; i++) {
 			const struct ras_rank *r = &c->ranks[i];
@@ -744,8 +756,8 @@ int ras_session_lagging(const struct ras_session *s, struct ras_lag *out, int ma
 			if (!rk->missing)
 				continue;
 			if (n < max)
-				lag_from_rank(&out[n], label, rk, rk->dead ? "dead" : rk->unresponsive
-					      ? "missing: unresponsive" : "missing");
+				lag_from_rank(&out[n], label, rk, rk->dead ? _("dead") : rk->unresponsive
+					      ? _("missing: unresponsive") : _("missing"));
 			n++;
 		}
 		for (int t = 0; t < s->ntracks; t++)
@@ -766,8 +778,8 @@ int ras_session_lagging(const struct ras_session *s, struct ras_lag *out, int ma
 			out[n].pid = p->pid;
 			out[n].gpu = atoi(p->gpus[0] ? p->gpus : "-1");
 			fab_strlcpy(out[n].host, p->host, sizeof(out[n].host));
-			snprintf(out[n].why, sizeof(out[n].why), "%s (GPU %s)", p->dead ? "process dead" :
-				 "process missing", p->gpus);
+			snprintf(out[n].why, sizeof(out[n].why), "%s (GPU %s)", p->dead ? _("process dead") :
+				 _("process missing"), p->gpus);
 		}
 		n++;
 	}
@@ -830,7 +842,7 @@ int ras_session_load(struct ras_session *s, const struct fab_root *r)
 		fab_strlcpy(s->addr.host, h, sizeof(s->addr.host));
 		fab_strlcpy(s->addr.port, p, sizeof(s->addr.port));
 	}
-	snprintf(s->addr.source, sizeof(s->addr.source), "%s (recorded by the capture)", src ? src : "?");
+	snprintf(s->addr.source, sizeof(s->addr.source), _("%s (recorded by the capture)"), src ? src : "?");
 	/* The window the capture watched, unless the user asks for another. */
 	double w = json_number_value(json_object_get(doc, "window_s"));
 	if (!s->window_given && w > 0 && w <= 86400) {
@@ -860,7 +872,7 @@ int ras_session_load(struct ras_session *s, const struct fab_root *r)
 			snprintf(node, sizeof(node), "/fabtop/ras/%s", rf);
 			if (root_read_alloc(r, node, &x.reply, &x.len) != 0) {
 				x.err = EIO;
-				snprintf(x.why, sizeof(x.why), "the capture's reply %s cannot be read", rf);
+				snprintf(x.why, sizeof(x.why), _("the capture's reply %s cannot be read"), rf);
 			}
 		}
 		ras_session_feed(s, &x, t);
@@ -887,7 +899,7 @@ bool ras_host_is_here(const char *host, const struct fab_job_list *jobs, const s
 	for (int i = 0; m && i < m->nnetdevs; i++)
 		for (int k = 0; k < m->netdevs[i].naddrs; k++)
 			if (addr_is(m->netdevs[i].addrs[k], host)) {
-				snprintf(why, len, "%s is %s's address", host, m->netdevs[i].name);
+				snprintf(why, len, _("%s is %s's address"), host, m->netdevs[i].name);
 				return true;
 			}
 	for (int j = 0; jobs && j < jobs->njobs; j++) {
@@ -895,7 +907,7 @@ bool ras_host_is_here(const char *host, const struct fab_job_list *jobs, const s
 		for (int i = 0; i < net->nifs; i++)
 			for (int k = 0; k < net->ifs[i].naddrs; k++)
 				if (addr_is(net->ifs[i].addrs[k], host)) {
-					snprintf(why, len, "%s is %s's address in pid %d's namespace", host,
+					snprintf(why, len, _("%s is %s's address in pid %d's namespace"), host,
 						 net->ifs[i].name, jobs->jobs[j].pid);
 					return true;
 				}
@@ -960,7 +972,7 @@ void job_gpu_plan(const struct fab_model *m, const struct fab_topo *t, const str
 	gdr_nic_for_gpu(m, t, g, j ? job_var(j, "NCCL_IB_HCA") : NULL, &out->nic);
 	if (out->nic.nic < 0 || gdr_judge(m, g, out->nic.nic, &env, &out->gdr) != 0) {
 		out->gdr.v.v = FAB_UNKNOWN;
-		snprintf(out->gdr.v.why, sizeof(out->gdr.v.why), "no NIC for this GPU");
+		snprintf(out->gdr.v.why, sizeof(out->gdr.v.why), _("no NIC for this GPU"));
 	}
 }
 
@@ -984,7 +996,7 @@ int ras_local_ranks(const struct ras_session *s, const struct fab_job_list *jobs
 			int j = job_by_nspid(jobs, r->pid);
 			bool here = ras_host_is_here(r->host, jobs, m, why, sizeof(why));
 			if (!here && !addrs && j >= 0) {
-				snprintf(why, sizeof(why), "pid %d is an NCCL process here (no address of this node known)",
+				snprintf(why, sizeof(why), _("pid %d is an NCCL process here (no address of this node known)"),
 					 r->pid);
 				here = true;
 			}
@@ -1025,7 +1037,7 @@ enum nccl_gdr job_log_gdr(const struct fab_job *j, char *why, size_t len)
 		return NCCL_GDR_UNKNOWN;
 	FILE *f = fopen(j->debug_file_open, "re");
 	if (!f) {
-		snprintf(why, len, "its log %s cannot be read: %s", j->debug_file_open, strerror(errno));
+		snprintf(why, len, _("its log %s cannot be read: %s"), j->debug_file_open, strerror(errno));
 		return NCCL_GDR_UNKNOWN;
 	}
 	struct nccl_log *a = calloc(1, sizeof(*a));
@@ -1046,8 +1058,8 @@ enum nccl_gdr job_log_gdr(const struct fab_job *j, char *why, size_t len)
 	fclose(f);
 	nccl_log_finish(a);
 	enum nccl_gdr g = a->gdr;
-	snprintf(why, len, "pid %d's log: %lld GPU Direct RDMA Enabled / %lld Disabled line(s), %lld of %lld NET "
-		 "channel(s) GDRDMA", j->pid, a->gdr_enabled_lines, a->gdr_disabled_lines, a->ch_net_gdr,
+	snprintf(why, len, _("pid %d's log: %lld GPU Direct RDMA Enabled / %lld Disabled line(s), %lld of %lld NET "
+		 "channel(s) GDRDMA"), j->pid, a->gdr_enabled_lines, a->gdr_disabled_lines, a->ch_net_gdr,
 		 a->ch_net_rdma);
 	nccl_log_free(a);
 	free(a);
@@ -1064,13 +1076,14 @@ int job_gdr_vs_log(enum nccl_gdr logged, const struct job_gpu_plan *plans, int n
 	}
 	const char *pred = unk == n ? "unknown" : on == n ? "on" : off == n ? "off" : "partial";
 	if (logged == NCCL_GDR_UNKNOWN || unk) {
-		snprintf(buf, len, "predicted %s for %d GPU(s); %s", pred, n,
-			 logged == NCCL_GDR_UNKNOWN ? "the log does not say" : "the prediction is incomplete");
+		snprintf(buf, len, _("predicted %s for %d GPU(s); %s"), pred, n,
+			 logged == NCCL_GDR_UNKNOWN ? _("the log does not say") : _("the prediction is incomplete"));
 		return 0;
 	}
 	bool agree = strcmp(pred, nccl_gdr_name(logged)) == 0;
-	snprintf(buf, len, "NCCL's log says GPUDirect RDMA %s; predicted %s for %d GPU(s)%s", nccl_gdr_name(logged),
-		 pred, n, agree ? ": they agree" : ": they differ (check nvidia_peermem, DMA-BUF and "
-		 "NCCL_NET_GDR_LEVEL against the log's NET/IB lines)");
+	snprintf(buf, len, agree ? _("NCCL's log says GPUDirect RDMA %s; predicted %s for %d GPU(s): they agree")
+		 : _("NCCL's log says GPUDirect RDMA %s; predicted %s for %d GPU(s): they differ (check "
+		     "nvidia_peermem, DMA-BUF and NCCL_NET_GDR_LEVEL against the log's NET/IB lines)"),
+		 nccl_gdr_name(logged), pred, n);
 	return agree ? 1 : -1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fabtop/i18n.h"
 #include "fabtop/ras_job.h"
 #include "fabtop/rdma_res.h"
 #include "fabtop/sampler.h"
@@ -44,36 +45,36 @@ static void opt_str(struct fab_out *o, const char *key, const char *fmt, const c
 static void print_ras(struct fab_out *o, const struct ras_session *s)
 {
 	out_open_obj(o, "ras");
-	out_str(o, PR_ANY, "host", "  RAS:      %s", s->addr.host);
+	out_str(o, PR_ANY, "host", _("  RAS:      %s"), s->addr.host);
 	out_str(o, PR_ANY, "port", ":%s", s->addr.port);
 	out_str(o, PR_ANY, "source", " (%s)\n", s->addr.source);
 	opt_str(o, "namespace", "            %s\n", s->netns_note);
 	char ver[24] = "";
 	if (s->version)
 		snprintf(ver, sizeof(ver), "%d.%d.%d", s->version / 10000, s->version / 100 % 100, s->version % 100);
-	out_str(o, PR_ANY, "nccl_version", "  NCCL:     %s", ver[0] ? ver : "unknown");
-	opt_str(o, "version_from", " (from %s)", s->version_from);
+	out_str(o, PR_ANY, "nccl_version", "  NCCL:     %s", ver[0] ? ver : _("unknown"));
+	opt_str(o, "version_from", _(" (from %s)"), s->version_from);
 	const struct ras_reply *r = s->have_reply ? &s->reply : NULL;
-	out_int(o, r && r->cuda_runtime >= 0 ? PR_ANY : PR_JSON, "cuda_runtime", "; CUDA runtime %lld",
+	out_int(o, r && r->cuda_runtime >= 0 ? PR_ANY : PR_JSON, "cuda_runtime", _("; CUDA runtime %lld"),
 		(fab_int){ r ? r->cuda_runtime : 0, r && r->cuda_runtime >= 0 });
-	out_int(o, r && r->cuda_driver >= 0 ? PR_ANY : PR_JSON, "cuda_driver", ", driver %lld",
+	out_int(o, r && r->cuda_driver >= 0 ? PR_ANY : PR_JSON, "cuda_driver", _(", driver %lld"),
 		(fab_int){ r ? r->cuda_driver : 0, r && r->cuda_driver >= 0 });
 	out_text(o, "\n");
 	/* Lines or keys this fabtop does not know: a newer NCCL, said, never an error. */
 	out_int(o, r && r->unknown_lines ? PR_ANY : PR_JSON, "unknown_lines",
-		"  note:     %lld line(s) or key(s) of the report unknown to this fabtop (a newer NCCL?)\n",
+		_("  note:     %lld line(s) or key(s) of the report unknown to this fabtop (a newer NCCL?)\n"),
 		(fab_int){ r ? r->unknown_lines : 0, r != NULL });
 	const char *fmt = !s->have_reply ? NULL : s->reply.format == RAS_FMT_JSON ? "json" : "text";
-	out_str(o, PR_ANY, "format", "  report:   %s", fmt ? fmt : "none");
-	out_int(o, PR_ANY, "queries", ", %lld quer", (fab_int){ s->nqueries, true });
-	out_text(o, "%s", s->nqueries == 1 ? "y" : "ies");
-	out_int(o, PR_ANY, "failed", " (%lld failed)", (fab_int){ s->nfailed, true });
-	out_num(o, PR_ANY, "window_s", ", window %.0f s", (fab_num){ s->window, true });
-	out_num(o, PR_ANY, "interval_s", ", at most one query per %.0f s", (fab_num){ s->interval, true });
+	out_str(o, PR_ANY, "format", _("  report:   %s"), fmt ? fmt : _("none"));
+	out_int(o, PR_JSON, "queries", NULL, (fab_int){ s->nqueries, true });
+	out_text(o, P_(", %d query", ", %d queries", (unsigned long)s->nqueries), s->nqueries);
+	out_int(o, PR_ANY, "failed", _(" (%lld failed)"), (fab_int){ s->nfailed, true });
+	out_num(o, PR_ANY, "window_s", _(", window %.0f s"), (fab_num){ s->window, true });
+	out_num(o, PR_ANY, "interval_s", _(", at most one query per %.0f s"), (fab_num){ s->interval, true });
 	out_bool(o, PR_JSON, "replayed", NULL, s->replayed);
-	out_text(o, "%s\n", s->replayed ? " (replayed from the capture)" : "");
-	opt_str(o, "not_sent", "  not sent: %s\n", s->not_sent);
-	opt_str(o, "last_error", "  error:    %s\n", s->last_why);
+	out_text(o, "%s\n", s->replayed ? _(" (replayed from the capture)") : "");
+	opt_str(o, "not_sent", _("  not sent: %s\n"), s->not_sent);
+	opt_str(o, "last_error", _("  error:    %s\n"), s->last_why);
 	out_close_obj(o);
 }
 
@@ -83,9 +84,9 @@ static void print_summary(struct fab_out *o, const struct ras_session *s)
 		return;
 	const struct ras_reply *r = &s->reply;
 	out_open_obj(o, "job_summary");
-	out_int(o, PR_ANY, "nodes", "  job:      %lld node(s)", (fab_int){ r->nodes, r->nodes >= 0 });
-	out_int(o, PR_ANY, "processes", ", %lld process(es)", (fab_int){ r->processes, r->processes >= 0 });
-	out_int(o, PR_ANY, "gpus", ", %lld GPU(s)\n", (fab_int){ r->gpus, r->gpus >= 0 });
+	out_int(o, PR_ANY, "nodes", _("  job:      %lld node(s)"), (fab_int){ r->nodes, r->nodes >= 0 });
+	out_int(o, PR_ANY, "processes", _(", %lld process(es)"), (fab_int){ r->processes, r->processes >= 0 });
+	out_int(o, PR_ANY, "gpus", _(", %lld GPU(s)\n"), (fab_int){ r->gpus, r->gpus >= 0 });
 	out_close_obj(o);
 }
 
@@ -93,7 +94,7 @@ static void print_comms(struct fab_out *o, const struct ras_session *s)
 {
 	out_open_arr(o, "communicators");
 	if (s->ntracks)
-		out_text(o, "\nCommunicators (progress over the window)\n");
+		out_text(o, _("\nCommunicators (progress over the window)\n"));
 	for (int i = 0; i < s->ntracks; i++) {
 		const struct ras_track *t = &s->tracks[i];
 		const struct ras_comm *c = t->in_last ? &s->reply.comms[t->reply_idx] : NULL;
@@ -101,13 +102,14 @@ static void print_comms(struct fab_out *o, const struct ras_session *s)
 		out_str(o, PR_ANY, "id", "  %-24s", t->label);
 		out_str(o, PR_ANY, "status", " %-9s", c ? c->status : NULL);
 		out_str(o, PR_ANY, "errors", " %-20s", c ? c->errors : NULL);
-		out_int(o, PR_ANY, "size", " %4lld ranks", (fab_int){ c ? c->size : -1, c && c->size >= 0 });
-		out_str(o, PR_ANY, "progress", "  %s", ras_progress_word(t->progress));
+		out_int(o, PR_ANY, "size", _(" %4lld ranks"), (fab_int){ c ? c->size : -1, c && c->size >= 0 });
+		out_str(o, PR_JSON, "progress", NULL, ras_progress_word(t->progress));
+		out_text(o, "  %s", _(ras_progress_word(t->progress)));
 		out_bool(o, PR_JSON, "counts_known", NULL, t->counts_known);
 		out_int(o, PR_JSON, "total", NULL, (fab_int){ t->total, t->counts_known });
-		out_int(o, PR_ANY, "since_last", " (%+lld since the last query)",
+		out_int(o, PR_ANY, "since_last", _(" (%+lld since the last query)"),
 			(fab_int){ t->total - t->prev_total, t->counts_known && t->seen > 1 });
-		out_num(o, PR_ANY, "unchanged_s", ", unchanged for %.0f s", (fab_num){ t->last_t - t->since_t,
+		out_num(o, PR_ANY, "unchanged_s", _(", unchanged for %.0f s"), (fab_num){ t->last_t - t->since_t,
 			t->counts_known && t->seen > 1 });
 		out_bool(o, PR_JSON, "in_last_reply", NULL, t->in_last);
 		out_text(o, "\n");
@@ -123,14 +125,14 @@ static void print_lagging(struct fab_out *o, const struct ras_session *s, const 
 	int n = ras_session_lagging(s, lag, MAX_SHOWN);
 	out_open_arr(o, "lagging");
 	if (n)
-		out_text(o, "\nLagging ranks\n");
+		out_text(o, _("\nLagging ranks\n"));
 	for (int i = 0; i < n && i < MAX_SHOWN; i++) {
 		char why[96];
 		bool here = ras_host_is_here(lag[i].host, jobs, m, why, sizeof(why));
 		out_open_obj(o, NULL);
 		out_str(o, PR_ANY, "communicator", "  %s", lag[i].comm);
 		out_int(o, PR_ANY, "rank", " rank %lld", (fab_int){ lag[i].rank, lag[i].rank >= 0 });
-		out_str(o, PR_ANY, "host", " on %s", lag[i].host);
+		out_str(o, PR_ANY, "host", _(" on %s"), lag[i].host);
 		out_int(o, PR_ANY, "pid", " pid %lld", (fab_int){ lag[i].pid, lag[i].pid >= 0 });
 		out_int(o, PR_ANY, "gpu", " GPU %lld", (fab_int){ lag[i].gpu, lag[i].gpu >= 0 });
 		out_str(o, PR_ANY, "why", ": %s\n", lag[i].why);
@@ -138,7 +140,7 @@ static void print_lagging(struct fab_out *o, const struct ras_session *s, const 
 		char cmd[FAB_SHQ_LEN + 96] = "", q[FAB_SHQ_LEN];
 		if (!here && lag[i].host[0] && strcmp(lag[i].host, "unknown") != 0)
 			snprintf(cmd, sizeof(cmd), "ssh %s fabtop report job --json", fab_shq(lag[i].host, q, sizeof(q)));
-		out_str(o, PR_ANY, "next", "      next: %s\n", cmd[0] ? cmd : here ? "it runs here: see the ranks below" : NULL);
+		out_str(o, PR_ANY, "next", _("      next: %s\n"), cmd[0] ? cmd : here ? _("it runs here: see the ranks below") : NULL);
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -157,7 +159,7 @@ static void print_plan_of(struct fab_out *o, const struct fab_model *m, const st
 	out_str(o, PR_ANY, "path", " (%s", nccl_path_word(n->path));
 	out_str(o, PR_ANY, "nic_why", "; %s)", n->why);
 	out_int(o, PR_JSON, "ties", NULL, (fab_int){ n->ties, n->nic >= 0 });
-	out_str(o, PR_ANY, "gdr", ", GPUDirect RDMA: %s", tri_name(pl->gdr.v.v));
+	out_str(o, PR_ANY, "gdr", _(", GPUDirect RDMA: %s"), tri_name(pl->gdr.v.v));
 	out_str(o, PR_ANY, "gdr_why", " (%s)\n", pl->gdr.v.why);
 	out_str(o, PR_JSON, "nccl_gdr", NULL, tri_name(pl->gdr.nccl));
 	out_close_obj(o);
@@ -170,7 +172,7 @@ static void print_plan(struct fab_out *o, const struct fab_model *m, const struc
 	out_open_arr(o, "nccl_plan");
 	if (m->ngpus && topo_build(m, &t) == 0) {
 		const struct fab_job *j = jobs->njobs ? &jobs->jobs[0] : NULL;
-		out_text(o, "\nWhat NCCL will do here (%s)\n", j ? "the job's settings" : "NCCL's defaults");
+		out_text(o, _("\nWhat NCCL will do here (%s)\n"), j ? _("the job's settings") : _("NCCL's defaults"));
 		struct job_gpu_plan *plans = calloc((size_t)m->ngpus, sizeof(*plans));
 		for (int g = 0; plans && g < m->ngpus; g++) {
 			char gl[48];
@@ -216,16 +218,16 @@ static void print_port_activity(struct fab_out *o, const struct fab_model *m, co
 	if (dev >= 0)
 		n += sampler_grown(smp, dev, dgrown, sizeof(dgrown));
 	out_open_obj(o, "port_activity");
-	out_text(o, "      %s:", smp->playback ? "last recorded sample" : "over the window");
+	out_text(o, "      %s:", smp->playback ? _("last recorded sample") : _("over the window"));
 	out_num(o, PR_JSON, "seconds", NULL, (fab_num){ smp->dt, smp->dt > 0 });
 	out_bool(o, PR_JSON, "recorded", NULL, smp->playback);
 	out_num(o, PR_ANY, "tx_gbps", " TX %.2f Gb/s", (fab_num){ p->tx_gbps, p->has_rates });
 	out_num(o, PR_ANY, "rx_gbps", ", RX %.2f Gb/s", (fab_num){ p->rx_gbps, p->has_rates });
 	out_int(o, PR_JSON, "trouble_counters_grown", NULL, (fab_int){ n, true });
-	out_text(o, "%s", grown[0] && smp->playback ? "; grew during the recording:" : grown[0] ? "; grew:" : "");
+	out_text(o, "%s", grown[0] && smp->playback ? _("; grew during the recording:") : grown[0] ? _("; grew:") : "");
 	out_str(o, grown[0] ? PR_ANY : PR_JSON, "grown", " %s", grown[0] ? grown : NULL);
-	out_str(o, dgrown[0] ? PR_ANY : PR_JSON, "device_grown", "; device: %s", dgrown[0] ? dgrown : NULL);
-	out_text(o, "%s\n", n ? "" : "; no loss or retry counter grew");
+	out_str(o, dgrown[0] ? PR_ANY : PR_JSON, "device_grown", _("; device: %s"), dgrown[0] ? dgrown : NULL);
+	out_text(o, "%s\n", n ? "" : _("; no loss or retry counter grew"));
 	out_close_obj(o);
 }
 
@@ -237,7 +239,7 @@ static void print_local(struct fab_out *o, const struct ras_session *s, const st
 	int n = ras_local_ranks(s, jobs, m, qps, lr, MAX_SHOWN);
 	out_open_arr(o, "local_ranks");
 	if (n)
-		out_text(o, "\nRanks on this node\n");
+		out_text(o, _("\nRanks on this node\n"));
 	for (int i = 0; i < n && i < MAX_SHOWN; i++) {
 		char g[48];
 		out_open_obj(o, NULL);
@@ -248,13 +250,13 @@ static void print_local(struct fab_out *o, const struct ras_session *s, const st
 		out_text(o, "\n");
 		print_plan_of(o, m, &lr[i].plan, "      ");
 		print_port_activity(o, m, smp, &lr[i].plan);
-		out_int(o, PR_ANY, "qps", "      QPs: %lld", (fab_int){ lr[i].nqps, qps != NULL && lr[i].pid > 0 });
-		out_int(o, PR_ANY, "qps_bad", " (%lld in ERR/SQE)", (fab_int){ lr[i].nqps_bad, qps && lr[i].nqps });
-		out_str(o, PR_ANY, "qp_hcas", " on %s", lr[i].qp_devs[0] ? lr[i].qp_devs : NULL);
+		out_int(o, PR_ANY, "qps", _("      QPs: %lld"), (fab_int){ lr[i].nqps, qps != NULL && lr[i].pid > 0 });
+		out_int(o, PR_ANY, "qps_bad", _(" (%lld in ERR/SQE)"), (fab_int){ lr[i].nqps_bad, qps && lr[i].nqps });
+		out_str(o, PR_ANY, "qp_hcas", _(" on %s"), lr[i].qp_devs[0] ? lr[i].qp_devs : NULL);
 		if (!qps)
 			out_text(o, " (%s)", qp_err);
 		out_text(o, "\n");
-		out_str(o, PR_ANY, "matched", "      here because %s\n", lr[i].why);
+		out_str(o, PR_ANY, "matched", _("      here because %s\n"), lr[i].why);
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -263,15 +265,15 @@ static void print_local(struct fab_out *o, const struct ras_session *s, const st
 static void print_procs(struct fab_out *o, const struct fab_job_list *jobs)
 {
 	out_open_arr(o, "processes");
-	out_text(o, "\nNCCL processes here (%s): %d\n", jobs->source, jobs->njobs);
+	out_text(o, _("\nNCCL processes here (%s): %d\n"), jobs->source, jobs->njobs);
 	for (int i = 0; i < jobs->njobs; i++) {
 		const struct fab_job *j = &jobs->jobs[i];
 		out_open_obj(o, NULL);
 		out_int(o, PR_ANY, "pid", "  pid %lld", (fab_int){ j->pid, true });
-		out_int(o, j->nspid != j->pid ? PR_ANY : PR_JSON, "nspid", " (%lld in its namespace)",
+		out_int(o, j->nspid != j->pid ? PR_ANY : PR_JSON, "nspid", _(" (%lld in its namespace)"),
 			(fab_int){ j->nspid, true });
 		out_str(o, PR_ANY, "comm", " %s", j->comm);
-		out_num(o, PR_ANY, "age_s", ", started %.0f s ago", (fab_num){ j->age_s, j->age_s >= 0 });
+		out_num(o, PR_ANY, "age_s", _(", started %.0f s ago"), (fab_num){ j->age_s, j->age_s >= 0 });
 		opt_str(o, "nccl_lib", ", %s", j->nccl_lib);
 		opt_str(o, "ras_addr", ", NCCL_RAS_ADDR=%s", job_var(j, "NCCL_RAS_ADDR"));
 		out_text(o, "\n");
@@ -322,7 +324,7 @@ int report_job(const struct fab_root *r, const struct fab_model *m, const struct
 	int rc = 2;
 	if (o) {
 		out_open_obj(o, NULL);
-		out_str(o, PR_ANY, "verdict", "Job: %s", job_verdict_word(v));
+		out_str(o, PR_ANY, "verdict", _("Job: %s"), job_verdict_word(v));
 		out_str(o, PR_ANY, "why", " - %s\n", why);
 		print_ras(o, &s);
 		print_summary(o, &s);

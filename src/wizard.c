@@ -12,18 +12,19 @@
 #include <string.h>
 #include <time.h>
 #include "fabtop/ab.h"
+#include "fabtop/i18n.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 
 static const char *const status_names[] = {
-	[WIZ_PENDING] = "pending",
-	[WIZ_RUNNING] = "running",
-	[WIZ_PASS] = "pass",
-	[WIZ_WARN] = "warn",
-	[WIZ_FAIL] = "fail",
-	[WIZ_SKIPPED] = "skipped",
-	[WIZ_BLOCKED] = "blocked",
+	[WIZ_PENDING] = N_("pending"),
+	[WIZ_RUNNING] = N_("running"),
+	[WIZ_PASS] = N_("pass"),
+	[WIZ_WARN] = N_("warn"),
+	[WIZ_FAIL] = N_("fail"),
+	[WIZ_SKIPPED] = N_("skipped"),
+	[WIZ_BLOCKED] = N_("blocked"),
 };
 
 const char *wiz_status_name(enum wiz_status s)
@@ -31,6 +32,11 @@ const char *wiz_status_name(enum wiz_status s)
 	if ((unsigned)s < sizeof(status_names) / sizeof(status_names[0]))
 		return status_names[s];
 	return "unknown";
+}
+
+const char *wiz_status_text(enum wiz_status s)
+{
+	return _(wiz_status_name(s));
 }
 
 static double now_s(void)
@@ -46,11 +52,11 @@ static int add_peer(struct wiz_inputs *in, const char *p, char *err, size_t errl
 {
 	char why[256] = "";
 	if (in->npeers >= WIZ_MAX_PEERS) {
-		snprintf(err, errlen, "too many peers: at most %d (--peer HOST, repeatable)", WIZ_MAX_PEERS);
+		snprintf(err, errlen, _("too many peers: at most %d (--peer HOST, repeatable)"), WIZ_MAX_PEERS);
 		return -1;
 	}
 	if (!run_valid_host(p, why, sizeof(why))) {
-		snprintf(err, errlen, "refused %s (nothing was run)", why);
+		snprintf(err, errlen, _("refused %s (nothing was run)"), why);
 		return -1;
 	}
 	fab_strlcpy(in->peers[in->npeers++], p, WIZ_HOST_LEN);
@@ -61,7 +67,7 @@ static int check_iface(const char *iface, char *err, size_t errlen)
 {
 	char why[256] = "";
 	if (!run_valid_ifname(iface, why, sizeof(why))) {
-		snprintf(err, errlen, "refused %s (nothing was run)", why);
+		snprintf(err, errlen, _("refused %s (nothing was run)"), why);
 		return -1;
 	}
 	return 0;
@@ -71,13 +77,13 @@ static int check_hca(const char *hca, char *err, size_t errlen)
 {
 	char why[256] = "";
 	if (strlen(hca) >= FAB_LIST_LEN) {
-		snprintf(err, errlen, "refused HCA list: longer than %d characters (nothing was run)",
+		snprintf(err, errlen, _("refused HCA list: longer than %d characters (nothing was run)"),
 			 FAB_LIST_LEN - 1);
 		return -1;
 	}
 	if (!run_valid_hca_list(hca, why, sizeof(why))) {
-		snprintf(err, errlen, "refused %s (NCCL_IB_HCA syntax, e.g. mlx5_0:1,mlx5_1 or ^mlx5_3; "
-			 "nothing was run)", why);
+		snprintf(err, errlen, _("refused %s (NCCL_IB_HCA syntax, e.g. mlx5_0:1,mlx5_1 or ^mlx5_3; "
+			 "nothing was run)"), why);
 		return -1;
 	}
 	return 0;
@@ -90,15 +96,15 @@ void wizard_resolve_inputs(struct wizard *w)
 	if (!in->iface[0] && w->job_ran && w->job_niface > 0) {
 		fab_strlcpy(in->iface, w->job_ifaces[0], sizeof(in->iface));
 		if (w->job_iface_spec[0])
-			snprintf(in->iface_src, sizeof(in->iface_src), "NCCL_SOCKET_IFNAME=%s of pid %d",
+			snprintf(in->iface_src, sizeof(in->iface_src), _("NCCL_SOCKET_IFNAME=%s of pid %d"),
 				 w->job_iface_spec, w->job_pid);
 		else
 			snprintf(in->iface_src, sizeof(in->iface_src),
-				 "NCCL's own choice for pid %d (NCCL_SOCKET_IFNAME unset)", w->job_pid);
+				 _("NCCL's own choice for pid %d (NCCL_SOCKET_IFNAME unset)"), w->job_pid);
 	}
 	if (!in->hca[0] && w->job_ran && w->job_hca_spec[0]) {
 		fab_strlcpy(in->hca, w->job_hca_spec, sizeof(in->hca));
-		snprintf(in->hca_src, sizeof(in->hca_src), "NCCL_IB_HCA of pid %d", w->job_pid);
+		snprintf(in->hca_src, sizeof(in->hca_src), _("NCCL_IB_HCA of pid %d"), w->job_pid);
 	}
 }
 
@@ -108,20 +114,20 @@ static int copy_l34(struct wizard *w, const struct wizard_opts *o, char *err, si
 {
 	if (o->side && *o->side) {
 		if (strcmp(o->side, "server") != 0 && strcmp(o->side, "client") != 0) {
-			snprintf(err, errlen, "--side wants server or client, not \"%s\"", o->side);
+			snprintf(err, errlen, _("--side wants server or client, not \"%s\""), o->side);
 			return -1;
 		}
 		fab_strlcpy(w->side, o->side, sizeof(w->side));
 	}
 	if (o->gid_index_set) {
 		if (o->gid_index < 0 || o->gid_index > 255) {
-			snprintf(err, errlen, "--gid-index wants 0..255, not %d", o->gid_index);
+			snprintf(err, errlen, _("--gid-index wants 0..255, not %d"), o->gid_index);
 			return -1;
 		}
 		w->gid_index = o->gid_index;
 	}
 	if (o->hang_s < 0 || o->run_timeout_s < 0) {
-		snprintf(err, errlen, "--hang and --run-timeout want seconds above 0");
+		snprintf(err, errlen, _("--hang and --run-timeout want seconds above 0"));
 		return -1;
 	}
 	w->hang_s = o->hang_s;
@@ -133,17 +139,17 @@ static int copy_l34(struct wizard *w, const struct wizard_opts *o, char *err, si
 		return 0;
 	w->cmd = calloc((size_t)n + 1, sizeof(*w->cmd));
 	if (!w->cmd) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, _("out of memory"));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
 		if (!o->cmd[i][0]) {
-			snprintf(err, errlen, "the command after -- has an empty word (%d)", i + 1);
+			snprintf(err, errlen, _("the command after -- has an empty word (%d)"), i + 1);
 			return -1;
 		}
 		w->cmd[i] = strdup(o->cmd[i]);
 		if (!w->cmd[i]) {
-			snprintf(err, errlen, "out of memory");
+			snprintf(err, errlen, _("out of memory"));
 			return -1;
 		}
 		w->ncmd = i + 1;
@@ -165,7 +171,7 @@ struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts 
 {
 	struct wizard *w = calloc(1, sizeof(*w));
 	if (!w) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, _("out of memory"));
 		return NULL;
 	}
 	w->root = root;
@@ -188,7 +194,7 @@ struct wizard *wizard_new(const struct fab_root *root, const struct wizard_opts 
 			if (add_peer(&w->opt, o->peers[i], err, errlen) != 0)
 				goto fail;
 		if (o->pid < 0) {
-			snprintf(err, errlen, "--pid wants a process id, not %d", o->pid);
+			snprintf(err, errlen, _("--pid wants a process id, not %d"), o->pid);
 			goto fail;
 		}
 		w->opt.pid = o->pid;
@@ -254,7 +260,7 @@ void wizard_skip_step(struct wizard *w, int i)
 	struct wiz_step *s = &w->steps[i];
 	step_clear(s);
 	s->status = WIZ_SKIPPED;
-	snprintf(s->verdict, sizeof(s->verdict), "skipped by the user");
+	snprintf(s->verdict, sizeof(s->verdict), _("skipped by the user"));
 }
 
 /* A step that left no verdict: its worst finding speaks (the first of equals). */
@@ -272,10 +278,10 @@ static void verdict_from_findings(struct wiz_step *s)
 			more += s->findings[i].sev >= SEV_WARN && &s->findings[i] != w;
 		/* Subject first, as every finding renderer puts it. */
 		if (more)
-			snprintf(s->verdict, sizeof(s->verdict), "%s: %s (and %d more)", w->subject,
+			snprintf(s->verdict, sizeof(s->verdict), _("%s: %s (and %d more)"), w->subject,
 				 w->message, more);
 		else
-			snprintf(s->verdict, sizeof(s->verdict), "%s: %s", w->subject, w->message);
+			snprintf(s->verdict, sizeof(s->verdict), _("%s: %s"), w->subject, w->message);
 	}
 	if (!s->hint[0] && w->sev > SEV_INFO)
 		fab_strlcpy(s->hint, w->hint, sizeof(s->hint));
@@ -302,7 +308,7 @@ static bool step_begin(struct wizard *w, struct wiz_step *s, const struct fab_mo
 	wizard_resolve_inputs(w);
 	if (s->def->gate && s->def->gate(w, m, why, sizeof(why))) {
 		s->status = WIZ_BLOCKED;
-		snprintf(s->verdict, sizeof(s->verdict), "blocked: %s", why);
+		snprintf(s->verdict, sizeof(s->verdict), _("blocked: %s"), why);
 		return false;
 	}
 	s->status = WIZ_RUNNING;
@@ -363,7 +369,7 @@ void wizard_cancel(struct wizard *w)
 	if (s->def->cancel)
 		s->def->cancel(w, s);
 	s->status = WIZ_FAIL;
-	snprintf(s->verdict, sizeof(s->verdict), "cancelled by the user");
+	snprintf(s->verdict, sizeof(s->verdict), _("cancelled by the user"));
 	step_done(s, -1, w->busy_t0);
 }
 
@@ -395,7 +401,7 @@ int wizard_set_peers(struct wizard *w, const char *list, char *err, size_t errle
 	struct wiz_inputs tmp = w->opt;
 	char buf[WIZ_MAX_PEERS * WIZ_HOST_LEN + WIZ_MAX_PEERS], *save = NULL;
 	if (strlen(list) >= sizeof(buf)) {
-		snprintf(err, errlen, "peer list too long");
+		snprintf(err, errlen, _("peer list too long"));
 		return -1;
 	}
 	fab_strlcpy(buf, list, sizeof(buf));
@@ -415,7 +421,7 @@ int wizard_set_iface(struct wizard *w, const char *iface, char *err, size_t errl
 	if (strcmp(iface, w->opt.iface) == 0)
 		return 0;   /* unchanged: it keeps saying where it came from */
 	fab_strlcpy(w->opt.iface, iface, sizeof(w->opt.iface));
-	fab_strlcpy(w->opt.iface_src, *iface ? "entered in the wizard" : "", sizeof(w->opt.iface_src));
+	fab_strlcpy(w->opt.iface_src, *iface ? _("entered in the wizard") : "", sizeof(w->opt.iface_src));
 	wizard_resolve_inputs(w);
 	return 0;
 }
@@ -427,7 +433,7 @@ int wizard_set_hca(struct wizard *w, const char *hca, char *err, size_t errlen)
 	if (strcmp(hca, w->opt.hca) == 0)
 		return 0;
 	fab_strlcpy(w->opt.hca, hca, sizeof(w->opt.hca));
-	fab_strlcpy(w->opt.hca_src, *hca ? "entered in the wizard" : "", sizeof(w->opt.hca_src));
+	fab_strlcpy(w->opt.hca_src, *hca ? _("entered in the wizard") : "", sizeof(w->opt.hca_src));
 	wizard_resolve_inputs(w);
 	return 0;
 }
@@ -457,7 +463,7 @@ static int next_word(const char **p, char *out, size_t cap, char *err, size_t er
 		if (c == '\'') {
 			const char *end = strchr(s, '\'');
 			if (!end) {
-				snprintf(err, errlen, "the command has an open ' quote");
+				snprintf(err, errlen, _("the command has an open ' quote"));
 				return -1;
 			}
 			for (; s < end; s++)
@@ -474,7 +480,7 @@ static int next_word(const char **p, char *out, size_t cap, char *err, size_t er
 					goto long_word;
 			}
 			if (*s != '"') {
-				snprintf(err, errlen, "the command has an open \" quote");
+				snprintf(err, errlen, _("the command has an open \" quote"));
 				return -1;
 			}
 			s++;
@@ -482,7 +488,7 @@ static int next_word(const char **p, char *out, size_t cap, char *err, size_t er
 		}
 		if (c == '\\') {
 			if (!*s) {
-				snprintf(err, errlen, "the command ends in a backslash");
+				snprintf(err, errlen, _("the command ends in a backslash"));
 				return -1;
 			}
 			c = *s++;
@@ -494,7 +500,7 @@ static int next_word(const char **p, char *out, size_t cap, char *err, size_t er
 	*p = s;
 	return 1;
 long_word:
-	snprintf(err, errlen, "a word of the command is longer than %zu characters", cap - 1);
+	snprintf(err, errlen, _("a word of the command is longer than %zu characters"), cap - 1);
 	return -1;
 }
 
@@ -507,11 +513,11 @@ int wizard_set_cmd(struct wizard *w, const char *line, char *err, size_t errlen)
 	char word[WIZ_CMD_WORD];
 	while ((rc = next_word(&p, word, sizeof(word), err, errlen)) == 1) {
 		if (n == AB_MAX_ARGS) {
-			snprintf(err, errlen, "the command has more than %d words", AB_MAX_ARGS);
+			snprintf(err, errlen, _("the command has more than %d words"), AB_MAX_ARGS);
 			return -1;
 		}
 		if (!word[0]) {
-			snprintf(err, errlen, "the command has an empty word (%d): '' passes nothing", n + 1);
+			snprintf(err, errlen, _("the command has an empty word (%d): '' passes nothing"), n + 1);
 			return -1;
 		}
 		fab_strlcpy(words[n], word, sizeof(words[n]));
@@ -653,13 +659,13 @@ int wiz_run_cmd(struct wiz_step *s, const char *const argv[], double timeout_s)
 		wiz_out(s, "%.*s%s", (int)r.out_len, r.out,
 			r.out[r.out_len - 1] == '\n' ? "" : "\n");
 	if (r.truncated)
-		wiz_out(s, "[output cut at %zu of %zu bytes]\n", r.out_len, r.out_total);
+		wiz_out(s, _("[output cut at %zu of %zu bytes]\n"), r.out_len, r.out_total);
 	int code = r.exit_code;
 	/* The runner's one line: cannot run, timed out, hung, killed by a signal. */
 	if (rc != 0 || r.err[0])
-		wiz_out(s, "[%s]\n", r.err[0] ? r.err : "could not run");
+		wiz_out(s, "[%s]\n", r.err[0] ? r.err : _("could not run"));
 	else if (r.exit_code)
-		wiz_out(s, "[exit status %d]\n", r.exit_code);
+		wiz_out(s, _("[exit status %d]\n"), r.exit_code);
 	if (rc != 0 || r.err[0])
 		code = -1;
 	run_result_free(&r);

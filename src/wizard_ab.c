@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/ab.h"
+#include "fabtop/i18n.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
 #include "wizard_int.h"
@@ -30,18 +31,18 @@ bool wiz_ab_gate(const struct wizard *w, const struct fab_model *m, char *why, s
 		return false;
 	if (w->root && w->root->is_capture) {
 		/* Its GPUs are another node's: no loopback run to propose here. */
-		snprintf(why, len, "no NCCL test command, and --root %s is a capture (a loopback run needs "
-			 "this node's GPUs): give the NCCL test after --: " AB_HOWTO, w->root->name);
+		snprintf(why, len, _("no NCCL test command, and --root %s is a capture (a loopback run needs "
+			 "this node's GPUs): give the NCCL test after --: %s"), w->root->name, AB_HOWTO);
 		return true;
 	}
 	if (ab_propose_loopback(model_gpus(m), buf, sizeof(buf), argv, 16, env, 4, reason, sizeof(reason)))
 		return false;
-	if (strncmp(reason, "no all_reduce_perf", 18) == 0)
-		snprintf(why, len, "no NCCL test command, and no all_reduce_perf on PATH for a loopback run: "
-			 "give the NCCL test after --: " AB_HOWTO);
+	if (!ab_have_loopback_test())   /* the reason is in the user's language: not compared */
+		snprintf(why, len, _("no NCCL test command, and no all_reduce_perf on PATH for a loopback run: "
+			 "give the NCCL test after --: %s"), AB_HOWTO);
 	else
-		snprintf(why, len, "no NCCL test command, and a loopback run needs two GPUs here (%d found): "
-			 "give the NCCL test after --: " AB_HOWTO, model_gpus(m));
+		snprintf(why, len, _("no NCCL test command, and a loopback run needs two GPUs here (%d found): "
+			 "give the NCCL test after --: %s"), model_gpus(m), AB_HOWTO);
 	return true;
 }
 
@@ -65,32 +66,32 @@ static enum wiz_status status_of(enum ab_verdict v)
 static void out_run(struct wiz_step *s, const struct ab_run *r)
 {
 	const struct nccl_log *l = &r->log;
-	wiz_out(s, "run %c: %s\n", r->label, r->display);
+	wiz_out(s, _("run %c: %s\n"), r->label, r->display);
 	wiz_out(s, "  %s%s%s", ab_state_name(r->state), r->why[0] ? ": " : "", r->why);
 	if (r->state == AB_IDLE || r->state == AB_NOT_STARTED) {
 		wiz_out(s, "\n");
 		return;
 	}
-	wiz_out(s, "; %.2f s, %lld lines\n", r->elapsed_s, r->out_lines);
-	wiz_out(s, "  log: %s%s%s; networks", nccl_verdict_name(l->verdict), l->reason[0] ? ": " : "", l->reason);
+	wiz_out(s, _("; %.2f s, %lld lines\n"), r->elapsed_s, r->out_lines);
+	wiz_out(s, _("  log: %s%s%s; networks"), nccl_verdict_name(l->verdict), l->reason[0] ? ": " : "", l->reason);
 	for (int i = 0; i < l->nnets; i++)
 		wiz_out(s, "%s %s", i ? "," : "", l->nets[i].name);
 	if (!l->nnets)
-		wiz_out(s, " none named");
-	wiz_out(s, "; GPUDirect RDMA %s", nccl_gdr_name(l->gdr));
+		wiz_out(s, _(" none named"));
+	wiz_out(s, _("; GPUDirect RDMA %s"), nccl_gdr_name(l->gdr));
 	for (int i = 0; i < l->ncolls; i++) {
 		char label[32];
 		const char *name = l->ncolls > 1 ? nccl_coll_label(l, i, label, sizeof(label)) : "";
 		if (l->colls[i].avg_busbw.ok)
-			wiz_out(s, "; %s%saverage bus bandwidth %.2f GB/s", name, name[0] ? " " : "",
+			wiz_out(s, _("; %s%saverage bus bandwidth %.2f GB/s"), name, name[0] ? " " : "",
 				l->colls[i].avg_busbw.v);
 	}
 	wiz_out(s, "\n");
 	for (int i = 0; i < l->nerr && i < 3; i++)
-		wiz_out(s, "  error %s: %s\n", nccl_err_kind_name(l->err[i].kind), l->err[i].text);
+		wiz_out(s, _("  error %s: %s\n"), nccl_err_kind_name(l->err[i].kind), l->err[i].text);
 	int first = (r->tail_next - r->tail_n + AB_TAIL_LINES) % AB_TAIL_LINES;
 	if (r->tail_n)
-		wiz_out(s, "  last lines:\n");
+		wiz_out(s, _("  last lines:\n"));
 	for (int i = 0; i < r->tail_n; i++)
 		wiz_out(s, "    %s\n", r->tail[(first + i) % AB_TAIL_LINES]);
 }
@@ -111,15 +112,15 @@ static void fill(struct wiz_step *s, const struct ab *ab)
 		fab_strlcpy(f->message, ab->reason, sizeof(f->message));
 		fab_strlcpy(f->hint, ab->hint, sizeof(f->hint));
 		if (a->log.nerr)
-			snprintf(f->evidence, sizeof(f->evidence), "run A: %s: %s",
+			snprintf(f->evidence, sizeof(f->evidence), _("run A: %s: %s"),
 				 nccl_err_kind_name(a->log.err[0].kind), a->log.err[0].text);
 		else if (a->log.ib_reason[0])
-			snprintf(f->evidence, sizeof(f->evidence), "run A: %s", a->log.ib_reason);
-		fab_strlcpy(f->layer, "layer 4: the NCCL test itself, over RDMA and over sockets",
+			snprintf(f->evidence, sizeof(f->evidence), _("run A: %s"), a->log.ib_reason);
+		fab_strlcpy(f->layer, _("layer 4: the NCCL test itself, over RDMA and over sockets"),
 			    sizeof(f->layer));
 	}
 	if (ab->ratio > 0)
-		wiz_out(s, "A/B %.2fx by %s\n", ab->ratio, ab->measure);
+		wiz_out(s, _("A/B %.2fx by %s\n"), ab->ratio, _(ab->measure));
 	for (int k = 0; k < 2; k++)
 		out_run(s, &ab->run[k]);
 }
@@ -132,7 +133,7 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	int nextra = 0;
 	if (w->cmd && w->ncmd > 0) {
 		argv = (const char *const *)w->cmd;
-		wiz_input(s, "the NCCL test given after --");
+		wiz_input(s, _("the NCCL test given after --"));
 	} else {
 		if (!ab_propose_loopback(model_gpus(m), buf, sizeof(buf), lb_argv, 16, lb_env, 4, err,
 					 sizeof(err))) {
@@ -142,8 +143,8 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 		argv = lb_argv;
 		for (int i = 0; lb_env[i]; i++)
 			extra[nextra++] = lb_env[i];
-		wiz_input(s, "the single-node NIC loopback run (all_reduce_perf on PATH, %d GPUs here; "
-			  "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: the GPUs talk through the NIC)", model_gpus(m));
+		wiz_input(s, _("the single-node NIC loopback run (all_reduce_perf on PATH, %d GPUs here; "
+			  "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: the GPUs talk through the NIC)"), model_gpus(m));
 	}
 	/* What the user told the wizard reaches the test too. */
 	if (w->opt.iface[0]) {
@@ -157,27 +158,27 @@ int wiz_ab_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	extra[nextra] = NULL;
 	double hang = w->hang_s > 0 ? w->hang_s : AB_HANG_DEFAULT_S;
 	if (w->run_timeout_s > 0)
-		wiz_input(s, "hung after %g s without output; each run at most %g s", hang, w->run_timeout_s);
+		wiz_input(s, _("hung after %g s without output; each run at most %g s"), hang, w->run_timeout_s);
 	else
-		wiz_input(s, "hung after %g s without output (--hang); no run time limit", hang);
+		wiz_input(s, _("hung after %g s without output (--hang); no run time limit"), hang);
 
 	struct ab *ab = calloc(1, sizeof(*ab));
 	if (!ab) {
-		snprintf(s->verdict, sizeof(s->verdict), "out of memory");
+		snprintf(s->verdict, sizeof(s->verdict), _("out of memory"));
 		return -1;
 	}
 	struct ab_opts o = { .argv = argv, .hang_s = w->hang_s, .run_timeout_s = w->run_timeout_s,
 			     .env_extra = extra, .model = m };
 	if (ab_init(ab, &o, err, sizeof(err)) != 0) {
 		free(ab);
-		snprintf(s->verdict, sizeof(s->verdict), "cannot run the A/B: %s", err);
+		snprintf(s->verdict, sizeof(s->verdict), _("cannot run the A/B: %s"), err);
 		return -1;
 	}
 	s->priv = ab;
 	if (ab->launcher[0])
 		wiz_input(s, "%s", ab->launcher);
 	for (int k = 0; k < 2; k++)
-		wiz_cmd(s, "run %c: %s", ab->run[k].label, ab->run[k].display);
+		wiz_cmd(s, _("run %c: %s"), ab->run[k].label, ab->run[k].display);
 	if (ab_start(ab) != 0)
 		fill(s, ab);   /* not-run, decided already: poll ends it at once */
 	return 0;
@@ -235,6 +236,6 @@ int wiz_ab_exit(const struct wiz_step *s, const char **why)
 			rc = e;
 	}
 	if (rc == 2)
-		*why = "the A/B could not run";
+		*why = _("the A/B could not run");
 	return rc;
 }

@@ -30,13 +30,16 @@
 #include <unistd.h>
 #include "fabtop/collect.h"
 #include "fabtop/report.h"
+#include "fabtop/i18n.h"
 #include "fabtop/sanitize.h"
+#include "fabtop/table.h"
 #include "fabtop/util.h"
 #include "fabtop/vocab.h"
 #include "fabtop/wizard.h"
 #include "wizard_int.h"
 
-static const char wizard_usage[] =
+/* The option words stay as they are in every language. */
+static const char wizard_usage[] = N_(
 "usage: fabtop [--root R] wizard [--batch] [--steps job,l1,l2,l3,ab] [--peer HOST]...\n"
 "                                [--iface IF] [--hca LIST] [--pid PID] [--json] [--verbose]\n"
 "                                [--side server|client] [--gid-index N]\n"
@@ -62,67 +65,93 @@ static const char wizard_usage[] =
 "                   NIC loopback run when all_reduce_perf is on PATH)\n"
 "  --verbose        print each step's raw output too\n"
 "Exit status: 0 all passed or skipped, 1 a step warned, failed or was blocked, 2 could not run,\n"
-"128+N interrupted by signal N (the running step's processes are killed first).\n";
+"128+N interrupted by signal N (the running step's processes are killed first).\n");
 
 /* ---- printing one step ---------------------------------------------------------- */
 
 static void print_peer(struct fab_out *o, const struct wiz_peer *p)
 {
 	out_open_obj(o, NULL);
-	out_str(o, PR_ANY, "peer", "  peer %s", p->peer);
+	out_str(o, PR_ANY, "peer", _("  peer %s"), p->peer);
 	out_str(o, PR_ANY, "address", " (%s)", p->addr);
 	if (!p->route_dev[0] && !out_is_json(o)) {
 		out_text(o, ": %s\n", p->message);
 		out_close_obj(o);
 		return;
 	}
-	out_str(o, PR_ANY, "route_dev", ": route dev %s", p->route_dev);
+	out_str(o, PR_ANY, "route_dev", _(": route dev %s"), p->route_dev);
 	if (p->route_via[0] || out_is_json(o))
 		out_str(o, PR_ANY, "route_via", " via %s", p->route_via);
 	out_bool(o, PR_JSON, "route_ok", NULL, p->route_ok);
 	out_str(o, PR_JSON, "route_src", NULL, p->route_src[0] ? p->route_src : NULL);
 	if (!p->route_ok && p->route_dev[0])
-		out_text(o, " (not the chosen interface)");
+		out_text(o, "%s", _(" (not the chosen interface)"));
 	if (p->probed || out_is_json(o)) {
 		out_str(o, PR_ANY, "verdict", "; %s", p->verdict[0] ? p->verdict : NULL);
-		out_int(o, PR_ANY, "path_mtu", ", path MTU %lld", p->path_mtu);
-		out_int(o, PR_ANY, "iface_mtu", " of %lld", p->iface_mtu);
+		out_int(o, PR_ANY, "path_mtu", _(", path MTU %lld"), p->path_mtu);
+		out_int(o, PR_ANY, "iface_mtu", _(" of %lld"), p->iface_mtu);
 		if (p->hop[0] || out_is_json(o)) {
-			out_str(o, PR_ANY, "hop", ", hop %s", p->hop);
-			out_int(o, PR_ANY, "hop_mtu", " said %lld", p->hop_mtu);
+			out_str(o, PR_ANY, "hop", _(", hop %s"), p->hop);
+			out_int(o, PR_ANY, "hop_mtu", _(" said %lld"), p->hop_mtu);
 		}
 		out_int(o, PR_JSON, "probes", NULL, p->nprobes);
 		if (p->nprobes.ok)
-			out_text(o, ", %lld probe%s", p->nprobes.v, p->nprobes.v == 1 ? "" : "s");
-		out_num(o, PR_ANY, "elapsed_s", " in %.2f s", p->elapsed_s);
+			out_text(o, P_(", %lld probe", ", %lld probes", (unsigned long)p->nprobes.v), p->nprobes.v);
+		out_num(o, PR_ANY, "elapsed_s", _(" in %.2f s"), p->elapsed_s);
 	}
 	out_str(o, PR_JSON, "message", NULL, p->message);
 	out_text(o, "\n");
 	out_close_obj(o);
 }
 
+/* The labels of a step's lines, in the interface's language, padded to
+ * the widest of them (display columns: a CJK character is two), so the
+ * values line up as the English "  verdict: " does. */
+enum { LBL_VERDICT, LBL_HINT, LBL_INPUTS, LBL_RAN, LBL_N };
+
+static void step_labels(char fmt[LBL_N][96], char *cont, size_t cont_len)
+{
+	const char *words[LBL_N] = { _("verdict:"), _("hint:"), _("inputs:"), _("ran:") };
+	int w = 8;
+	for (int i = 0; i < LBL_N; i++)
+		if (tbl_width(words[i]) > w)
+			w = tbl_width(words[i]);
+	for (int i = 0; i < LBL_N; i++) {
+		int pad = w - tbl_width(words[i]);
+		/* A label never holds a %: it is the catalog's, not the node's. */
+		snprintf(fmt[i], 96, "  %s%*s %%s\n", strchr(words[i], '%') ? "?" : words[i], pad > 0 ? pad : 0, "");
+	}
+	snprintf(cont, cont_len, "  %*s %%s\n", w, "");
+}
+
 void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose)
 {
 	const struct wiz_step_def *d = s->def;
-	char head[160];
+	char head[512], padded[600], fmt[LBL_N][96], cont[64];
 	out_open_obj(o, NULL);
 	out_str(o, PR_JSON, "id", NULL, d->id);
 	out_str(o, PR_JSON, "layer", NULL, d->layer);
 	out_str(o, PR_JSON, "title", NULL, d->title);
-	snprintf(head, sizeof(head), "[%s] %s: %s", d->id, d->layer, d->title);
-	out_text(o, "%-58s ", head);
-	out_str(o, PR_ANY, "status", "%s", wiz_status_name(s->status));
+	out_str(o, PR_JSON, "status", NULL, wiz_status_name(s->status));
+	if (!out_is_json(o)) {
+		/* The id stays as --steps takes it; layer and title are translated. */
+		snprintf(head, sizeof(head), "[%s] %s: %s", d->id, _(d->layer), _(d->title));
+		int pad = 58 - tbl_width(head);
+		snprintf(padded, sizeof(padded), "%s%*s", head, pad > 0 ? pad : 0, "");
+		out_text(o, "%s %s", padded, wiz_status_text(s->status));
+	}
+	step_labels(fmt, cont, sizeof(cont));
 	out_num(o, PR_ANY, "elapsed_s", " (%.2f s)\n", fab_num_of(round(s->elapsed_s * 1000) / 1000));
-	out_str(o, PR_ANY, "verdict", "  verdict: %s\n", s->verdict);
+	out_str(o, PR_ANY, "verdict", fmt[LBL_VERDICT], s->verdict);
 	if (s->hint[0] || out_is_json(o))
-		out_str(o, PR_ANY, "hint", "  hint:    %s\n", s->hint);
+		out_str(o, PR_ANY, "hint", fmt[LBL_HINT], s->hint);
 	out_open_arr(o, "inputs");
 	for (int i = 0; i < s->ninputs; i++)
-		out_str(o, PR_ANY, NULL, i ? "           %s\n" : "  inputs:  %s\n", s->inputs[i]);
+		out_str(o, PR_ANY, NULL, i ? cont : fmt[LBL_INPUTS], s->inputs[i]);
 	out_close_arr(o);
 	out_open_arr(o, "commands");
 	for (int i = 0; i < s->ncmds; i++)
-		out_str(o, PR_ANY, NULL, i ? "           %s\n" : "  ran:     %s\n", s->cmds[i]);
+		out_str(o, PR_ANY, NULL, i ? cont : fmt[LBL_RAN], s->cmds[i]);
 	out_close_arr(o);
 	if (s->npeers || out_is_json(o)) {
 		out_open_arr(o, "peers");
@@ -137,7 +166,7 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 	if (d->print)
 		d->print(o, s, verbose);
 	if (verbose) {
-		out_text(o, "  output:\n");
+		out_text(o, "  %s\n", _("output:"));
 		const char *p = s->out ? s->out : "";
 		while (*p && !out_is_json(o)) {
 			size_t n = strcspn(p, "\n");
@@ -151,7 +180,7 @@ void wizard_print_step(struct fab_out *o, const struct wiz_step *s, bool verbose
 		}
 		out_str(o, PR_JSON, "output", NULL, s->out ? s->out : "");
 		if (s->out_total > s->out_len)
-			out_text(o, "    [output cut at %zu of %zu bytes]\n", s->out_len, s->out_total);
+			out_text(o, _("    [output cut at %zu of %zu bytes]\n"), s->out_len, s->out_total);
 	}
 	out_text(o, "\n");
 	out_close_obj(o);
@@ -194,14 +223,14 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 				seen_cmd = true;
 				break;
 			}
-			fab_fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", optarg);
+			fab_fprintf(stderr, _("fabtop wizard: unexpected argument \"%s\"\n"), optarg);
 			return 2;
 		case 'R': a->root = optarg; break;
 		case 'b': a->batch = true; break;
 		case 's': a->steps = optarg; break;
 		case 'p':
 			if (a->wo.npeers >= WIZ_MAX_PEERS) {
-				fprintf(stderr, "fabtop wizard: too many peers: at most %d\n", WIZ_MAX_PEERS);
+				fprintf(stderr, _("fabtop wizard: too many peers: at most %d\n"), WIZ_MAX_PEERS);
 				return 2;
 			}
 			a->wo.peers[a->wo.npeers++] = optarg;
@@ -211,7 +240,7 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 		case 'P': {
 			long v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || v < 1 || v > 4194304) {
-				fab_fprintf(stderr, "fabtop wizard: --pid wants a process id, not \"%s\"\n", optarg);
+				fab_fprintf(stderr, _("fabtop wizard: --pid wants a process id, not \"%s\"\n"), optarg);
 				return 2;
 			}
 			a->wo.pid = (int)v;
@@ -220,7 +249,7 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 		case 't':
 			a->wo.probe_timeout_s = strtod(optarg, &end);
 			if (!*optarg || *end || !(a->wo.probe_timeout_s > 0) || a->wo.probe_timeout_s > 60) {
-				fab_fprintf(stderr, "fabtop wizard: --probe-timeout wants seconds (0 < S <= 60), not \"%s\"\n",
+				fab_fprintf(stderr, _("fabtop wizard: --probe-timeout wants seconds (0 < S <= 60), not \"%s\"\n"),
 					optarg);
 				return 2;
 			}
@@ -229,7 +258,7 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 		case 'g': {
 			long v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || v < 0 || v > 255) {
-				fab_fprintf(stderr, "fabtop wizard: --gid-index wants 0..255, not \"%s\"\n", optarg);
+				fab_fprintf(stderr, _("fabtop wizard: --gid-index wants 0..255, not \"%s\"\n"), optarg);
 				return 2;
 			}
 			a->wo.gid_index = (int)v;
@@ -240,7 +269,7 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 		case 'W': {
 			double v = strtod(optarg, &end);
 			if (!*optarg || *end || !(v > 0) || v > 86400) {
-				fab_fprintf(stderr, "fabtop wizard: --%s wants seconds (0 < S <= 86400), not \"%s\"\n",
+				fab_fprintf(stderr, _("fabtop wizard: --%s wants seconds (0 < S <= 86400), not \"%s\"\n"),
 					c == 'T' ? "hang" : "run-timeout", optarg);
 				return 2;
 			}
@@ -249,8 +278,8 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 		}
 		case 'j': a->json = true; break;
 		case 'v': a->verbose = true; break;
-		case 'h': fputs(wizard_usage, stdout); return 0;
-		default: fputs(wizard_usage, stderr); return 2;
+		case 'h': fputs(_(wizard_usage), stdout); return 0;
+		default: fputs(_(wizard_usage), stderr); return 2;
 		}
 	}
 	/* Everything after "--" is the A/B's command, word for word. */
@@ -259,7 +288,7 @@ int wizard_parse_args(int argc, char **argv, struct wiz_args *a)
 		return -1;
 	}
 	if (optind < argc) {
-		fab_fprintf(stderr, "fabtop wizard: unexpected argument \"%s\"\n", argv[optind]);
+		fab_fprintf(stderr, _("fabtop wizard: unexpected argument \"%s\"\n"), argv[optind]);
 		return 2;
 	}
 	return -1;
@@ -283,14 +312,14 @@ static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
 		return 0;
 	}
 	if (strlen(list) >= sizeof(buf)) {
-		fprintf(stderr, "fabtop wizard: --steps list too long\n");
+		fprintf(stderr, _("fabtop wizard: --steps list too long\n"));
 		return -1;
 	}
 	fab_strlcpy(buf, list, sizeof(buf));
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int i = wizard_find_step(w, tok);
 		if (i < 0) {
-			fab_fprintf(stderr, "fabtop wizard: unknown step \"%s\" (steps:", tok);
+			fab_fprintf(stderr, _("fabtop wizard: unknown step \"%s\" (steps:"), tok);
 			for (int k = 0; k < w->nsteps; k++)
 				fprintf(stderr, " %s", w->steps[k].def->id);
 			fprintf(stderr, ")\n");
@@ -299,7 +328,7 @@ static int steps_mask(const struct wizard *w, const char *list, unsigned *mask)
 		*mask |= 1u << i;
 	}
 	if (!*mask) {
-		fprintf(stderr, "fabtop wizard: --steps names no step\n");
+		fprintf(stderr, _("fabtop wizard: --steps names no step\n"));
 		return -1;
 	}
 	return 0;
@@ -325,7 +354,7 @@ static void run_step(struct wizard *w, int i, const struct fab_model *m)
 		if (batch_signal) {
 			wizard_cancel(w);
 			snprintf(w->steps[i].verdict, sizeof(w->steps[i].verdict),
-				 "interrupted by SIG%s: cancelled, its processes killed",
+				 _("interrupted by SIG%s: cancelled, its processes killed"),
 				 sigabbrev_np(batch_signal));
 			break;
 		}
@@ -355,8 +384,8 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 			installed[k] = sigaction(batch_signals[k], &sa, NULL) == 0;
 	out_open_obj(o, NULL);
 	out_open_obj(o, "wizard");
-	out_str(o, PR_ANY, "host", "fabtop wizard on %s", m->host);
-	out_str(o, PR_ANY, "source", " (%s)\n\n", m->live ? "live" : m->source);
+	out_str(o, PR_ANY, "host", _("fabtop wizard on %s"), m->host);
+	out_str(o, PR_ANY, "source", " (%s)\n\n", m->live ? (out_is_json(o) ? "live" : _("live")) : m->source);
 	out_open_arr(o, "steps");
 	for (int i = 0; i < w->nsteps && !batch_signal; i++) {
 		if (!(mask >> i & 1))
@@ -365,7 +394,7 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 		run_step(w, i, m);
 		int e = wizard_step_exit(&w->steps[i], &why);
 		if (e == 2 && !why2)
-			why2 = why ? why : "a step could not run";
+			why2 = why ? why : _("a step could not run");
 		if (e > rc)
 			rc = e;
 		wizard_print_step(o, &w->steps[i], verbose);
@@ -378,13 +407,13 @@ int wizard_batch(struct wizard *w, const struct fab_model *m, unsigned mask,
 			sigaction(batch_signals[k], &old_sa[k], NULL);
 	if (sig) {
 		rc = 128 + sig;
-		snprintf(why_sig, sizeof(why_sig), "interrupted by SIG%s; no further step ran",
+		snprintf(why_sig, sizeof(why_sig), _("interrupted by SIG%s; no further step ran"),
 			 sigabbrev_np(sig));
 	}
 	out_close_arr(o);
-	out_int(o, PR_ANY, "exit", "exit status %lld", fab_int_of(rc));
-	out_text(o, " (%s)\n", sig ? why_sig : rc == 2 ? why2 : rc ? "a step warned, failed or was blocked"
-		 : "every step passed or was skipped");
+	out_int(o, PR_ANY, "exit", _("exit status %lld"), fab_int_of(rc));
+	out_text(o, " (%s)\n", sig ? why_sig : rc == 2 ? why2 : rc ? _("a step warned, failed or was blocked")
+		 : _("every step passed or was skipped"));
 	out_close_obj(o);
 	out_close_obj(o);
 	if (out_free(o) != 0 && !sig)

@@ -24,6 +24,7 @@
 #include <netlink/route/nexthop.h>
 #include <netlink/route/route.h>
 #include "mtu_probe.h"
+#include "fabtop/i18n.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
@@ -110,16 +111,16 @@ static int peer_route(struct wiz_peer *p, int family, char *err, size_t len)
 	struct rtnl_route *r = NULL;
 	int rc = -1;
 	if (!sk || nl_connect(sk, NETLINK_ROUTE) < 0) {
-		snprintf(err, len, "route netlink unavailable");
+		snprintf(err, len, _("route netlink unavailable"));
 		goto out;
 	}
 	if (nl_addr_parse(p->addr, family, &dst) < 0) {
-		snprintf(err, len, "cannot parse %s", p->addr);
+		snprintf(err, len, _("cannot parse %s"), p->addr);
 		goto out;
 	}
 	int e = rtnl_route_lookup(sk, dst, &r);
 	if (e < 0 || !r) {
-		snprintf(err, len, "no route to %s (%s)", p->addr, nl_geterror(e));
+		snprintf(err, len, _("no route to %s (%s)"), p->addr, nl_geterror(e));
 		goto out;
 	}
 	struct rtnl_nexthop *nh = rtnl_route_get_nnexthops(r) > 0 ? rtnl_route_nexthop_n(r, 0) : NULL;
@@ -160,7 +161,7 @@ static void check_port_mtu(struct wiz_step *s, const struct fab_model *m, const 
 	const struct fab_port *p = port_of_netdev(m, dev, &n);
 	char subj[FAB_NAME_LEN + 8], am[24], mm[24];
 	if (!p) {
-		wiz_out(s, "%s is not the netdev of an HCA port here: no RDMA MTU to compare\n", dev);
+		wiz_out(s, _("%s is not the netdev of an HCA port here: no RDMA MTU to compare\n"), dev);
 		return;
 	}
 	snprintf(subj, sizeof(subj), "%s/%d", n->name, p->num);
@@ -175,14 +176,14 @@ static void check_port_mtu(struct wiz_step *s, const struct fab_model *m, const 
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),
-			 "%s MTU %d leaves RoCE on %s at %d of its %lld: RDMA messages are cut into smaller packets",
+			 _("%s MTU %d leaves RoCE on %s at %d of its %lld: RDMA messages are cut into smaller packets"),
 			 dev, mtu, subj, roce, p->max_mtu.v);
 		snprintf(f->evidence, sizeof(f->evidence), "%s mtu=%d; RoCE headers %d bytes; %s max_mtu=%lld",
 			 dev, mtu, FAB_ROCE_MTU_OVERHEAD, subj, p->max_mtu.v);
 		snprintf(f->hint, sizeof(f->hint),
-			 "suggestion (fabtop changes nothing): ip link set dev %s mtu %lld or more, with the "
-			 "switch ports to match", FAB_SHQ(dev), p->max_mtu.v + FAB_ROCE_MTU_OVERHEAD);
-		fab_strlcpy(f->layer, "layer 2: the RDMA MTU follows the netdev MTU on RoCE", sizeof(f->layer));
+			 _("suggestion (fabtop changes nothing): ip link set dev %s mtu %lld or more, with the "
+			 "switch ports to match"), FAB_SHQ(dev), p->max_mtu.v + FAB_ROCE_MTU_OVERHEAD);
+		fab_strlcpy(f->layer, _("layer 2: the RDMA MTU follows the netdev MTU on RoCE"), sizeof(f->layer));
 	}
 }
 
@@ -193,13 +194,13 @@ static void check_pf_mtu(struct wizard *w, struct wiz_step *s, const char *dev, 
 	char **names = NULL;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/physfn", dev);
 	if (root_realpath(w->root, path, pf, sizeof(pf)) != 0) {
-		wiz_out(s, "%s is not an SR-IOV VF (no device/physfn)\n", dev);
+		wiz_out(s, _("%s is not an SR-IOV VF (no device/physfn)\n"), dev);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/net", pf);
 	int n = root_list(w->root, path, &names);
 	if (n <= 0) {
-		wiz_out(s, "%s is a VF of %s; the PF's netdev is not visible in this network namespace\n",
+		wiz_out(s, _("%s is a VF of %s; the PF's netdev is not visible in this network namespace\n"),
 			dev, strrchr(pf, '/') ? strrchr(pf, '/') + 1 : pf);
 		if (n == 0)
 			root_free_list(names, n);
@@ -209,23 +210,23 @@ static void check_pf_mtu(struct wizard *w, struct wiz_step *s, const char *dev, 
 		long long pmtu;
 		snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", names[i]);
 		if (root_read_line(w->root, path, line, sizeof(line)) != 0 || !fab_parse_ll(line, &pmtu)) {
-			wiz_out(s, "%s is a VF of PF netdev %s, whose MTU is not readable here\n", dev, names[i]);
+			wiz_out(s, _("%s is a VF of PF netdev %s, whose MTU is not readable here\n"), dev, names[i]);
 			continue;
 		}
-		wiz_out(s, "%s is a VF of PF netdev %s (MTU %lld)\n", dev, names[i], pmtu);
+		wiz_out(s, _("%s is a VF of PF netdev %s (MTU %lld)\n"), dev, names[i], pmtu);
 		if (mtu > pmtu) {
 			struct fab_finding *f = wiz_finding(s, "l2.vf-pf-mtu", SEV_WARN, dev);
 			if (!f)
 				break;
 			snprintf(f->message, sizeof(f->message),
-				 "VF %s has MTU %d but its PF %s has %lld: frames above %lld leave the VF and are "
-				 "dropped at the uplink", dev, mtu, names[i], pmtu, pmtu);
+				 _("VF %s has MTU %d but its PF %s has %lld: frames above %lld leave the VF and are "
+				 "dropped at the uplink"), dev, mtu, names[i], pmtu, pmtu);
 			snprintf(f->evidence, sizeof(f->evidence), "/sys/class/net/%s/mtu=%d; /sys/class/net/%s/mtu=%lld",
 				 dev, mtu, names[i], pmtu);
 			snprintf(f->hint, sizeof(f->hint),
-				 "suggestion (fabtop changes nothing): on the host, ip link set dev %s mtu %d",
+				 _("suggestion (fabtop changes nothing): on the host, ip link set dev %s mtu %d"),
 				 FAB_SHQ(names[i]), mtu);
-			fab_strlcpy(f->layer, "layer 2: an SR-IOV VF cannot send more than its PF carries", sizeof(f->layer));
+			fab_strlcpy(f->layer, _("layer 2: an SR-IOV VF cannot send more than its PF carries"), sizeof(f->layer));
 		}
 	}
 	root_free_list(names, n);
@@ -243,10 +244,10 @@ static void probe_apply(struct wiz_step *s, struct wiz_peer *p, const char *dev,
 	size_t n = 0;
 	for (int i = 0; i < r.nprobes && i < MTU_MAX_PROBES && n < sizeof(sizes); i++)
 		n += (size_t)snprintf(sizes + n, sizeof(sizes) - n, "%s%d", i ? ", " : "", r.probes[i].size);
-	wiz_cmd(s, "UDP DF probe to %s:33434 (in-process, IP_PMTUDISC_PROBE + IP_RECVERR), sizes %s",
-		r.addr[0] ? r.addr : p->addr, n ? sizes : "none");
+	wiz_cmd(s, _("UDP DF probe to %s:33434 (in-process, IP_PMTUDISC_PROBE + IP_RECVERR), sizes %s"),
+		r.addr[0] ? r.addr : p->addr, n ? sizes : _("none"));
 	if (r.route_mtu > 0 && r.iface_mtu > 0 && r.route_mtu < r.iface_mtu)
-		wiz_out(s, "the kernel had cached path MTU %d to %s (an earlier frag-needed)\n", r.route_mtu,
+		wiz_out(s, _("the kernel had cached path MTU %d to %s (an earlier frag-needed)\n"), r.route_mtu,
 			p->peer);
 	for (int i = 0; i < r.nprobes && i < MTU_MAX_PROBES; i++) {
 		char line[200];
@@ -274,50 +275,50 @@ static void probe_apply(struct wiz_step *s, struct wiz_peer *p, const char *dev,
 	if (rc != 0 || r.verdict == MTU_ERROR) {
 		if (!(f = wiz_finding(s, "l2.probe-error", SEV_ERROR, p->peer)))
 			return;
-		snprintf(f->message, sizeof(f->message), "the MTU probe to %s could not run: %s", p->peer,
-			 r.message[0] ? r.message : "unknown error");
-		snprintf(f->hint, sizeof(f->hint), "check the address and that UDP sockets are allowed here");
+		snprintf(f->message, sizeof(f->message), _("the MTU probe to %s could not run: %s"), p->peer,
+			 r.message[0] ? r.message : _("unknown error"));
+		snprintf(f->hint, sizeof(f->hint), _("check the address and that UDP sockets are allowed here"));
 	} else if (r.verdict == MTU_OK) {
 		if (!(f = wiz_finding(s, "l2.mtu-ok", SEV_INFO, p->peer)))
 			return;
 		if (p->iface_mtu.ok && p->iface_mtu.v > 65535)   /* lo: 65536, above any IP packet */
-			snprintf(f->message, sizeof(f->message), "the path to %s carries the largest IP packet, "
-				 "65535 bytes (the interface MTU is %s)", p->peer, im);
+			snprintf(f->message, sizeof(f->message), _("the path to %s carries the largest IP packet, "
+				 "65535 bytes (the interface MTU is %s)"), p->peer, im);
 		else
-			snprintf(f->message, sizeof(f->message), "the path to %s carries the interface MTU %s",
+			snprintf(f->message, sizeof(f->message), _("the path to %s carries the interface MTU %s"),
 				 p->peer, im);
 	} else if (r.verdict == MTU_PATH_LOWER) {
 		if (!(f = wiz_finding(s, "l2.mtu-path-lower", SEV_WARN, p->peer)))
 			return;
 		snprintf(f->message, sizeof(f->message),
-			 "path MTU to %s is %s, below %s's %s: hop %s answered \"fragmentation needed\" (mtu %d)",
+			 _("path MTU to %s is %s, below %s's %s: hop %s answered \"fragmentation needed\" (mtu %d)"),
 			 p->peer, pm, dev, im, r.hop[0] ? r.hop : "N/A", r.hop_mtu);
 		snprintf(f->hint, sizeof(f->hint),
-			 "raise the MTU of the link after %s to %s, or lower %s's MTU to %s on every node of the job",
-			 r.hop[0] ? r.hop : "that hop", im, dev, pm);
+			 _("raise the MTU of the link after %s to %s, or lower %s's MTU to %s on every node of the job"),
+			 r.hop[0] ? r.hop : _("that hop"), im, dev, pm);
 	} else if (r.verdict == MTU_BLACKHOLE) {
 		if (!(f = wiz_finding(s, "l2.mtu-blackhole", SEV_ERROR, p->peer)))
 			return;
 		snprintf(f->message, sizeof(f->message),
-			 "MTU black hole to %s: packets up to %s arrive, larger ones vanish with no ICMP error",
+			 _("MTU black hole to %s: packets up to %s arrive, larger ones vanish with no ICMP error"),
 			 p->peer, pm);
 		snprintf(f->hint, sizeof(f->hint),
-			 "a hop drops big frames silently (or filters ICMP frag-needed): find the link with the "
-			 "smaller MTU (tracepath -n %s from here), fix it or lower %s's MTU to %s",
+			 _("a hop drops big frames silently (or filters ICMP frag-needed): find the link with the "
+			 "smaller MTU (tracepath -n %s from here), fix it or lower %s's MTU to %s"),
 			 FAB_SHQ(p->addr[0] ? p->addr : p->peer), dev, pm);
 	} else {
 		if (!(f = wiz_finding(s, "l2.unreachable", SEV_ERROR, p->peer)))
 			return;
-		snprintf(f->message, sizeof(f->message), "nothing reaches %s: the peer answered no probe, not even a %d-byte one",
+		snprintf(f->message, sizeof(f->message), _("nothing reaches %s: the peer answered no probe, not even a %d-byte one"),
 			 p->peer, r.nprobes > 0 ? r.probes[r.nprobes - 1].size : 0);
 		snprintf(f->hint, sizeof(f->hint),
-			 "check the peer is up and its address right, the route (%s) and any firewall dropping "
-			 "UDP or ICMP", p->route_dev[0] ? p->route_dev : "none");
+			 _("check the peer is up and its address right, the route (%s) and any firewall dropping "
+			 "UDP or ICMP"), p->route_dev[0] ? p->route_dev : _("none"));
 	}
-	snprintf(f->evidence, sizeof(f->evidence), "%d probe%s in %.2f s: %s; %s", r.nprobes,
-		 r.nprobes == 1 ? "" : "s", r.elapsed_s,
-		 n ? sizes : "none", r.message);
-	fab_strlcpy(f->layer, "layer 2: the path MTU limits every packet NCCL sends over sockets or RoCE",
+	snprintf(f->evidence, sizeof(f->evidence), P_("%d probe in %.2f s: %s; %s", "%d probes in %.2f s: %s; %s",
+						       (unsigned long)r.nprobes), r.nprobes, r.elapsed_s,
+		 n ? sizes : _("none"), r.message);
+	fab_strlcpy(f->layer, _("layer 2: the path MTU limits every packet NCCL sends over sockets or RoCE"),
 		    sizeof(f->layer));
 }
 
@@ -327,27 +328,30 @@ bool wiz_l2_gate(const struct wizard *w, const struct fab_model *m, char *why, s
 {
 	(void)m;
 	if (!w->root || !w->root->live) {
-		snprintf(why, len, "layer 2 probes the network from this node, and --root %s is a capture: "
-			 "run the wizard on the node itself", w->root ? w->root->name : "?");
+		snprintf(why, len, _("layer 2 probes the network from this node, and --root %s is a capture: "
+			 "run the wizard on the node itself"), w->root ? w->root->name : "?");
 		return true;
 	}
 	if (!w->in.iface[0]) {
 		if (w->job_ran && w->job_nprocs > 0 && w->job_iface_spec[0])
-			snprintf(why, len, "NCCL_SOCKET_IFNAME=%s of pid %d matches no usable interface in its "
-				 "network namespace (step job); give --iface IF", w->job_iface_spec, w->job_pid);
+			snprintf(why, len, _("NCCL_SOCKET_IFNAME=%s of pid %d matches no usable interface in its "
+				 "network namespace (step job); give --iface IF"), w->job_iface_spec, w->job_pid);
 		else if (w->job_ran && w->job_nprocs > 0)
-			snprintf(why, len, "NCCL would find no usable interface for pid %d (step job); give --iface IF",
+			snprintf(why, len, _("NCCL would find no usable interface for pid %d (step job); give --iface IF"),
 				 w->job_pid);
 		else
-			snprintf(why, len, "no interface to check: give --iface IF (or run step job to take "
-				 "NCCL_SOCKET_IFNAME from the NCCL process)");
+			snprintf(why, len, _("no interface to check: give --iface IF (or run step job to take "
+				 "NCCL_SOCKET_IFNAME from the NCCL process)"));
 		return true;
 	}
 	if (if_nametoindex(w->in.iface) == 0) {
-		snprintf(why, len, "interface %s (%s) does not exist in this network namespace%s", w->in.iface,
-			 w->in.iface_src[0] ? w->in.iface_src : "input",
-			 w->job_other_netns && !w->opt.iface[0] ? "; the job runs in another one: run the wizard "
-			 "inside its pod (or nsenter -n -t PID)" : "");
+		if (w->job_other_netns && !w->opt.iface[0])
+			snprintf(why, len, _("interface %s (%s) does not exist in this network namespace; the job "
+					     "runs in another one: run the wizard inside its pod (or nsenter -n -t PID)"),
+				 w->in.iface, w->in.iface_src[0] ? w->in.iface_src : _("input"));
+		else
+			snprintf(why, len, _("interface %s (%s) does not exist in this network namespace"),
+				 w->in.iface, w->in.iface_src[0] ? w->in.iface_src : _("input"));
 		return true;
 	}
 	return false;
@@ -423,8 +427,8 @@ static void l2_finish(struct wizard *w, struct wiz_step *s, struct l2_bg *bg)
 	if (w->in.npeers > 1 && wiz_status_of(s) == WIZ_PASS) {
 		char line[160];
 		wizard_peers_line(w, line, sizeof(line));
-		snprintf(s->verdict, sizeof(s->verdict), "%s (MTU %d) reaches every peer through itself at its "
-			 "full MTU: %s", bg->dev, bg->mtu, line);
+		snprintf(s->verdict, sizeof(s->verdict), _("%s (MTU %d) reaches every peer through itself at its "
+			 "full MTU: %s"), bg->dev, bg->mtu, line);
 	}
 }
 
@@ -455,32 +459,32 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	char err[256];
 	struct l2_bg *bg = calloc(1, sizeof(*bg));
 	if (!bg) {
-		snprintf(s->verdict, sizeof(s->verdict), "out of memory");
+		snprintf(s->verdict, sizeof(s->verdict), _("out of memory"));
 		return -1;
 	}
 	iface_read(dev, &ii);
 	fab_strlcpy(bg->dev, dev, sizeof(bg->dev));
 	bg->timeout_s = w->probe_timeout_s;
 	bg->mtu = ii.mtu;
-	wiz_input(s, "interface %s (%s)", dev, w->in.iface_src[0] ? w->in.iface_src : "input");
+	wiz_input(s, _("interface %s (%s)"), dev, w->in.iface_src[0] ? w->in.iface_src : _("input"));
 	if (w->in.npeers) {
 		char line[160];
 		wizard_peers_line(w, line, sizeof(line));
-		wiz_input(s, "peers %s", line);
+		wiz_input(s, _("peers %s"), line);
 	} else {
-		wiz_input(s, "peers: none (--peer HOST)");
+		wiz_input(s, _("peers: none (--peer HOST)"));
 	}
 	if (w->job_other_netns && !w->opt.iface[0]) {
 		struct fab_finding *nf = wiz_finding(s, "l2.other-netns", SEV_WARN, dev);
 		if (nf) {
-			snprintf(nf->message, sizeof(nf->message), "pid %d runs in network namespace %s, not fabtop's: "
-				 "this step looked at fabtop's %s, which may not be the job's", w->job_pid,
+			snprintf(nf->message, sizeof(nf->message), _("pid %d runs in network namespace %s, not fabtop's: "
+				 "this step looked at fabtop's %s, which may not be the job's"), w->job_pid,
 				 w->job_netns[0] ? w->job_netns : "N/A", dev);
-			snprintf(nf->hint, sizeof(nf->hint), "run the wizard inside the job's pod, or as root with "
-				 "nsenter -n -t %d fabtop wizard", w->job_pid);
+			snprintf(nf->hint, sizeof(nf->hint), _("run the wizard inside the job's pod, or as root with "
+				 "nsenter -n -t %d fabtop wizard"), w->job_pid);
 		}
 	}
-	wiz_cmd(s, "getifaddrs() and ioctl(SIOCGIFMTU, SIOCGIFFLAGS) on %s", dev);
+	wiz_cmd(s, _("getifaddrs() and ioctl(SIOCGIFMTU, SIOCGIFFLAGS) on %s"), dev);
 	wiz_out(s, "%s: mtu %d, %s%s, addresses:", dev, ii.mtu, ii.up ? "UP" : "DOWN",
 		ii.running ? ",RUNNING" : "");
 	for (int i = 0; i < ii.naddrs; i++)
@@ -491,29 +495,29 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	if (!ii.up || !ii.running) {
 		if ((f = wiz_finding(s, "l2.iface-down", SEV_ERROR, dev))) {
 			snprintf(f->message, sizeof(f->message), "%s",
-				 !ii.up ? "administratively down" : "up but has no carrier (link down)");
-			snprintf(f->hint, sizeof(f->hint), "bring it up (ip link set dev %s up) or check the cable "
-				 "and switch port; NCCL cannot use it as it is", FAB_SHQ(dev));
+				 !ii.up ? _("administratively down") : _("up but has no carrier (link down)"));
+			snprintf(f->hint, sizeof(f->hint), _("bring it up (ip link set dev %s up) or check the cable "
+				 "and switch port; NCCL cannot use it as it is"), FAB_SHQ(dev));
 		}
 	}
 	if (ii.naddrs == 0) {
 		if ((f = wiz_finding(s, "l2.iface-no-addr", SEV_ERROR, dev))) {
-			snprintf(f->message, sizeof(f->message), "no IP address: NCCL's bootstrap and socket "
-				 "transport cannot use it");
-			snprintf(f->hint, sizeof(f->hint), "give it an address (DHCP, netplan, the CNI of the pod) "
-				 "or point NCCL_SOCKET_IFNAME at the interface that has one");
+			snprintf(f->message, sizeof(f->message), _("no IP address: NCCL's bootstrap and socket "
+				 "transport cannot use it"));
+			snprintf(f->hint, sizeof(f->hint), _("give it an address (DHCP, netplan, the CNI of the pod) "
+				 "or point NCCL_SOCKET_IFNAME at the interface that has one"));
 		}
 	}
 
-	wiz_cmd(s, "MTU consistency: %s vs its HCA port (model) and /sys/class/net/%s/device/physfn", dev, dev);
+	wiz_cmd(s, _("MTU consistency: %s vs its HCA port (model) and /sys/class/net/%s/device/physfn"), dev, dev);
 	check_port_mtu(s, m, dev, ii.mtu);
 	check_pf_mtu(w, s, dev, ii.mtu);
 
 	if (w->in.npeers == 0) {
 		if ((f = wiz_finding(s, "l2.no-peer", SEV_INFO, dev))) {
 			snprintf(f->message, sizeof(f->message),
-				 "no peer given: the route and the path MTU were not checked");
-			snprintf(f->hint, sizeof(f->hint), "name another node of the job: --peer HOST (up to %d)",
+				 _("no peer given: the route and the path MTU were not checked"));
+			snprintf(f->hint, sizeof(f->hint), _("name another node of the job: --peer HOST (up to %d)"),
 				 WIZ_MAX_PEERS);
 		}
 	}
@@ -526,18 +530,18 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 			fab_strlcpy(p->message, err, sizeof(p->message));
 			if ((f = wiz_finding(s, "l2.resolve", SEV_ERROR, p->peer))) {
 				snprintf(f->message, sizeof(f->message), "%s", err);
-				snprintf(f->hint, sizeof(f->hint), "use the peer's IP address, or fix the name in DNS or "
-					 "/etc/hosts (NCCL resolves the same names)");
+				snprintf(f->hint, sizeof(f->hint), _("use the peer's IP address, or fix the name in DNS or "
+					 "/etc/hosts (NCCL resolves the same names)"));
 			}
 			continue;
 		}
-		wiz_cmd(s, "route lookup to %s (RTM_GETROUTE via libnl-route, as ip route get)", p->addr);
+		wiz_cmd(s, _("route lookup to %s (RTM_GETROUTE via libnl-route, as ip route get)"), p->addr);
 		if (peer_route(p, family, err, sizeof(err)) != 0) {
-			wiz_out(s, "route to %s: %s\n", p->addr, err);
+			wiz_out(s, _("route to %s: %s\n"), p->addr, err);
 			fab_strlcpy(p->message, err, sizeof(p->message));
 			if ((f = wiz_finding(s, "l2.no-route", SEV_ERROR, p->peer))) {
 				snprintf(f->message, sizeof(f->message), "%s", err);
-				snprintf(f->hint, sizeof(f->hint), "add a route to %s through %s (or a default route)",
+				snprintf(f->hint, sizeof(f->hint), _("add a route to %s through %s (or a default route)"),
 					 p->addr, dev);
 			}
 			continue;
@@ -546,14 +550,14 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 		wiz_out(s, "route to %s: dev %s%s%s%s%s\n", p->addr, p->route_dev[0] ? p->route_dev : "?",
 			p->route_via[0] ? " via " : "", p->route_via, p->route_src[0] ? " src " : "", p->route_src);
 		if (!p->route_ok && (f = wiz_finding(s, "l2.route-other-iface", SEV_WARN, p->peer))) {
-			snprintf(f->message, sizeof(f->message), "traffic to %s leaves through %s, not %s",
-				 p->peer, p->route_dev[0] ? p->route_dev : "an unknown interface", dev);
+			snprintf(f->message, sizeof(f->message), _("traffic to %s leaves through %s, not %s"),
+				 p->peer, p->route_dev[0] ? p->route_dev : _("an unknown interface"), dev);
 			snprintf(f->evidence, sizeof(f->evidence), "route to %s: dev %s%s%s", p->addr, p->route_dev,
 				 p->route_via[0] ? " via " : "", p->route_via);
-			snprintf(f->hint, sizeof(f->hint), "NCCL binds to %s's address but the kernel routes by "
+			snprintf(f->hint, sizeof(f->hint), _("NCCL binds to %s's address but the kernel routes by "
 				 "destination: add a route to the peers' subnet via %s, or choose the interface the "
-				 "route uses", dev, dev);
-			fab_strlcpy(f->layer, "layer 2: the route decides which link carries the job's traffic",
+				 "route uses"), dev, dev);
+			fab_strlcpy(f->layer, _("layer 2: the route decides which link carries the job's traffic"),
 				    sizeof(f->layer));
 		}
 		struct l2_job *j = &bg->jobs[bg->njobs++];
@@ -566,7 +570,7 @@ int wiz_l2_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 		return 0;
 	}
 	if (pthread_create(&bg->th, NULL, probe_all, bg) != 0) {
-		snprintf(s->verdict, sizeof(s->verdict), "cannot start the MTU probes: %s", strerror(errno));
+		snprintf(s->verdict, sizeof(s->verdict), _("cannot start the MTU probes: %s"), strerror(errno));
 		free(bg);
 		s->priv = NULL;
 		return -1;

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "perftest.h"
+#include "fabtop/i18n.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
@@ -117,24 +118,24 @@ bool wiz_l3_gate(const struct wizard *w, const struct fab_model *m, char *why, s
 {
 	const struct fab_nic *nic;
 	if (w->root && w->root->is_capture) {
-		snprintf(why, len, "--root %s is a capture of a node: perftest must run on that node, "
-			 "with its HCAs (run the wizard there)", w->root->name);
+		snprintf(why, len, _("--root %s is a capture of a node: perftest must run on that node, "
+			 "with its HCAs (run the wizard there)"), w->root->name);
 		return true;
 	}
 	if (!w->side[0] && w->in.npeers == 0) {
-		snprintf(why, len, "give --peer HOST on the client, or --side server on the peer");
+		snprintf(why, len, _("give --peer HOST on the client, or --side server on the peer"));
 		return true;
 	}
 	if (strcmp(w->side, "client") == 0 && w->in.npeers == 0) {
-		snprintf(why, len, "the client side needs --peer HOST (the node running --side server)");
+		snprintf(why, len, _("the client side needs --peer HOST (the node running --side server)"));
 		return true;
 	}
 	if (!m) {
-		snprintf(why, len, "no node model");
+		snprintf(why, len, _("no node model"));
 		return true;
 	}
 	if (!pick_port(w, m, &nic)) {
-		snprintf(why, len, "no ACTIVE HCA port on this node (see layer 1)");
+		snprintf(why, len, _("no ACTIVE HCA port on this node (see layer 1)"));
 		return true;
 	}
 	return false;
@@ -179,7 +180,7 @@ static int start_run(struct l3 *st)
 	}
 	st->tries++;
 	if (st->tries > 1)
-		wiz_out(st->s, "[fabtop: attempt %d of %d]\n", st->tries, L3_CONNECT_TRIES);
+		wiz_out(st->s, _("[fabtop: attempt %d of %d]\n"), st->tries, L3_CONNECT_TRIES);
 	perftest_init(&st->pt);
 	struct run_opts o = {
 		.timeout_s = L3_RUN_S,
@@ -240,19 +241,19 @@ static const char *size_name(long long b, char *buf, size_t len)
 static void error_finding(struct l3 *st, const struct perftest *p, const char *what)
 {
 	static const struct { enum pt_err e; const char *id, *msg, *hint; } tab[] = {
-		{ PT_ERR_NO_DEVICE, "l3.no-device", "perftest found no RDMA device%s",
-		  "check that the HCA is visible here (ibv_devices; in a pod, the RDMA device plugin) "
-		  "and that -d names it" },
-		{ PT_ERR_CONNECT, "l3.connect", "perftest could not reach its peer over TCP%s",
-		  "start the server side first (fabtop wizard --side server, or ib_write_bw -d DEV on the "
-		  "peer); check layer 2 (route, firewall on port 18515)" },
-		{ PT_ERR_QP, "l3.qp", "the queue pair could not be connected%s",
-		  "QP to RTR fails on a wrong GID index (use the RoCE v2 GID: --gid-index), an MTU the "
-		  "path does not carry, or a peer on another subnet/partition" },
-		{ PT_ERR_COMPLETION, "l3.completion", "RDMA traffic failed with a completion error%s",
-		  "the fabric dropped or refused the traffic: check the switch ports, PFC/ECN on RoCE, "
-		  "and the error counters (Counters pane)" },
-		{ PT_ERR_OTHER, "l3.error", "perftest failed%s", "read the raw output (v) for the failing call" },
+		{ PT_ERR_NO_DEVICE, "l3.no-device", N_("perftest found no RDMA device%s"),
+		  N_("check that the HCA is visible here (ibv_devices; in a pod, the RDMA device plugin) "
+		  "and that -d names it") },
+		{ PT_ERR_CONNECT, "l3.connect", N_("perftest could not reach its peer over TCP%s"),
+		  N_("start the server side first (fabtop wizard --side server, or ib_write_bw -d DEV on the "
+		  "peer); check layer 2 (route, firewall on port 18515)") },
+		{ PT_ERR_QP, "l3.qp", N_("the queue pair could not be connected%s"),
+		  N_("QP to RTR fails on a wrong GID index (use the RoCE v2 GID: --gid-index), an MTU the "
+		  "path does not carry, or a peer on another subnet/partition") },
+		{ PT_ERR_COMPLETION, "l3.completion", N_("RDMA traffic failed with a completion error%s"),
+		  N_("the fabric dropped or refused the traffic: check the switch ports, PFC/ECN on RoCE, "
+		  "and the error counters (Counters pane)") },
+		{ PT_ERR_OTHER, "l3.error", N_("perftest failed%s"), N_("read the raw output (v) for the failing call") },
 	};
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
 		if (tab[i].e != p->err)
@@ -262,13 +263,13 @@ static void error_finding(struct l3 *st, const struct perftest *p, const char *w
 			return;
 		char tail[96];
 		snprintf(tail, sizeof(tail), " (%s)", what);
-		snprintf(f->message, sizeof(f->message), tab[i].msg, tail);
+		snprintf(f->message, sizeof(f->message), _(tab[i].msg), tail);
 		fab_strlcpy(f->evidence, p->err_line, sizeof(f->evidence));
 		if (p->err == PT_ERR_CONNECT && !st->server)
-			snprintf(f->evidence, sizeof(f->evidence), "%s (after %d attempts, %.0f s apart)",
+			snprintf(f->evidence, sizeof(f->evidence), _("%s (after %d attempts, %.0f s apart)"),
 				 p->err_line, st->last_tries, L3_RETRY_S);
-		fab_strlcpy(f->hint, tab[i].hint, sizeof(f->hint));
-		fab_strlcpy(f->layer, "layer 3: RDMA between the HCAs, below NCCL", sizeof(f->layer));
+		fab_strlcpy(f->hint, _(tab[i].hint), sizeof(f->hint));
+		fab_strlcpy(f->layer, _("layer 3: RDMA between the HCAs, below NCCL"), sizeof(f->layer));
 		return;
 	}
 }
@@ -299,8 +300,8 @@ static void bw_findings(struct l3 *st)
 	if (st->rate_gbps <= 0) {
 		struct fab_finding *f = wiz_finding(st->s, "l3.rate-unknown", SEV_INFO, st->dev);
 		if (f) {
-			snprintf(f->message, sizeof(f->message), "%.2f Gb/s at %s; the port's line rate is "
-				 "unknown", big->avg_gbps, size_name(big->bytes, sz, sizeof(sz)));
+			snprintf(f->message, sizeof(f->message), _("%.2f Gb/s at %s; the port's line rate is "
+				 "unknown"), big->avg_gbps, size_name(big->bytes, sz, sizeof(sz)));
 			fab_strlcpy(f->evidence, ev, sizeof(f->evidence));
 		}
 		return;
@@ -310,21 +311,25 @@ static void bw_findings(struct l3 *st)
 	struct fab_finding *f = wiz_finding(st->s, id, frac >= FAB_LINE_SHARE_GOOD ? SEV_INFO : SEV_WARN, st->dev);
 	if (!f)
 		return;
-	snprintf(f->message, sizeof(f->message), "%s: %.2f Gb/s at %s = %.0f%% of the %.0f Gb/s line rate%s",
+	const char *fmt = frac >= FAB_LINE_SHARE_GOOD ? _("%s: %.2f Gb/s at %s = %.0f%% of the %.0f Gb/s line rate")
+		: frac >= FAB_LINE_SHARE_LOW ? _("%s: %.2f Gb/s at %s = %.0f%% of the %.0f Gb/s line rate (short of "
+						 "the 90%% a healthy link reaches)")
+		: _("%s: %.2f Gb/s at %s = %.0f%% of the %.0f Gb/s line rate (low)");
+	snprintf(f->message, sizeof(f->message), fmt,
 		 p->test[0] ? p->test : "ib_write_bw", big->avg_gbps, size_name(big->bytes, sz, sizeof(sz)),
-		 100.0 * frac, st->rate_gbps, frac >= FAB_LINE_SHARE_GOOD ? "" : frac >= FAB_LINE_SHARE_LOW ? " (short of the "
-		 "90% a healthy link reaches)" : " (low)");
+		 100.0 * frac, st->rate_gbps);
 	fab_strlcpy(f->evidence, ev, sizeof(f->evidence));
 	if (st->rate_why[0])
-		fab_catf(f->evidence, sizeof(f->evidence), "; line rate: %s", st->rate_why);
-	fab_strlcpy(f->layer, "layer 3: a healthy link reaches about 90-97% of line rate with "
-		    "ib_write_bw at 64 KiB and above", sizeof(f->layer));
+		fab_catf(f->evidence, sizeof(f->evidence), _("; line rate: %s"), st->rate_why);
+	/* xgettext:no-c-format */
+	fab_strlcpy(f->layer, _("layer 3: a healthy link reaches about 90-97% of line rate with "
+		    "ib_write_bw at 64 KiB and above"), sizeof(f->layer));
 	if (frac < FAB_LINE_SHARE_GOOD)
 		snprintf(f->hint, sizeof(f->hint), "%s", frac >= FAB_LINE_SHARE_LOW
-			 ? "check PCIe (width/speed of the HCA's link, Topology pane), the HCA's NUMA node, and "
-			   "congestion from other traffic"
-			 : "well below line rate: a degraded link (layer 1 rate/width), PCIe downtraining, "
-			   "congestion or pause frames (Counters pane), or a peer slower than this port");
+			 ? _("check PCIe (width/speed of the HCA's link, Topology pane), the HCA's NUMA node, and "
+			     "congestion from other traffic")
+			 : _("well below line rate: a degraded link (layer 1 rate/width), PCIe downtraining, "
+			     "congestion or pause frames (Counters pane), or a peer slower than this port"));
 }
 
 static void lat_finding(struct l3 *st)
@@ -338,10 +343,10 @@ static void lat_finding(struct l3 *st)
 		return;
 	char one[64] = "", two[64] = "";
 	if (a && a->t_typical.ok)
-		snprintf(one, sizeof(one), "%.2f us at 2 B", a->t_typical.v);
+		snprintf(one, sizeof(one), _("%.2f us at 2 B"), a->t_typical.v);
 	if (b && b->t_typical.ok)
-		snprintf(two, sizeof(two), "%.2f us at 4 KiB", b->t_typical.v);
-	snprintf(f->message, sizeof(f->message), "latency (typical) %s%s%s", one, one[0] && two[0] ? ", " : "",
+		snprintf(two, sizeof(two), _("%.2f us at 4 KiB"), b->t_typical.v);
+	snprintf(f->message, sizeof(f->message), _("latency (typical) %s%s%s"), one, one[0] && two[0] ? ", " : "",
 		 two);
 	if (a && a->p99.ok)
 		snprintf(f->evidence, sizeof(f->evidence), "2 B: min %.2f, 99%% %.2f, max %.2f us",
@@ -351,12 +356,12 @@ static void lat_finding(struct l3 *st)
 static void finish(struct l3 *st)
 {
 	struct wiz_step *s = st->s;
-	const char *which = st->server ? "server side" : "client side";
+	const char *which = st->server ? _("server side") : _("client side");
 	if (st->bw.cpu_freq_warning || st->lat.cpu_freq_warning) {
 		struct fab_finding *f = wiz_finding(s, "l3.cpu-freq", SEV_INFO, st->dev);
 		if (f)
-			snprintf(f->message, sizeof(f->message), "perftest saw conflicting CPU frequencies "
-				 "(run with -F, as here; pin the CPU governor for exact latency)");
+			snprintf(f->message, sizeof(f->message), _("perftest saw conflicting CPU frequencies "
+				 "(run with -F, as here; pin the CPU governor for exact latency)"));
 	}
 	const struct perftest *bad = st->bw.err ? &st->bw : st->lat_done && st->lat.err ? &st->lat : NULL;
 	if (bad) {
@@ -365,14 +370,17 @@ static void finish(struct l3 *st)
 		struct fab_finding *f = wiz_finding(s, "l3.error", SEV_ERROR, st->dev);
 		if (f) {
 			if (st->killed[0] && st->server && strstr(st->killed, "hung"))
-				snprintf(f->message, sizeof(f->message), "no client connected within %.0f s",
+				snprintf(f->message, sizeof(f->message), _("no client connected within %.0f s"),
 					 L3_IDLE_S);
-			else
-				snprintf(f->message, sizeof(f->message), "%s gave no result%s%s",
+			else if (st->killed[0])
+				snprintf(f->message, sizeof(f->message), _("%s gave no result: %s"),
 					 st->phase == PH_LAT || st->lat_done ? "ib_write_lat" : "ib_write_bw",
-					 st->killed[0] ? ": " : "", st->killed);
-			fab_strlcpy(f->hint, st->server ? "start the client side on the peer within a minute "
-				    "(fabtop wizard --peer THIS-NODE)" : "read the raw output (v)", sizeof(f->hint));
+					 st->killed);
+			else
+				snprintf(f->message, sizeof(f->message), _("%s gave no result"),
+					 st->phase == PH_LAT || st->lat_done ? "ib_write_lat" : "ib_write_bw");
+			fab_strlcpy(f->hint, st->server ? _("start the client side on the peer within a minute "
+				    "(fabtop wizard --peer THIS-NODE)") : _("read the raw output (v)"), sizeof(f->hint));
 		}
 	}
 	if (st->bw.nbw > 0)
@@ -400,7 +408,7 @@ static void finish(struct l3 *st)
 		snprintf(s->verdict + n, sizeof(s->verdict) - n, "; %s", lat->message);
 	}
 	if (!st->have_lat && s->status == WIZ_PASS)
-		wiz_out(s, "[fabtop: ib_write_lat is not on PATH: latency not measured]\n");
+		wiz_out(s, _("[fabtop: ib_write_lat is not on PATH: latency not measured]\n"));
 }
 
 /* ---- the step ------------------------------------------------------------------- */
@@ -408,27 +416,27 @@ static void finish(struct l3 *st)
 static void l3_skip_missing(struct wiz_step *s)
 {
 	s->status = WIZ_SKIPPED;
-	snprintf(s->verdict, sizeof(s->verdict), "perftest is not installed (ib_write_bw is not on PATH)");
-	snprintf(s->hint, sizeof(s->hint), "install perftest (Debian/Ubuntu: apt install perftest; RHEL: "
+	snprintf(s->verdict, sizeof(s->verdict), _("perftest is not installed (ib_write_bw is not on PATH)"));
+	snprintf(s->hint, sizeof(s->hint), _("install perftest (Debian/Ubuntu: apt install perftest; RHEL: "
 		 "dnf install perftest; MLNX_OFED/DOCA include it), or run the pair by hand: on the peer "
-		 "ib_write_bw -d DEV -a --report_gbits -F, here ib_write_bw -d DEV -a --report_gbits -F PEER");
+		 "ib_write_bw -d DEV -a --report_gbits -F, here ib_write_bw -d DEV -a --report_gbits -F PEER"));
 }
 
 int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m)
 {
 	const struct fab_nic *nic = NULL;
 	const struct fab_port *p = pick_port(w, m, &nic);
-	wiz_input(s, "side: %s", w->side[0] ? (is_server(w) ? "server (--side)" : "client (--side)")
-		  : "client (a peer was given)");
+	wiz_input(s, _("side: %s"), w->side[0] ? (is_server(w) ? _("server (--side)") : _("client (--side)"))
+		  : _("client (a peer was given)"));
 	if (!on_path("ib_write_bw")) {
-		wiz_cmd(s, "look for ib_write_bw and ib_write_lat on PATH");
+		wiz_cmd(s, _("look for ib_write_bw and ib_write_lat on PATH"));
 		l3_skip_missing(s);
 		return -1;   /* the status stays skipped */
 	}
 	struct l3 *st = calloc(1, sizeof(*st));
 	if (!st || !p) {
 		free(st);
-		snprintf(s->verdict, sizeof(s->verdict), p ? "out of memory" : "no ACTIVE HCA port");
+		snprintf(s->verdict, sizeof(s->verdict), p ? _("out of memory") : _("no ACTIVE HCA port"));
 		return -1;
 	}
 	s->priv = st;
@@ -441,29 +449,29 @@ int wiz_l3_start(struct wizard *w, struct wiz_step *s, const struct fab_model *m
 	if (!st->server)
 		fab_strlcpy(st->peer, w->in.peers[0], sizeof(st->peer));
 	st->have_lat = on_path("ib_write_lat");
-	wiz_input(s, "HCA port %s/%d, %s, line rate %s%s", st->dev, st->port,
-		  st->roce ? "RoCE" : ll_name(p->ll) ? ll_name(p->ll) : "link layer N/A",
+	wiz_input(s, _("HCA port %s/%d, %s, line rate %s%s"), st->dev, st->port,
+		  st->roce ? "RoCE" : ll_name(p->ll) ? ll_name(p->ll) : _("link layer N/A"),
 		  p->rate_str[0] ? p->rate_str : "N/A",
-		  w->in.hca[0] ? "" : " (the first ACTIVE port; --hca to choose)");
+		  w->in.hca[0] ? "" : _(" (the first ACTIVE port; --hca to choose)"));
 	if (st->rate_why[0])
-		wiz_input(s, "line rate judged against: %s", st->rate_why);
+		wiz_input(s, _("line rate judged against: %s"), st->rate_why);
 	if (w->gid_index >= 0) {
 		st->gid = w->gid_index;
-		wiz_input(s, "GID index %d (--gid-index)", st->gid);
+		wiz_input(s, _("GID index %d (--gid-index)"), st->gid);
 	} else if (w->job_gid_set) {
 		st->gid = w->job_gid_index;
-		wiz_input(s, "GID index %d (NCCL_IB_GID_INDEX of the job)", st->gid);
+		wiz_input(s, _("GID index %d (NCCL_IB_GID_INDEX of the job)"), st->gid);
 	} else {
 		st->gid = -1;
-		wiz_input(s, "GID index: perftest's default%s", st->roce ? " (RoCE: NCCL may use another; "
-			  "--gid-index N to test the one NCCL uses)" : "");
+		wiz_input(s, _("GID index: perftest's default%s"), st->roce ? _(" (RoCE: NCCL may use another; "
+			  "--gid-index N to test the one NCCL uses)") : "");
 	}
 	if (!st->server)
-		wiz_input(s, "peer %s (it must run the server side: fabtop wizard --side server, or "
-			  "ib_write_bw/ib_write_lat with the same -d)", st->peer);
+		wiz_input(s, _("peer %s (it must run the server side: fabtop wizard --side server, or "
+			  "ib_write_bw/ib_write_lat with the same -d)"), st->peer);
 	else
-		wiz_input(s, "waiting up to %.0f s for the client (fabtop wizard --peer THIS-NODE on the "
-			  "peer)", L3_IDLE_S);
+		wiz_input(s, _("waiting up to %.0f s for the client (fabtop wizard --peer THIS-NODE on the "
+			  "peer)"), L3_IDLE_S);
 	st->phase = PH_BW;
 	if (start_run(st) != 0) {
 		st->phase = PH_DONE;

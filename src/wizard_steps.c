@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job.h"
+#include "fabtop/i18n.h"
 #include "fabtop/runner.h"
 #include "fabtop/util.h"
 #include "fabtop/wizard.h"
@@ -58,9 +59,9 @@ static void job_print(struct wiz_step *s, const struct fab_job *j)
 {
 	wiz_out(s, "pid %d (%s)%s%s\n", j->pid, j->comm, j->cmdline[0] ? ": " : "", j->cmdline);
 	if (j->nspid && j->nspid != j->pid)
-		wiz_out(s, "  pid in its own PID namespace: %d\n", j->nspid);
-	wiz_out(s, "  network namespace %s%s\n", j->netns[0] ? j->netns : "N/A",
-		j->other_netns ? " (not fabtop's)" : "");
+		wiz_out(s, _("  pid in its own PID namespace: %d\n"), j->nspid);
+	wiz_out(s, _("  network namespace %s%s\n"), j->netns[0] ? j->netns : "N/A",
+		j->other_netns ? _(" (not fabtop's)") : "");
 	if (j->nccl_lib[0])
 		wiz_out(s, "  libnccl: %s\n", j->nccl_lib);
 	for (int i = 0; i < j->nrank; i++)
@@ -70,16 +71,16 @@ static void job_print(struct wiz_step *s, const struct fab_job *j)
 			strcmp(j->nccl[i].source, "environment") ? "  (from " : "",
 			strcmp(j->nccl[i].source, "environment") ? j->nccl[i].source : "");
 	if (j->net.how == JOB_NET_NONE && j->from_capture)
-		wiz_out(s, "  its network: the captured node's interfaces (the checks use them)\n");
+		wiz_out(s, _("  its network: the captured node's interfaces (the checks use them)\n"));
 	else
-		wiz_out(s, "  its network, %s:\n", j->net.how_text[0] ? j->net.how_text : "not read");
+		wiz_out(s, _("  its network, %s:\n"), j->net.how_text[0] ? j->net.how_text : _("not read"));
 	for (int i = 0; i < j->net.nifs; i++) {
 		const struct fab_job_if *f = &j->net.ifs[i];
 		wiz_out(s, "    %s %s", f->name, !f->up.ok ? "state N/A" : !f->up.v ? "DOWN"
 			: f->running.ok && !f->running.v ? "UP, no carrier" : "UP");
 		for (int k = 0; k < f->naddrs; k++)
 			wiz_out(s, " %s", f->addrs[k]);
-		wiz_out(s, "%s\n", strcmp(f->name, j->net.default_if) == 0 ? "  (default route)" : "");
+		wiz_out(s, "%s\n", strcmp(f->name, j->net.default_if) == 0 ? _("  (default route)") : "");
 	}
 	if (j->net.note[0])
 		wiz_out(s, "    %s\n", j->net.note);
@@ -131,18 +132,18 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 	w->job_gid_set = false;
 	w->job_iface_spec[0] = w->job_hca_spec[0] = '\0';
 	if (w->opt.pid)
-		wiz_input(s, "pid %d (--pid)", w->opt.pid);
+		wiz_input(s, _("pid %d (--pid)"), w->opt.pid);
 	else
-		wiz_input(s, "every NCCL process (libnccl mapped, or an NCCL_ variable other than NCCL_VERSION)");
+		wiz_input(s, _("every NCCL process (libnccl mapped, or an NCCL_ variable other than NCCL_VERSION)"));
 	memset(&l, 0, sizeof(l));
 	if (job_scan(w->root, &l, err, sizeof(err)) != 0) {
-		snprintf(s->verdict, sizeof(s->verdict), "could not list the processes: %s", err);
-		snprintf(s->hint, sizeof(s->hint), "run fabtop where it can read /proc (the job's pod, or the "
-			 "host with root)");
+		snprintf(s->verdict, sizeof(s->verdict), _("could not list the processes: %s"), err);
+		snprintf(s->hint, sizeof(s->hint), _("run fabtop where it can read /proc (the job's pod, or the "
+			 "host with root)"));
 		return -1;
 	}
-	wiz_cmd(s, "scan %s: each process's maps (libnccl) and environment (NCCL_*, rank variables), "
-		"/etc/nccl.conf and ~/.nccl.conf", l.source[0] ? l.source : "/proc");
+	wiz_cmd(s, _("scan %s: each process's maps (libnccl) and environment (NCCL_*, rank variables), "
+		"/etc/nccl.conf and ~/.nccl.conf"), l.source[0] ? l.source : "/proc");
 	if (l.note[0])
 		wiz_out(s, "%s\n", l.note);
 	model_init(&out);
@@ -155,8 +156,8 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 			job_inputs(w, j);   /* the first job speaks for the node */
 		kept++;
 		if (j->net.how != JOB_NET_NONE || !j->from_capture)
-			wiz_cmd(s, "the network of pid %d: %s", j->pid,
-				j->net.how_text[0] ? j->net.how_text : "not read");
+			wiz_cmd(s, _("the network of pid %d: %s"), j->pid,
+				j->net.how_text[0] ? j->net.how_text : _("not read"));
 		job_print(s, j);
 		job_check(j, m, &out);
 	}
@@ -176,36 +177,44 @@ static int job_run(struct wizard *w, struct wiz_step *s, const struct fab_model 
 	job_list_free(&l);
 	if (!kept && unreadable && !w->opt.pid) {
 		/* Not "no NCCL process": the ones not read may be it (job.unreadable). */
-		snprintf(s->verdict, sizeof(s->verdict), "no NCCL process among those readable; %s",
+		snprintf(s->verdict, sizeof(s->verdict), _("no NCCL process among those readable; %s"),
 			 note);
-		snprintf(s->hint, sizeof(s->hint), "run the wizard as root (or with CAP_SYS_PTRACE, or as "
-			 "the job's user) to see the job; meanwhile it uses --iface/--hca/--peer");
+		snprintf(s->hint, sizeof(s->hint), _("run the wizard as root (or with CAP_SYS_PTRACE, or as "
+			 "the job's user) to see the job; meanwhile it uses --iface/--hca/--peer"));
 		return 0;
 	}
 	if (!kept) {
 		s->status = WIZ_SKIPPED;
 		if (w->opt.pid)
-			snprintf(s->verdict, sizeof(s->verdict), "pid %d is not an NCCL process here; using "
-				 "--iface/--hca/--peer", w->opt.pid);
+			snprintf(s->verdict, sizeof(s->verdict), _("pid %d is not an NCCL process here; using "
+				 "--iface/--hca/--peer"), w->opt.pid);
 		else if (w->root && !w->root->live)
-			snprintf(s->verdict, sizeof(s->verdict), "no NCCL process in the capture; using "
-				 "--iface/--hca/--peer");
+			snprintf(s->verdict, sizeof(s->verdict), _("no NCCL process in the capture; using "
+				 "--iface/--hca/--peer"));
 		else
-			snprintf(s->verdict, sizeof(s->verdict), "no NCCL process on this node; using "
-				 "--iface/--hca/--peer");
-		snprintf(s->hint, sizeof(s->hint), "start the job (or run the wizard where it runs: its pod, "
-			 "its node) to check its settings");
+			snprintf(s->verdict, sizeof(s->verdict), _("no NCCL process on this node; using "
+				 "--iface/--hca/--peer"));
+		snprintf(s->hint, sizeof(s->hint), _("start the job (or run the wizard where it runs: its pod, "
+			 "its node) to check its settings"));
 		return 0;
 	}
 	if (wiz_status_of(s) == WIZ_PASS) {
-		if (w->job_niface)
-			snprintf(s->verdict, sizeof(s->verdict), "%d NCCL process%s; the settings match the node; "
-				 "NCCL's sockets use %s%s%s%s", kept, kept == 1 ? "" : "es", w->job_ifaces[0],
-				 w->job_iface_spec[0] ? " (NCCL_SOCKET_IFNAME=" : "", w->job_iface_spec,
-				 w->job_iface_spec[0] ? ")" : "");
+		if (w->job_niface && w->job_iface_spec[0])
+			snprintf(s->verdict, sizeof(s->verdict),
+				 P_("%d NCCL process; the settings match the node; NCCL's sockets use %s "
+				    "(NCCL_SOCKET_IFNAME=%s)",
+				    "%d NCCL processes; the settings match the node; NCCL's sockets use %s "
+				    "(NCCL_SOCKET_IFNAME=%s)", (unsigned long)kept),
+				 kept, w->job_ifaces[0], w->job_iface_spec);
+		else if (w->job_niface)
+			snprintf(s->verdict, sizeof(s->verdict),
+				 P_("%d NCCL process; the settings match the node; NCCL's sockets use %s",
+				    "%d NCCL processes; the settings match the node; NCCL's sockets use %s",
+				    (unsigned long)kept), kept, w->job_ifaces[0]);
 		else
-			snprintf(s->verdict, sizeof(s->verdict), "%d NCCL process%s; the settings match the node",
-				 kept, kept == 1 ? "" : "es");
+			snprintf(s->verdict, sizeof(s->verdict),
+				 P_("%d NCCL process; the settings match the node",
+				    "%d NCCL processes; the settings match the node", (unsigned long)kept), kept);
 	}
 	return 0;
 }
@@ -230,7 +239,7 @@ static bool l1_gate(const struct wizard *w, const struct fab_model *m, char *why
 	(void)w;
 	if (m)
 		return false;
-	snprintf(why, len, "no node model");
+	snprintf(why, len, _("no node model"));
 	return true;
 }
 
@@ -238,17 +247,17 @@ static int l1_run(struct wizard *w, struct wiz_step *s, const struct fab_model *
 {
 	const char *spec = w->in.hca;
 	int nsel = 0, nports = 0;
-	wiz_input(s, "HCAs %s (%s)", spec[0] ? spec : "all", spec[0] ? w->in.hca_src : "NCCL_IB_HCA unset: "
-		  "NCCL uses every HCA");
-	wiz_cmd(s, "read each HCA port's state, phys_state, rate, link_layer, GIDs and error counters under "
-		"/sys/class/infiniband, and the PCIe links; the Links pane's rules (links.*)");
+	wiz_input(s, _("HCAs %s (%s)"), spec[0] ? spec : _("all"), spec[0] ? w->in.hca_src : _("NCCL_IB_HCA unset: "
+		  "NCCL uses every HCA"));
+	wiz_cmd(s, _("read each HCA port's state, phys_state, rate, link_layer, GIDs and error counters under "
+		"/sys/class/infiniband, and the PCIe links; the Links pane's rules (links.*)"));
 	if (m->nnics == 0) {
 		s->status = WIZ_SKIPPED;
-		snprintf(s->verdict, sizeof(s->verdict), "no RDMA devices on this node (%s): nothing to check at "
-			 "layer 1; NCCL can only use sockets here", m->live ? "/sys/class/infiniband is empty"
-			 : "none in the capture");
-		snprintf(s->hint, sizeof(s->hint), "on a GPU node, check the driver (lsmod | grep mlx5_ib) and "
-			 "that the pod was given the HCAs");
+		snprintf(s->verdict, sizeof(s->verdict), _("no RDMA devices on this node (%s): nothing to check at "
+			 "layer 1; NCCL can only use sockets here"), m->live ? _("/sys/class/infiniband is empty")
+			 : _("none in the capture"));
+		snprintf(s->hint, sizeof(s->hint), _("on a GPU node, check the driver (lsmod | grep mlx5_ib) and "
+			 "that the pod was given the HCAs"));
 		return 0;
 	}
 	for (int i = 0; i < m->nnics; i++) {
@@ -287,19 +296,24 @@ static int l1_run(struct wizard *w, struct wiz_step *s, const struct fab_model *
 			for (int i = 0; i < m->nnics && n < sizeof(names); i++)
 				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? " " : "",
 						      m->nics[i].name);
-			snprintf(f->message, sizeof(f->message), "the HCA list \"%s\" selects no HCA on this node",
+			snprintf(f->message, sizeof(f->message), _("the HCA list \"%s\" selects no HCA on this node"),
 				 spec);
-			snprintf(f->evidence, sizeof(f->evidence), "HCAs here: %s", names);
-			snprintf(f->hint, sizeof(f->hint), "fix NCCL_IB_HCA (or --hca) to name HCAs that exist here; "
-				 "NCCL falls back to sockets when it selects none");
-			fab_strlcpy(f->layer, "layer 1: NCCL can only use the HCAs it is told about",
+			snprintf(f->evidence, sizeof(f->evidence), _("HCAs here: %s"), names);
+			snprintf(f->hint, sizeof(f->hint), _("fix NCCL_IB_HCA (or --hca) to name HCAs that exist here; "
+				 "NCCL falls back to sockets when it selects none"));
+			fab_strlcpy(f->layer, _("layer 1: NCCL can only use the HCAs it is told about"),
 				    sizeof(f->layer));
 		}
 		return 0;
 	}
-	if (s->nfindings == 0)
-		snprintf(s->verdict, sizeof(s->verdict), "%d HCA port%s on %d HCA%s: no link health findings",
-			 nports, nports == 1 ? "" : "s", nsel, nsel == 1 ? "" : "s");
+	if (s->nfindings == 0 && nsel == 1)
+		snprintf(s->verdict, sizeof(s->verdict),
+			 P_("%d HCA port on 1 HCA: no link health findings",
+			    "%d HCA ports on 1 HCA: no link health findings", (unsigned long)nports), nports);
+	else if (s->nfindings == 0)   /* two HCAs or more */
+		snprintf(s->verdict, sizeof(s->verdict),
+			 P_("%d HCA port on %d HCAs: no link health findings",
+			    "%d HCA ports on %d HCAs: no link health findings", (unsigned long)nports), nports, nsel);
 	return 0;
 }
 
@@ -308,33 +322,33 @@ static int l1_run(struct wizard *w, struct wiz_step *s, const struct fab_model *
 const struct wiz_step_def wiz_steps[] = {
 	{
 		.id = "job",
-		.layer = "0 job",
-		.title = "The NCCL job on this node",
-		.why = "Before testing the network, check what the job asked for. Most NCCL network "
+		.layer = N_("0 job"),
+		.title = N_("The NCCL job on this node"),
+		.why = N_("Before testing the network, check what the job asked for. Most NCCL network "
 		       "failures are settings: NCCL_SOCKET_IFNAME naming an interface that does not "
 		       "exist in the job's network namespace, NCCL_IB_HCA naming the wrong HCAs, a GID "
-		       "index that is not RoCE v2, or NCCL_IB_DISABLE left on from an old experiment.",
+		       "index that is not RoCE v2, or NCCL_IB_DISABLE left on from an old experiment."),
 		.run = job_run,
 	},
 	{
 		.id = "l1",
-		.layer = "1 physical",
-		.title = "Physical link and driver",
-		.why = "The wire first: a port that is down, trained at a lower rate or width, or "
+		.layer = N_("1 physical"),
+		.title = N_("Physical link and driver"),
+		.why = N_("The wire first: a port that is down, trained at a lower rate or width, or "
 		       "counting symbol errors makes every layer above look broken. These are the Links "
-		       "pane's findings, for the HCAs the job uses.",
+		       "pane's findings, for the HCAs the job uses."),
 		.gate = l1_gate,
 		.run = l1_run,
 	},
 	{
 		.id = "l2",
-		.layer = "2 IP/MTU",
-		.title = "IP addresses, route and path MTU",
-		.why = "NCCL bootstraps over TCP and may fall back to sockets, so the interface needs an "
+		.layer = N_("2 IP/MTU"),
+		.title = N_("IP addresses, route and path MTU"),
+		.why = N_("NCCL bootstraps over TCP and may fall back to sockets, so the interface needs an "
 		       "address and a route to the peers through itself. A path MTU below the interface "
 		       "MTU makes small messages work while large ones stall: the probe finds the real "
 		       "path MTU and tells a lower hop (ICMP said so) from a black hole (big packets "
-		       "vanish).",
+		       "vanish)."),
 		.gate = wiz_l2_gate,
 		.start = wiz_l2_start,
 		.poll = wiz_l2_poll,
@@ -343,12 +357,13 @@ const struct wiz_step_def wiz_steps[] = {
 	},
 	{
 		.id = "l3",
-		.layer = "3 RDMA",
-		.title = "RDMA bandwidth and latency (perftest)",
-		.why = "Below NCCL, the HCAs must move RDMA traffic at close to line rate. ib_write_bw "
+		.layer = N_("3 RDMA"),
+		.title = N_("RDMA bandwidth and latency (perftest)"),
+		/* xgettext:no-c-format */
+		.why = N_("Below NCCL, the HCAs must move RDMA traffic at close to line rate. ib_write_bw "
 		       "and ib_write_lat between this node and a peer, on the HCA port and GID index "
 		       "the job uses, show whether RDMA itself works (QP setup, GID, MTU) and how "
-		       "fast: a healthy link reaches about 90-97% of line rate at 64 KiB and above.",
+		       "fast: a healthy link reaches about 90-97% of line rate at 64 KiB and above."),
 		.gate = wiz_l3_gate,
 		.start = wiz_l3_start,
 		.poll = wiz_l3_poll,
@@ -358,14 +373,14 @@ const struct wiz_step_def wiz_steps[] = {
 	},
 	{
 		.id = "ab",
-		.layer = "4 NCCL",
-		.title = "The NCCL test with and without IB (A/B)",
-		.why = "The single most useful experiment: the same NCCL test run twice, as given (A) "
+		.layer = N_("4 NCCL"),
+		.title = N_("The NCCL test with and without IB (A/B)"),
+		.why = N_("The single most useful experiment: the same NCCL test run twice, as given (A) "
 		       "and with NCCL_IB_DISABLE=1 (B), each with NCCL_DEBUG=INFO and a hang timeout. "
 		       "If sockets work where IB fails, the fault is in the RDMA path (HCA, GID index, "
 		       "RoCE fabric, GPUDirect, RDMA namespace); if both fail, look at the application "
 		       "start, DNS, ports and the bootstrap interface. The logs also show whether IB was "
-		       "used at all.",
+		       "used at all."),
 		.gate = wiz_ab_gate,
 		.start = wiz_ab_start,
 		.poll = wiz_ab_poll,

@@ -168,7 +168,9 @@ void ab_free(struct ab *ab);
 void ab_decide(struct ab *ab);
 
 const char *ab_verdict_name(enum ab_verdict v);   /* "rdma-ok", "not-run", ... */
-const char *ab_state_name(enum ab_state s);       /* "completed", "hung", ... */
+const char *ab_state_name(enum ab_state s);       /* "completed", "hung", ... (ids; _() shows them) */
+/* Whether all_reduce_perf is on PATH: the loopback proposal's first need. */
+bool ab_have_loopback_test(void);
 /* Exit status for batch: 0 rdma-ok, 2 not-run, 1 any other decided verdict. */
 int ab_exit_code(enum ab_verdict v);
 

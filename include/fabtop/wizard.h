@@ -210,6 +210,7 @@ struct wizard {
 };
 
 const char *wiz_status_name(enum wiz_status s);   /* "pass", "blocked", ... */
+const char *wiz_status_text(enum wiz_status s);   /* the same, in the interface's language (text, panes) */
 
 /* Validates the options (runner.h validators) and makes a wizard with every
  * step pending. NULL with a message naming the bad input; nothing runs. */
