@@ -124,11 +124,11 @@ else
 fi
 share=$(find "$D" -type d -path '*/share/fabtop/scenarios' | head -1)
 ibin=$(find "$D" -type f -path '*/bin/fabtop' | head -1)
-want=$(printf '%s\n' index $(for n in $names; do echo "$n.tar.gz"; done) | sort)
+want=$(printf '%s\n' index index.zh_CN $(for n in $names; do echo "$n.tar.gz"; done) | sort)
 got=$(ls -A "$share" 2>/dev/null | sort)
 [ -n "$share" ] && [ "$got" = "$want" ] &&
-	ok "installed: the index and one capture file per scenario, nothing else" ||
-	nok "installed: the index and one capture file per scenario, nothing else" "got: $got"
+	ok "installed: the index, its translation and one capture file per scenario, nothing else" ||
+	nok "installed: the index, its translation and one capture file per scenario, nothing else" "got: $got"
 if [ -x "$ibin" ]; then
 	"$ibin" demo > "$T/inst-list" 2> "$T/inst-list.err"
 	rc=$?
