@@ -429,8 +429,11 @@ const char *view_wrap_next(const char *s, int width, int *len)
 		width = 1;
 	while (rem) {
 		size_t n = next_char(p, rem, &w, shown, &sl);
+		/* A wide character (CJK), not an escape drawn as \x1b: a name's
+		 * escapes are one word, never broken apart. */
+		bool wide = w == 2 && shown[0] != '\\';
 		/* Before a wide character, or after one, unless punctuation binds. */
-		if (p > s && (after_wide || (w > 1 && !after_open)) && !cjk_is(p, cjk_closing))
+		if (p > s && (after_wide || (wide && !after_open)) && !cjk_is(p, cjk_closing))
 			brk = p;
 		if (col + w > width && p > s) {
 			/* Break at the last space if there was one, else mid-word. */
@@ -443,7 +446,7 @@ const char *view_wrap_next(const char *s, int width, int *len)
 		if (*p == ' ')
 			brk = p;
 		after_open = cjk_is(p, cjk_opening);
-		after_wide = w > 1 && !after_open;
+		after_wide = wide && !after_open;
 		col += w;
 		p += n;
 		rem -= n;
