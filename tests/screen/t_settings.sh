@@ -91,7 +91,7 @@ key Esc
 key q
 EOF
 if headless esc 80x24 "$BIN" --root "$RF"; then
-	has "$T/esc-start.txt" "the console opens on the pane the file names (links)" "^  PORT  *STATE"
+	has "$T/esc-start.txt" "the console opens on the pane the file names (links)" "^  PORT[^ ]* *STATE"
 	has "$T/esc-changed.txt" "F2 again: the interval steps up from 1 s to 2 s" "^> interval  2 s "
 	has "$T/esc-again.txt" "Esc put the old interval back" "^> interval  1 s " "^  theme     light "
 	if cmp -s "$T/before.cfg" "$CFG"; then
