@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fabtop/config.h"
+#include "fabtop/userfile.h"
 #include "fabtop/i18n.h"
 #include "fabtop/view.h"
 
@@ -134,52 +135,25 @@ static void problem(const char *fmt, ...)
  * there does not hang the console at start; the type is checked on the
  * descriptor, so nothing can be swapped in between. 0; 1 when it does not
  * exist; -1 with error[] set. */
+/* 0 and the file, 1 when there is none, -1 said in error[]. A settings
+ * file may be a link (dotfiles are); it is read as outside input. */
 static int read_file(const char *path, char **out, size_t *len)
 {
-	*out = NULL;
-	*len = 0;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 1;
-		snprintf(error, sizeof(error), _("cannot read the settings file %s: %s"), path,
-			 strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fab_user_read(path, CFG_MAX_BYTES, true, out, len) == 0)
+		return 0;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return 1;
+	if (errno == EINVAL)
 		snprintf(error, sizeof(error),
 			 _("the settings file %s is not a regular file: it was not read"), path);
-		close(fd);
-		return -1;
-	}
-	char *buf = malloc(CFG_MAX_BYTES + 2);
-	size_t n = 0;
-	ssize_t r = 0;
-	/* Read one byte past the cap, so that a file that grew is refused too. */
-	while (buf && n < CFG_MAX_BYTES + 1 &&
-	       ((r = read(fd, buf + n, CFG_MAX_BYTES + 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-		if (r > 0)
-			n += (size_t)r;
-	int e = errno;
-	close(fd);
-	if (!buf || r < 0) {
-		snprintf(error, sizeof(error), _("cannot read the settings file %s: %s"), path,
-			 strerror(buf ? e : ENOMEM));
-		free(buf);
-		return -1;
-	}
-	if (n > CFG_MAX_BYTES) {
+	else if (errno == EFBIG)
 		snprintf(error, sizeof(error),
 			 _("the settings file %s is larger than %d KiB: it was not read"), path,
 			 CFG_MAX_BYTES / 1024);
-		free(buf);
-		return -1;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
+	else
+		snprintf(error, sizeof(error), _("cannot read the settings file %s: %s"), path,
+			 strerror(errno));
+	return -1;
 }
 
 static char *trim(char *s)
@@ -453,58 +427,9 @@ static void save_line(void *arg, int no, char *line, size_t n)
  * ~/.config, the same way): an fd on it, or -1 with error[] set. It must
  * belong to us and be writable by nobody else, or someone else could
  * swap the file between our write and our rename. */
-static int open_dir(const char *dir)
-{
-	char parent[4096];
-	snprintf(parent, sizeof(parent), "%s", dir);
-	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		if (mkdir(parent, 0700) != 0 && errno != EEXIST) {
-			snprintf(error, sizeof(error), _("cannot make the directory %s: %s"), parent,
-				 strerror(errno));
-			return -1;
-		}
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		snprintf(error, sizeof(error), _("cannot make the directory %s: %s"), dir, strerror(errno));
-		return -1;
-	}
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		snprintf(error, sizeof(error), _("cannot open the directory %s: %s"), dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
-		snprintf(error, sizeof(error),
-			 _("the directory %s belongs to someone else or others can write to it: "
-			   "the settings were not saved"), dir);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int cfg_save(const struct fab_config *c, const char *path)
 {
-	char where[4096], dir[4096], tmp[64];
+	char where[4096], dir[4096];
 	error[0] = '\0';
 	cfg_set(c);
 	if (!path) {
@@ -556,35 +481,13 @@ int cfg_save(const struct fab_config *c, const char *path)
 		return -1;
 	}
 
-	int dfd = open_dir(dir);
-	if (dfd < 0) {
-		free(o.buf);
-		return -1;
-	}
-	/* A new name in the directory, created exclusively and never through a
-	 * link; renamed over the file, so a link at path is replaced itself. */
-	int fd = -1;
-	for (int i = 0; i < 100 && fd < 0; i++) {
-		snprintf(tmp, sizeof(tmp), ".config.%ld.%d.tmp", (long)getpid(), i);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	int rc = -1;
-	if (fd < 0) {
-		snprintf(error, sizeof(error), _("cannot write in %s: %s"), dir, strerror(errno));
-	} else if (write_all(fd, o.buf ? o.buf : "", o.len) != 0 || fsync(fd) != 0) {
-		snprintf(error, sizeof(error), _("cannot write in %s: %s"), dir, strerror(errno));
-		close(fd);
-		unlinkat(dfd, tmp, 0);
-	} else if (close(fd) != 0 || renameat(dfd, tmp, dfd, base) != 0) {
+	int rc = fab_user_write(dir, base, o.buf ? o.buf : "", o.len);
+	if (rc != 0 && errno == EPERM)
+		snprintf(error, sizeof(error),
+			 _("the directory %s belongs to someone else or others can write to it: "
+			   "the settings were not saved"), dir);
+	else if (rc != 0)
 		snprintf(error, sizeof(error), _("cannot replace %s: %s"), path, strerror(errno));
-		unlinkat(dfd, tmp, 0);
-	} else {
-		fsync(dfd);   /* the rename itself survives a crash */
-		rc = 0;
-	}
-	close(dfd);
 	free(o.buf);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "fabtop/collect.h"
 #include "fabtop/i18n.h"
 #include "fabtop/learn.h"
+#include "fabtop/userfile.h"
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "fabtop/sanitize.h"
@@ -72,42 +73,6 @@ static int state_dir_default(char *out, size_t len)
 	return 0;
 }
 
-/* The state directory, opened without following a link in its last
- * component and only when it is ours and nobody else can write in it:
- * otherwise someone else (a shared XDG_STATE_HOME) could swap the file
- * between our write and our rename. -1 with errno. */
-static int open_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	return fd;
-}
-
-/* mkdir -p, each directory it makes private (0700). */
-static int make_dirs(const char *dir)
-{
-	char p[PATH_MAX];
-	fab_strlcpy(p, dir, sizeof(p));
-	for (char *s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			return -1;
-		*s = c;
-		if (!c)
-			return 0;
-	}
-}
-
 __attribute__((format(printf, 2, 3)))
 static void set_err(struct learn_session *s, const char *fmt, ...)
 {
@@ -124,36 +89,19 @@ static void state_load(struct learn_session *s)
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/%s", s->dir, STATE_FILE);
-	int dfd = open_dir(s->dir);
-	if (dfd < 0) {
-		if (errno != ENOENT)
-			set_err(s, _("cannot open %s: %s (progress starts afresh)"), s->dir, strerror(errno));
-		return;
-	}
-	int fd = openat(dfd, STATE_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	int e = errno;
-	close(dfd);
-	if (fd < 0) {
-		if (e != ENOENT)
-			set_err(s, _("cannot read %s: %s (progress starts afresh)"), path,
-				e == ELOOP ? _("it is a symbolic link") : strerror(e));
-		return;
-	}
-	struct stat st;
 	char *buf = NULL;
-	ssize_t n = -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= STATE_MAX &&
-	    (buf = malloc(STATE_MAX + 1)))
-		n = read(fd, buf, STATE_MAX + 1);
-	close(fd);
-	if (n < 0 || n > STATE_MAX) {
-		set_err(s, _("cannot read %s: %s (progress starts afresh)"), path,
-			_("not a regular file of at most 64 KiB"));
-		free(buf);
+	size_t n = 0;
+	if (fab_user_read(path, STATE_MAX, false, &buf, &n) != 0) {
+		int e = errno;
+		if (e != ENOENT && e != ENOTDIR)
+			set_err(s, _("cannot read %s: %s (progress starts afresh)"), path,
+				e == ELOOP ? _("it is a symbolic link") :
+				e == EINVAL || e == EFBIG ? _("not a regular file of at most 64 KiB") :
+				strerror(e));
 		return;
 	}
 	json_error_t jerr;
-	json_t *doc = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *doc = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
 	free(buf);
 	json_t *solved = json_object_get(doc, "solved"), *hints = json_object_get(doc, "hints");
 	if (!json_is_object(doc) || (solved && !json_is_array(solved)) ||
@@ -209,49 +157,16 @@ static int state_save(struct learn_session *s)
 	json_object_set_new(doc, "solved", solved);
 	json_object_set_new(doc, "hints", hints);
 
-	int rc = -1, dfd = -1, fd = -1;
-	char tmp[64] = "";
-	if (make_dirs(s->dir) != 0 || (dfd = open_dir(s->dir)) < 0) {
+	int rc = -1;
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (!text) {
+		set_err(s, _("cannot write the progress in %s: %s"), s->dir, strerror(ENOMEM));
+	} else if (fab_user_write(s->dir, STATE_FILE, text, strlen(text)) != 0) {
 		set_err(s, _("cannot write the progress in %s: %s"), s->dir, strerror(errno));
-		goto out;
+	} else {
+		rc = 0;
 	}
-	for (int tries = 0; fd < 0 && tries < 16; tries++) {
-		unsigned long long r = 0;
-		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			r = (unsigned long long)getpid() * 2654435761u + (unsigned)tries;
-		snprintf(tmp, sizeof(tmp), ".%s.%016llx", STATE_FILE, r);
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		tmp[0] = '\0';
-		set_err(s, _("cannot write the progress in %s: %s"), s->dir, strerror(errno));
-		goto out;
-	}
-	if (json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || write(fd, "\n", 1) != 1 ||
-	    fsync(fd) != 0 || close(fd) != 0) {
-		int e = errno;
-		fd = -1;
-		set_err(s, _("cannot write the progress in %s: %s"), s->dir, strerror(e));
-		goto out;
-	}
-	fd = -1;
-	if (renameat(dfd, tmp, dfd, STATE_FILE) != 0) {
-		set_err(s, _("cannot write the progress in %s: %s"), s->dir, strerror(errno));
-		goto out;
-	}
-	tmp[0] = '\0';
-	fsync(dfd);   /* the rename itself survives a crash */
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0) {
-		if (tmp[0])
-			unlinkat(dfd, tmp, 0);
-		close(dfd);
-	}
+	free(text);
 	json_decref(doc);
 	return rc;
 }
