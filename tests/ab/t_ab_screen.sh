@@ -109,7 +109,7 @@ select_ab() {
 script ok 120x40 -- fake_nccl ok --slow-lines 20 "$MARK"
 has "$T/ok-pending.txt" "ok: the ab step selected, pending" '^> . ab ' 'Enter runs|r runs this one'
 has "$T/ok-running.txt" "ok: r starts it in the background: run A RUNNING, run B waits for it" \
-	'running [0-9]+ s \(x cancels\)' 'A/B verdict: pending' 'RUNNING [0-9]+ s / [0-9]+ lines' \
+	'running [0-9]+ s \(x cancels\)' 'A/B verdict: pending' 'RUNNING [0-9]+ s / [0-9]+ lines?' \
 	'WAITING for run A' '^x:cancel the running step'
 has "$T/ok-busy-r.txt" "ok: r while it runs is refused: a step is running (ab): x cancels" \
 	'a step is running \(ab\): x cancels'
@@ -254,7 +254,7 @@ tm new-session -d -s w -x 120 -y 40 "env PATH='$PATH' TERM=tmux-256color LANG=C.
 	wizard --hang 3 -- fake_nccl ib-hang --slow-lines 30 $MARK; echo EXIT=\$?; sleep 30"
 waitfor '^ *[0-9] Topology' 10
 tm send-keys -t w Down Down Down Down Down Down Down Down r
-if waitfor 'RUNNING [0-9]+ s / [0-9]+ lines' 5; then
+if waitfor 'RUNNING [0-9]+ s / [0-9]+ lines?' 5; then
 	ok "tmux 120x40: r starts the A/B, run A RUNNING"
 else
 	notok "tmux 120x40: r starts the A/B, run A RUNNING"
