@@ -316,13 +316,20 @@ static const char *pane_title(const char *name)
 	return name ? name : "?";
 }
 
-enum learn_verdict learn_answer(struct learn_session *s, const struct fab_pick *p,
-				char *why, size_t len)
+enum learn_verdict learn_answer(struct learn_session *s, const char *scenario,
+				const struct fab_pick *p, char *why, size_t len)
 {
 	const struct learn_exercise *e = learn_current(s);
 	const char *label = p && p->label[0] ? p->label : p ? p->name : "";
 	enum learn_verdict v;
 	char buf[sizeof(s->why)];
+	if (e && scenario && strcmp(scenario, e->scenario) != 0) {
+		/* Not judged and not kept: the verdict the pane shows stays. */
+		snprintf(why, len, _("This exercise is about the %s scenario, and the panes show %s: "
+				     "open it (D, or + and - in the Learn pane), then answer."),
+			 e->scenario, scenario);
+		return LEARN_ELSEWHERE;
+	}
 	if (!e || !p || p->kind == PICK_NONE || p->kind > PICK_STEP) {
 		v = LEARN_NOTHING;
 		snprintf(buf, sizeof(buf), "%s",

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "fabtop/capture.h"
 #include "fabtop/collect.h"
+#include "fabtop/config.h"
 #include "fabtop/diff.h"
 #include "fabtop/fleet.h"
 #include "fabtop/hazard.h"
@@ -148,7 +149,12 @@ int main(int argc, char **argv)
 	if (grc >= 0)
 		return grc;
 	if (fab_i18n_init(g.lang, why, sizeof(why)) != 0)
-		fprintf(stderr, "fabtop: --lang %s: %s\n", g.lang, why);
+		fab_fprintf(stderr, "fabtop: --lang %s: %s\n", g.lang, why);
+	/* The settings' interval is the default of every sampler, the batch
+	 * ones too (report counters, capture): read before any command. The
+	 * console says a problem in the file on its status bar; report and
+	 * capture say it below, on stderr. */
+	cfg_load(NULL);
 	if (g.machine)
 		fab_i18n_off();
 	tui_mouse_opts(g.mouse);
@@ -177,12 +183,19 @@ int main(int argc, char **argv)
 		 * and how to switch scenario (D); a healthy node teaches nothing. */
 		if (!o.root && !node_has_hca() && (isatty(STDOUT_FILENO) || getenv("FABTOP_SCRIPT"))) {
 			char path[PATH_MAX];
-			if (scenario_find("hang", path, sizeof(path)) == 0 ||
-			    scenario_find("dgx-h100", path, sizeof(path)) == 0)
+			if (scenario_find("hang", path, sizeof(path)) == 0) {
+				/* Its story is in the Counters pane: traffic stops
+				 * 20 s in while the retries climb. */
+				tui_start_pane("counters");
+				return run_on(path, NULL, o.json, true);
+			}
+			if (scenario_find("dgx-h100", path, sizeof(path)) == 0)
 				return run_on(path, NULL, o.json, true);
 		}
 		return run_on(o.root, NULL, o.json, false);
 	}
+	if ((strcmp(cmd, "report") == 0 || strcmp(cmd, "capture") == 0) && cfg_error()[0])
+		fab_fprintf(stderr, "fabtop: %s\n", cfg_error());
 	if (strcmp(cmd, "report") == 0) {
 		const char *section = arg ? arg : "all";
 		if (strcmp(section, "counters") == 0)

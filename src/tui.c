@@ -984,7 +984,17 @@ static void learn_key(struct tui *t)
 		}
 		const char *e = learn_state_error(t->ctx.learn);
 		if (e && *e)
-			say(t, true, _("progress starts afresh: %s"), e);
+			say(t, true, "%s", e);
+		/* The exercise of the scenario in view when it has one not solved
+		 * yet; else the first one not solved, whose scenario opens. */
+		struct learn_session *ls = t->ctx.learn;
+		int i = learn_next_unsolved(ls, t->m->source);
+		if (i < 0)
+			i = learn_next_unsolved(ls, NULL);
+		learn_start(ls, i < 0 ? 0 : i);
+		const struct learn_exercise *ex = learn_current(ls);
+		if (ex && strcmp(ex->scenario, t->m->source) != 0)
+			tui_open_scenario(t, ex->scenario);
 	}
 	switch_to(t, t->learn_pane);
 }
@@ -1011,12 +1021,25 @@ static void answer_key(struct tui *t)
 		return;
 	}
 	why[0] = '\0';
-	switch (learn_answer(t->ctx.learn, &pk, why, sizeof(why))) {
+	enum learn_verdict v2 = learn_answer(t->ctx.learn, t->m->source, &pk, why, sizeof(why));
+	/* The whole why is in the Learn pane; the bar holds what fits. */
+	char line[600];
+	int cols = getmaxx(stdscr) > 0 ? getmaxx(stdscr) : 80;
+	switch (v2) {
 	case LEARN_RIGHT:
-		say(t, false, _("RIGHT: %s"), why);
+		snprintf(line, sizeof(line), _("RIGHT: %s"), why);
+		if (view_strwidth(line) > cols - 16)
+			snprintf(line, sizeof(line), "%s", _("RIGHT: the Learn pane says why"));
+		say(t, false, "%s", line);
 		break;
 	case LEARN_WRONG:
-		say(t, true, _("NOT IT: %s"), why);
+		snprintf(line, sizeof(line), _("NOT IT: %s"), why);
+		if (view_strwidth(line) > cols - 16)
+			snprintf(line, sizeof(line), "%s", _("NOT IT: the Learn pane says why"));
+		say(t, true, "%s", line);
+		break;
+	case LEARN_ELSEWHERE:
+		say(t, true, "%s", why);
 		break;
 	default:
 		say(t, true, "%s", _("nothing is selected in this pane: select the row you mean, then press A"));
@@ -1339,6 +1362,13 @@ void tui_learn_opts(struct learn_session *learn)
 	opt_learn = learn;
 }
 
+static const char *opt_start_pane;
+
+void tui_start_pane(const char *name)
+{
+	opt_start_pane = name;
+}
+
 void tui_mouse_opts(bool mouse)
 {
 	opt_mouse = mouse;
@@ -1404,6 +1434,9 @@ int tui_run(struct fab_root *root, struct fab_model *m, struct wizard *wizard)
 	tui_init(&t, root, m, wizard);
 	t.own_wizard = own_wizard;
 	settings_start(&t, true);
+	for (int i = 0; opt_start_pane && i < t.npanes; i++)
+		if (strcmp(fab_panes[i]->name, opt_start_pane) == 0 && tui_present(&t, i))
+			t.cur = i;
 	for (int i = 0; i < t.npanes; i++)
 		if (fab_panes[i] == &wizard_view_ops && wizard && wizard->focus)
 			t.cur = i;

@@ -92,6 +92,7 @@ enum learn_verdict {
 	LEARN_NOTHING = 0,   /* nothing selected in that pane */
 	LEARN_WRONG,
 	LEARN_RIGHT,
+	LEARN_ELSEWHERE,     /* the panes show another scenario than the exercise's */
 };
 
 struct learn_session;
@@ -108,11 +109,14 @@ int learn_index(const struct learn_session *s);
 const struct learn_exercise *learn_current(const struct learn_session *s);
 /* THE judgement of an answer: true when p is one of e's answers. */
 bool learn_check(const struct learn_exercise *e, const struct fab_pick *p);
-/* The learner's answer: the verdict, and in why what to tell them (right:
+/* The learner's answer on scenario (the one the panes show; NULL: the
+ * exercise's own, for tests): the verdict, and in why what to tell them (right:
  * the concept's first line; wrong: why that is not it, without giving the
- * answer away). A right answer is saved in the progress file. */
-enum learn_verdict learn_answer(struct learn_session *s, const struct fab_pick *p,
-				char *why, size_t len);
+ * answer away). A right answer is saved in the progress file. Another
+ * scenario than the exercise's is LEARN_ELSEWHERE, judged not at all: the
+ * same counter on another node proves nothing. */
+enum learn_verdict learn_answer(struct learn_session *s, const char *scenario,
+				const struct fab_pick *p, char *why, size_t len);
 /* The last answer given to the current exercise (LEARN_NOTHING before
  * one): its verdict, what it told (why) and what was answered (picked, the
  * pick's label); the Learn pane shows them. */

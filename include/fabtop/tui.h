@@ -36,6 +36,10 @@ void tui_job_opts(const char *ras_addr, double window);
  * clicks are asked of the terminal (-M turns them off). */
 void tui_learn_opts(struct learn_session *learn);
 void tui_mouse_opts(bool mouse);
+/* The pane the next tui_run() opens on (view_ops.name), over the
+ * settings' one: the demo `make run` opens lands where its problem shows.
+ * NULL: the settings decide. */
+void tui_start_pane(const char *name);
 
 /* Whether the terminal can hold the console: TERM set, in terminfo, with
  * cursor addressing ("cup"). When not, why says so in one line, and the

@@ -215,12 +215,12 @@ static void answer_texts(void **st)
 
 	/* Nothing selected. */
 	struct fab_pick p = { .kind = PICK_NONE };
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_NOTHING);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_NOTHING);
 	assert_non_null(strstr(why, "Nothing is selected"));
 
 	/* The wrong kind: says what kind the cause is and where, not which. */
 	p = pick(PICK_COUNTER, "mlx5_1", 1, "link_downed");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	assert_non_null(strstr(why, "mlx5_1 port 1 link_downed is not a port"));
 	assert_non_null(strstr(why, "the cause here is a port"));
 	assert_non_null(strstr(why, "Links pane"));
@@ -228,7 +228,7 @@ static void answer_texts(void **st)
 
 	/* The right kind, the wrong one: where to look, not the answer. */
 	p = pick(PICK_PORT, "mlx5_2", 1, "");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	assert_non_null(strstr(why, "mlx5_2 port 1 is not the port behind this symptom"));
 	assert_null(strstr(why, "mlx5_1"));
 	/* The session keeps it for the pane. */
@@ -236,9 +236,16 @@ static void answer_texts(void **st)
 	assert_string_equal(w, why);
 	assert_string_equal(what, "mlx5_2 port 1");
 
+	/* The right row on another scenario than the exercise's: not judged,
+	 * not kept (the same counter on another node proves nothing). */
+	p = pick(PICK_PORT, "mlx5_1", 1, "");
+	assert_int_equal(learn_answer(s, "some-other-scenario", &p, why, sizeof(why)), LEARN_ELSEWHERE);
+	assert_non_null(strstr(why, "some-other-scenario"));
+	assert_false(learn_solved(s, 0));
+
 	/* Right: the concept's first sentence ("e.g." and "4.0" do not end it). */
 	p = pick(PICK_PORT, "mlx5_1", 1, "");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_string_equal(why, "A port carries traffic only when its link is up, e.g. ACTIVE "
 			    "and LinkUp on PCIe 4.0 too.");
 	assert_true(learn_solved(s, 0));
@@ -253,17 +260,17 @@ static void answer_texts(void **st)
 	assert_string_equal(w, "");
 	/* The right counter on... any port is right; a wrong counter is not. */
 	p = pick(PICK_COUNTER, "mlx5_3", 1, "packet_seq_err");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	assert_non_null(strstr(why, "packet_seq_err does not explain this symptom"));
 	assert_null(strstr(why, "local_ack"));
 	p = pick(PICK_COUNTER, "mlx5_3", 1, "local_ack_timeout_err");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_string_equal(why, "A sender that gets no acknowledgement retries.");
 
 	/* A concept of one sentence without a full stop is told whole. */
 	learn_start(s, 2);
 	p = pick(PICK_SETTING, "", 0, "NCCL_IB_GID_INDEX");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_string_equal(why, "GID index 3 is RoCE v2 over IPv4 here");
 	/* Out of range starts the first. */
 	learn_start(s, 99);
@@ -279,18 +286,18 @@ static void answer_close(void **st)
 	struct learn_session *s = learn_new(tmp);
 	learn_start(s, 3);
 	struct fab_pick p = pick(PICK_COUNTER, "mlx5_2", 1, "symbol_error");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	assert_non_null(strstr(why, "mlx5_2 port 1 symbol_error is the right kind of sign, but "
 				"not on this device or port"));
 	assert_null(strstr(why, "mlx5_4"));
 	p = pick(PICK_COUNTER, "mlx5_4", 2, "symbol_error");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	assert_non_null(strstr(why, "right kind of sign"));
 	p = pick(PICK_COUNTER, "mlx5_4", 1, "port_rcv_errors");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	assert_non_null(strstr(why, "does not explain this symptom"));
 	p = pick(PICK_COUNTER, "mlx5_4", 1, "symbol_error");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_string_equal(why, "Bits arrive damaged.");
 	learn_free(s);
 }
@@ -343,7 +350,7 @@ static void progress_roundtrip(void **st)
 	assert_int_equal(stat(dir, &sb), -1);            /* nothing written by reading */
 	learn_start(s, 1);
 	struct fab_pick p = pick(PICK_COUNTER, "mlx5_0", 1, "local_ack_timeout_err");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_string_equal(learn_state_error(s), "");
 	learn_free(s);
 
@@ -371,7 +378,7 @@ static void progress_roundtrip(void **st)
 	assert_int_equal(learn_next_unsolved(s, "roce-faults"), 0);
 	learn_start(s, 0);
 	p = pick(PICK_PORT, "mlx5_1", 1, "");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_int_equal(learn_next_unsolved(s, NULL), 2);
 	assert_int_equal(learn_next_unsolved(s, "roce-faults"), 2);
 	learn_free(s);
@@ -396,7 +403,7 @@ static void progress_symlink(void **st)
 	assert_non_null(strstr(learn_state_error(s), "symbolic link"));
 	learn_start(s, 1);
 	struct fab_pick p = pick(PICK_COUNTER, "mlx5_0", 1, "local_ack_timeout_err");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	learn_free(s);
 
 	char *b = slurp(victim);
@@ -416,7 +423,7 @@ static void progress_symlink(void **st)
 	assert_int_equal(symlink(target, ldir), 0);
 	s = learn_new(ldir);
 	learn_start(s, 1);
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_non_null(strstr(learn_state_error(s), "cannot write the progress"));
 	learn_free(s);
 	assert_int_equal(entries(target), 0);
@@ -427,9 +434,9 @@ static void progress_symlink(void **st)
 	assert_int_equal(mkdir(open_dir_, 0700), 0);
 	assert_int_equal(chmod(open_dir_, 0777), 0);
 	s = learn_new(open_dir_);
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_WRONG);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_WRONG);
 	learn_start(s, 1);
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	assert_non_null(strstr(learn_state_error(s), "cannot write the progress"));
 	learn_free(s);
 	assert_int_equal(entries(open_dir_), 0);
@@ -450,7 +457,7 @@ static void progress_broken(void **st)
 	assert_non_null(strstr(learn_state_error(s), "is not a fabtop progress file"));
 	/* Saving writes a good file over it. */
 	struct fab_pick p = pick(PICK_PORT, "mlx5_1", 1, "");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	learn_free(s);
 	s = learn_new(dir);
 	assert_true(learn_solved(s, 0));
@@ -518,7 +525,7 @@ static void progress_xdg(void **st)
 	snprintf(x, sizeof(x), "%s/xdg", tmp);
 	setenv("XDG_STATE_HOME", x, 1);
 	struct learn_session *s = learn_new(NULL);
-	learn_answer(s, &p, why, sizeof(why));
+	learn_answer(s, NULL, &p, why, sizeof(why));
 	learn_free(s);
 	snprintf(file, sizeof(file), "%s/fabtop/learn.json", x);
 	assert_int_equal(stat(file, &sb), 0);
@@ -528,7 +535,7 @@ static void progress_xdg(void **st)
 	snprintf(x, sizeof(x), "%s/home", tmp);
 	setenv("HOME", x, 1);
 	s = learn_new(NULL);
-	learn_answer(s, &p, why, sizeof(why));
+	learn_answer(s, NULL, &p, why, sizeof(why));
 	learn_free(s);
 	snprintf(file, sizeof(file), "%s/home/.local/state/fabtop/learn.json", tmp);
 	assert_int_equal(stat(file, &sb), 0);
@@ -540,7 +547,7 @@ static void progress_xdg(void **st)
 	s = learn_new(NULL);
 	assert_non_null(s);
 	assert_non_null(strstr(learn_state_error(s), "HOME"));
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	learn_free(s);
 	setenv("HOME", x, 1);
 }
@@ -556,7 +563,7 @@ static void list_lines(void **st)
 	struct learn_session *s = learn_new(NULL);
 	learn_start(s, 1);
 	struct fab_pick p = pick(PICK_COUNTER, "mlx5_0", 1, "local_ack_timeout_err");
-	assert_int_equal(learn_answer(s, &p, why, sizeof(why)), LEARN_RIGHT);
+	assert_int_equal(learn_answer(s, NULL, &p, why, sizeof(why)), LEARN_RIGHT);
 	learn_free(s);
 
 	FILE *f = tmpfile();
