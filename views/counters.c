@@ -1047,10 +1047,10 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 		snprintf(buf, len, "%s", ctr_limit_state_word(limit_state(s, c)));
 		break;
 	case K_LAYER:
-		snprintf(buf, len, "%s", c->def ? c->def->layer : "-");
+		snprintf(buf, len, "%s", counter_layer_text(c->def));
 		break;
 	case K_MEANING:
-		snprintf(buf, len, "%s", c->def ? c->def->meaning : _("(not in table)"));
+		snprintf(buf, len, "%s", c->def ? _(c->def->meaning) : _("(not in table)"));
 		break;
 	}
 }
