@@ -40,7 +40,7 @@ MAN := build/man/fabtop.1
 # keywords are the macros of i18n.h.
 LANGS     := zh_CN
 MOS       := $(LANGS:%=build/locale/%/LC_MESSAGES/fabtop.mo)
-XGETTEXT_KEYS := --keyword=_ --keyword=N_ --keyword=P_:1,2 --from-code=UTF-8 --language=C
+XGETTEXT_KEYS := --keyword=_ --keyword=N_ --keyword=P_:1,2 --keyword=NC_:1c,2 --from-code=UTF-8 --language=C
 
 .SECONDEXPANSION:
 .SECONDARY: $(LANGS:%=build/po/%.po)
@@ -167,7 +167,7 @@ FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_ROOT  := src/root.c src/util.c src/sanitize.c src/archive.c src/beneath.c
 FUZZ_RDMA  := src/collectors/rdma_res.c $(FUZZ_ROOT)
-FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c src/model.c $(FUZZ_ROOT)
+FUZZ_CTR   := src/sampler.c src/sampler_playback.c src/counters.c src/i18n.c src/model.c $(FUZZ_ROOT)
 FUZZ_RUN    = -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$@-
 
 build/fuzz/fuzz_rdma_res: fuzz/fuzz_rdma_res.c $(FUZZ_RDMA) $(HDRS)
@@ -278,7 +278,7 @@ fuzz-ras: build/fuzz/fuzz_ras
 
 # DCB netlink replies (dcb.h); the seeds are the recorded and built
 # messages of tests/fixtures/dcb.
-FUZZ_DCB := src/collectors/dcb_parse.c src/facts.c src/counters.c src/model.c src/util.c src/sanitize.c \
+FUZZ_DCB := src/collectors/dcb_parse.c src/facts.c src/counters.c src/i18n.c src/model.c src/util.c src/sanitize.c \
             src/vocab.c
 build/fuzz/fuzz_dcb: fuzz/fuzz_dcb.c $(FUZZ_DCB) $(HDRS)
 	@mkdir -p $(dir $@)

@@ -34,6 +34,19 @@ const char *fab_ngettext(const char *one, const char *many, unsigned long n)
 	return dngettext(FAB_TEXTDOMAIN, one, many, n);
 }
 
+const char *fab_pgettext(const char *ctx, const char *msgid)
+{
+	char key[256];
+	if (!on || !ctx || !msgid || !*msgid)
+		return msgid;
+	/* gettext's key for a msgctxt entry: context, EOT, msgid. */
+	int n = snprintf(key, sizeof(key), "%s\004%s", ctx, msgid);
+	if (n < 0 || (size_t)n >= sizeof(key))
+		return msgid;
+	const char *t = dgettext(FAB_TEXTDOMAIN, key);
+	return t == key ? msgid : t;
+}
+
 void fab_i18n_off(void)
 {
 	on = false;

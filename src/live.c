@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabtop/config.h"
+#include "fabtop/i18n.h"
 #include "fabtop/live.h"
 
 /* Errors that will not go away while fabtop runs: the kernel has no RDMA
@@ -63,9 +64,10 @@ int live_open(struct fab_live *l, const struct fab_root *r, double now)
 	l->last = now;
 	load_qps(l, now);
 	if (r->is_capture && !has_samples(r)) {
-		snprintf(l->err, sizeof(l->err),
-			 "no samples in this capture (record them with "
-			 "`fabtop capture --samples N --interval S`)");
+		/* Only the Counters pane shows it: in the interface's language. */
+		snprintf(l->err, sizeof(l->err), "%s",
+			 _("no samples in this capture (record them with "
+			   "`fabtop capture --samples N --interval S`)"));
 		return -1;
 	}
 	if (has_samples(r)) {
@@ -79,7 +81,7 @@ int live_open(struct fab_live *l, const struct fab_root *r, double now)
 			return -1;
 		}
 		if (sampler_playback_step(&l->s) != 0) {
-			snprintf(l->err, sizeof(l->err), "no samples in this capture");
+			snprintf(l->err, sizeof(l->err), "%s", _("no samples in this capture"));
 			sampler_close(&l->s);
 			return -1;
 		}

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "fabtop/i18n.h"
 #include "fabtop/live.h"
 #include "fabtop/lossless.h"
 #include "fabtop/watch.h"
@@ -26,6 +27,7 @@
 #include "fabtop/sanitize.h"
 #include "fabtop/report.h"
 #include "fabtop/sampler.h"
+#include "fabtop/table.h"
 #include "fabtop/vocab.h"
 
 /* Flags worth a line even when the counter did not grow. */
@@ -184,6 +186,20 @@ static const char *delta_text(const struct fab_counter_def *d, uint64_t n, char 
 	return buf;
 }
 
+/* s padded to w screen columns (tbl_width: a CJK character is two), on
+ * the left (right) or the right: translated heads and layers keep the
+ * text's columns in line, as printf's %-10s, counting bytes, would not. */
+static const char *wpad(char *buf, size_t len, const char *s, int w, bool right)
+{
+	int pad = w - tbl_width(s);
+	pad = pad < 0 ? 0 : pad;
+	if (right)
+		snprintf(buf, len, "%*s%s", pad, "", s);
+	else
+		snprintf(buf, len, "%s%*s", s, pad, "");
+	return buf;
+}
+
 static void json_word(void *o, const char *word)
 {
 	out_str(o, PR_JSON, NULL, NULL, word);
@@ -218,12 +234,14 @@ static void counter_line(struct run *rn, const struct fab_ctr *c)
 	out_bool(o, PR_JSON, "bad_when_grows", NULL, c->def && c->def->bad_when_grows);
 	out_str(o, PR_JSON, "class", NULL, counter_class_name(c->def));
 	if (c->def) {
-		out_str(o, PR_ANY, "layer", "  %-10s", c->def->layer);
-		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
+		/* JSON: the table's word; text: the layer as read, in its column. */
+		out_str(o, PR_JSON, "layer", NULL, c->def->layer);
+		out_text(o, "  %s", wpad(a, sizeof(a), counter_layer_text(c->def), 10, false));
+		out_str(o, PR_ANY, "meaning", " %s\n", _(c->def->meaning));
 	} else {
 		out_str(o, PR_JSON, "layer", NULL, NULL);
 		out_str(o, PR_JSON, "meaning", NULL, NULL);
-		out_text(o, "  %-10s not in fabtop's counter table: shown raw\n", "-");
+		out_text(o, _("  %-10s not in fabtop's counter table: shown raw\n"), "-");
 	}
 	out_close_obj(o);
 }
@@ -236,8 +254,11 @@ static fab_num pct(double gbps, double line)
 static void port_lines(struct run *rn)
 {
 	struct fab_out *o = rn->o;
-	out_text(o, "  %-*s %-6s %9s %8s %8s %12s %12s %6s %6s  %s\n", rn->pw + 2, "PORT", "LINK", "LINE",
-		 "TX Gb/s", "RX Gb/s", "TX pkt/s", "RX pkt/s", "TX%", "RX%", "STATE");
+	char h1[64], h2[64], h3[64];
+	out_text(o, "  %s %s %s %8s %8s %12s %12s %6s %6s  %s\n",
+		 wpad(h1, sizeof(h1), _("PORT"), rn->pw + 2, false), wpad(h2, sizeof(h2), _("LINK"), 6, false),
+		 wpad(h3, sizeof(h3), _("LINE"), 9, true), "TX Gb/s", "RX Gb/s", "TX pkt/s", "RX pkt/s",
+		 "TX%", "RX%", _("STATE"));
 	out_open_arr(o, "ports");
 	for (int i = 0; i < rn->s.nports; i++) {
 		const struct fab_series *p = &rn->s.ports[i];
@@ -262,7 +283,7 @@ static void port_lines(struct run *rn)
 		out_bool(o, PR_JSON, "present", NULL, p->present);
 		unsigned st = sampler_port_state(&rn->s, i);
 		if (!p->present) {
-			out_str(o, PR_ANY, "state", "  %s: the port or its device vanished\n",
+			out_str(o, PR_ANY, "state", _("  %s: the port or its device vanished\n"),
 				traffic_words(st, word, sizeof(word)));
 			out_close_obj(o);
 			continue;
@@ -293,7 +314,7 @@ static void also_grew(struct run *rn, const int *idx, int n)
 			if (c->port != p || worth_a_line(c) || is_traffic(c))
 				continue;
 			if (!listed++)
-				out_text(rn->o, "    %-*s also grew:", rn->pw, port_label(&rn->s.ports[p], lbl, sizeof(lbl)));
+				out_text(rn->o, _("    %-*s also grew:"), rn->pw, port_label(&rn->s.ports[p], lbl, sizeof(lbl)));
 			char a[48];
 			out_text(rn->o, "%s %s %s", listed > 1 ? "," : "", c->name,
 				 delta_text(c->def, c->last.delta, a, sizeof(a)));
@@ -312,7 +333,7 @@ static int print_sample(struct run *rn)
 		return -1;
 	rn->nsamples++;
 	out_open_obj(o, NULL);
-	out_text(o, "\nsample %d  +%.3f s  (dt %.3f s)  %s\n", rn->nsamples, rn->t_now - rn->t_base,
+	out_text(o, _("\nsample %d  +%.3f s  (dt %.3f s)  %s\n"), rn->nsamples, rn->t_now - rn->t_base,
 		 rn->t_now - rn->t_prev, utc(rn->t_now, when, sizeof(when)));
 	out_num(o, PR_JSON, "t", NULL, fab_num_of(rn->t_now));
 	out_num(o, PR_JSON, "dt", NULL, fab_num_of(rn->t_now - rn->t_prev));
@@ -340,16 +361,22 @@ static int print_sample(struct run *rn)
 			quiet++;
 			continue;
 		}
-		if (!shown++)
-			out_text(o, "    %-*s %-44s %16s %16s  %-5s  %-10s %s\n", rn->pw, "COUNTER", "",
-				 "DELTA", "RATE", "FLAGS", "LAYER", "MEANING");
+		if (!shown++) {
+			char h[5][64];
+			out_text(o, "    %s %-44s %s %s  %s  %s %s\n",
+				 wpad(h[0], sizeof(h[0]), _("COUNTER"), rn->pw, false), "",
+				 wpad(h[1], sizeof(h[1]), _("DELTA"), 16, true),
+				 wpad(h[2], sizeof(h[2]), _("RATE"), 16, true),
+				 wpad(h[3], sizeof(h[3]), _("FLAGS"), 5, false),
+				 wpad(h[4], sizeof(h[4]), _("LAYER"), 10, false), _("MEANING"));
+		}
 		counter_line(rn, c);
 	}
 	out_close_arr(o);
 	if (quiet)
 		also_grew(rn, idx, n);
 	else if (!shown)
-		out_text(o, "  no other counter changed\n");
+		out_text(o, _("  no other counter changed\n"));
 	out_close_obj(o);
 	for (int i = 0; i < rn->s.nctrs; i++)
 		rn->prev_flags[i] = rn->s.ctrs[i].last.flags;
@@ -367,18 +394,18 @@ static void qp_summary(struct run *rn, const struct fab_root *r, int *bad_qps)
 	out_open_obj(o, "qps");
 	out_bool(o, PR_JSON, "available", NULL, rc == 0);
 	if (rc != 0) {
-		out_str(o, PR_ANY, "error", "  QP state unavailable: %s\n", err[0] ? err : strerror(-rc));
+		out_str(o, PR_ANY, "error", _("  QP state unavailable: %s\n"), err[0] ? err : strerror(-rc));
 		out_close_obj(o);
 		qp_list_free(&l);
 		return;
 	}
 	out_str(o, PR_JSON, "when", NULL, r->live ? "now" : "recorded");
-	out_text(o, "  QPs%s: ", r->live ? "" : " (as recorded with the capture)");
+	out_text(o, "%s", r->live ? _("  QPs: ") : _("  QPs (as recorded with the capture): "));
 	out_int(o, PR_ANY, "total", "%lld", fab_int_of(l.n));
 	int nbad = 0;
 	for (int i = 0; i < l.n; i++)
 		nbad += qp_state_bad(l.qps[i].state);
-	out_int(o, PR_ANY, "broken", ", %lld in ERR or SQE state\n", fab_int_of(nbad));
+	out_int(o, PR_ANY, "broken", _(", %lld in ERR or SQE state\n"), fab_int_of(nbad));
 	out_open_arr(o, "bad");
 	for (int i = 0; i < l.n; i++) {
 		const struct fab_qp *q = &l.qps[i];
@@ -390,12 +417,12 @@ static void qp_summary(struct run *rn, const struct fab_root *r, int *bad_qps)
 		out_int(o, PR_ANY, "port", "/%lld", fab_int_of(q->port));
 		out_int(o, PR_ANY, "lqpn", " QP %lld", fab_int_of(q->lqpn));
 		out_str(o, PR_ANY, "type", " (%s)", qp_type_name(q->type));
-		out_int(o, PR_ANY, "rqpn", ", peer QP %lld", (fab_int){ q->rqpn, q->has_rqpn });
-		out_int(o, PR_ANY, "pid", ", pid %lld", (fab_int){ q->pid, q->pid != 0 });
+		out_int(o, PR_ANY, "rqpn", _(", peer QP %lld"), (fab_int){ q->rqpn, q->has_rqpn });
+		out_int(o, PR_ANY, "pid", _(", pid %lld"), (fab_int){ q->pid, q->pid != 0 });
 		out_str(o, PR_JSON, "comm", NULL, q->comm);
 		if (q->comm[0])
 			out_text(o, " (%s)", q->comm);
-		out_text(o, ": broken, its work requests fail until the job re-creates it\n");
+		out_text(o, _(": broken, its work requests fail until the job re-creates it\n"));
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -406,8 +433,8 @@ static void qp_summary(struct run *rn, const struct fab_root *r, int *bad_qps)
 
 /* The kinds of trouble the verdict counts ports for, in its order. */
 static const struct { unsigned bit; const char *what; } kinds[] = {
-	{ PT_RETRIES, "loss/retry counters grew" }, { PT_CONGESTED, "congestion counters grew" },
-	{ PT_ERRORS, "error counters grew" }, { PT_STOPPED, "traffic stopped" },
+	{ PT_RETRIES, N_("loss/retry counters grew") }, { PT_CONGESTED, N_("congestion counters grew") },
+	{ PT_ERRORS, N_("error counters grew") }, { PT_STOPPED, N_("traffic stopped") },
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -438,7 +465,7 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 		if (!rn->bad_total[i])
 			continue;
 		if (!grew++)
-			out_text(o, "  bad counters that grew:\n");
+			out_text(o, _("  bad counters that grew:\n"));
 		if (seen)
 			seen[c->port] |= counter_trouble(c->def);
 		ctr_row_open(rn, c);
@@ -446,13 +473,14 @@ static int list_bad_grew(struct run *rn, int ports_with[NKINDS])
 		char a[48];
 		out_int(o, PR_JSON, "total", NULL, fab_int_of((long long)rn->bad_total[i]));
 		out_text(o, " %16s", delta_text(c->def, rn->bad_total[i], a, sizeof(a)));
-		out_str(o, PR_ANY, "layer", "  %s:", c->def->layer);
-		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
+		out_str(o, PR_JSON, "layer", NULL, c->def->layer);
+		out_text(o, "  %s:", counter_layer_text(c->def));
+		out_str(o, PR_ANY, "meaning", " %s\n", _(c->def->meaning));
 		out_close_obj(o);
 	}
 	out_close_arr(o);
 	if (!grew)
-		out_text(o, "  no loss, retry, congestion or error counter grew\n");
+		out_text(o, _("  no loss, retry, congestion or error counter grew\n"));
 	for (int p = 0; seen && p < rn->s.nports; p++)
 		for (int k = 0; k < NKINDS; k++)
 			ports_with[k] += !!(seen[p] & kinds[k].bit);
@@ -475,8 +503,8 @@ static int list_standing(struct run *rn)
 		    counter_total_judge(c->def, (long long)c->baseline) != CTR_TOTAL_WARN)
 			continue;
 		if (!n++)
-			out_text(o, "  large totals already in the first reading (since the counters were "
-				    "last cleared):\n");
+			out_text(o, _("  large totals already in the first reading (since the counters were "
+				    "last cleared):\n"));
 		if (c->port != last_port) {
 			ports++;
 			last_port = c->port;
@@ -487,9 +515,9 @@ static int list_standing(struct run *rn)
 		out_int(o, PR_JSON, "total", NULL, fab_int_of((long long)c->baseline));
 		out_text(o, " %16s", counter_amount(c->def, (double)c->baseline, true, a, sizeof(a)));
 		out_int(o, PR_JSON, "warn_at", NULL, fab_int_of(c->def->warn_at));
-		out_text(o, "  (a warning from %s)", counter_amount(c->def, (double)c->def->warn_at, true, a,
+		out_text(o, _("  (a warning from %s)"), counter_amount(c->def, (double)c->def->warn_at, true, a,
 								sizeof(a)));
-		out_str(o, PR_ANY, "meaning", " %s\n", c->def->meaning);
+		out_str(o, PR_ANY, "meaning", " %s\n", _(c->def->meaning));
 		out_close_obj(o);
 	}
 	out_close_arr(o);
@@ -506,7 +534,7 @@ static void list_saturated(struct run *rn)
 		if (!(c->last.flags & CTR_SATURATED))
 			continue;
 		if (!nsat++)
-			out_text(o, "  PINNED (stuck at their maximum: growth no longer shows):\n");
+			out_text(o, _("  PINNED (stuck at their maximum: growth no longer shows):\n"));
 		ctr_row_open(rn, c);
 		out_str(o, PR_ANY, "name", "%s", c->name);
 		char a[48];
@@ -521,7 +549,7 @@ static void list_saturated(struct run *rn)
 			model_find_port(rn->m, p->dev, p->port, &n) : NULL;
 		out_str(o, PR_ANY, "hides", ": %s", counter_pin_hides(c->def, hides, sizeof(hides)) == 0 ?
 			hides : NULL);
-		out_str(o, PR_ANY, "clear", "; clear: %s", mp ? port_pin_clear_cmd(rn->m, n, mp, cmd,
+		out_str(o, PR_ANY, "clear", _("; clear: %s"), mp ? port_pin_clear_cmd(rn->m, n, mp, cmd,
 									sizeof(cmd)) : NULL);
 		out_text(o, "\n");
 		out_close_obj(o);
@@ -543,16 +571,16 @@ static int list_implausible(struct run *rn)
 		if (!rn->implausible[i])
 			continue;
 		if (!n++)
-			out_text(o, "  implausible (a value or a step the counter or port cannot have: "
-				    "no rate taken from it):\n");
+			out_text(o, _("  implausible (a value or a step the counter or port cannot have: "
+				    "no rate taken from it):\n"));
 		out_open_obj(o, NULL);
 		out_text(o, "    %-*s", rn->pw, port_label(p, lbl, sizeof(lbl)));
 		json_where(o, &rn->s, c->port);
 		out_str(o, PR_JSON, "dir", NULL, c->dir);
 		out_text(o, " %s/", c->dir);
 		out_str(o, PR_ANY, "name", "%s", c->name);
-		out_int(o, PR_ANY, "steps", " in %lld step(s)", fab_int_of(rn->implausible[i]));
-		out_num(o, PR_ANY, "line_gbps", " (line rate %.0f Gb/s)\n",
+		out_int(o, PR_ANY, "steps", _(" in %lld step(s)"), fab_int_of(rn->implausible[i]));
+		out_num(o, PR_ANY, "line_gbps", _(" (line rate %.0f Gb/s)\n"),
 			(fab_num){ p->line_gbps, p->line_gbps > 0 });
 		out_close_obj(o);
 	}
@@ -571,13 +599,13 @@ static int list_stopped(struct run *rn)
 		if (p->kind != SER_RDMA || p->port == 0 || !(sampler_port_state(&rn->s, i) & PT_STOPPED))
 			continue;
 		if (!nstop++)
-			out_text(o, "  stopped moving traffic (under 1%% of their peak):\n");
+			out_text(o, _("  stopped moving traffic (under 1%% of their peak):\n"));
 		out_open_obj(o, NULL);
 		out_text(o, "    %-*s", rn->pw, port_label(p, lbl, sizeof(lbl)));
 		out_str(o, PR_JSON, "dev", NULL, p->dev);
 		out_int(o, PR_JSON, "port", NULL, fab_int_of(p->port));
 		out_bool(o, PR_JSON, "present", NULL, p->present);
-		out_num(o, PR_ANY, "last_traffic", " last traffic at +%.3f s\n",
+		out_num(o, PR_ANY, "last_traffic", _(" last traffic at +%.3f s\n"),
 			(fab_num){ p->t_moved - rn->t0_sampler, p->t_moved >= 0 });
 		out_close_obj(o);
 	}
@@ -617,7 +645,7 @@ static void lossless_section(struct run *rn)
 			snprintf(first_why, sizeof(first_why), "%s", lp.why);
 	}
 	if (roce && !known)
-		out_text(o, "  lossless path: not judged (%d RoCE port(s)): %s\n", roce, first_why);
+		out_text(o, _("  lossless path: not judged (%d RoCE port(s)): %s\n"), roce, first_why);
 	out_open_arr(o, "lossless");
 	for (int i = 0; i < rn->s.nports; i++) {
 		struct lossless_port lp;
@@ -625,7 +653,7 @@ static void lossless_section(struct run *rn)
 		if (lossless_judge(&rn->s, rn->m, i, &lp) != 0 || !lp.netdev[0])
 			continue;
 		if (known && !shown++)
-			out_text(o, "  lossless path (RoCE: per-priority traffic against PFC and ECN):\n");
+			out_text(o, _("  lossless path (RoCE: per-priority traffic against PFC and ECN):\n"));
 		out_open_obj(o, NULL);
 		if (known)
 			out_text(o, "    %-*s", rn->pw, lp.port);
@@ -639,9 +667,9 @@ static void lossless_section(struct run *rn)
 			continue;
 		}
 		out_str(o, PR_ANY, "trust", " trust %s", lp.trust[0] ? lp.trust : "?");
-		out_text(o, ", PFC on %s", fab_na(fab_prio_list(lp.pfc_mask, a, sizeof(a))));
-		out_int(o, PR_ANY, "job_tc", ", job traffic class %lld", lp.job_tc);
-		out_int(o, PR_ANY, "job_prio", " -> priority %lld", (fab_int){ lp.job_prio, lp.job_prio >= 0 });
+		out_text(o, _(", PFC on %s"), fab_na(fab_prio_list(lp.pfc_mask, a, sizeof(a))));
+		out_int(o, PR_ANY, "job_tc", _(", job traffic class %lld"), lp.job_tc);
+		out_int(o, PR_ANY, "job_prio", _(" -> priority %lld"), (fab_int){ lp.job_prio, lp.job_prio >= 0 });
 		out_str(o, PR_JSON, "job_prio_why", NULL, lp.job_prio_why);
 		out_int(o, lp.tc_override.ok ? PR_ANY : PR_JSON, "tc_override", ", global traffic_class=%lld",
 			lp.tc_override);
@@ -649,26 +677,26 @@ static void lossless_section(struct run *rn)
 		out_int(o, PR_JSON, "rdma_bytes", NULL, fab_int_of((long long)lp.rdma_bytes));
 		out_bool(o, PR_JSON, "rdma_ambiguous", NULL, lp.rdma_ambiguous);
 		if (lp.rdma_ambiguous)
-			out_text(o, "      which priority carries the RDMA cannot be told: others carry "
-				    "as many non-RDMA bytes\n");
+			out_text(o, _("      which priority carries the RDMA cannot be told: others carry "
+				    "as many non-RDMA bytes\n"));
 		out_open_arr(o, "prios");
 		for (int b = 0; b < LOSSLESS_NPRIO; b++) {
 			const struct lossless_prio *pp = &lp.prio[b];
 			if (!lossless_prio_shown(pp))
 				continue;
 			out_open_obj(o, NULL);
-			out_int(o, PR_ANY, "prio", "      prio %lld", fab_int_of(b));
+			out_int(o, PR_ANY, "prio", _("      prio %lld"), fab_int_of(b));
 			out_str(o, PR_ANY, "pfc", "  PFC %-3s", tri_word(pp->pfc, "on", "off"));
 			out_str(o, PR_ANY, "ecn_np", "  ECN np %-3s", tri_word(pp->ecn_np, "on", "off"));
 			out_str(o, PR_ANY, "ecn_rp", " rp %-3s", tri_word(pp->ecn_rp, "on", "off"));
 			out_num(o, PR_ANY, "rx_pps", "  rx %10.0f pkt/s", fab_num_of((double)pp->rx_pkts / lp.elapsed));
 			out_num(o, PR_ANY, "tx_pps", "  tx %10.0f pkt/s", fab_num_of((double)pp->tx_pkts / lp.elapsed));
-			out_int(o, PR_ANY, "rx_pause", "  pauses rx %lld", fab_int_of((long long)pp->rx_pause));
+			out_int(o, PR_ANY, "rx_pause", _("  pauses rx %lld"), fab_int_of((long long)pp->rx_pause));
 			out_int(o, PR_ANY, "tx_pause", " tx %lld", fab_int_of((long long)pp->tx_pause));
-			out_int(o, PR_ANY, "discards", "  discards %lld", fab_int_of((long long)pp->discards));
+			out_int(o, PR_ANY, "discards", _("  discards %lld"), fab_int_of((long long)pp->discards));
 			out_bool(o, PR_JSON, "rdma", NULL, pp->rdma);
 			out_bool(o, PR_JSON, "job", NULL, pp->job);
-			out_text(o, "%s%s\n", pp->rdma ? "  RDMA" : "", pp->job ? "  (the job's)" : "");
+			out_text(o, "%s%s\n", pp->rdma ? "  RDMA" : "", pp->job ? _("  (the job's)") : "");
 			out_close_obj(o);
 		}
 		out_close_arr(o);
@@ -696,7 +724,7 @@ static int run_findings(struct run *rn, int *nwarn)
 	watch_findings(&rn->s, rn->m, &f);
 	out_open_arr(rn->o, "findings");
 	if (f.nfindings)
-		out_text(rn->o, "  findings over the run:\n");
+		out_text(rn->o, _("  findings over the run:\n"));
 	for (int i = 0; i < f.nfindings; i++) {
 		finding_print(rn->o, &f.findings[i], 4);
 		*nwarn += f.findings[i].sev >= SEV_WARN;
@@ -713,29 +741,33 @@ static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps
 		    int standing, int nwarn, int rc)
 {
 	int parts = 0;
-	out_text(o, "verdict: ");
+	/* Each clause a whole sentence of its own; "; " joins them. */
+	const char *sep = _("; ");
+	out_text(o, _("verdict: "));
 	for (int k = 0; k < NKINDS; k++)
 		if (ports_with[k])
-			out_text(o, "%s%s on %d port(s)", parts++ ? "; " : "", kinds[k].what,
+			out_text(o, _("%s%s on %d port(s)"), parts++ ? sep : "", _(kinds[k].what),
 				 ports_with[k]);
 	if (bad_qps)
-		out_text(o, "%s%d QP(s) broken", parts++ ? "; " : "", bad_qps);
+		out_text(o, _("%s%d QP(s) broken"), parts++ ? sep : "", bad_qps);
 	if (implausible)
-		out_text(o, "%s%d counter(s) implausible", parts++ ? "; " : "", implausible);
+		out_text(o, _("%s%d counter(s) implausible"), parts++ ? sep : "", implausible);
 	if (nwarn)
-		out_text(o, "%s%d finding(s) over the run", parts++ ? "; " : "", nwarn);
+		out_text(o, _("%s%d finding(s) over the run"), parts++ ? sep : "", nwarn);
 	if (standing && !ports_with[0] && !ports_with[1] && !ports_with[2])
-		out_text(o, "%sno bad counter grew during the sampling, but the first reading already "
-			 "held large error totals on %d port(s) (listed above)", parts++ ? "; " : "",
+		out_text(o, _("%sno bad counter grew during the sampling, but the first reading already "
+			 "held large error totals on %d port(s) (listed above)"), parts++ ? sep : "",
 			 standing);
 	else if (standing)
-		out_text(o, "%sthe first reading already held large error totals on %d port(s)",
-			 parts++ ? "; " : "", standing);
-	if (!rc)
-		out_text(o, "%sno bad counter grew", parts ? ", but " : "healthy: ");
+		out_text(o, _("%sthe first reading already held large error totals on %d port(s)"),
+			 parts++ ? sep : "", standing);
+	if (!rc && parts)
+		out_text(o, _(", but no bad counter grew"));
+	else if (!rc)
+		out_text(o, _("healthy: no bad counter grew"));
 	else if (rc == FAB_VERDICT_UNKNOWN)
-		out_text(o, "%sunknown: not every RDMA device could be read", parts ? "; " : "");
-	out_text(o, " (exit %d)\n", rc);
+		out_text(o, _("%sunknown: not every RDMA device could be read"), parts ? sep : "");
+	out_text(o, _(" (exit %d)\n"), rc);
 }
 
 /* The verdict over the whole run; returns the exit status. */
@@ -744,9 +776,9 @@ static int summary(struct run *rn, const struct fab_root *r)
 	struct fab_out *o = rn->o;
 	int ports_with[NKINDS] = { 0 }, bad_qps = 0;
 	out_open_obj(o, "summary");
-	out_text(o, "\nsummary: ");
-	out_int(o, PR_ANY, "samples", "%lld sample(s)", fab_int_of(rn->nsamples));
-	out_num(o, PR_ANY, "seconds", " over %.3f s\n", fab_num_of(rn->t_now - rn->t_base));
+	out_text(o, _("\nsummary: "));
+	out_int(o, PR_ANY, "samples", _("%lld sample(s)"), fab_int_of(rn->nsamples));
+	out_num(o, PR_ANY, "seconds", _(" over %.3f s\n"), fab_num_of(rn->t_now - rn->t_base));
 	int grew = list_bad_grew(rn, ports_with);
 	list_saturated(rn);
 	ports_with[NKINDS - 1] = list_stopped(rn);
@@ -832,31 +864,31 @@ static void header(struct run *rn, const struct fab_root *r, bool playback, int 
 	out_bool(o, PR_JSON, "playback", NULL, playback);
 	out_num(o, PR_JSON, "interval", NULL, fab_num_of(playback ? rn->s.pb_interval : rn->interval));
 	if (playback) {
-		out_text(o, "counters of %s: playback of %d recorded samples, %g s apart, at full speed; "
-			 "the first is the baseline\n", r->name, rn->s.pb_count, rn->s.pb_interval);
+		out_text(o, _("counters of %s: playback of %d recorded samples, %g s apart, at full speed; "
+			 "the first is the baseline\n"), r->name, rn->s.pb_count, rn->s.pb_interval);
 	} else {
-		out_text(o, "counters of %s: %d sample(s), %g s apart, after a baseline reading\n",
-			  r->live ? "this node" : r->name, count, rn->interval);
+		out_text(o, _("counters of %s: %d sample(s), %g s apart, after a baseline reading\n"),
+			  r->live ? _("this node") : r->name, count, rn->interval);
 	}
 	out_open_arr(o, "notes");
 	if (playback && rn->co->interval_set)
-		out_str(o, PR_ANY, NULL, "note: %s\n",
-			"--interval is ignored on playback: the recorded interval rules");
+		out_str(o, PR_ANY, NULL, _("note: %s\n"),
+			_("--interval is ignored on playback: the recorded interval rules"));
 	if (playback && count > rn->s.pb_count - 1) {
 		char n[128];
-		snprintf(n, sizeof(n), "the capture has %d sample(s) after the baseline, fewer than --count %d",
+		snprintf(n, sizeof(n), _("the capture has %d sample(s) after the baseline, fewer than --count %d"),
 			 rn->s.pb_count - 1, count);
-		out_str(o, PR_ANY, NULL, "note: %s\n", n);
+		out_str(o, PR_ANY, NULL, _("note: %s\n"), n);
 	}
 	if (rn->s.note[0])
-		out_str(o, PR_ANY, NULL, "note: %s\n", rn->s.note);
+		out_str(o, PR_ANY, NULL, _("note: %s\n"), rn->s.note);
 	/* Devices whose counters are never read (hazard.h): the model's words. */
 	for (int i = 0; i < rn->m->nnics; i++)
 		if (rn->m->nics[i].counters_skipped[0]) {
 			char n[FAB_NAME_LEN + 300];
-			snprintf(n, sizeof(n), "%s: counters not read: %s", rn->m->nics[i].name,
+			snprintf(n, sizeof(n), _("%s: counters not read: %s"), rn->m->nics[i].name,
 				 rn->m->nics[i].counters_skipped);
-			out_str(o, PR_ANY, NULL, "note: %s\n", n);
+			out_str(o, PR_ANY, NULL, _("note: %s\n"), n);
 		}
 	out_close_arr(o);
 }
@@ -869,16 +901,16 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	char err[512] = "";
 	bool playback = root_exists(r, "/fabtop/samples.json");
 	if (!playback && r->is_capture) {
-		fab_fprintf(log, "fabtop: %s has no counter samples (fabtop/samples.json); record some with "
-			"fabtop capture --samples N --interval S\n", r->name);
+		fab_fprintf(log, _("fabtop: %s has no counter samples (fabtop/samples.json); record some with "
+			"fabtop capture --samples N --interval S\n"), r->name);
 		return 2;
 	}
 	if (sampler_open(&rn.s, r, err, sizeof(err)) != 0) {
-		fab_fprintf(log, "fabtop: cannot read the counters of %s: %s\n", r->name, err);
+		fab_fprintf(log, _("fabtop: cannot read the counters of %s: %s\n"), r->name, err);
 		return 2;
 	}
 	if (playback && sampler_playback_open(&rn.s, r, err, sizeof(err)) != 0) {
-		fab_fprintf(log, "fabtop: cannot play back %s/fabtop/samples.json: %s\n", r->name, err);
+		fab_fprintf(log, _("fabtop: cannot play back %s/fabtop/samples.json: %s\n"), r->name, err);
 		sampler_close(&rn.s);
 		return 2;
 	}
@@ -898,8 +930,8 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 		out_str(rn.o, PR_JSON, "source", NULL, r->live ? "live" : r->name);
 		out_bool(rn.o, PR_JSON, "live", NULL, r->live);
 		out_open_arr(rn.o, "notes");
-		out_str(rn.o, PR_ANY, NULL, "%s\n", why ? "no RDMA device could be read: no counters "
-			"to sample" : "no RDMA devices: no counters to sample");
+		out_str(rn.o, PR_ANY, NULL, "%s\n", why ? _("no RDMA device could be read: no counters "
+			"to sample") : _("no RDMA devices: no counters to sample"));
 		out_close_arr(rn.o);
 		out_open_arr(rn.o, "samples");
 		out_close_arr(rn.o);
@@ -922,7 +954,7 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc != 0) {
-		fab_fprintf(log, "fabtop: reading the counters of %s failed\n", r->name);
+		fab_fprintf(log, _("fabtop: reading the counters of %s failed\n"), r->name);
 		rc = 2;
 	} else {
 		rc = summary(&rn, r);
@@ -930,7 +962,7 @@ int report_counters(const struct fab_root *r, const struct fab_model *m,
 	}
 	out_close_obj(rn.o);
 	if (out_free(rn.o) != 0 && rc != 2) {
-		fprintf(log, "fabtop: cannot write the report: %s\n", strerror(errno));
+		fprintf(log, _("fabtop: cannot write the report: %s\n"), strerror(errno));
 		rc = 2;
 	}
 	sampler_close(&rn.s);

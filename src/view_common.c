@@ -8,6 +8,7 @@
 #include <time.h>
 #include <wchar.h>
 #include "fabtop/config.h"
+#include "fabtop/i18n.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/view.h"
 #include "fabtop/vocab.h"
@@ -550,15 +551,15 @@ void view_pen_finding(struct view_pen *p, int x, const struct fab_finding *f)
 	view_pen_wrap_hang(p, body, body, text, A_BOLD);
 	view_pen_wrap(p, body, f->message, 0);
 	if (f->layer[0]) {
-		snprintf(text, sizeof(text), "layer: %s", f->layer);
+		snprintf(text, sizeof(text), _("layer: %s"), f->layer);
 		view_pen_wrap(p, body, text, fab_attr(CP_DIM));
 	}
 	if (f->evidence[0]) {
-		snprintf(text, sizeof(text), "evidence: %s", f->evidence);
+		snprintf(text, sizeof(text), _("evidence: %s"), f->evidence);
 		view_pen_wrap(p, body, text, fab_attr(CP_DIM));
 	}
 	if (f->hint[0]) {
-		snprintf(text, sizeof(text), "next: %s", f->hint);
+		snprintf(text, sizeof(text), _("next: %s"), f->hint);
 		view_pen_wrap(p, body, text, 0);
 	}
 }

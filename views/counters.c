@@ -33,6 +33,7 @@
 #include "fabtop/vocab.h"
 
 #define GAP           2     /* between columns */
+#define MARK_W        2     /* a counter row's severity mark and a blank */
 #define LABEL_W       10    /* "QPs" and notes */
 #define SPARK_MIN     6
 #define SPARK_MAX     40
@@ -734,6 +735,8 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 			snprintf(ov, sizeof(ov), _("; global traffic_class %s"), c);
 			cat(buf, sizeof(buf), ov);
 		}
+		if (lp.flags & LL_OVERRIDE)   /* a warning: marked as well as coloured */
+			x = view_pen_fixed(p, x, "  !", fab_attr(CP_WARN));
 		view_pen_clip(p, x, x, buf, (lp.flags & LL_OVERRIDE) ? fab_attr(CP_WARN) : 0);
 		view_pen_nl(p);
 		for (int k = 0; k < LOSSLESS_NPRIO; k++) {
@@ -753,8 +756,12 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 				cat(buf, sizeof(buf), "  RDMA");
 			if (pp->job)
 				cat(buf, sizeof(buf), _("  (the job's)"));
-			int attr = pp->rdma && pp->pfc == FAB_NO ? fab_attr(CP_ERROR) | (int)A_BOLD :
-				   (lp.idle_pfc_mask >> k & 1) ? fab_attr(CP_WARN) : 0;
+			int sv = pp->rdma && pp->pfc == FAB_NO ? SEV_ERROR :
+				 (lp.idle_pfc_mask >> k & 1) ? SEV_WARN : -1;
+			int attr = sv == SEV_ERROR ? fab_attr(CP_ERROR) | (int)A_BOLD :
+				   sv == SEV_WARN ? fab_attr(CP_WARN) : 0;
+			if (sv >= 0)   /* the colour's meaning, in the text too */
+				view_pen_fixed(p, 0, fab_sev_mark((enum fab_severity)sv), attr);
 			view_pen_clip(p, 2, 2, buf, attr);
 			view_pen_nl(p);
 		}
@@ -772,8 +779,10 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 		};
 		for (size_t k = 0; k < sizeof(says) / sizeof(says[0]); k++)
 			if (lp.flags & says[k].bit) {
-				view_pen_fixed(p, 2, _(says[k].say), says[k].error ? fab_attr(CP_ERROR) | (int)A_BOLD :
-					       fab_attr(CP_WARN) | (int)A_BOLD);
+				int sa = says[k].error ? fab_attr(CP_ERROR) | (int)A_BOLD :
+					 fab_attr(CP_WARN) | (int)A_BOLD;
+				view_pen_fixed(p, 0, fab_sev_mark(says[k].error ? SEV_ERROR : SEV_WARN), sa);
+				view_pen_fixed(p, 2, _(says[k].say), sa);
 				view_pen_nl(p);
 			}
 	}
@@ -1047,26 +1056,41 @@ static void kcell(const struct fab_sampler *s, const struct fab_ctr *c, int col,
 		snprintf(buf, len, "%s", ctr_limit_state_word(limit_state(s, c)));
 		break;
 	case K_LAYER:
-		snprintf(buf, len, "%s", c->def ? c->def->layer : "-");
+		snprintf(buf, len, "%s", counter_layer_text(c->def));
 		break;
 	case K_MEANING:
-		snprintf(buf, len, "%s", c->def ? c->def->meaning : _("(not in table)"));
+		snprintf(buf, len, "%s", c->def ? _(c->def->meaning) : _("(not in table)"));
 		break;
 	}
+}
+
+/* How bad a counter's row is: SEV_ERROR (implausible, over its limit,
+ * retries or errors growing), SEV_WARN (blind, was over, congestion), -1
+ * (nothing to say). Its colour and its mark (the first column) both come
+ * from it, so the mark says what the colour says. */
+static int ctr_sev(const struct fab_sampler *s, const struct fab_ctr *c)
+{
+	unsigned bits = ctr_trouble(c);
+	enum ctr_limit_state ls = limit_state(s, c);
+	if ((c->last.flags & CTR_IMPLAUSIBLE) || ls == CLS_OVER)
+		return SEV_ERROR;
+	if (ls == CLS_BLIND || ls == CLS_WAS_OVER || (bits & PT_CONGESTED))
+		return SEV_WARN;
+	return bits ? SEV_ERROR : -1;
 }
 
 static int ctr_attr(const struct fab_sampler *s, const struct fab_ctr *c)
 {
 	unsigned bits = ctr_trouble(c);
 	enum ctr_limit_state ls = limit_state(s, c);
-	if ((c->last.flags & CTR_IMPLAUSIBLE) || ls == CLS_OVER)
-		return fab_attr(CP_ERROR) | A_BOLD;
-	if (ls == CLS_BLIND || ls == CLS_WAS_OVER)
+	switch (ctr_sev(s, c)) {
+	case SEV_ERROR:
+		/* Growing retries or errors alone are red, not bold. */
+		return (c->last.flags & CTR_IMPLAUSIBLE) || ls == CLS_OVER || !bits ?
+		       (int)(fab_attr(CP_ERROR) | A_BOLD) : fab_attr(CP_ERROR);
+	case SEV_WARN:
 		return fab_attr(CP_WARN) | A_BOLD;
-	if (bits & PT_CONGESTED)
-		return fab_attr(CP_WARN) | A_BOLD;
-	if (bits)
-		return fab_attr(CP_ERROR);
+	}
 	return ctr_changed(s, c) ? 0 : fab_attr(CP_DIM);
 }
 
@@ -1246,8 +1270,9 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 			any_flag = any_flag || (k == K_FLAG && buf[0]);
 			any_limit = any_limit || (k == K_LIMIT && buf[0]);
 		}
-	/* Port and counter name stay put; the rest scrolls under them. */
-	int fixed_w = w[K_PORT] + GAP + w[K_NAME];
+	/* The mark column, port and counter name stay put; the rest scrolls
+	 * under them. */
+	int fixed_w = MARK_W + w[K_PORT] + GAP + w[K_NAME];
 	for (int r = -1; r < n; r++) {
 		const struct fab_ctr *c = r >= 0 ? rows[r].c : NULL;
 		int attr = c ? ctr_attr(s, c) : fab_attr(CP_TITLE);
@@ -1262,7 +1287,11 @@ static void ctr_list(struct view_pen *p, const struct fab_sampler *s, const char
 			if (sel)
 				st->sel_line = p->row;
 		}
-		for (int k = 0, cx = 0; k < NKCOLS; k++) {
+		if (c) {
+			int sv = ctr_sev(s, c);
+			view_pen_fixed(p, 0, sv >= 0 ? fab_sev_mark((enum fab_severity)sv) : " ", attr);
+		}
+		for (int k = 0, cx = MARK_W; k < NKCOLS; k++) {
 			if ((k == K_FLAG && !any_flag) || (k == K_LIMIT && !any_limit))
 				continue;
 			if (c)

@@ -412,7 +412,12 @@ static void detail_body(struct view_pen *p, const struct fab_model *m)
 			 n->ports_up, n->ports_expected, n->ports_unknown);
 	else
 		snprintf(buf, sizeof(buf), _("%d up of %d expected"), n->ports_up, n->ports_expected);
-	detail_line(p, _("ports"), buf, n->ports_up < n->ports_expected ? fab_attr(CP_WARN) : 0);
+	if (n->ports_up < n->ports_expected) {   /* a warning: marked as well as coloured */
+		char mk[sizeof(buf)];
+		snprintf(mk, sizeof(mk), "%s %s", fab_sev_mark(SEV_WARN), buf);
+		detail_line(p, _("ports"), mk, fab_attr(CP_WARN));
+	} else
+		detail_line(p, _("ports"), buf, 0);
 	detail_line(p, _("slowest"), n->slowest ? n->slowest : _("no usable port"), 0);
 	detail_line(p, _("firmware"), n->firmware ? n->firmware : "-", 0);
 	detail_line(p, _("NCCL env"), n->env && n->env[0] ? n->env : _("none set"), 0);

@@ -55,8 +55,9 @@ static void limits_section(struct view_pen *p)
 		snprintf(buf, sizeof(buf), "%s/%s: %s", d->dir, d->name,
 			 ctr_limit_text(d, lim, sizeof(lim)));
 		view_pen_wrap(p, 2, buf, A_BOLD);
-		snprintf(text, sizeof(text), "%s %s. %s. Source: %s.", sev_name(d->sev), d->id,
-			 d->what, d->source);
+		/* The source is a citation: as published. */
+		snprintf(text, sizeof(text), _("%s %s. %s. Source: %s."), sev_word(d->sev), d->id,
+			 _(d->what), d->source);
 		view_pen_wrap(p, 4, text, 0);
 	}
 	view_pen_wrap(p, 2, _("Rates are over the real time the last window covers; a watch shorter "
@@ -104,9 +105,11 @@ static void body(struct view_pen *p, const struct fab_model *m)
 	view_pen_nl(p);
 	for (int i = 0; topo_legend[i]; i++)
 		view_pen_legend(p, topo_legend[i]);
-	view_pen_legend(p, "  *    = NVLink unknown (no NVML): the PCIe path is shown");
+	/* fabtop's own marks, not nvidia-smi's legend: translated, the
+	 * "  X    = " head kept as it is. */
+	view_pen_legend(p, _("  *    = NVLink unknown (no NVML): the PCIe path is shown"));
 	/* The mark is one column in both forms, so the padding is fixed. */
-	snprintf(buf, sizeof(buf), "  %s    = the closest usable NIC of this GPU (fabtop)",
+	snprintf(buf, sizeof(buf), _("  %s    = the closest usable NIC of this GPU (fabtop)"),
 		 fab_glyph(TOPO_MARK_UTF8, TOPO_MARK_ASCII));
 	view_pen_legend(p, buf);
 	view_pen_nl(p);

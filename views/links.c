@@ -229,12 +229,14 @@ static void cell_g(const struct fab_model *m, int g, int col, char *buf, size_t 
 	}
 	if (col == C_FINDING) {
 		const struct fab_finding *f = worst(m, r, &count);
+		/* The row's colour is its worst finding's: the mark says it too. */
+		const char *mk = f && f->sev >= SEV_WARN ? fab_sev_mark(f->sev) : "";
 		if (!f)
 			buf[0] = '\0';
 		else if (count > 1)
-			snprintf(buf, len, "%s +%d", f->id, count - 1);
+			snprintf(buf, len, "%s%s%s +%d", mk, *mk ? " " : "", f->id, count - 1);
 		else
-			snprintf(buf, len, "%s", f->id);
+			snprintf(buf, len, "%s%s%s", mk, *mk ? " " : "", f->id);
 		/* A pinned counter no longer shows growth: said on the row. */
 		if (pt && port_pinned(pt) > 0)
 			fab_catf(buf, len, "%sPINNED", buf[0] ? " " : "");
@@ -606,7 +608,8 @@ static void detail_summary(struct view_pen *p, const struct fab_model *m, const 
 		const struct fab_finding *f = &m->findings[i];
 		if (!about(f, r))
 			continue;
-		snprintf(buf, sizeof(buf), "%s%s", count ? ", " : "", f->id);
+		snprintf(buf, sizeof(buf), "%s%s%s%s", count ? ", " : "",
+			 f->sev >= SEV_WARN ? fab_sev_mark(f->sev) : "", f->sev >= SEV_WARN ? " " : "", f->id);
 		x = add(p, x, LABEL_W, buf, fab_sev_attr(f->sev));
 		count++;
 	}
@@ -644,9 +647,11 @@ static void detail_hca(struct view_pen *p, const struct fab_model *m, const stru
 			snprintf(a, sizeof(a), "%.1f GT/s", l->cur_speed.v);
 		else
 			snprintf(a, sizeof(a), "N/A GT/s");
-		snprintf(buf, sizeof(buf), "%s x%s", a, int_str(l->cur_width, "%lld", b, sizeof(b)));
 		bool slow = (l->cur_speed.ok && l->max_speed.ok && l->cur_speed.v < l->max_speed.v) ||
 			    (l->cur_width.ok && l->max_width.ok && l->cur_width.v < l->max_width.v);
+		/* Slower than it can run: a warning, marked as well as coloured. */
+		snprintf(buf, sizeof(buf), "%s%s x%s", slow ? "! " : "", a,
+			 int_str(l->cur_width, "%lld", b, sizeof(b)));
 		x = add(p, x, LABEL_W, buf, slow ? fab_attr(CP_WARN) : 0);
 		if (l->max_speed.ok)
 			snprintf(a, sizeof(a), "%.1f GT/s", l->max_speed.v);
@@ -861,19 +866,38 @@ static void detail_pinned(struct view_pen *p, const struct fab_model *m, const s
 	}
 }
 
-static int counter_attr(const struct fab_counter *c)
+/* What a counter's cell says: SEV_ERROR (implausible, pinned), SEV_WARN
+ * (an error or retry counter that grew), SEV_INFO (another that grew),
+ * -1 (zero or unread). Its colour and its mark both come from it. */
+static int counter_sev(const struct fab_counter *c)
 {
 	const struct fab_counter_def *d = c->def;
 	if (c->implausible)
-		return fab_attr(CP_ERROR);
+		return SEV_ERROR;
 	if (!c->value.ok || c->value.v == 0)
-		return 0;
+		return -1;
 	if (c->pinned)
-		return fab_attr(CP_ERROR);
+		return SEV_ERROR;
 	/* Errors and retries that grew are the point; congestion ticks less so. */
 	if (!d || (d->bad_when_grows && (d->cls == CC_ERROR || d->cls == CC_RETRY)))
-		return fab_attr(CP_WARN) | A_BOLD;
-	return A_BOLD;
+		return SEV_WARN;
+	return SEV_INFO;
+}
+
+static int counter_attr(const struct fab_counter *c)
+{
+	switch (counter_sev(c)) {
+	case SEV_ERROR: return fab_attr(CP_ERROR);
+	case SEV_WARN:  return fab_attr(CP_WARN) | A_BOLD;
+	case SEV_INFO:  return A_BOLD;
+	}
+	return 0;
+}
+
+static const char *counter_mark(const struct fab_counter *c)
+{
+	int s = counter_sev(c);
+	return s >= SEV_WARN ? fab_sev_mark((enum fab_severity)s) : " ";
 }
 
 /* "name = value" cells in as many columns as fit, filled down then across
@@ -898,7 +922,7 @@ static void detail_errors(struct view_pen *p, const struct fab_port *pt)
 				nw = l > nw ? l : nw;
 				vw = (int)strlen(val) > vw ? (int)strlen(val) : vw;
 			}
-			total += nw + 3 + vw + (j ? CGAP : 0);
+			total += 2 + nw + 3 + vw + (j ? CGAP : 0);
 		}
 		if (total <= p->w || c == 1) {
 			cols = c;
@@ -917,7 +941,7 @@ static void detail_errors(struct view_pen *p, const struct fab_port *pt)
 			vw = (int)strlen(val) > vw ? (int)strlen(val) : vw;
 		}
 		nwc[j] = nw;
-		x0[j + 1] = x0[j] + nw + 3 + vw + CGAP;
+		x0[j + 1] = x0[j] + 2 + nw + 3 + vw + CGAP;
 	}
 	for (int r = 0; r < rows; r++) {
 		for (int j = 0; j < cols; j++) {
@@ -925,7 +949,8 @@ static void detail_errors(struct view_pen *p, const struct fab_port *pt)
 			if (i >= n)
 				continue;
 			const struct fab_counter *c = &pt->errors[i];
-			snprintf(buf, sizeof(buf), "%-*s = ", nwc[j], c->name);
+			/* "! name = value": the mark column, then the cell. */
+			snprintf(buf, sizeof(buf), "%s %-*s = ", counter_mark(c), nwc[j], c->name);
 			int x = view_pen_put(p, x0[j], buf, 0);
 			counter_value(c, val, sizeof(val));
 			view_pen_put(p, x, val, counter_attr(c));

@@ -235,6 +235,8 @@ static void draw_nic_legend(struct view_pen *p, const struct fab_model *m, const
 			x = seg(p, x, NIC_INDENT, _("  no ports"), fab_attr(CP_WARN));
 		}
 		bool slow = fmt_pcie(buf, sizeof(buf), pci_of(m, n->pci));
+		if (slow)   /* slower than it can run: marked as well as coloured */
+			fab_catf(buf, sizeof(buf), " %s", fab_sev_mark(SEV_WARN));
 		seg(p, x, NIC_INDENT, buf, slow ? fab_attr(CP_WARN) : 0);
 		view_pen_nl(p);
 	}

@@ -248,6 +248,11 @@ bool counter_value_plausible(const struct fab_counter_def *d, uint64_t v);
 bool counter_step_implausible(const struct fab_counter_def *d, const struct ctr_step *st,
 			      double line_gbps);
 
+/* A counter's layer as a person reads it (translated; "-" for d NULL). The
+ * field d->layer stays the word JSON carries; a meaning and a noun are
+ * marked N_() in the table and shown through _(). */
+const char *counter_layer_text(const struct fab_counter_def *d);
+
 /* "data", "packets", "error", "retry", "congestion"; NULL when d is NULL. */
 const char *counter_class_name(const struct fab_counter_def *d);
 

@@ -41,6 +41,13 @@ const char *fab_ngettext(const char *one, const char *many, unsigned long n)
 #define N_(s) (s)
 #define P_(one, many, n) fab_ngettext(one, many, n)
 
+/* A word that reads differently in two places ("transport": a counter's
+ * layer, the A/B's transport) gets a context: NC_(ctx, s) marks it in a
+ * table (xgettext --keyword=NC_:1c,2, a msgctxt entry), fab_pgettext(ctx,
+ * s) translates it where shown; the translation, or s itself. */
+#define NC_(ctx, s) (s)
+const char *fab_pgettext(const char *ctx, const char *msgid) __attribute__((format_arg(2)));
+
 /* Once, early in main, after setlocale(LC_ALL, ""): lang NULL follows the
  * environment, else forces LANG ("zh_CN", "C", "en"). Returns 0, or -1 with
  * why when the language asked for has no catalog (the interface is then

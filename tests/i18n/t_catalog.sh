@@ -1,6 +1,6 @@
 #!/bin/sh
 # The zh_CN catalog is complete: every string the sources mark for
-# translation (_(), N_(), P_(): xgettext over the same files as the Makefile's
+# translation (_(), N_(), NC_(), P_(): xgettext over the same files as the Makefile's
 # build/po/fabtop.pot) has a zh_CN entry that is translated, not fuzzy, and
 # whose printf directives match the English (msgfmt --check-format); and the
 # catalog holds nothing the sources no longer say (a stale entry hides a
@@ -12,7 +12,7 @@ for t in xgettext msgcat msgcmp msgattrib msgfmt; do
 done
 srcs=$(ls src/*.c src/collectors/*.c views/*.c | sort)
 # shellcheck disable=SC2086
-xgettext --force-po --keyword=_ --keyword=N_ --keyword=P_:1,2 --from-code=UTF-8 --language=C \
+xgettext --force-po --keyword=_ --keyword=N_ --keyword=P_:1,2 --keyword=NC_:1c,2 --from-code=UTF-8 --language=C \
 	-o "$T/fabtop.pot" $srcs 2>"$T/xg.err" || { nok "catalog: xgettext fails" "$(cat "$T/xg.err")"; exit 0; }
 n=$(grep -c '^msgid ' "$T/fabtop.pot")
 # shellcheck disable=SC2046

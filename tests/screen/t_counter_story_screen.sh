@@ -54,7 +54,7 @@ EOF
 	same "$T/storm-top.txt" story-pause-storm-160x48-top.txt "pause-storm: sample 30, the top of the Counters pane"
 	has "$T/storm-top.txt" "pause-storm: the findings line names the storm and the stall" \
 		"^findings  3 over the run, at the end; error: counters.pause-storm-drop" \
-		"^ens43np0  tx_pause_storm_error_events " "^mlx5_3/1 .*CONGESTED"
+		"^\(✗\|X\|!\| \) ens43np0  tx_pause_storm_error_events " "^mlx5_3/1 .*CONGESTED"
 	has "$T/storm-end.txt" "pause-storm: the findings in full, each with its source" \
 		"counters.pause-storm-drop (ens43np0)" "counters.pause-storm (ens43np0)" \
 		"counters.pcie-stall (ens43np0)" "outbound_pci_stalled_wr is 85 %: above 30 %" \
@@ -78,14 +78,14 @@ EOF
 	has "$T/mismatch-end.txt" "lossless-mismatch: RDMA on priority 0 without PFC, PFC idle on 3" \
 		"^Lossless path (RoCE: traffic per priority against PFC and ECN)" \
 		"^mlx5_0/1 ens33np0  trust dscp, PFC on 3; job traffic class 3 -> priority 0" \
-		"^    prio 0  PFC off ECN off/off  rx 9.38M pkt/s, tx 9.38M pkt/s .* RDMA  (the job's)" \
-		"^    prio 3  PFC on  ECN on/on  rx 0 pkt/s, tx 0 pkt/s " \
-		"^  RDMA traffic on a priority without PFC: not lossless" \
-		"^  PFC on a priority that carries nothing"
+		"^\(✗\|X\)   prio 0  PFC off ECN off/off  rx 9.38M pkt/s, tx 9.38M pkt/s .* RDMA  (the job's)" \
+		"^!   prio 3  PFC on  ECN on/on  rx 0 pkt/s, tx 0 pkt/s " \
+		"^\(✗\|X\) RDMA traffic on a priority without PFC: not lossless" \
+		"^! PFC on a priority that carries nothing"
 	has "$T/mismatch-end.txt" "lossless-mismatch: mlx5_5 is paused with no CNPs, behind a global traffic_class" \
-		"^mlx5_5/1 ens42np0  trust dscp, PFC on 3; job traffic class 3 -> priority 3; global traffic_class 106" \
-		"^  pauses received and no CNPs: congestion control not engaged" \
-		"^  a global traffic_class overrides the job's NCCL_IB_TC"
+		"^mlx5_5/1 ens42np0  !  trust dscp, PFC on 3; job traffic class 3 -> priority 3; global traffic_class 106" \
+		"^! pauses received and no CNPs: congestion control not engaged" \
+		"^! a global traffic_class overrides the job's NCCL_IB_TC"
 	has "$T/mismatch-end.txt" "lossless-mismatch: the findings line under the port table" \
 		"^findings  13 over the run, at the end; error: lossless.rdma-no-pfc"
 	same "$T/mismatch-mlx5_2-end.txt" story-lossless-mlx5_2-160x200.txt \
@@ -201,6 +201,6 @@ EOF
 	fi
 	has "$T/pinned-counters.txt" "pinned: the Counters pane calls the hidden limits blind" \
 		"^findings  6 over the run, at the end; error: counters.symbol-error-ber" \
-		"^mlx5_2/1  link_downed  *+0 ev  *-  .* PINNED  blind" "^mlx5_5/1  symbol_error  *+0 ev  *-  .* PINNED  blind" \
-		"^mlx5_6/1  symbol_error  *+120 ev  *120 ev/s .* over "
+		"^\(✗\|X\|!\| \) mlx5_2/1  link_downed  *+0 ev  *-  .* PINNED  blind" "^\(✗\|X\|!\| \) mlx5_5/1  symbol_error  *+0 ev  *-  .* PINNED  blind" \
+		"^\(✗\|X\|!\| \) mlx5_6/1  symbol_error  *+120 ev  *120 ev/s .* over "
 fi

@@ -214,13 +214,14 @@ for f in sys.argv[1:3]:
                 bad.append("state not under 状态 (col %d): %s" % (sx, l))
             if not p or col(l, p.end()) != lx:
                 bad.append("load not right-aligned under 负载 (col %d): %s" % (lx, l))
-    ch = next((l for l in L if l.startswith("端口") and "计数器" in l), None)
+    # The counters list: a mark column (severity, 2 columns) before PORT.
+    ch = next((l for l in L if l[2:].startswith("端口") and "计数器" in l), None)
     if ch is not None:
         cx = col(ch, ch.index("计数器"))
         for l in L[L.index(ch) + 1:]:
-            if not re.match(r"^mlx5_", l):
+            if not re.match(r"^. mlx5_", l):
                 break
-            if col(l, len(l.split()[0]) + len(re.match(r"^\S+\s+", l).group(0)) - len(l.split()[0])) != cx:
+            if col(l, 2 + len(re.match(r"^\S+\s+", l[2:]).group(0))) != cx:
                 bad.append("counter name not under 计数器 (col %d): %s" % (cx, l))
         if f.endswith("-all.txt") and "速率▼" not in ch:
             bad.append("the sorted head is not marked: " + ch)

@@ -193,7 +193,9 @@ EOF
 	# hw_counters/lifespan is the refresh period, a setting, not a counter.
 	n=$(python3 -c 'import json,sys; print(len([k for k in json.load(open(sys.argv[1]))["samples"][0]["values"] if not k.endswith("/hw_counters/lifespan")]))' "$SCEN/busy/fabtop/samples.json")
 	has "$T/busy-all.txt" "busy: a lists all $n counters of the samples" "All counters ($n)"
-	since=$(awk '/^PORT +COUNTER/ { on = 1; next } on && /^mlx5_/ { print $5 }' "$T/busy-base.txt" | sort -u)
+	# The counters list has a mark column (severity) before PORT: dropped here.
+	since=$(sed -E 's/^(✗|X|!| ) //' "$T/busy-base.txt" |
+		awk '/^PORT +COUNTER/ { on = 1; next } on && /^mlx5_/ { print $5 }' | sort -u)
 	if [ "$since" = 0 ] && grep -q "All counters ($n)" "$T/busy-base.txt"; then
 		ok "busy: b zeroes since-baseline on every listed counter"
 	else
@@ -263,7 +265,8 @@ EOF
 	has "$T/hang-22.txt" "hang: the banner names the stopped ports and the retry counters" \
 		"!! TRAFFIC STOPPED on mlx5_0/1 mlx5_1/1 mlx5_2/1 mlx5_4/1 mlx5_5/1 mlx5_6/1" \
 		"RETRIES GROWING on the same ports: local_ack_timeout_err packet_seq_err"
-	first=$(awk '/^PORT +COUNTER/ { on = 1; next } on && /^mlx5_/ { print $2 }' "$T/hang-22-wide.txt" | head -12 | sort | uniq -c | tr -s ' ')
+	first=$(sed -E 's/^(✗|X|!| ) //' "$T/hang-22-wide.txt" |
+		awk '/^PORT +COUNTER/ { on = 1; next } on && /^mlx5_/ { print $2 }' | head -12 | sort | uniq -c | tr -s ' ')
 	if [ "$first" = "$(printf ' 6 local_ack_timeout_err\n 6 packet_seq_err')" ]; then
 		ok "hang: the retry counters head the changed list"
 	else
@@ -366,7 +369,7 @@ EOF
 		"!! CONGESTION on every port: np_cnp_sent np_ecn_marked_roce_packets"
 	handcheck congested "$T/cong-4.txt" "congested tick 4: rates match the samples"
 	has "$T/cong-3-wide.txt" "congested: the wrapped Q-counter says WRAP, the PMA counter that reaches its maximum PINNED with a lower-bound rate" \
-		"^mlx5_2/1  rx_write_requests .* WRAP " "^mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* PINNED "
+		"^\(✗\|X\|!\| \) mlx5_2/1  rx_write_requests .* WRAP " "^\(✗\|X\|!\| \) mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* PINNED "
 fi
 
 # (d) Pause: ticks pass without a step; n steps; space resumes.
@@ -483,7 +486,8 @@ def at(word, start):
 checks = [
     ("the banner is red reverse video", at("TRAFFIC STOPPED", " !! "), lambda s: s["fg"] == 31 and s["rev"]),
     ("STOPPED in a stalled port's row is red", at("STOPPED", "mlx5_0/1 "), lambda s: s["fg"] == 31),
-    ("a growing local_ack_timeout_err row is red", at("local_ack_timeout_err", "mlx5_0/1  local_ack_timeout_err"), lambda s: s["fg"] == 31),
+    ("a growing local_ack_timeout_err row is red", at("local_ack_timeout_err", "\u2717 mlx5_0/1  local_ack_timeout_err"), lambda s: s["fg"] == 31),
+    ("its mark says so in red too", at("\u2717", "\u2717 mlx5_0/1  local_ack_timeout_err"), lambda s: s["fg"] == 31),
     ("a healthy port's state is green", at("ok", "mlx5_3/1 "), lambda s: s["fg"] == 32),
 ]
 for name, s, good in checks:
