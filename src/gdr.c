@@ -244,7 +244,7 @@ int gdr_judge(const struct fab_model *m, int g, int n, const struct fab_gdr_env 
 		    pw, lw, via, ig == FAB_UNKNOWN ? wg : wn);
 		return 0;
 	}
-	set(out, FAB_YES, GDR_ON, "%s within %s (%s), %s", pw, lw, lsrc, via);
+	set(out, FAB_YES, GDR_ON, _("%s within %s (%s), %s"), pw, lw, lsrc, via);
 	return 0;
 }
 

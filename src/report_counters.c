@@ -279,7 +279,7 @@ static void port_lines(struct run *rn)
 		/* The line rate with its unit; JSON keeps line_gbps a number. */
 		char lr[32];
 		out_num(o, PR_JSON, "line_gbps", NULL, line);
-		out_text(o, " %9s", line.ok ? fab_fmt_bps(line.v * 1e9, lr, sizeof(lr)) : "N/A");
+		out_text(o, " %9s", fab_fmt_line_rate(line.ok ? line.v : 0, lr, sizeof(lr)));
 		out_bool(o, PR_JSON, "present", NULL, p->present);
 		unsigned st = sampler_port_state(&rn->s, i);
 		if (!p->present) {
@@ -615,7 +615,7 @@ static int list_stopped(struct run *rn)
 
 /* ---- the lossless path (lossless.h) ---- */
 
-static const char *tri_word(enum fab_tri t, const char *yes, const char *no)
+static const char *tri_pick(enum fab_tri t, const char *yes, const char *no)
 {
 	return t == FAB_YES ? yes : t == FAB_NO ? no : "?";
 }
@@ -686,9 +686,9 @@ static void lossless_section(struct run *rn)
 				continue;
 			out_open_obj(o, NULL);
 			out_int(o, PR_ANY, "prio", _("      prio %lld"), fab_int_of(b));
-			out_str(o, PR_ANY, "pfc", "  PFC %-3s", tri_word(pp->pfc, "on", "off"));
-			out_str(o, PR_ANY, "ecn_np", "  ECN np %-3s", tri_word(pp->ecn_np, "on", "off"));
-			out_str(o, PR_ANY, "ecn_rp", " rp %-3s", tri_word(pp->ecn_rp, "on", "off"));
+			out_str(o, PR_ANY, "pfc", "  PFC %-3s", tri_pick(pp->pfc, "on", "off"));
+			out_str(o, PR_ANY, "ecn_np", "  ECN np %-3s", tri_pick(pp->ecn_np, "on", "off"));
+			out_str(o, PR_ANY, "ecn_rp", " rp %-3s", tri_pick(pp->ecn_rp, "on", "off"));
 			out_num(o, PR_ANY, "rx_pps", "  rx %10.0f pkt/s", fab_num_of((double)pp->rx_pkts / lp.elapsed));
 			out_num(o, PR_ANY, "tx_pps", "  tx %10.0f pkt/s", fab_num_of((double)pp->tx_pkts / lp.elapsed));
 			out_int(o, PR_ANY, "rx_pause", _("  pauses rx %lld"), fab_int_of((long long)pp->rx_pause));

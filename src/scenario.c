@@ -1,6 +1,7 @@
 /* scenario.c - the bundled scenarios' index (see scenario.h). */
 #include <ctype.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,42 @@ bool scenario_name_ok(const char *s)
 	return true;
 }
 
+/* One line of an index into line: false at the end. A line longer than
+ * the buffer is skipped whole (its tail is no entry of its own). */
+static bool index_line(FILE *fp, char *line, size_t len)
+{
+	while (fgets(line, (int)len, fp)) {
+		size_t n = strlen(line);
+		if (n && line[n - 1] != '\n' && !feof(fp)) {
+			int c;
+			while ((c = fgetc(fp)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/* A field of the index into dst: cut at a character boundary when it is
+ * too long, its control characters blanked (the index is data; what the
+ * terminal is shown still goes through the sanitiser). */
+static void index_field(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	for (char *c = dst; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+}
+
 /* index.LANG beside the index (mkscenarios.py writes index.zh_CN) holds
  * the same lines in the interface's language: its description and title
  * replace the English ones of the scenarios it names. */
@@ -67,8 +104,7 @@ static void translate(struct scenario *sc, int n, const char *dir)
 			close(fd);
 		return;
 	}
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\r\n")] = '\0';
+	while (index_line(fp, line, sizeof(line))) {
 		char *tab = strchr(line, '\t');
 		if (line[0] == '#' || !tab)
 			continue;
@@ -79,15 +115,9 @@ static void translate(struct scenario *sc, int n, const char *dir)
 		for (int i = 0; i < n; i++) {
 			if (strcmp(sc[i].name, line) != 0)
 				continue;
-			fab_strlcpy(sc[i].desc, tab + 1, sizeof(sc[i].desc));
+			index_field(sc[i].desc, sizeof(sc[i].desc), tab + 1);
 			if (tab2)
-				fab_strlcpy(sc[i].title, tab2 + 1, sizeof(sc[i].title));
-			for (char *c = sc[i].desc; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = ' ';
-			for (char *c = sc[i].title; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = ' ';
+				index_field(sc[i].title, sizeof(sc[i].title), tab2 + 1);
 		}
 	}
 	fclose(fp);
@@ -111,8 +141,7 @@ int scenario_index(struct scenario *sc, int max, char *dir, size_t dirlen)
 			continue;
 		}
 		int n = 0;
-		while (n < max && fgets(line, sizeof(line), fp)) {
-			line[strcspn(line, "\r\n")] = '\0';
+		while (n < max && index_line(fp, line, sizeof(line))) {
 			char *tab = strchr(line, '\t');
 			if (line[0] == '#' || !tab)
 				continue;
@@ -123,15 +152,8 @@ int scenario_index(struct scenario *sc, int max, char *dir, size_t dirlen)
 			if (tab2)
 				*tab2 = '\0';
 			fab_strlcpy(sc[n].name, line, sizeof(sc[n].name));
-			fab_strlcpy(sc[n].desc, tab + 1, sizeof(sc[n].desc));
-			fab_strlcpy(sc[n].title, tab2 ? tab2 + 1 : "", sizeof(sc[n].title));
-			/* The index is data: no control characters reach the terminal. */
-			for (char *c = sc[n].desc; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = ' ';
-			for (char *c = sc[n].title; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = ' ';
+			index_field(sc[n].desc, sizeof(sc[n].desc), tab + 1);
+			index_field(sc[n].title, sizeof(sc[n].title), tab2 ? tab2 + 1 : "");
 			n++;
 		}
 		fclose(fp);

@@ -50,6 +50,13 @@ const char *tri_name(enum fab_tri t)
 	return t == FAB_YES ? "yes" : t == FAB_NO ? "no" : "unknown";
 }
 
+const char *tri_word(enum fab_tri t)
+{
+	static const char *const w[] = { [FAB_UNKNOWN] = N_("unknown"), [FAB_NO] = N_("no"),
+					 [FAB_YES] = N_("yes") };
+	return t >= FAB_UNKNOWN && t <= FAB_YES ? _(w[t]) : tri_name(t);
+}
+
 static const char *state_word(const char *word, fab_int num, char *buf, size_t len)
 {
 	if (word[0])

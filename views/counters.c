@@ -438,7 +438,7 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 		  .word = "IMPLAUSIBLE" },
 	};
 	int nt = (int)(sizeof(t) / sizeof(t[0])), shown = 0;
-	char full[4096] = "!! ", brief[256] = "!! ", buf[96];
+	char full[4096] = "", brief[256] = "", buf[96];
 	const char *prev = NULL;
 	bool red = false, any = false;
 	for (int i = 0; i < s->nports; i++)
@@ -473,6 +473,13 @@ static int draw_banner(WINDOW *win, int y, const struct fab_sampler *s, const ch
 	}
 	if (!any)
 		return 0;
+	/* The banner's severity by its mark too, the one every pane uses. */
+	char body[sizeof(full)];
+	const char *mark = fab_sev_mark(red ? SEV_ERROR : SEV_WARN);
+	snprintf(body, sizeof(body), "%s %s", mark, full);
+	fab_strlcpy(full, body, sizeof(full));
+	snprintf(body, sizeof(body), "%s %s", mark, brief);
+	fab_strlcpy(brief, body, sizeof(brief));
 	int attr = red ? fab_attr(CP_ERROR) | A_REVERSE | A_BOLD
 		       : fab_attr(CP_WARN) | A_REVERSE | A_BOLD;
 	int width = w > 2 ? w - 1 : 1;
@@ -563,10 +570,7 @@ static void pcell(const struct fab_model *m, const struct fab_sampler *s, const 
 			snprintf(buf, len, "-");
 		break;
 	case P_LINE:
-		if (line > 0)
-			fab_fmt_bps(line * 1e9, buf, len);
-		else
-			snprintf(buf, len, "-");
+		fab_fmt_line_rate(line, buf, len);
 		break;
 	case P_PPS:
 		if (!rates) {

@@ -674,7 +674,7 @@ static void draw_plans(struct view_pen *p, struct job_pane *jp, const struct fab
 		else
 			snprintf(buf, sizeof(buf), _("GPU%d -> %s/%d %s, GPUDirect RDMA %s: %s"), g,
 				 m->nics[pl->nic.nic].name, pl->nic.port, nccl_path_word(pl->nic.path),
-				 tri_name(pl->gdr.v.v), pl->gdr.v.why);
+				 tri_word(pl->gdr.v.v), pl->gdr.v.why);
 		struct job_item *it = item_line(p, jp, PICK_GPU, 2, 6, buf,
 						pl->gdr.v.v == FAB_NO ? fab_attr(CP_WARN) : 0);
 		if (it && g < m->ngpus && m->gpus[g].pci >= 0)

@@ -141,13 +141,6 @@ static const char *int_str(fab_int v, const char *fmt, char *buf, size_t len)
 	return buf;
 }
 
-/* The yes/no/unknown of a judgement in the reader's language. */
-static const char *tri_word(enum fab_tri t)
-{
-	static const char *const w[] = { [FAB_UNKNOWN] = N_("unknown"), [FAB_NO] = N_("no"),
-					 [FAB_YES] = N_("yes") };
-	return t >= FAB_UNKNOWN && t <= FAB_YES ? _(w[t]) : tri_name(t);
-}
 
 static int port_gids(const struct fab_port *pt)
 {

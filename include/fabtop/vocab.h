@@ -31,6 +31,8 @@ const char *ll_short(enum fab_link_layer ll);
 
 /* "yes", "no", "unknown". */
 const char *tri_name(enum fab_tri t);
+/* The same in the reader's language, for text (JSON says tri_name). */
+const char *tri_word(enum fab_tri t);
 
 /* A port's state and physical state as the kernel names them ("ACTIVE",
  * "LinkUp"); the number when only that was read; NULL when unknown. buf

@@ -345,4 +345,22 @@ done
 run livejson report counters --count 1 --interval 0.1 --json
 [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["samples"] == [] and d["live"] and any("no RDMA devices" in n for n in d["notes"]), d' "$T/livejson.out" 2>/dev/null &&
 	ok "live --json: empty samples and the note" || nok "live --json: empty samples and the note" "rc $rc" "$(cat "$T/livejson.out")"
+
+# The settings' interval (config.h) is the live default without --interval;
+# --interval still wins; a bad value in the file is said on stderr and the
+# default (1 s) kept. A node root without fabtop/ is sampled live.
+mkdir -p "$T/cfg/fabtop" "$T/live"
+cp -a "$S/dgx-h100/." "$T/live/" && rm -rf "$T/live/fabtop"
+printf 'interval = 0.25\n' > "$T/cfg/fabtop/config"
+XDG_CONFIG_HOME=$T/cfg run cfg --root "$T/live" report counters --count 1
+grep -q "0.25 s apart" "$T/cfg.out" && ok "report counters: the settings' interval (0.25 s) without --interval" ||
+	nok "report counters: the settings' interval without --interval" "rc $rc" "$(head -n 2 "$T/cfg.out")"
+XDG_CONFIG_HOME=$T/cfg run cfg2 --root "$T/live" report counters --count 1 --interval 0.5
+grep -q "0.5 s apart" "$T/cfg2.out" && ok "report counters: --interval over the settings" ||
+	nok "report counters: --interval over the settings" "$(head -n 2 "$T/cfg2.out")"
+printf 'interval = soon\n' > "$T/cfg/fabtop/config"
+XDG_CONFIG_HOME=$T/cfg run cfg3 --root "$T/live" report counters --count 1
+grep -q "1 s apart" "$T/cfg3.out" && grep -q 'interval = "soon" is not valid' "$T/cfg3.err" &&
+	ok "report counters: a bad interval in the settings is said, and 1 s kept" ||
+	nok "report counters: a bad interval in the settings is said, and 1 s kept" "$(cat "$T/cfg3.err")"
 exit 0

@@ -185,3 +185,23 @@ if [ $rc -eq 0 ] && ! asan "$T/evil.err" && ! grep -q "$(printf '\033')" "$T/evi
 else
 	nok "an index's control characters never reach the terminal; names with '/' are skipped" "rc $rc" "$(od -c "$T/evil.out" | head -8)"
 fi
+
+# The index is data: a line longer than the reader's buffer is skipped whole
+# (its tail is no entry of its own), a description too long for its field
+# is cut at a character (never inside a CJK character), controls are blanked.
+mkdir -p "$T/hostile-index"
+python3 - "$T/hostile-index/index" <<'EOS'
+import sys
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    f.write("# a hostile index\n")
+    f.write("long\t" + "x" * 1018 + "evil\tplanted entry\n")
+    f.write("wide\t" + "网" * 300 + "\tt\x1btitle\n")
+EOS
+FABTOP_SCENARIOS=$T/hostile-index "$bin" demo > "$T/hostile.out" 2>&1
+if ! grep -q "evil" "$T/hostile.out" && grep -q "^  wide " "$T/hostile.out" &&
+   python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' "$T/hostile.out" 2>/dev/null &&
+   ! grep -q "$(printf '\033')" "$T/hostile.out"; then
+	ok "a hostile index: an over-long line skipped whole, a long description cut at a character"
+else
+	nok "a hostile index: an over-long line skipped whole, a long description cut at a character" "$(head -c 600 "$T/hostile.out")"
+fi

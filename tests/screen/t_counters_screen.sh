@@ -263,7 +263,7 @@ EOF
 		notok "hang: the six stalled rails say STOPPED RETRIES, the other two ok (wrong:$bad)"
 	fi
 	has "$T/hang-22.txt" "hang: the banner names the stopped ports and the retry counters" \
-		"!! TRAFFIC STOPPED on mlx5_0/1 mlx5_1/1 mlx5_2/1 mlx5_4/1 mlx5_5/1 mlx5_6/1" \
+		"✗ TRAFFIC STOPPED on mlx5_0/1 mlx5_1/1 mlx5_2/1 mlx5_4/1 mlx5_5/1 mlx5_6/1" \
 		"RETRIES GROWING on the same ports: local_ack_timeout_err packet_seq_err"
 	first=$(sed -E 's/^(✗|X|!| ) //' "$T/hang-22-wide.txt" |
 		awk '/^PORT +COUNTER/ { on = 1; next } on && /^mlx5_/ { print $2 }' | head -12 | sort | uniq -c | tr -s ' ')
@@ -366,7 +366,7 @@ EOF
 		notok "congested: every port says CONGESTED (not:$bad)"
 	fi
 	has "$T/cong-4.txt" "congested: the banner names the congestion counters" \
-		"!! CONGESTION on every port: np_cnp_sent np_ecn_marked_roce_packets"
+		"! CONGESTION on every port: np_cnp_sent np_ecn_marked_roce_packets"
 	handcheck congested "$T/cong-4.txt" "congested tick 4: rates match the samples"
 	has "$T/cong-3-wide.txt" "congested: the wrapped Q-counter says WRAP, the PMA counter that reaches its maximum PINNED with a lower-bound rate" \
 		"^\(✗\|X\|!\| \) mlx5_2/1  rx_write_requests .* WRAP " "^\(✗\|X\|!\| \) mlx5_5/1  port_xmit_wait .* >[0-9.]*M .* PINNED "
@@ -484,7 +484,7 @@ def at(word, start):
             return c[text.rindex(word)][1]
     return None
 checks = [
-    ("the banner is red reverse video", at("TRAFFIC STOPPED", " !! "), lambda s: s["fg"] == 31 and s["rev"]),
+    ("the banner is red reverse video", at("TRAFFIC STOPPED", " ✗ "), lambda s: s["fg"] == 31 and s["rev"]),
     ("STOPPED in a stalled port's row is red", at("STOPPED", "mlx5_0/1 "), lambda s: s["fg"] == 31),
     ("a growing local_ack_timeout_err row is red", at("local_ack_timeout_err", "\u2717 mlx5_0/1  local_ack_timeout_err"), lambda s: s["fg"] == 31),
     ("its mark says so in red too", at("\u2717", "\u2717 mlx5_0/1  local_ack_timeout_err"), lambda s: s["fg"] == 31),

@@ -87,6 +87,40 @@ else
 	esac
 fi
 
+# L in the hang demo starts hang's exercise (retries climbing) on hang;
+# then D to another scenario and A on a row there is not judged: what
+# another node shows proves nothing about this exercise.
+export XDG_STATE_HOME="$T/state"
+cat > "$T/ld.script" <<EOF
+key L
+dump-pane $T/ld.txt
+dump $T/ldfull.txt
+key D
+key Home
+key Enter
+key 2
+key A
+dump $T/else.txt
+key q
+EOF
+if headless ld 100x30 "$BIN" demo hang; then
+	if grep -q "Retries climbing" "$T/ld.txt" && status "$T/ldfull.txt" | grep -q " hang "; then
+		ok "L in the hang demo opens hang's own exercise (Retries climbing) on hang"
+	else
+		notok "L in the hang demo opens hang's own exercise on hang"; head -4 "$T/ld.txt" | comment
+	fi
+	case $(status "$T/else.txt") in
+	*"This exercise is about the hang scenario, and the panes show busy"*)
+		ok "A on another scenario than the exercise's is not judged" ;;
+	*) notok "A on another scenario than the exercise's is not judged"; status "$T/else.txt" | comment ;;
+	esac
+	if [ ! -e "$T/state/fabtop/learn.json" ] || ! grep -q retries "$T/state/fabtop/learn.json"; then
+		ok "... and nothing is kept as solved"
+	else
+		notok "... and nothing is kept as solved"; comment < "$T/state/fabtop/learn.json"
+	fi
+fi
+
 # Under `fabtop fleet` the Fleet pane is present, and the digits count it.
 printf 'dump %s\nkey q\n' "$T/fleet.txt" > "$T/f.script"
 if headless f 80x24 "$BIN" fleet "$DGX" "$SCEN/hang"; then
