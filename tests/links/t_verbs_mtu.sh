@@ -20,7 +20,7 @@ cat > "$R/fabtop/verbs.json" <<'J'
 J
 txt=$("$bin" --root "$R" report links 2>&1)
 "$bin" --root "$R" report links --json > "$T/l.json" 2>&1
-if printf '%s\n' "$txt" | grep -q "active MTU 2048 (max 4096; from verbs (ibv_query_port))" &&
+if printf '%s\n' "$txt" | grep -q "active MTU 2048 B (max 4096 B; from verbs (ibv_query_port))" &&
    python3 - "$T/l.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
