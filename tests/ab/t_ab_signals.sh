@@ -100,8 +100,11 @@ fi
 # ---- SIGTERM, SIGHUP --------------------------------------------------------
 for sn in TERM:15 HUP:1; do
 	sig=${sn%:*}
-	"$BIN" --root "$DGX" wizard --batch --steps ab --hang 120 -- fake_nccl both-hang --escape "$MARK-$sig" \
-		> "$T/$sig.out" 2>&1 &
+	# A suite started under nohup hands SIGHUP down ignored, and fabtop
+	# keeps a signal ignored as it found it (nohup's promise): the signal's
+	# default is restored for this run, as a terminal would have it.
+	env --default-signal="$sig" "$BIN" --root "$DGX" wizard --batch --steps ab --hang 120 -- \
+		fake_nccl both-hang --escape "$MARK-$sig" > "$T/$sig.out" 2>&1 &
 	fab=$!
 	if until_n "$sig" 3; then
 		kill -"$sig" "$fab"
