@@ -779,6 +779,19 @@ const char *counter_unit_symbol(const struct fab_counter_def *d)
 }
 
 /* 3 significant digits and an SI prefix: 950 -> "950", 12345 -> "12.3k". */
+static void si3(double v, char *num, size_t len, char *prefix);
+
+const char *counter_si(double v, char *buf, size_t len)
+{
+	char num[48], pfx = 0;
+	si3(v, num, sizeof(num), &pfx);
+	if (pfx)
+		snprintf(buf, len, "%s%c", num, pfx);
+	else
+		snprintf(buf, len, "%s", num);
+	return buf;
+}
+
 static void si3(double v, char *num, size_t len, char *prefix)
 {
 	static const char sfx[] = "\0kMGTPE";

@@ -141,12 +141,7 @@ static bool find_catalog(const char *lang, char *dir, size_t len)
 		fab_strlcpy(cand[n++], env, PATH_MAX);
 	} else {
 		char exe[PATH_MAX];
-		ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (l > 0) {
-			exe[l] = '\0';
-			char *slash = strrchr(exe, '/');
-			if (slash)
-				*slash = '\0';
+		if (fab_exe_dir(exe, sizeof(exe)) == 0) {
 			snprintf(cand[n++], PATH_MAX, "%s/locale", exe);
 			snprintf(cand[n++], PATH_MAX, "%s/../locale", exe);
 			snprintf(cand[n++], PATH_MAX, "%s/../share/locale", exe);

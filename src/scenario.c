@@ -24,12 +24,7 @@ static int scenario_dirs(const char *dirs[], int max, char store[][PATH_MAX])
 		return n;
 	}
 	char exe[PATH_MAX];
-	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (l > 0) {
-		exe[l] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
+	if (fab_exe_dir(exe, sizeof(exe)) == 0) {
 		const char *rel[] = { "scenarios", "../scenarios", "../share/fabtop/scenarios" };
 		for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && n < max - 1; i++) {
 			snprintf(store[n], PATH_MAX, "%s/%s", exe, rel[i]);

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,4 +487,18 @@ int fab_parse_rdma_sys(const void *buf, size_t len, char *mode, size_t mlen)
 		len -= step;
 	}
 	return -ENOENT;
+}
+
+int fab_exe_dir(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (l <= 0)
+		return -1;
+	exe[l] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	fab_strlcpy(buf, exe, len);
+	return 0;
 }

@@ -148,22 +148,6 @@ static double line_gbps(const struct fab_model *m, const struct fab_series *p)
 
 /* ---- numbers as text ---------------------------------------------------- */
 
-/* 3 significant digits and an SI suffix: "950", "12.3k", "4.00G". */
-static void fmt_si(double v, char *buf, size_t len)
-{
-	static const char sfx[] = " kMGTPE";
-	int k = 0;
-	while (fabs(v) >= 999.5 && k < 6) {
-		v /= 1000.0;
-		k++;
-	}
-	double a = fabs(v);
-	if (k == 0)
-		snprintf(buf, len, v == floor(v) || a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
-	else
-		snprintf(buf, len, "%.*f%c", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, v, sfx[k]);
-}
-
 static void fmt_gbps(double v, char *buf, size_t len)
 {
 	snprintf(buf, len, v >= 1000 ? "%.0f" : "%.1f", v);
@@ -577,8 +561,8 @@ static void pcell(const struct fab_model *m, const struct fab_sampler *s, const 
 			snprintf(buf, len, "-");
 			break;
 		}
-		fmt_si(p->tx_pps, a, sizeof(a));
-		fmt_si(p->rx_pps, b, sizeof(b));
+		counter_si(p->tx_pps, a, sizeof(a));
+		counter_si(p->rx_pps, b, sizeof(b));
 		snprintf(buf, len, "%s/%s", a, b);
 		break;
 	case P_STATE:
@@ -747,8 +731,8 @@ static void lossless_section(struct view_pen *p, const struct fab_model *m,
 			const struct lossless_prio *pp = &lp.prio[k];
 			if (!lossless_prio_shown(pp))
 				continue;
-			fmt_si((double)pp->rx_pkts / lp.elapsed, a, sizeof(a));
-			fmt_si((double)pp->tx_pkts / lp.elapsed, b, sizeof(b));
+			counter_si((double)pp->rx_pkts / lp.elapsed, a, sizeof(a));
+			counter_si((double)pp->tx_pkts / lp.elapsed, b, sizeof(b));
 			char pfc[16];
 			view_pad(pfc, sizeof(pfc), onoff(pp->pfc), 3, false);
 			snprintf(buf, sizeof(buf),

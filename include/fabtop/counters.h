@@ -256,4 +256,8 @@ const char *counter_layer_text(const struct fab_counter_def *d);
 /* "data", "packets", "error", "retry", "congestion"; NULL when d is NULL. */
 const char *counter_class_name(const struct fab_counter_def *d);
 
+/* A plain number in 3 significant digits and an SI prefix, no unit
+ * ("950", "12.3k", "4.00G"): packet rates in the Counters pane. */
+const char *counter_si(double v, char *buf, size_t len);
+
 #endif

@@ -36,6 +36,10 @@ const char *fab_base_name(const char *path);
 bool fab_bdf_same_slot(const char *a, const char *b);
 /* The function number of a bus address ("0000:1a:00.1" -> 1), -1 if none. */
 int fab_bdf_function(const char *bdf);
+/* The directory of this program's executable (/proc/self/exe): where the
+ * data installed with it is looked for first (scenarios, catalogs). 0, or
+ * -1 when it cannot be read. */
+int fab_exe_dir(char *buf, size_t len);
 /* Appends to the string in buf (len bytes); stops quietly when it is full. */
 __attribute__((format(printf, 3, 4)))
 void fab_catf(char *buf, size_t len, const char *fmt, ...);
