@@ -75,11 +75,6 @@ const char *fab_i18n_lang(void)
 	return on ? lang_in_use : "C";
 }
 
-const char *fab_i18n_dir(void)
-{
-	return catalog_dir;
-}
-
 /* "zh_CN.UTF-8", "zh_CN", "zh", "zh_SG.GB18030" -> "zh_CN"; English and
  * C -> "C"; another language -> itself without codeset or modifier (no
  * catalog will be found for it). Traditional Chinese (zh_TW, zh_HK, zh_MO)

@@ -66,11 +66,6 @@ static void learn_close(struct view *v, struct view_ctx *c)
 	v->priv = NULL;
 }
 
-static bool learn_present(const struct view_ctx *c)
-{
-	return c->learn != NULL;
-}
-
 /* The glossary terms of exercise e that exist (a content slip never shows). */
 static int concept_terms(const struct learn_exercise *e, const struct learn_term *out[])
 {
@@ -535,5 +530,5 @@ const struct view_ops learn_view_ops = {
 	.key = learn_key,
 	.find = learn_find,
 	.click = learn_click,
-	.present = learn_present,
+	.present = view_present_learn,
 };

@@ -64,7 +64,5 @@ void fab_i18n_restore(bool was_on);
 bool fab_i18n_on(void);
 /* The language in use: "zh_CN", or "C" for English. */
 const char *fab_i18n_lang(void);
-/* Where the catalogs were found ("" when none). */
-const char *fab_i18n_dir(void);
 
 #endif
