@@ -136,8 +136,14 @@ scenarios: $(SCENARIOS)
 $(SCENARIOS): tests/scenarios/mkscenarios.py tests/scenarios/nldev.py
 	python3 tests/scenarios/mkscenarios.py build/scenarios
 
+# bench/startup, bench/capture and bench/scale generate their node trees
+# (bench/mknode.py) and time fabtop against lstopo, tar czf and htop;
+# `make bench BASE=old/fabtop` adds now/before ratios (bench/lib.sh).
 bench: build/fabtop build/bench/sampler build/bench/ethtool build/bench/model_grow $(SCENARIOS)
-	@bench/startup build/fabtop
+	@scripts/deps.sh bench
+	@BASE='$(BASE)' bench/startup build/fabtop
+	@BASE='$(BASE)' bench/capture build/fabtop
+	@BASE='$(BASE)' bench/scale build/fabtop
 	@bench/demo-open
 	@bench/sampler build/bench/sampler
 	@BIN=build/fabtop bench/analyze-log

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Debian 12 packages fabtop needs. `run`: to build and start; `check`: also to
-# test; `shots`: to build and take the screenshots. Installs what is missing
+# test; `shots`: to build and take the screenshots; `bench`: to build and run
+# `make bench`. Installs what is missing
 # when root; otherwise prints the exact apt-get line and fails.
 # Each external command the Makefile, scripts/, tests/ and bench/ run comes
 # from a package below, or from an Essential one every Debian has (coreutils,
@@ -38,10 +39,14 @@ BUILD="make gcc pkg-config python3 hwloc gettext scdoc libncurses-dev libnl-3-de
 # dpkg-dev debhelper lintian: tests/install/t_deb.sh builds the Debian
 # package (dpkg-buildpackage) and runs lintian on it.
 TEST="libcmocka-dev jq procps iproute2 tmux nftables perftest iputils-tracepath iputils-ping clang libclang-rt-14-dev ethtool strace munge slurmctld slurmd slurm-client prometheus prometheus-node-exporter curl time podman debootstrap nodejs npm man-db bash-completion zsh dpkg-dev debhelper lintian"
+# htop: bench/startup times its first screen beside fabtop's, both in tmux;
+# time: bench/fleet's peak RSS (`make bench` installs this list with BUILD).
+BENCH="htop tmux time"
 SHOTS="tmux xvfb xterm imagemagick x11-utils fonts-dejavu-core fonts-wqy-zenhei"
 want=$BUILD
 [ "$mode" = check ] && want="$BUILD $TEST"
 [ "$mode" = shots ] && want="$BUILD $SHOTS"
+[ "$mode" = bench ] && want="$BUILD $BENCH"
 missing=""
 for p in $want; do
 	# A nodejs that brings its own npm (NodeSource's) conflicts with Debian's npm.
