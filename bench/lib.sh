@@ -57,9 +57,11 @@ bench_capture() {
 
 spec_title() { printf 'title\t%s\n' "$*" >> "$spec"; }
 spec_note() { printf 'note\t%s\n' "$*" >> "$spec"; }
-# spec_cmd NAME WORDS (VAR=value words first; quoted for shlex)
-spec_cmd() { n=$1; shift; printf 'cmd\t%s\t%s\n' "$n" "$*" >> "$spec"; }
-spec_tmux() { n=$1 m=$2; shift 2; printf 'tmux\t%s\t%s\t%s\n' "$n" "$m" "$*" >> "$spec"; }
+# The words, each quoted for pair.py's shlex (paths may hold spaces).
+shq() { for a in "$@"; do printf " '%s'" "$(printf %s "$a" | sed "s/'/'\\\\''/g")"; done; }
+# spec_cmd NAME WORD... (VAR=value words first)
+spec_cmd() { n=$1; shift; printf 'cmd\t%s\t%s\n' "$n" "$(shq "$@")" >> "$spec"; }
+spec_tmux() { n=$1 m=$2; shift 2; printf 'tmux\t%s\t%s\t%s\n' "$n" "$m" "$(shq "$@")" >> "$spec"; }
 # spec_row FIGURE REFERENCE AIM [cpu|wall]
 spec_row() { printf 'row\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-cpu}" >> "$spec"; }
 spec_slope() { l=$1 a=$2; shift 2; printf 'slope\t%s\t%s' "$l" "$a" >> "$spec"; printf '\t%s' "$@" >> "$spec"; echo >> "$spec"; }
