@@ -16,8 +16,10 @@ SPEC is a file of tab-separated lines:
                                       KIND cpu (default) or wall
   slope  LABEL  AIM  P:NAME...        ms of CPU per added port between
                                       successive sizes P (NAME timed at P ports),
-                                      and the last segment's over the first's
-                                      against AIM ("constant": close to 1)
+                                      and the last segment's over the one before
+                                      against AIM ("constant": close to 1; the
+                                      first segment, where fixed costs still
+                                      dominate, is shown, not judged)
   note   TEXT                         a line printed under the table
 Every round runs each command once, in the order given, so drifts of the
 machine (other builds, frequency) fall on all of them alike; WARMUP rounds
@@ -174,14 +176,15 @@ def main(argv):
             segs.append(None if a is None or b is None else (b - a) * 1000 / (p2 - p1))
             print("  %-*s %4d -> %4d ports: %s ms CPU per added port" % (
                 w, label, p1, p2, "FAILED" if segs[-1] is None else "%.3f" % segs[-1]))
+        prev = segs[-2] if len(segs) > 1 else segs[0]
         if aim == "-":
-            if None not in segs and segs[0] > 0:
-                print("  %-*s last/first segment: %.2fx" % (w, label, segs[-1] / segs[0]))
-        elif None in segs or segs[0] <= 0:
-            print("  %-*s last/first segment: -  aim <=%sx  NOT MET (failed or no growth)" % (w, label, aim))
+            if None not in segs and prev > 0:
+                print("  %-*s last/previous segment: %.2fx" % (w, label, segs[-1] / prev))
+        elif None in segs or prev <= 0:
+            print("  %-*s last/previous segment: -  aim <=%sx  NOT MET (failed or no growth)" % (w, label, aim))
         else:
-            r = segs[-1] / segs[0]
-            print("  %-*s last/first segment: %.2fx  aim <=%sx  %s" % (
+            r = segs[-1] / prev
+            print("  %-*s last/previous segment: %.2fx  aim <=%sx  %s" % (
                 w, label, r, aim, "met" if r <= float(aim) else "NOT MET"))
     for name, rc in sorted(failed.items()):
         print("  FAILED: %s exited %d: %s" % (name, rc, cmds[name][2]))
