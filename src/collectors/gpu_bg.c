@@ -216,7 +216,7 @@ static void gpu_apply(struct fab_model *m, int done, bool late)
 	}
 	m->gpu_pending = done != PART_ALL;
 	/* Names from pci.ids only once NVML cannot name them any more. */
-	gpus_build(m, (done & PART_NVML) || late);
+	gpu_list_build(m, (done & PART_NVML) || late);
 	if (done & PART_CUDA)
 		cuda_gpus_apply(m, cur->cuda_gpus);
 	applied = done;
@@ -252,9 +252,12 @@ int gpu_bg_collect(const struct fab_root *r, struct fab_model *m, int wait_ms)
 	gpu_apply(m, done, late);
 	if (late) {
 		said_late = true;
-		model_note(m, "nvml", "NVML or the CUDA driver did not answer within %d s: "
-			   "NVLink, GPU names and GPUDirect support are unknown",
-			   GPU_BG_WAIT_MS / 1000);
+		if (!(done & PART_NVML))
+			model_note(m, "nvml", "NVML did not answer within %d s: NVLink, GPU names "
+				   "and order are unknown", GPU_BG_WAIT_MS / 1000);
+		if (!(done & PART_CUDA))
+			model_note(m, "cuda", "the CUDA runtime or driver did not answer within %d s: "
+				   "GPUDirect RDMA support is unknown", GPU_BG_WAIT_MS / 1000);
 	}
 	return 0;
 }

@@ -29,7 +29,7 @@ void nvml_forget(void);
 /* model.gpus (re)built from model.pci and what NVML answered (nvml_install);
  * pci_names: GPUs NVML did not name are named from pci.ids (false while NVML
  * may still answer: its names need no pci.ids). */
-void gpus_build(struct fab_model *m, bool pci_names);
+void gpu_list_build(struct fab_model *m, bool pci_names);
 
 /* The CUDA runtime's and NCCL's lines (model.cuda_status, nccl_status). */
 void cuda_live_status(char *cuda, size_t clen, char *nccl, size_t nlen);

@@ -36,7 +36,7 @@ static bool unnamed_gpu(const struct fab_model *m, int i)
 	       nvml_lookup(m->pci[i].bdf, NULL, 0, NULL, NULL) != 0;
 }
 
-void gpus_build(struct fab_model *m, bool pci_names)
+void gpu_list_build(struct fab_model *m, bool pci_names)
 {
 	m->ngpus = 0;
 	if (pci_names)
@@ -76,6 +76,6 @@ void gpus_build(struct fab_model *m, bool pci_names)
 int collect_gpus(const struct fab_root *r, struct fab_model *m)
 {
 	(void)r;
-	gpus_build(m, true);
+	gpu_list_build(m, true);
 	return 0;
 }
