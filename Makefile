@@ -101,12 +101,19 @@ run: deps build/fabtop $(SCENARIOS) $(MOS)
 	@scripts/start.sh build/fabtop
 
 tests: build/fabtop build/san/fabtop $(UNIT) build/tests/fake_nccl build/tests/ras_server \
+       build/tests/fake-nvml/libnvidia-ml.so.1 \
        build/tests/ethtool_read build/tests/sampler_netdev $(SCENARIOS) $(MOS) build/po/fabtop.pot $(MAN)
 
 # The A/B's stand-in for an nccl-tests run (tests/ab): a plain program, no sanitizer.
 build/tests/fake_nccl: tests/ab/fake_nccl.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -std=gnu11 $(WARN) -o $@ $<
+
+# A stand-in libnvidia-ml.so.1 (tests/gpu), alone in its directory for
+# LD_LIBRARY_PATH: plain, like fake_nccl.
+build/tests/fake-nvml/libnvidia-ml.so.1: tests/gpu/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -std=gnu11 $(WARN) -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
 # The RAS client's stand-in NCCL RAS server (tests/ras): plain, like fake_nccl.
 build/tests/ras_server: tests/ras/ras_server.c

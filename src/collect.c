@@ -2,10 +2,11 @@
 #include "fabtop/collect.h"
 #include "fabtop/findings.h"
 
-int collect_all(const struct fab_root *r, struct fab_model *m)
+/* wait_ms: how long the GPU libraries may take (gpu_bg.c). */
+static int collect_run(const struct fab_root *r, struct fab_model *m, int wait_ms)
 {
 	collect_host(r, m);
-	collect_nvml(r, m);        /* before pci_lib: NVML-named GPUs need no pci.ids */
+	gpu_bg_start(r);           /* live: NVML and CUDA answer while sysfs is read */
 	collect_pci_sysfs(r, m);   /* everything else points into model.pci */
 	collect_pci_lib(r, m);
 	collect_numa(r, m);
@@ -15,10 +16,20 @@ int collect_all(const struct fab_root *r, struct fab_model *m)
 	collect_verbs(r, m);         /* after uverbs: its notes name the uverbsN node */
 	collect_netlink(r, m);
 	collect_dcb(r, m);         /* after net and rdma: the RoCE ports' netdevs */
-	collect_cuda(r, m);
-	collect_gpus(r, m);        /* after nvml: names, order and NVLink */
-	collect_cuda_gpus(r, m);   /* after gpus: GPUDirect RDMA and DMA-BUF support */
+	/* nvml, cuda, then gpus (names, order, NVLink; pci.ids names only for
+	 * GPUs NVML did not name), then their GPUDirect RDMA and DMA-BUF support. */
+	gpu_bg_collect(r, m, wait_ms);
 	collect_settings(r, m);
 	findings_run(m);
 	return 0;
+}
+
+int collect_all(const struct fab_root *r, struct fab_model *m)
+{
+	return collect_run(r, m, GPU_BG_WAIT_MS);
+}
+
+int collect_all_nowait(const struct fab_root *r, struct fab_model *m)
+{
+	return collect_run(r, m, 0);
 }

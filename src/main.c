@@ -73,12 +73,18 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 		return 2;
 	}
 	model_init(&m);
-	collect_all(&root, &m);
+	bool script = getenv("FABTOP_SCRIPT") != NULL;
+	/* The console draws its first frame before the GPU libraries answer
+	 * (gpu_bg.c); a report waits for them. */
+	bool console = !section && (script || (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)));
+	if (console)
+		collect_all_nowait(&root, &m);
+	else
+		collect_all(&root, &m);
 	if (demo)
 		m.demo = true;
 	int rc;
 	char why[256];
-	bool script = getenv("FABTOP_SCRIPT") != NULL;
 	if (section) {
 		rc = report_run(section, json, stdout, &m);
 	} else if (!script && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
@@ -88,6 +94,8 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 		/* A terminal the console cannot draw on: the same, said once. */
 		fprintf(stderr, "fabtop: %s: printing `fabtop report all` instead of the console "
 			"(set TERM, e.g. TERM=xterm-256color, for the console)\n", why);
+		gpu_bg_wait(GPU_BG_WAIT_MS);   /* a report waits for the GPU libraries */
+		gpu_bg_update(&root, &m);
 		rc = report_run("all", json, stdout, &m);
 	} else {
 		rc = tui_run(&root, &m, NULL);

@@ -655,11 +655,18 @@ static void read_model(struct tui *t, bool demo, const char *source)
 	fab_strlcpy(keep, source ? source : "", sizeof(keep));
 	model_free(m);
 	model_init(m);
-	collect_all(t->root, m);
+	collect_all_nowait(t->root, m);   /* the GPU libraries' answer comes later (gpu_arrived) */
 	if (demo)
 		m->demo = true;
 	if (keep[0] && (!m->source[0] || demo))
 		memcpy(m->source, keep, sizeof(m->source));
+}
+
+static void reload_panes(struct tui *t)
+{
+	for (int i = 0; i < t->npanes; i++)
+		if (t->views[i].ops->reload && t->opened[i])
+			t->views[i].ops->reload(&t->views[i], &t->ctx);
 }
 
 static void reload(struct tui *t)
@@ -667,9 +674,18 @@ static void reload(struct tui *t)
 	if (!t->root)
 		return;   /* `fabtop fleet` with no node open: nothing to read again */
 	read_model(t, t->m->demo, t->m->source);
-	for (int i = 0; i < t->npanes; i++)
-		if (t->views[i].ops->reload && t->opened[i])
-			t->views[i].ops->reload(&t->views[i], &t->ctx);
+	reload_panes(t);
+}
+
+/* NVML or CUDA answered (or is late: said once): merged into the model in
+ * this thread, and the panes take the new model as after a reload. True
+ * when a frame is due. */
+static bool gpu_arrived(struct tui *t)
+{
+	if (!gpu_bg_update(t->root, t->m))
+		return false;
+	reload_panes(t);
+	return true;
 }
 
 /* ---- the panes' lives, and the root they show ----------------------------- */
@@ -1235,7 +1251,9 @@ static int next_key(struct tui *t, int ms)
 		if (t->views[i].ops->wait_fd && t->opened[i] &&
 		    (fd = t->views[i].ops->wait_fd(&t->views[i], &t->ctx)) >= 0)
 			pane = i;
-	if (fd < 0) {
+	/* The GPU libraries' answer wakes the wait too (gpu_arrived). */
+	int gfd = t->m->gpu_pending ? gpu_bg_fd() : -1;
+	if (fd < 0 && gfd < 0) {
 		timeout(ms);
 		return read_key();
 	}
@@ -1243,12 +1261,13 @@ static int next_key(struct tui *t, int ms)
 	int ch = read_key();
 	if (ch != ERR)
 		return ch;
-	struct pollfd pf[2] = {
+	struct pollfd pf[3] = {
 		{ .fd = STDIN_FILENO, .events = POLLIN },
-		{ .fd = fd, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },    /* poll() skips a negative fd */
+		{ .fd = gfd, .events = POLLIN },
 	};
 	/* EINTR: a resize or a quit signal, which getch() and the loop see. */
-	if (poll(pf, 2, ms) > 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
+	if (poll(pf, 3, ms) > 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
 		t->woke = pane;
 	return read_key();
 }
@@ -1502,6 +1521,8 @@ static int tui_loop(struct tui *t)
 		}
 		if (t->quit || quit_signal)
 			break;
+		if (gpu_arrived(t))
+			pending = true;
 		if (ch == ERR && !t->script) {
 			/* A pane's work is due, or its child printed, or the live
 			 * clock: each pane ticks. A pane that only prints gets a

@@ -20,6 +20,8 @@
  *   wait S          the current pane's background work runs in real time
  *                   until it has none (a wizard step ended) or S seconds
  *                   pass, then the screen is drawn
+ *   wait-gpu S      the live GPU libraries (gpu_bg.c) answer, or S seconds
+ *                   pass; then the shell merges what came and draws
  * Time does not drive the panes here: only "tick" moves their clock, so
  * every dump is the same.
  */
@@ -31,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wchar.h>
+#include "fabtop/collect.h"
 #include "fabtop/sanitize.h"
 #include "tui_int.h"
 
@@ -250,7 +253,15 @@ int tui_script_next(struct tui *t)
 		script_wait(t, a);
 		return KEY_RESIZE;
 	}
-	script_error(t, "unknown command (key, type, click, wheel, resize, dump, dump-pane, sleep, tick, wait)", p);
+	if (sscanf(p, "wait-gpu %d", &a) == 1) {
+		if (a < 0 || a > 86400) {
+			script_error(t, "bad wait-gpu (seconds)", p);
+			return ERR;
+		}
+		gpu_bg_wait(a * 1000);
+		return KEY_RESIZE;
+	}
+	script_error(t, "unknown command (key, type, click, wheel, resize, dump, dump-pane, sleep, tick, wait, wait-gpu)", p);
 	return ERR;
 }
 

@@ -155,7 +155,7 @@ static void draw_matrix(struct view_pen *p, const struct fab_model *m, const str
 	}
 }
 
-static void draw_legend(struct view_pen *p, const struct fab_topo *t)
+static void draw_legend(struct view_pen *p, const struct fab_model *m, const struct fab_topo *t)
 {
 	char buf[160];
 	view_pen_nl(p);
@@ -165,7 +165,9 @@ static void draw_legend(struct view_pen *p, const struct fab_topo *t)
 	for (int i = 0; topo_legend[i]; i++)
 		view_pen_legend(p, topo_legend[i]);
 	if (t->ngpus > 1 && !t->nvlink_known)
-		view_pen_legend(p, _("  *    = NVLink unknown (no NVML): the PCIe path is shown"));
+		view_pen_legend(p, m->gpu_pending ?
+				_("  *    = NVLink unknown (waiting for NVML): the PCIe path is shown") :
+				_("  *    = NVLink unknown (no NVML): the PCIe path is shown"));
 	if (t->ngpus && t->nnics) {
 		/* The mark is one column in both forms, so the padding is fixed. */
 		snprintf(buf, sizeof(buf), _("  %s    = the closest usable NIC of this GPU (fabtop)"),
@@ -377,7 +379,7 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		draw_nic_legend(p, m, &t);
 	} else {
 		draw_matrix(p, m, &t);
-		draw_legend(p, &t);
+		draw_legend(p, m, &t);
 		draw_nic_legend(p, m, &t);
 		draw_closest(p, m, &t);
 		draw_findings(p, m);

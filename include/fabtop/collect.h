@@ -7,8 +7,10 @@
  * model notes, so the rest of the snapshot is still shown.
  *
  * collect_all() runs them in dependency order:
- *   host -> pci (sysfs) -> pci_lib (names, LnkCap, ACS) -> numa (hwloc)
+ *   host -> pci (sysfs) -> pci_lib (LnkCap, ACS) -> numa (hwloc)
  *   -> net -> rdma -> uverbs -> verbs -> netlink -> dcb -> nvml/cuda/nccl -> gpus
+ * On the live root the GPU libraries (nvml/cuda/nccl) start in the
+ * background right after host and are joined at their place (gpu_bg.c).
  */
 #ifndef FABTOP_COLLECT_H
 #define FABTOP_COLLECT_H
@@ -62,8 +64,41 @@ int nvml_nvlinks(const char *bdf_a, const char *bdf_b);
  * gave them, each -1 when not; returns 0 when NVML knows the GPU. */
 int nvml_activity(const char *bdf, int *util_pct, int *pstate);
 
-/* Everything above, then the findings. */
+/* Everything above, then the findings. On the live root it waits for the
+ * GPU libraries at most GPU_BG_WAIT_MS; past that model.gpu_pending stays
+ * set, a model note and the NVML/CUDA status lines say they did not answer,
+ * and GPUs are named and ordered by PCI with NVLink and GPUDirect unknown. */
 int collect_all(const struct fab_root *r, struct fab_model *m);
+/* The same without waiting for the GPU libraries (the console's first
+ * frame): what has not answered yet is pending (model.gpu_pending, the
+ * status lines say "waiting for ..."), and gpu_bg_update() merges it. */
+int collect_all_nowait(const struct fab_root *r, struct fab_model *m);
+
+/* ---- the GPU libraries in the background (gpu_bg.c) ----
+ * Live root only: NVML and the CUDA runtime/driver are asked in two
+ * detached threads that write only their own result; the model is written
+ * in the calling (main) thread. One job at a time: a collection started
+ * while one is still asking (NVML hangs) waits on that job. A hung job is
+ * never freed and never blocks exit. Never an NVSwitch management call. */
+#define GPU_BG_WAIT_MS 10000   /* how long a report waits for them */
+/* Starts the job (live root; nothing for a capture). 0, or -1 when no job
+ * could be made (then gpu_bg_collect asks in the calling thread). */
+int gpu_bg_start(const struct fab_root *r);
+/* NVML, CUDA, the GPUs and their GPUDirect support into m: a capture's
+ * files, or the job's answers, waiting for them at most wait_ms (0: not
+ * at all; a part not in is pending, or, when a wait ran out, unknown). */
+int gpu_bg_collect(const struct fab_root *r, struct fab_model *m, int wait_ms);
+/* Readable when a part of the job has answered; -1 when none is asking. */
+int gpu_bg_fd(void);
+/* Merges what has answered since into m (GPUs rebuilt, findings run again),
+ * and says once when the libraries are GPU_BG_WAIT_MS late: 1 when m
+ * changed, 0 when not (nothing pending, nothing new, not live). */
+int gpu_bg_update(const struct fab_root *r, struct fab_model *m);
+/* Waits at most ms for the whole job: 1 when it answered (or none asks). */
+int gpu_bg_wait(int ms);
+/* pci.ids names (libpci) for the PCI functions pick() chooses; pci.ids is
+ * loaded only when one is chosen. collect_gpus names the GPUs NVML did not. */
+int collect_pci_names(struct fab_model *m, bool (*pick)(const struct fab_model *m, int i));
 
 /* Writers used by `fabtop capture`: the live data that is not a file. */
 struct json_t;

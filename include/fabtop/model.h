@@ -336,6 +336,9 @@ struct fab_model {
 	struct fab_gpu *gpus; int ngpus;
 	enum fab_gpu_source gpu_source;
 	char nvml_status[256];        /* why NVML was or was not used */
+	/* The live GPU libraries have not answered yet (collect.h, gpu_bg.c):
+	 * GPU names, order, NVLink and GPUDirect support are unknown, not absent. */
+	bool gpu_pending;
 	char cuda_status[256];
 	char nccl_status[256];
 	/* NCCL settings a job started on this node inherits besides its own

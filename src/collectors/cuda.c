@@ -7,12 +7,14 @@
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
 #include "fabtop/collect.h"
 #include "dl.h"
+#include "gpu_int.h"
 #include "fabtop/util.h"
 
 typedef int cudaError_t;
@@ -44,20 +46,33 @@ static void cuda_ver(int v, char *buf, size_t len)
 	put(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* The runtime stays loaded for the life of the process: unloading it after
- * it has initialised the driver leaves its exit handlers pointing nowhere. */
+/* The libraries stay loaded for the life of the process: unloading one
+ * after it has initialised the driver leaves its exit handlers pointing
+ * nowhere. The handles are opened once, under a lock: the background
+ * loader (gpu_bg.c) and a capture may both ask. */
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *open_once(void **h, const char *const *sonames, const char **loaded,
+		       char *why, size_t len)
+{
+	pthread_mutex_lock(&lib_lock);
+	if (!*h)
+		*h = fab_dlopen_first(sonames, loaded, why, len);
+	void *r = *h;
+	pthread_mutex_unlock(&lib_lock);
+	return r;
+}
+
 static void *cudart;
 static const char *cudart_name;
 
-static void live_cuda(struct fab_model *m)
+static void live_cuda(char *st, size_t len)
 {
 	static const char *const sonames[] = { "libcudart.so.13", "libcudart.so.12",
 		"libcudart.so.11.0", "libcudart.so", NULL };
 	char why[256];
-	char *st = m->cuda_status;
-	size_t len = sizeof(m->cuda_status);
 
-	if (!cudart && !(cudart = fab_dlopen_first(sonames, &cudart_name, why, sizeof(why)))) {
+	if (!open_once(&cudart, sonames, &cudart_name, why, sizeof(why))) {
 		missing(st, len, "libcudart.so.*", why);
 		return;
 	}
@@ -104,16 +119,14 @@ static void live_cuda(struct fab_model *m)
 		    err_name ? err_name(rc) : "error", rc);
 }
 
-static void live_nccl(struct fab_model *m)
+static void live_nccl(char *st, size_t len)
 {
 	static const char *const sonames[] = { "libnccl.so.2", NULL };
 	static void *nccl;
 	char why[256];
-	char *st = m->nccl_status;
-	size_t len = sizeof(m->nccl_status);
 
 	/* Kept loaded too: NCCL carries its own copy of the CUDA runtime. */
-	if (!nccl && !(nccl = fab_dlopen_first(sonames, NULL, why, sizeof(why)))) {
+	if (!open_once(&nccl, sonames, NULL, why, sizeof(why))) {
 		missing(st, len, "libnccl.so.2", why);
 		return;
 	}
@@ -170,7 +183,7 @@ json_t *cuda_gpus_snapshot_json(char *why, size_t len)
 {
 	static const char *const sonames[] = { "libcuda.so.1", NULL };
 	static void *cu;
-	if (!cu && !(cu = fab_dlopen_first(sonames, NULL, why, len)))
+	if (!open_once(&cu, sonames, NULL, why, len))
 		return NULL;
 	cu_init_fn init = (cu_init_fn)dlsym(cu, "cuInit");
 	cu_count_fn count = (cu_count_fn)dlsym(cu, "cuDeviceGetCount");
@@ -213,12 +226,8 @@ static enum fab_tri tri_of(json_t *v)
 	return json_is_boolean(v) ? (json_is_true(v) ? FAB_YES : FAB_NO) : FAB_UNKNOWN;
 }
 
-int collect_cuda_gpus(const struct fab_root *r, struct fab_model *m)
+void cuda_gpus_apply(struct fab_model *m, json_t *j)
 {
-	char why[256] = "";
-	json_error_t je;
-	json_t *j = r->live ? cuda_gpus_snapshot_json(why, sizeof(why))
-			    : root_load_json(r, "/fabtop/cuda.json", &je);
 	json_t *gpus = json_object_get(j, "gpus");
 	size_t i;
 	json_t *g;
@@ -231,8 +240,23 @@ int collect_cuda_gpus(const struct fab_root *r, struct fab_model *m)
 				m->gpus[k].cu_dmabuf = tri_of(json_object_get(g, "dma_buf"));
 			}
 	}
+}
+
+int collect_cuda_gpus(const struct fab_root *r, struct fab_model *m)
+{
+	char why[256] = "";
+	json_error_t je;
+	json_t *j = r->live ? cuda_gpus_snapshot_json(why, sizeof(why))
+			    : root_load_json(r, "/fabtop/cuda.json", &je);
+	cuda_gpus_apply(m, j);
 	json_decref(j);
 	return 0;
+}
+
+void cuda_live_status(char *cuda, size_t clen, char *nccl, size_t nlen)
+{
+	live_cuda(cuda, clen);
+	live_nccl(nccl, nlen);
 }
 
 int collect_cuda(const struct fab_root *r, struct fab_model *m)
@@ -241,7 +265,7 @@ int collect_cuda(const struct fab_root *r, struct fab_model *m)
 		from_meta(r, m);
 		return 0;
 	}
-	live_cuda(m);
-	live_nccl(m);
+	cuda_live_status(m->cuda_status, sizeof(m->cuda_status),
+			 m->nccl_status, sizeof(m->nccl_status));
 	return 0;
 }

@@ -2,11 +2,14 @@
  * gpus.c - GPUs are the NVIDIA display/3D-controller PCI functions. Named
  * and ordered by NVML when it ran (its order is nvidia-smi's), else by PCI
  * bus order, which is what nvidia-smi and CUDA_DEVICE_ORDER=PCI_BUS_ID use.
+ * A GPU NVML did not name is named from pci.ids (collect_pci_names), only
+ * once NVML has answered: while it has not (gpu_bg.c), the name waits.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/collect.h"
 #include "fabtop/util.h"
+#include "gpu_int.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
 
@@ -26,9 +29,18 @@ static int by_index(const void *a, const void *b)
 	return x->pci - y->pci;   /* model.pci is in bus order */
 }
 
-int collect_gpus(const struct fab_root *r, struct fab_model *m)
+/* A GPU function NVML did not name, not named yet. */
+static bool unnamed_gpu(const struct fab_model *m, int i)
 {
-	(void)r;
+	return is_gpu(&m->pci[i]) && !m->pci[i].name[0] &&
+	       nvml_lookup(m->pci[i].bdf, NULL, 0, NULL, NULL) != 0;
+}
+
+void gpu_list_build(struct fab_model *m, bool pci_names)
+{
+	m->ngpus = 0;
+	if (pci_names)
+		collect_pci_names(m, unnamed_gpu);
 	for (int i = 0; i < m->npci; i++) {
 		if (!is_gpu(&m->pci[i]))
 			continue;
@@ -59,5 +71,11 @@ int collect_gpus(const struct fab_root *r, struct fab_model *m)
 							   m->pci[m->gpus[b].pci].bdf);
 			m->gpus[a].nvlinks[b] = n >= 0 ? fab_int_of(n) : (fab_int){ 0, false };
 		}
+}
+
+int collect_gpus(const struct fab_root *r, struct fab_model *m)
+{
+	(void)r;
+	gpu_list_build(m, true);
 	return 0;
 }

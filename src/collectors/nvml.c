@@ -10,12 +10,14 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "fabtop/collect.h"
 #include "dl.h"
+#include "gpu_int.h"
 #include "fabtop/util.h"
 
 /* The part of nvml.h fabtop uses; the ABI is stable for these. */
@@ -36,7 +38,10 @@ typedef struct {
 } nvmlUtilization_t;
 #define NVML_PSTATE_UNKNOWN 32
 
-static struct {
+/* The resolved entry points: one per gather, on its stack, so that a
+ * gather in the background thread (gpu_bg.c) and one for a capture share
+ * nothing. */
+struct nv_api {
 	nvmlReturn_t (*Init)(void);
 	nvmlReturn_t (*Shutdown)(void);
 	const char *(*ErrorString)(nvmlReturn_t);
@@ -53,30 +58,31 @@ static struct {
 	nvmlReturn_t (*NumaNode)(nvmlDevice_t, unsigned *);
 	nvmlReturn_t (*Utilization)(nvmlDevice_t, nvmlUtilization_t *);
 	nvmlReturn_t (*PState)(nvmlDevice_t, int *);
-} nv;
+};
 
 /* Symbol names, newest first where there are several versions. */
+#define NV_SLOT(f) offsetof(struct nv_api, f)
 static const struct {
-	void **slot;
+	size_t slot;
 	const char *names[3];
 	bool required;
 } nv_syms[] = {
-	{ (void **)&nv.Init, { "nvmlInit_v2" }, true },
-	{ (void **)&nv.Shutdown, { "nvmlShutdown" }, true },
-	{ (void **)&nv.ErrorString, { "nvmlErrorString" }, true },
-	{ (void **)&nv.DriverVersion, { "nvmlSystemGetDriverVersion" }, true },
-	{ (void **)&nv.NVMLVersion, { "nvmlSystemGetNVMLVersion" }, true },
-	{ (void **)&nv.Count, { "nvmlDeviceGetCount_v2" }, true },
-	{ (void **)&nv.Handle, { "nvmlDeviceGetHandleByIndex_v2" }, true },
-	{ (void **)&nv.Name, { "nvmlDeviceGetName" }, true },
-	{ (void **)&nv.PciInfo, { "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2" }, true },
-	{ (void **)&nv.LinkState, { "nvmlDeviceGetNvLinkState" }, true },
-	{ (void **)&nv.LinkRemotePci, { "nvmlDeviceGetNvLinkRemotePciInfo_v2" }, true },
-	{ (void **)&nv.LinkRemoteType, { "nvmlDeviceGetNvLinkRemoteDeviceType" }, false },
-	{ (void **)&nv.NumaNode, { "nvmlDeviceGetNumaNodeId" }, false },
+	{ NV_SLOT(Init), { "nvmlInit_v2" }, true },
+	{ NV_SLOT(Shutdown), { "nvmlShutdown" }, true },
+	{ NV_SLOT(ErrorString), { "nvmlErrorString" }, true },
+	{ NV_SLOT(DriverVersion), { "nvmlSystemGetDriverVersion" }, true },
+	{ NV_SLOT(NVMLVersion), { "nvmlSystemGetNVMLVersion" }, true },
+	{ NV_SLOT(Count), { "nvmlDeviceGetCount_v2" }, true },
+	{ NV_SLOT(Handle), { "nvmlDeviceGetHandleByIndex_v2" }, true },
+	{ NV_SLOT(Name), { "nvmlDeviceGetName" }, true },
+	{ NV_SLOT(PciInfo), { "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2" }, true },
+	{ NV_SLOT(LinkState), { "nvmlDeviceGetNvLinkState" }, true },
+	{ NV_SLOT(LinkRemotePci), { "nvmlDeviceGetNvLinkRemotePciInfo_v2" }, true },
+	{ NV_SLOT(LinkRemoteType), { "nvmlDeviceGetNvLinkRemoteDeviceType" }, false },
+	{ NV_SLOT(NumaNode), { "nvmlDeviceGetNumaNodeId" }, false },
 	/* Plain device queries (nvidia-smi's utilization and pstate). */
-	{ (void **)&nv.Utilization, { "nvmlDeviceGetUtilizationRates" }, false },
-	{ (void **)&nv.PState, { "nvmlDeviceGetPerformanceState" }, false },
+	{ NV_SLOT(Utilization), { "nvmlDeviceGetUtilizationRates" }, false },
+	{ NV_SLOT(PState), { "nvmlDeviceGetPerformanceState" }, false },
 };
 #define NV_NSYMS (sizeof(nv_syms) / sizeof(nv_syms[0]))
 
@@ -96,6 +102,8 @@ struct nvml_table {
 	struct nvml_gpu gpus[FAB_MAX_GPUS];
 };
 
+/* What collect_gpus() asks: set in the main thread only (collect_nvml,
+ * nvml_install). */
 static struct nvml_table tab;
 
 /* "00000000:1B:00.0" -> "0000:1b:00.0"; false when it is not a bus id. */
@@ -155,15 +163,15 @@ int nvml_nvlinks(const char *bdf_a, const char *bdf_b)
 
 /* --- live NVML ---------------------------------------------------------- */
 
-static void nv_unload(void *h)
+static void nv_unload(struct nv_api *nv, void *h)
 {
-	memset(&nv, 0, sizeof(nv));
+	memset(nv, 0, sizeof(*nv));
 	if (h)
 		dlclose(h);
 }
 
-/* Opens NVML and resolves every symbol; NULL with why set otherwise. */
-static void *nv_load(char *why, size_t len)
+/* Opens NVML and resolves every symbol into nv; NULL with why set otherwise. */
+static void *nv_load(struct nv_api *nv, char *why, size_t len)
 {
 	static const char *const sonames[] = { "libnvidia-ml.so.1", NULL };
 	const char *loaded;
@@ -171,13 +179,14 @@ static void *nv_load(char *why, size_t len)
 	if (!h)
 		return NULL;
 	for (size_t i = 0; i < NV_NSYMS; i++) {
-		*nv_syms[i].slot = NULL;
-		for (int k = 0; k < 3 && nv_syms[i].names[k] && !*nv_syms[i].slot; k++)
-			*nv_syms[i].slot = dlsym(h, nv_syms[i].names[k]);
-		if (!*nv_syms[i].slot && nv_syms[i].required) {
+		void **slot = (void **)((char *)nv + nv_syms[i].slot);
+		*slot = NULL;
+		for (int k = 0; k < 3 && nv_syms[i].names[k] && !*slot; k++)
+			*slot = dlsym(h, nv_syms[i].names[k]);
+		if (!*slot && nv_syms[i].required) {
 			snprintf(why, len, "not loaded: %s has no %s (driver too old?)",
 				 loaded, nv_syms[i].names[0]);
-			nv_unload(h);
+			nv_unload(nv, h);
 			return NULL;
 		}
 	}
@@ -185,28 +194,31 @@ static void *nv_load(char *why, size_t len)
 }
 
 /* Fills t from the live driver; -1 with why ("not loaded: ...",
- * "nvmlInit failed: ...") when NVML is not usable. */
+ * "nvmlInit failed: ...") when NVML is not usable. Touches no shared
+ * state: the background thread runs it (gpu_bg.c). */
 static int nv_gather(struct nvml_table *t, char *why, size_t len)
 {
+	struct nv_api api, *nv = &api;
 	memset(t, 0, sizeof(*t));
-	void *h = nv_load(why, len);
+	memset(&api, 0, sizeof(api));
+	void *h = nv_load(nv, why, len);
 	if (!h)
 		return -1;
-	nvmlReturn_t rc = nv.Init();
+	nvmlReturn_t rc = nv->Init();
 	if (rc != NVML_SUCCESS) {
-		snprintf(why, len, "nvmlInit failed: %s", nv.ErrorString(rc));
-		nv_unload(h);
+		snprintf(why, len, "nvmlInit failed: %s", nv->ErrorString(rc));
+		nv_unload(nv, h);
 		return -1;
 	}
 	unsigned count = 0;
-	if (nv.DriverVersion(t->driver, sizeof(t->driver)) != NVML_SUCCESS)
+	if (nv->DriverVersion(t->driver, sizeof(t->driver)) != NVML_SUCCESS)
 		fab_strlcpy(t->driver, "?", sizeof(t->driver));
-	if (nv.NVMLVersion(t->version, sizeof(t->version)) != NVML_SUCCESS)
+	if (nv->NVMLVersion(t->version, sizeof(t->version)) != NVML_SUCCESS)
 		fab_strlcpy(t->version, "?", sizeof(t->version));
-	if ((rc = nv.Count(&count)) != NVML_SUCCESS) {
-		snprintf(why, len, "nvmlDeviceGetCount failed: %s", nv.ErrorString(rc));
-		nv.Shutdown();
-		nv_unload(h);
+	if ((rc = nv->Count(&count)) != NVML_SUCCESS) {
+		snprintf(why, len, "nvmlDeviceGetCount failed: %s", nv->ErrorString(rc));
+		nv->Shutdown();
+		nv_unload(nv, h);
 		return -1;
 	}
 	if (count > FAB_MAX_GPUS)
@@ -217,21 +229,21 @@ static int nv_gather(struct nvml_table *t, char *why, size_t len)
 		struct nvml_gpu *g = &t->gpus[t->n];
 		nvmlPciInfo_t pci;
 		memset(&pci, 0, sizeof(pci));
-		if (nv.Handle(i, &dev[t->n]) != NVML_SUCCESS ||
-		    nv.PciInfo(dev[t->n], &pci) != NVML_SUCCESS ||
+		if (nv->Handle(i, &dev[t->n]) != NVML_SUCCESS ||
+		    nv->PciInfo(dev[t->n], &pci) != NVML_SUCCESS ||
 		    !norm_bdf(pci.busId, g->bdf, sizeof(g->bdf)))
 			continue;  /* a GPU NVML cannot describe stays a PCI-only GPU */
 		g->index = (int)i;
-		if (nv.Name(dev[t->n], g->name, sizeof(g->name)) != NVML_SUCCESS)
+		if (nv->Name(dev[t->n], g->name, sizeof(g->name)) != NVML_SUCCESS)
 			g->name[0] = '\0';
 		unsigned node;
-		g->numa_id = nv.NumaNode && nv.NumaNode(dev[t->n], &node) == NVML_SUCCESS ?
+		g->numa_id = nv->NumaNode && nv->NumaNode(dev[t->n], &node) == NVML_SUCCESS ?
 			(long long)node : -1;
 		nvmlUtilization_t u;
 		int ps;
-		g->util_pct = nv.Utilization && nv.Utilization(dev[t->n], &u) == NVML_SUCCESS &&
+		g->util_pct = nv->Utilization && nv->Utilization(dev[t->n], &u) == NVML_SUCCESS &&
 			      u.gpu <= 100 ? (int)u.gpu : -1;
-		g->pstate = nv.PState && nv.PState(dev[t->n], &ps) == NVML_SUCCESS &&
+		g->pstate = nv->PState && nv->PState(dev[t->n], &ps) == NVML_SUCCESS &&
 			    ps >= 0 && ps < NVML_PSTATE_UNKNOWN ? ps : -1;
 		t->n++;
 	}
@@ -247,12 +259,12 @@ static int nv_gather(struct nvml_table *t, char *why, size_t len)
 			char rb[24];
 			memset(&rp, 0, sizeof(rp));
 			/* NOT_SUPPORTED / INVALID_ARGUMENT: no such link on this GPU. */
-			if (nv.LinkState(dev[a], l, &state) != NVML_SUCCESS ||
+			if (nv->LinkState(dev[a], l, &state) != NVML_SUCCESS ||
 			    state != NVML_FEATURE_ENABLED ||
-			    nv.LinkRemotePci(dev[a], l, &rp) != NVML_SUCCESS ||
+			    nv->LinkRemotePci(dev[a], l, &rp) != NVML_SUCCESS ||
 			    !norm_bdf(rp.busId, rb, sizeof(rb)))
 				continue;
-			if (nv.LinkRemoteType && nv.LinkRemoteType(dev[a], l, &type) != NVML_SUCCESS)
+			if (nv->LinkRemoteType && nv->LinkRemoteType(dev[a], l, &type) != NVML_SUCCESS)
 				type = -1;
 			int b = -1;
 			for (int k = 0; k < t->n; k++)
@@ -277,8 +289,8 @@ static int nv_gather(struct nvml_table *t, char *why, size_t len)
 			t->gpus[a].nvlinks[t->gpus[b].index] = n;
 		}
 	}
-	nv.Shutdown();
-	nv_unload(h);
+	nv->Shutdown();
+	nv_unload(nv, h);
 	return 0;
 }
 
@@ -391,17 +403,45 @@ static const char *meta_nvml(const struct fab_root *r, char *buf, size_t len)
 	return s ? buf : NULL;
 }
 
+struct nvml_table *nvml_gather_new(char *why, size_t len)
+{
+	struct nvml_table *t = malloc(sizeof(*t));
+	if (!t) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	if (nv_gather(t, why, len) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void nvml_install(struct fab_model *m, const struct nvml_table *t, const char *why)
+{
+	if (!t) {
+		memset(&tab, 0, sizeof(tab));
+		/* No NVML is a normal state: GPUs come from PCI. */
+		fab_strlcpy(m->nvml_status, why, sizeof(m->nvml_status));
+		return;
+	}
+	tab = *t;
+	status_ok(m, &tab, "");
+}
+
+void nvml_forget(void)
+{
+	memset(&tab, 0, sizeof(tab));
+}
+
 int collect_nvml(const struct fab_root *r, struct fab_model *m)
 {
 	char why[256];
 	memset(&tab, 0, sizeof(tab));
 	if (r->live) {
-		if (nv_gather(&tab, why, sizeof(why)) != 0) {
-			memset(&tab, 0, sizeof(tab));
-			fab_strlcpy(m->nvml_status, why, sizeof(m->nvml_status));
-			return 0;  /* no NVML is a normal state: GPUs come from PCI */
-		}
-		status_ok(m, &tab, "");
+		struct nvml_table *t = nvml_gather_new(why, sizeof(why));
+		nvml_install(m, t, why);
+		free(t);
 		return 0;
 	}
 

@@ -61,30 +61,58 @@ static enum fab_pcie_type pcie_type(unsigned t)
 }
 
 /* Names are shown only for GPUs that NVML did not name, and loading
- * pci.ids costs more than the rest of a snapshot: look up nothing else.
+ * pci.ids costs more than the rest of a snapshot: collect_gpus() asks for
+ * those alone, once NVML has answered (it may answer late: gpu_bg.c).
  * pci.ids only: the udev hwdb lookup is slower still and adds nothing. */
-static void lookup_name(struct pci_access *pa, struct pci_dev *d, struct fab_pci_dev *p)
+static void lookup_name(struct pci_access *pa, struct fab_pci_dev *p)
 {
 	char name[256];
-	bool gpu = d->vendor_id == 0x10de &&
-		   (d->device_class == 0x0300 || d->device_class == 0x0302);
-	if (!gpu || nvml_lookup(p->bdf, NULL, 0, NULL, NULL) == 0)
+	unsigned ven = (unsigned)p->vendor.v, dev = (unsigned)p->device.v;
+	if (!p->vendor.ok || !p->device.ok)
 		return;
 	if (pci_lookup_name(pa, name, sizeof(name), PCI_LOOKUP_VENDOR | PCI_LOOKUP_DEVICE |
-			    PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, d->vendor_id, d->device_id))
+			    PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, ven, dev))
 		fab_strlcpy(p->name, name, sizeof(p->name));
 	else if (pci_lookup_name(pa, name, sizeof(name), PCI_LOOKUP_VENDOR |
-				 PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, d->vendor_id))
+				 PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, ven))
 		/* A device newer than pci.ids: name it the way lspci does. */
-		snprintf(p->name, sizeof(p->name), "%.100s Device %04x", name, d->device_id);
+		snprintf(p->name, sizeof(p->name), "%.100s Device %04x", name, dev);
+}
+
+/* lookup_name with the error handler armed; -1 when libpci gave up. */
+static int guarded_lookup(struct pci_access *pa, struct fab_pci_dev *p)
+{
+	if (setjmp(pci_jmp))
+		return -1;
+	lookup_name(pa, p);
+	return 0;
+}
+
+int collect_pci_names(struct fab_model *m, bool (*pick)(const struct fab_model *m, int i))
+{
+	struct pci_access *pa = NULL;
+	for (int i = 0; i < m->npci; i++) {
+		if (!pick(m, i))
+			continue;
+		if (!pa) {
+			if (!(pa = pci_alloc()))
+				return -1;
+			pa->error = on_pci_error;
+			pa->warning = on_pci_warning;
+			pa->debug = on_pci_debug;
+		}
+		if (guarded_lookup(pa, &m->pci[i]) != 0)
+			break;   /* libpci gave up (pci.ids unreadable): the names stay unknown */
+	}
+	if (pa)
+		pci_cleanup(pa);
+	return 0;
 }
 
 /* Fills one model device from its libpci twin. */
-static void fill_dev(struct pci_access *pa, struct pci_dev *d, struct fab_pci_dev *p)
+static void fill_dev(struct pci_dev *d, struct fab_pci_dev *p)
 {
 	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-
-	lookup_name(pa, d, p);
 
 	/* Without root only 64 bytes are readable: no capability list. */
 	struct pci_cap *exp = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
@@ -115,11 +143,11 @@ static void fill_dev(struct pci_access *pa, struct pci_dev *d, struct fab_pci_de
 }
 
 /* Runs fill_dev with the error handler armed; -1 when libpci gave up. */
-static int guarded_fill(struct pci_access *pa, struct pci_dev *d, struct fab_pci_dev *p)
+static int guarded_fill(struct pci_dev *d, struct fab_pci_dev *p)
 {
 	if (setjmp(pci_jmp))
 		return -1;
-	fill_dev(pa, d, p);
+	fill_dev(d, p);
 	return 0;
 }
 
@@ -190,7 +218,7 @@ int collect_pci_lib(const struct fab_root *r, struct fab_model *m)
 			 (unsigned)d->domain, d->bus, d->dev, d->func);
 		int i = model_find_pci(m, bdf);
 		/* One unreadable device costs only its own details. */
-		if (i != FAB_NO_INDEX && guarded_fill(pa, d, &m->pci[i]) != 0 && !failed++)
+		if (i != FAB_NO_INDEX && guarded_fill(d, &m->pci[i]) != 0 && !failed++)
 			model_note(m, "libpci", "libpci could not read %s/devices/%s: %s",
 				   sysfs, bdf, pci_errmsg);
 	}
