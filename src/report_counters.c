@@ -738,7 +738,7 @@ static int run_findings(struct run *rn, int *nwarn)
 
 /* "verdict: loss/retry counters grew on 6 port(s); traffic stopped on 6 port(s) (exit 1)" */
 static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps, int implausible,
-		    int standing, int nwarn, int rc)
+		    int standing, int nwarn, int unsampled, int rc)
 {
 	int parts = 0;
 	/* Each clause a whole sentence of its own; "; " joins them. */
@@ -765,9 +765,37 @@ static void verdict(struct fab_out *o, const int ports_with[NKINDS], int bad_qps
 		out_text(o, _(", but no bad counter grew"));
 	else if (!rc)
 		out_text(o, _("healthy: no bad counter grew"));
+	else if (rc == FAB_VERDICT_UNKNOWN && unsampled)
+		out_text(o, _("%sunknown: %d port(s) not sampled (see coverage above)"), parts ? sep : "",
+			 unsampled);
 	else if (rc == FAB_VERDICT_UNKNOWN)
 		out_text(o, _("%sunknown: not every RDMA device could be read"), parts ? sep : "");
 	out_text(o, _(" (exit %d)\n"), rc);
+}
+
+/* How completely the counters were read (sampler_coverage()): a line
+ * when not every file was kept open, and the numbers in JSON. Returns the
+ * ports not sampled. */
+static int coverage(struct run *rn)
+{
+	struct sampler_coverage c;
+	char say[512];
+	int n = rn->s.playback ? 0 : sampler_coverage(&rn->s, &c);
+	if (rn->s.playback)
+		return 0;
+	out_open_obj(rn->o, "coverage");
+	out_int(rn->o, PR_JSON, "ports", NULL, fab_int_of(c.ports));
+	out_int(rn->o, PR_JSON, "counters", NULL, fab_int_of(c.ctrs));
+	out_int(rn->o, PR_JSON, "by_path", NULL, fab_int_of(c.by_path));
+	out_int(rn->o, PR_JSON, "unsampled_ports", NULL, fab_int_of(c.unsampled_ports));
+	out_int(rn->o, PR_JSON, "unsampled_counters", NULL, fab_int_of(c.unsampled_ctrs));
+	if (c.nofile > 0)
+		out_int(rn->o, PR_JSON, "nofile", NULL, fab_int_of(c.nofile));
+	sampler_coverage_say(&c, say, sizeof(say));
+	if (say[0])
+		out_str(rn->o, PR_ANY, "says", _("  coverage: %s\n"), say);
+	out_close_obj(rn->o);
+	return n;
 }
 
 /* The verdict over the whole run; returns the exit status. */
@@ -787,11 +815,15 @@ static int summary(struct run *rn, const struct fab_root *r)
 	qp_summary(rn, r, &bad_qps);
 	lossless_section(rn);
 	int nwarn = 0, worst = run_findings(rn, &nwarn);
-	/* What could not be read leaves the run unknown (model_verdict()). */
+	int unsampled = coverage(rn);
+	/* What could not be read leaves the run unknown (model_verdict()), and
+	 * so does a port whose counters were not all read: never "healthy". */
 	int rc = model_verdict(rn->m, FAB_NEED_LINKS,
 			       grew || bad_qps || implausible || standing || worst >= SEV_WARN ?
 			       SEV_WARN : -1);
-	verdict(o, ports_with, bad_qps, implausible, standing, nwarn, rc);
+	if (unsampled)
+		rc = FAB_VERDICT_UNKNOWN;
+	verdict(o, ports_with, bad_qps, implausible, standing, nwarn, unsampled, rc);
 	out_int(o, PR_JSON, "exit", NULL, fab_int_of(rc));
 	out_close_obj(o);
 	return rc;

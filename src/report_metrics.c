@@ -690,13 +690,19 @@ static int read_errors(struct prom *p, const struct fab_model *m, const struct f
 	return nbad;
 }
 
-static int verdict(struct prom *p, const struct fab_model *m, bool sampled)
+static int verdict(struct prom *p, const struct fab_model *m, const struct fab_sampler *s,
+		   bool sampled)
 {
 	static const char *const words[] = { "ok", "findings", "unknown" };
 	enum fab_verdict v = model_verdict(m, FAB_NEED_ALL, findings_worst(m, NULL));
-	/* Counters that could not be sampled at all: the metrics stand on them. */
-	if (!sampled)
+	struct sampler_coverage cov;
+	char say[512];
+	/* Counters that could not be sampled at all, or not on every port:
+	 * the metrics stand on them. */
+	if (!sampled || sampler_coverage(s, &cov))
 		v = FAB_VERDICT_UNKNOWN;
+	if (sampled && sampler_coverage_say(&cov, say, sizeof(say))[0])
+		fprintf(p->fp, "# fabtop: counters: %s\n", say);
 	char msg[LV_LEN];
 	if (v == FAB_VERDICT_UNKNOWN) {
 		fprintf(p->fp, "# fabtop: verdict unknown: what these metrics stand on could not be read, "
@@ -706,6 +712,8 @@ static int verdict(struct prom *p, const struct fab_model *m, bool sampled)
 				fprintf(p->fp, "# fabtop:   %s\n", fab_sanitize(m->notes[i].message, msg, sizeof(msg)));
 		if (!sampled)
 			fprintf(p->fp, "# fabtop:   the counters could not be sampled\n");
+		else if (cov.unsampled_ports)
+			fprintf(p->fp, "# fabtop:   %s\n", say);
 	}
 	fam(p, "fabtop_verdict", "gauge", "The node's verdict as `fabtop report all` gives it, or unknown "
 	    "when the counters these metrics also stand on could not be sampled (the exit status), as "
@@ -758,7 +766,7 @@ int report_metrics(FILE *fp, const struct fab_root *r, const struct fab_model *m
 	}
 	findings(&p, m);
 	read_errors(&p, m, &s, sampled, err);
-	int v = verdict(&p, m, sampled);
+	int v = verdict(&p, m, &s, sampled);
 	if (sampled)
 		sampler_close(&s);
 	return ferror(fp) ? -1 : v;

@@ -353,23 +353,60 @@ const char *root_strerror(int e)
 	return strerror(e);
 }
 
+/* The live root's directory fd: "/", opened once for the process. Live
+ * roots are also built without root_open() ({ .live = true }), so the fd is
+ * the process's, not the struct's. -1 when "/" cannot be opened (the reads
+ * then take the absolute path, which is the same file). */
+static int live_root_fd(void)
+{
+	static int fd = -2;
+	if (fd == -2)
+		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd;
+}
+
+/* The directory fd and relative name a live node path is read by
+ * (openat() and friends from "/"). */
+static int live_at(const char *node_path, const char **rel)
+{
+	int dfd = live_root_fd();
+	*rel = node_path;
+	if (dfd < 0)
+		return AT_FDCWD;
+	while (**rel == '/')
+		(*rel)++;
+	if (!**rel)
+		*rel = ".";
+	return dfd;
+}
+
+/* openat() of a live node path relative to "/": links followed (they are
+ * the kernel's), no FIFO to wait on. */
+static int live_open(const char *node_path, int oflags)
+{
+	const char *rel;
+	int dfd = live_at(node_path, &rel);
+	int fd = openat(dfd, rel, oflags | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
 int root_open_fd(const struct fab_root *r, const char *node_path, int oflags)
 {
 	int e = root_recorded_errno(r, node_path);
 	if (e)
 		return -e;
-	if (r->live) {
-		/* The kernel's own files: no FIFO to wait on, no look first. */
-		int fd = open(node_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | oflags);
-		return fd < 0 ? -errno : fd;
-	}
+	if (r->live)   /* the kernel's own files: no look first */
+		return live_open(node_path, O_RDONLY | O_NONBLOCK | oflags);
 	return beneath_open(r->dfd, node_path, O_RDONLY | O_NONBLOCK | oflags, BENEATH_FILE);
 }
 
 int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)
 {
-	if (r->live)
-		return stat(node_path, st) == 0 ? 0 : -errno;
+	if (r->live) {
+		const char *rel;
+		int dfd = live_at(node_path, &rel);
+		return fstatat(dfd, rel, st, 0) == 0 ? 0 : -errno;
+	}
 	int fd = beneath_open(r->dfd, node_path, O_PATH, 0);
 	if (fd < 0)
 		return fd;
@@ -378,33 +415,45 @@ int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)
 	return rc;
 }
 
-/* Reads fd into buf up to cap bytes; returns the count or -errno. */
-static ssize_t read_upto(int fd, char *buf, size_t cap)
+/* Reads fd into buf, at most want bytes, with one read() where the file
+ * allows it: a short read is the end of a regular file (a mirror's, a
+ * capture's), and of a sysfs attribute, whose show() answers whole in the
+ * first read (at most a page). Only a live read that returned whole pages
+ * may have more: kernfs gives a binary attribute (config, vpd), and procfs
+ * some files, a page per read. *full says the buffer filled (there may be
+ * more). Returns the count or -errno. */
+static ssize_t read_file(const struct fab_root *r, int fd, char *buf, size_t want, bool *full)
 {
 	size_t got = 0;
-	while (got < cap) {
-		ssize_t n = read(fd, buf + got, cap - got);
+	*full = false;
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, want - got);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		got += (size_t)n;
 		if (n == 0)
 			break;
-		got += (size_t)n;
+		if (got == want)
+			*full = true;
+		else if (!r->live || n % ROOT_PAGE)
+			break;
 	}
 	return (ssize_t)got;
 }
 
 ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, size_t len)
 {
+	bool full;
 	if (len == 0)
 		return -EINVAL;
 	int fd = root_open_fd(r, node_path, 0);
 	if (fd < 0)
 		return fd;
 	/* read() of a directory fails with EISDIR. */
-	ssize_t got = read_upto(fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE);
+	ssize_t got = read_file(r, fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, &full);
 	close(fd);
 	if (got < 0)
 		return got;
@@ -423,7 +472,9 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 
 int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf, size_t *len)
 {
-	size_t cap = root_file_cap(node_path), size = 0, have = 65536;
+	/* A sysfs file is a page: start there, and double for the fabtop/
+	 * files that grow with the node. */
+	size_t cap = root_file_cap(node_path), size = 0, have = ROOT_PAGE;
 	char *b = NULL;
 	*buf = NULL;
 	*len = 0;
@@ -444,9 +495,10 @@ int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf,
 		}
 		/* One byte past the cap tells "larger" from "exactly the cap". */
 		size_t want = have - size;
+		bool full;
 		if (want > cap + 1 - size)
 			want = cap + 1 - size;
-		ssize_t n = read_upto(fd, b + size, want);
+		ssize_t n = read_file(r, fd, b + size, want, &full);
 		if (n < 0) {
 			free(b);
 			close(fd);
@@ -458,7 +510,7 @@ int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf,
 			close(fd);
 			return -EFBIG;
 		}
-		if ((size_t)n < want)
+		if (!full)
 			break;
 	}
 	close(fd);
@@ -508,7 +560,9 @@ ssize_t root_readlink(const struct fab_root *r, const char *node_path, char *buf
 		return -EINVAL;
 	ssize_t n;
 	if (r->live) {
-		n = readlink(node_path, buf, len - 1);
+		const char *rel;
+		int dfd = live_at(node_path, &rel);
+		n = readlinkat(dfd, rel, buf, len - 1);
 		if (n < 0)
 			return -errno;
 	} else {
@@ -591,8 +645,11 @@ bool root_exists(const struct fab_root *r, const char *node_path)
 	struct stat st;
 	if (root_recorded_errno(r, node_path))
 		return true;
-	if (r->live)
-		return lstat(node_path, &st) == 0;
+	if (r->live) {
+		const char *rel;
+		int dfd = live_at(node_path, &rel);
+		return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	}
 	int fd = beneath_open(r->dfd, node_path, O_PATH, BENEATH_NOFOLLOW);
 	if (fd < 0)
 		return false;

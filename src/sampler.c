@@ -16,6 +16,7 @@
 #include "fabtop/ctr_limits.h"
 #include "fabtop/ethtool.h"
 #include "fabtop/hazard.h"
+#include "fabtop/i18n.h"
 #include "fabtop/pcie_watch.h"
 #include "fabtop/model.h"
 #include "fabtop/util.h"
@@ -87,6 +88,8 @@ struct sampler_priv {
 	int ndevs, devcap;
 	int portcap, ctrcap;
 	bool nofile_raised;
+	long nofile;             /* RLIMIT_NOFILE's soft limit, once read; 0 not yet */
+	long fd_budget;          /* counter fds at or past this number are not kept */
 	struct fab_ethtool *et;  /* live: the ethtool socket, opened with the first netdev */
 	bool et_tried;
 	char et_err[128];        /* why it could not be opened */
@@ -552,6 +555,7 @@ void sampler_run_reset(struct fab_sampler *s)
 		c->t_value = 0;
 		c->valid = c->grew = false;
 		c->bad_steps = 0;
+		c->unread_steps = 0;
 		c->last = (struct ctr_step){ 0 };
 		c->last_grew = -1;
 		memset(c->hist, 0, sizeof(c->hist));
@@ -592,6 +596,7 @@ void sampler_baseline(struct fab_sampler *s)
 		s->ctrs[i].baseline = s->ctrs[i].value;
 		s->ctrs[i].since_baseline = 0;
 		s->ctrs[i].bad_steps = 0;
+		s->ctrs[i].unread_steps = 0;
 	}
 	for (int i = 0; i < s->nports; i++) {
 		s->ports[i].peak_gbps = 0;
@@ -647,31 +652,126 @@ unsigned sampler_port_state(const struct fab_sampler *s, int i)
 	return bits;
 }
 
+/* ---- coverage: what the live sampler could not read ---- */
+
+int sampler_coverage(const struct fab_sampler *s, struct sampler_coverage *c)
+{
+	const struct sampler_priv *pv = s->priv;
+	memset(c, 0, sizeof(*c));
+	c->nofile = pv && pv->nofile != LONG_MAX ? pv->nofile : 0;
+	for (int i = 0; i < s->nports; i++) {
+		const struct fab_series *p = &s->ports[i];
+		bool missed = false;
+		if (p->kind != SER_RDMA)
+			continue;
+		c->ports++;
+		for (int k = p->first_ctr; k < p->first_ctr + p->nctr && k < s->nctrs; k++) {
+			const struct fab_ctr *x = &s->ctrs[k];
+			c->ctrs++;
+			c->by_path += x->by_path;
+			if (!x->unread_steps)
+				continue;
+			if (!c->unsampled_ctrs++)
+				c->err = x->err ? x->err : EIO;
+			missed = true;
+		}
+		c->unsampled_ports += missed;
+	}
+	return c->unsampled_ports;
+}
+
+const char *sampler_coverage_say(const struct sampler_coverage *c, char *buf, size_t len)
+{
+	char lim[48] = "";
+	if (c->nofile > 0)
+		snprintf(lim, sizeof(lim), " (ulimit -n %ld)", c->nofile);
+	if (c->unsampled_ports && c->err == EMFILE)
+		snprintf(buf, len, _("%d of %d port(s) not sampled: %d counter file(s) could not be "
+			 "opened even one at a time, the open-file limit%s is reached; raise `ulimit -n`"),
+			 c->unsampled_ports, c->ports, c->unsampled_ctrs, lim);
+	else if (c->unsampled_ports)
+		snprintf(buf, len, _("%d of %d port(s) not sampled: %d counter file(s) could not be "
+			 "read (%s)"), c->unsampled_ports, c->ports, c->unsampled_ctrs,
+			 root_strerror(c->err));
+	else if (c->by_path)
+		snprintf(buf, len, _("%d counter file(s) past the open-file limit%s are read by "
+			 "open/read/close each step: every port is sampled, more slowly"),
+			 c->by_path, lim);
+	else if (len)
+		buf[0] = '\0';
+	return buf;
+}
+
 /* ---- live files ---- */
 
-/* Hundreds of VFs hold thousands of counter files open: past the soft limit,
- * take the hard one once rather than lose counters. */
+/* The fds the counters may keep: the open-file limit less a headroom for
+ * the rest of the process (hwloc, ncurses, NVML, sockets, a capture's
+ * files, the by-path reads themselves). With raise, the soft limit is
+ * first taken up to the hard one, once. */
+static long fd_budget(struct sampler_priv *pv, bool raise)
+{
+	struct rlimit rl;
+	if (pv->nofile && !(raise && !pv->nofile_raised))
+		return pv->fd_budget;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		pv->nofile = LONG_MAX;
+		return pv->fd_budget = LONG_MAX;
+	}
+	if (raise && !pv->nofile_raised) {
+		pv->nofile_raised = true;
+		if (rl.rlim_cur < rl.rlim_max) {
+			struct rlimit up = { rl.rlim_max, rl.rlim_max };
+			if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+				rl = up;
+		}
+	}
+	pv->nofile = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)LONG_MAX ?
+		     LONG_MAX : (long)rl.rlim_cur;
+	long head = pv->nofile / 8;
+	head = head < 32 ? 32 : head > 256 ? 256 : head;
+	return pv->fd_budget = pv->nofile - head;
+}
+
+/* Opens a counter file to keep. Returns its fd; or -1 with errno: EMFILE
+ * when it is past the fd budget or the open-file limit (then it is read
+ * by open/read/close each step), ENOENT/ENOTDIR gone, EISDIR not a
+ * regular file (not a counter), anything else unreadable. Hundreds of VFs
+ * hold thousands of counter files: the hard limit is taken once first. */
 static int open_counter(struct fab_sampler *s, const char *node)
 {
+	struct sampler_priv *pv = priv(s);
+	struct stat st;
 	int fd = root_open_fd(s->root, node, 0);
-	struct sampler_priv *pv = s->priv;
-	if (fd == -EMFILE && pv && !pv->nofile_raised) {
-		struct rlimit rl;
-		pv->nofile_raised = true;
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-				fd = root_open_fd(s->root, node, 0);
-		}
+	if (pv && (fd == -EMFILE || fd == -ENFILE || fd >= fd_budget(pv, false)) &&
+	    !pv->nofile_raised) {
+		fd_budget(pv, true);
 		if (fd < 0)
-			snprintf(s->note, sizeof(s->note),
-				 "too many counter files for the open-file limit: raise `ulimit -n`");
+			fd = root_open_fd(s->root, node, 0);
 	}
 	if (fd < 0) {
-		errno = -fd;
+		errno = -fd == ENFILE ? EMFILE : -fd;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return -1;
+	}
+	if (pv && fd >= fd_budget(pv, false)) {
+		close(fd);
+		errno = EMFILE;
 		return -1;
 	}
 	return fd;
+}
+
+/* The counter's file, opened by open_counter(): kept, read by path each
+ * step, or unreadable (err says why). */
+static void ctr_set_file(struct fab_ctr *c, int fd, int e)
+{
+	c->fd = fd;
+	c->by_path = fd < 0 && e == EMFILE;
+	c->err = fd < 0 && !c->by_path ? e : 0;
 }
 
 static const char *ctr_node_path(const struct fab_series *p, const struct fab_ctr *c,
@@ -695,14 +795,9 @@ static int add_dir_files(struct fab_sampler *s, const char *dir)
 		if (strcmp(names[i], "lifespan") == 0 || strlen(names[i]) >= sizeof(s->ctrs->name))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", node, names[i]);
-		int fd = open_counter(s, file);
-		struct stat st;
-		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		int fd = open_counter(s, file), e = fd < 0 ? errno : 0;
+		if (fd < 0 && (e == ENOENT || e == ENOTDIR || e == EISDIR))
 			continue;
-		if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-			close(fd);
-			continue;
-		}
 		/* Unopenable (EACCES in a pod): kept, it reads as unreadable. */
 		int ci = sampler_add_ctr(s, dir, names[i]);
 		if (ci < 0) {
@@ -711,7 +806,7 @@ static int add_dir_files(struct fab_sampler *s, const char *dir)
 			root_free_list(names, n);
 			return -1;
 		}
-		s->ctrs[ci].fd = fd;
+		ctr_set_file(&s->ctrs[ci], fd, e);
 	}
 	if (n > 0)
 		root_free_list(names, n);
@@ -846,7 +941,8 @@ static void port_reopen(struct fab_sampler *s, struct fab_series *p, ino_t ino)
 	port_close_fds(s, p);
 	for (int k = 0; k < p->nctr; k++) {
 		struct fab_ctr *c = &s->ctrs[p->first_ctr + k];
-		c->fd = open_counter(s, ctr_node_path(p, c, node, sizeof(node)));
+		int fd = open_counter(s, ctr_node_path(p, c, node, sizeof(node)));
+		ctr_set_file(c, fd, fd < 0 ? errno : 0);
 	}
 	p->present = true;
 	p->dir_ino = ino;
@@ -855,10 +951,13 @@ static void port_reopen(struct fab_sampler *s, struct fab_series *p, ino_t ino)
 
 static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, double t)
 {
-	char buf[32];
+	/* A counter is at most 20 digits and a newline: 32 bytes read is
+	 * not a counter (the by-path read NUL-terminates: one byte more). */
+	char buf[33], node[sizeof(p->dirpath) + sizeof(s->ctrs->dir) + sizeof(s->ctrs->name) + 4];
 	struct fab_ctr *c = &s->ctrs[p->first_ctr], *end = c + p->nctr;
 	for (; c < end; c++) {
 		uint64_t v = 0;
+		ssize_t n;
 		/* hw_counters refreshed less than a lifespan ago would answer the
 		 * cached value: a rate over this step would be 0 then a burst. */
 		if (!fresh && p->lifespan_s > 0 && c->valid && !isnan(c->t_value) &&
@@ -866,13 +965,29 @@ static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, d
 			sampler_take(s, c, READ_HELD, 0, false, t);
 			continue;
 		}
-		ssize_t n = c->fd >= 0 ? pread(c->fd, buf, sizeof(buf), 0) : -1;
-		if (n < 0 && c->fd >= 0 && (errno == ENODEV || errno == ESTALE)) {
-			port_gone(s, p, t);
-			return;
+		if (c->fd >= 0) {
+			n = pread(c->fd, buf, 32, 0);
+			if (n < 0 && (errno == ENODEV || errno == ESTALE)) {
+				port_gone(s, p, t);
+				return;
+			}
+			if (n < 0)
+				c->err = errno;
+		} else if (c->by_path) {
+			/* Past the fd budget: one open, read and close. */
+			n = root_read(s->root, ctr_node_path(p, c, node, sizeof(node)), buf, sizeof(buf));
+			if (n < 0)
+				c->err = (int)-n;
+		} else {
+			n = -1;   /* its open failed: c->err says why */
 		}
-		int j = n >= 0 && n < (ssize_t)sizeof(buf) ?
-			counter_value_judge(c->def, buf, (size_t)n, &v) : n >= 0 ? 1 : -1;
+		if (n < 0) {
+			c->unread_steps++;
+		} else if (c->err) {
+			c->err = 0;
+		}
+		int j = n >= 0 && n < 32 ? counter_value_judge(c->def, buf, (size_t)n, &v) :
+			n >= 0 ? 1 : -1;
 		sampler_take(s, c, j == 0 ? READ_OK : j > 0 ? READ_IMPLAUSIBLE : READ_BAD, v, fresh, t);
 	}
 }

@@ -1347,6 +1347,15 @@ static void body(struct view_pen *p, const struct fab_model *m)
 		view_pen_fixed(p, 0, _("note"), A_BOLD);
 		view_pen_wrap(p, LABEL_W, s->note, fab_attr(CP_DIM));
 	}
+	/* Counter files past the open-file limit, or ports not sampled: the
+	 * sampler's one sentence (sampler_coverage_say()). */
+	struct sampler_coverage cov;
+	char say[512];
+	if (!s->playback && (sampler_coverage(s, &cov), sampler_coverage_say(&cov, say, sizeof(say))[0])) {
+		view_pen_fixed(p, 0, _("coverage"), A_BOLD);
+		view_pen_wrap(p, LABEL_W, say, cov.unsampled_ports ? (int)(fab_attr(CP_WARN) | A_BOLD) :
+			      fab_attr(CP_DIM));
+	}
 	run_findings(p, &run, s, fdev, true);
 	/* Devices whose counters are never read (hazard.h), as the model says. */
 	for (int i = 0; i < m->nnics; i++)

@@ -58,6 +58,11 @@ struct fab_root {
  * format's promise (sysfs files are a page, config space 4 KiB). */
 #define ROOT_MAX_FILE (1u << 20)
 
+/* What a sysfs attribute holds at most (show() writes one page), and the
+ * unit kernfs and procfs hand out per read() of larger files: the reads
+ * size their first buffer by it. */
+#define ROOT_PAGE 4096
+
 /* Largest size of the file at node_path: ROOT_MAX_FILE, or more for the
  * fabtop/ files that grow with the node (hwloc.xml, samples.json, ...). */
 size_t root_file_cap(const char *node_path);
@@ -86,7 +91,11 @@ int root_open_fd(const struct fab_root *r, const char *node_path, int oflags);
 /* stat() of node_path, links followed inside the root; 0 or -errno. */
 int root_stat(const struct fab_root *r, const char *node_path, struct stat *st);
 
-/* Reads a whole file (at most ROOT_MAX_FILE bytes, NUL-terminated).
+/* Reads a whole file (at most ROOT_MAX_FILE bytes, NUL-terminated), with
+ * one read() when it fits in buf: a short read is the end (a regular
+ * file's, a sysfs attribute's); only a live read of whole pages reads on.
+ * Live reads are openat() from a directory fd of "/", mirror reads
+ * resolve beneath the root's fd. A file larger than buf is cut at len - 1.
  * Returns bytes read, or -errno (recorded unreadable files included). */
 ssize_t root_read(const struct fab_root *r, const char *node_path,
 		  char *buf, size_t len);

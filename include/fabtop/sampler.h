@@ -6,7 +6,13 @@
  * Live and directory roots: sampler_open() lists the files once and keeps
  * each one open; sampler_read() then costs one pread() per counter plus one
  * fstatat() per port directory (to notice a port or device that vanished or
- * came back, which re-opens only that port). Captures with
+ * came back, which re-opens only that port). Kept fds stay under the
+ * open-file limit (RLIMIT_NOFILE, raised to its hard limit once when
+ * needed) less a headroom for the rest of the process: the counter files
+ * past it are read by open/read/close each step (by_path), slower but
+ * complete. A counter that could not be read in a step, either way, leaves
+ * its port unsampled: sampler_coverage() says so, and no verdict over the
+ * run is "healthy" then. Captures with
  * fabtop/samples.json play back through sampler_playback_*() and the same
  * arithmetic, so the pane and the report cannot tell them apart.
  *
@@ -34,7 +40,10 @@ struct fab_ctr {
 	char dir[16];            /* "counters", "hw_counters" or "ethtool" */
 	const struct fab_counter_def *def; /* NULL: unknown to the table, shown raw */
 	int port;                /* index into sampler.ports */
-	int fd;                  /* -1 when closed (playback, gone) */
+	int fd;                  /* -1 when closed (playback, gone, by_path) */
+	bool by_path;            /* past the fd budget: opened, read and closed each step */
+	int err;                 /* live: errno of the last failed open or read; 0 after a good one */
+	int unread_steps;        /* live steps since the baseline it could not be read in */
 	uint64_t value;          /* last good reading */
 	double t_value;          /* private: when value was read (the next rate's start) */
 	bool valid;              /* value was read at least once */
@@ -176,6 +185,26 @@ const char *sampler_series_label(const struct fab_series *p, char *buf, size_t l
  * "ethtool") in series i; NULL when it has none. */
 const struct fab_ctr *sampler_ctr(const struct fab_sampler *s, int i, const char *dir,
 				  const char *name);
+
+/* How completely the live sampler read the node since the baseline: the
+ * one fact `report counters` (text and JSON), the Counters pane and the
+ * metrics print. A port (series) is unsampled when one of its counter
+ * files could not be read in some step (the open-file limit even for
+ * open/read/close, a permission, a file turned into something else). */
+struct sampler_coverage {
+	int ports, ctrs;         /* RDMA series and their counter files */
+	int by_path;             /* counter files read by open/read/close each step */
+	int unsampled_ports;     /* series with a counter not read in some step */
+	int unsampled_ctrs;
+	int err;                 /* why: the errno of the first unsampled counter */
+	long nofile;             /* the open-file limit the fd budget was drawn from; 0 unknown */
+};
+/* Fills c; returns c->unsampled_ports (not 0: the run's verdict is unknown). */
+int sampler_coverage(const struct fab_sampler *s, struct sampler_coverage *c);
+/* The sentence every printer uses (translated): "" when every port was
+ * sampled with kept fds; else how many were read by open/read/close, or
+ * how many ports were not sampled and why. Returns buf. */
+const char *sampler_coverage_say(const struct sampler_coverage *c, char *buf, size_t len);
 
 /* Value of history slot i (0 = oldest) of a ring. */
 float sampler_hist(const struct fab_sampler *s, const float *ring, int i);
