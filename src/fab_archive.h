@@ -6,17 +6,7 @@
 
 #include <stddef.h>
 
-/* Unpacks tarball into dir (which must exist and be empty). Refuses absolute
- * member names, ".." components, names of PATH_MAX bytes or more (never cut),
- * hard links, and links leaving the tree (checked at any depth once the tree
- * is complete); refuses the whole capture past the caps of fabtop/root.h:
- * root_file_cap() per member, root_max_bytes() and root_max_entries() in
- * all. FIFOs and devices are skipped. On success
- * writes the path of the capture's top folder (dir/<top>, or dir itself when
- * members are not under one folder) to top. Returns 0, or -1 with err set
- * (a truncated or corrupt archive names the member where it broke). */
-int archive_unpack(const char *tarball, const char *dir, char *top, size_t toplen,
-		   char *err, size_t errlen);
+/* A capture is read into memory by memtree_read_archive() (memtree.h). */
 
 /* Packs the directory src into tarball as top/...; returns 0 or -1 with err. */
 int archive_pack(const char *src, const char *top, const char *tarball,

@@ -5,16 +5,16 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "beneath.h"
-#include "fab_archive.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"
+#include "memtree.h"
+#include "root_mem.h"
 
 struct fab_unreadable {
 	char *path;
@@ -62,102 +62,6 @@ unsigned long long root_max_bytes(void)
 size_t root_max_entries(void)
 {
 	return (size_t)env_cap("FABTOP_CAPTURE_MAX_MEMBERS", ROOT_MAX_ENTRIES_DEFAULT);
-}
-
-/* ---- unpacked captures: removed on close, at exit and on signals ---- */
-
-/* Fixed slots, no allocation: the signal handler walks them. */
-#define TEMP_SLOTS 16
-static struct {
-	volatile sig_atomic_t used;
-	pid_t pid;             /* a forked child never removes its parent's tree */
-	char path[4096];
-} temps[TEMP_SLOTS];
-
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-#define NSIG_CLEANUP (sizeof(cleanup_signals) / sizeof(cleanup_signals[0]))
-static struct sigaction old_actions[NSIG_CLEANUP];
-static bool installed[NSIG_CLEANUP];
-
-void root_remove_temp(void)
-{
-	pid_t me = getpid();
-	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (temps[i].used && temps[i].pid == me) {
-			fab_rmtree(temps[i].path);
-			temps[i].used = 0;
-		}
-}
-
-/* Removes the trees, then ends the process the way the signal would have. */
-static void on_cleanup_signal(int sig)
-{
-	sigset_t set;
-	root_remove_temp();
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-}
-
-static void install_cleanup(void)
-{
-	static bool atexit_done;
-	if (!atexit_done)
-		atexit_done = atexit(root_remove_temp) == 0;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_cleanup_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NSIG_CLEANUP; i++) {
-		if (installed[i])
-			continue;
-		/* An ignored signal, or one the program handles itself, is left
-		 * alone: such a program ends through root_close(). */
-		if (sigaction(cleanup_signals[i], NULL, &old_actions[i]) == 0 &&
-		    old_actions[i].sa_handler == SIG_DFL && !(old_actions[i].sa_flags & SA_SIGINFO))
-			installed[i] = sigaction(cleanup_signals[i], &sa, NULL) == 0;
-	}
-}
-
-static void uninstall_cleanup(void)
-{
-	for (size_t i = 0; i < NSIG_CLEANUP; i++) {
-		struct sigaction cur;
-		if (!installed[i])
-			continue;
-		installed[i] = false;
-		/* Someone who installed over ours restores ours later: leave it. */
-		if (sigaction(cleanup_signals[i], NULL, &cur) == 0 &&
-		    cur.sa_handler == on_cleanup_signal)
-			sigaction(cleanup_signals[i], &old_actions[i], NULL);
-	}
-}
-
-static int temp_register(const char *path)
-{
-	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (!temps[i].used) {
-			fab_strlcpy(temps[i].path, path, sizeof(temps[i].path));
-			temps[i].pid = getpid();
-			temps[i].used = 1;
-			install_cleanup();
-			return 0;
-		}
-	return -1;
-}
-
-static void temp_unregister(const char *path)
-{
-	bool any = false;
-	for (int i = 0; i < TEMP_SLOTS; i++) {
-		if (temps[i].used && strcmp(temps[i].path, path) == 0)
-			temps[i].used = 0;
-		any |= temps[i].used != 0;
-	}
-	if (!any)
-		uninstall_cleanup();
 }
 
 /* ---- opening ---- */
@@ -227,70 +131,10 @@ void root_name_of(const char *spec, char *out, size_t len)
 		}
 }
 
-int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
+/* What every root does once open: its name, whether it is a capture,
+ * whether it is a node at all, and the capture's unreadable files. */
+static int open_finish(struct fab_root *r, const char *spec, char *err, size_t errlen)
 {
-	struct stat st;
-	memset(r, 0, sizeof(*r));
-	r->dfd = -1;
-	if (!spec || strcmp(spec, "/") == 0) {
-		r->live = true;
-		fab_strlcpy(r->name, "live", sizeof(r->name));
-		return 0;
-	}
-	if (stat(spec, &st) != 0) {
-		snprintf(err, errlen, "cannot open root %s: %s", spec, strerror(errno));
-		return -1;
-	}
-	bool dir = S_ISDIR(st.st_mode);
-	if (dir) {
-		if (!realpath(spec, r->dir)) {
-			snprintf(err, errlen, "cannot resolve root %s: %s", spec, strerror(errno));
-			return -1;
-		}
-	} else if (S_ISREG(st.st_mode)) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(r->tmpdir, sizeof(r->tmpdir), "%s/fabtop-root.XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(r->tmpdir)) {
-			snprintf(err, errlen, "cannot create a temporary directory for %s: %s",
-				 spec, strerror(errno));
-			r->tmpdir[0] = '\0';
-			return -1;
-		}
-		/* Before the first member: a signal mid-unpack removes it too. */
-		temp_register(r->tmpdir);
-		int rc = archive_unpack(spec, r->tmpdir, r->dir, sizeof(r->dir), err, errlen);
-		if (rc < 0) {
-			root_close(r);
-			return -1;
-		}
-		if (rc > 0)  /* keep what came before the break, and say what was lost */
-			fab_strlcpy(r->warning, err, sizeof(r->warning));
-	} else {
-		snprintf(err, errlen, "root %s is neither a directory nor a capture file", spec);
-		return -1;
-	}
-	r->dfd = open(r->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (r->dfd < 0) {
-		snprintf(err, errlen, "cannot open root %s: %s", spec, strerror(errno));
-		root_close(r);
-		return -1;
-	}
-	/* archive_unpack() checked an unpacked tree; a directory is checked here,
-	 * before hwloc and libpci read it by path. */
-	if (dir) {
-		char bad[PATH_MAX];
-		size_t max = root_max_entries();
-		int rc = beneath_check_tree(r->dfd, max, bad, sizeof(bad));
-		if (rc != 0) {
-			char what[PATH_MAX + 16];
-			snprintf(what, sizeof(what), "root %s", spec);
-			beneath_explain(rc, r->dfd, bad, max, what, err, errlen);
-			root_close(r);
-			return -1;
-		}
-	}
-	root_name_of(spec, r->name, sizeof(r->name));
 	r->is_capture = root_exists(r, "/fabtop/meta.json");
 	/* Not a node (--root /tmp): every source would read as absent, and an
 	 * empty node as healthy. */
@@ -305,6 +149,69 @@ int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
 	return 0;
 }
 
+int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen)
+{
+	struct stat st;
+	memset(r, 0, sizeof(*r));
+	r->dfd = -1;
+	if (!spec || strcmp(spec, "/") == 0) {
+		r->live = true;
+		fab_strlcpy(r->name, "live", sizeof(r->name));
+		return 0;
+	}
+	if (stat(spec, &st) != 0) {
+		snprintf(err, errlen, "cannot open root %s: %s", spec, strerror(errno));
+		return -1;
+	}
+	if (S_ISREG(st.st_mode)) {
+		/* A capture: read once into memory, nothing unpacked. */
+		int rc = root_mem_load(r, spec, err, errlen);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)  /* keep what came before the break, and say what was lost */
+			fab_strlcpy(r->warning, err, sizeof(r->warning));
+		root_name_of(spec, r->name, sizeof(r->name));
+		return open_finish(r, spec, err, errlen);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "root %s is neither a directory nor a capture file", spec);
+		return -1;
+	}
+	if (!realpath(spec, r->dir)) {
+		snprintf(err, errlen, "cannot resolve root %s: %s", spec, strerror(errno));
+		return -1;
+	}
+	r->dfd = open(r->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->dfd < 0) {
+		snprintf(err, errlen, "cannot open root %s: %s", spec, strerror(errno));
+		root_close(r);
+		return -1;
+	}
+	/* Checked here, before hwloc and libpci read it by path. */
+	char bad[PATH_MAX];
+	size_t max = root_max_entries();
+	int rc = beneath_check_tree(r->dfd, max, bad, sizeof(bad));
+	if (rc != 0) {
+		char what[PATH_MAX + 16];
+		snprintf(what, sizeof(what), "root %s", spec);
+		beneath_explain(rc, r->dfd, bad, max, what, err, errlen);
+		root_close(r);
+		return -1;
+	}
+	root_name_of(spec, r->name, sizeof(r->name));
+	return open_finish(r, spec, err, errlen);
+}
+
+int root_open_memtree(struct fab_root *r, struct memtree *t, const char *name,
+		      char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->dfd = -1;
+	r->mem = t;
+	fab_strlcpy(r->name, name, sizeof(r->name));
+	return open_finish(r, name, err, errlen);
+}
+
 void root_close(struct fab_root *r)
 {
 	for (size_t i = 0; i < r->nunreadable; i++)
@@ -315,11 +222,8 @@ void root_close(struct fab_root *r)
 	if (!r->live && r->dfd >= 0)
 		close(r->dfd);
 	r->dfd = -1;
-	if (r->tmpdir[0]) {
-		fab_rmtree(r->tmpdir);
-		temp_unregister(r->tmpdir);
-	}
-	r->tmpdir[0] = '\0';
+	memtree_free(r->mem);
+	r->mem = NULL;
 }
 
 /* ---- reading ---- */
@@ -327,6 +231,8 @@ void root_close(struct fab_root *r)
 const char *root_path(const struct fab_root *r, const char *node_path,
 		      char *buf, size_t len)
 {
+	if (r->mem)
+		return NULL;
 	if (r->live)
 		fab_strlcpy(buf, node_path, len);
 	else
@@ -395,6 +301,8 @@ int root_open_fd(const struct fab_root *r, const char *node_path, int oflags)
 	int e = root_recorded_errno(r, node_path);
 	if (e)
 		return -e;
+	if (r->mem)
+		return root_mem_open_fd(r, node_path, oflags);
 	if (r->live)   /* the kernel's own files: no look first */
 		return live_open(node_path, O_RDONLY | O_NONBLOCK | oflags);
 	return beneath_open(r->dfd, node_path, O_RDONLY | O_NONBLOCK | oflags, BENEATH_FILE);
@@ -402,6 +310,8 @@ int root_open_fd(const struct fab_root *r, const char *node_path, int oflags)
 
 int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)
 {
+	if (r->mem)
+		return root_mem_stat(r, node_path, st);
 	if (r->live) {
 		const char *rel;
 		int dfd = live_at(node_path, &rel);
@@ -449,6 +359,11 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 	bool full;
 	if (len == 0)
 		return -EINVAL;
+	if (r->mem) {
+		ssize_t got = root_mem_read(r, node_path, buf, len);
+		int e = got == 0 ? root_placeholder_errno(r, node_path) : 0;
+		return e ? -e : got;
+	}
 	int fd = root_open_fd(r, node_path, 0);
 	if (fd < 0)
 		return fd;
@@ -458,16 +373,18 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 	if (got < 0)
 		return got;
 	buf[got] = '\0';
+	int e = got == 0 ? root_placeholder_errno(r, node_path) : 0;
+	return e ? -e : got;
+}
+
+int root_placeholder_errno(const struct fab_root *r, const char *node_path)
+{
 	/* A capture lists unreadable files by their real path and leaves an
 	 * empty placeholder; collectors often read through class links. */
-	if (got == 0 && r->nunreadable) {
-		char real[PATH_MAX];
-		int e;
-		if (root_realpath(r, node_path, real, sizeof(real)) == 0 &&
-		    (e = root_recorded_errno(r, real)) != 0)
-			return -e;
-	}
-	return got;
+	char real[PATH_MAX];
+	if (r->nunreadable && root_realpath(r, node_path, real, sizeof(real)) == 0)
+		return root_recorded_errno(r, real);
+	return 0;
 }
 
 int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf, size_t *len)
@@ -476,6 +393,8 @@ int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf,
 	 * files that grow with the node. */
 	size_t cap = root_file_cap(node_path), size = 0, have = ROOT_PAGE;
 	char *b = NULL;
+	if (r->mem)
+		return root_mem_read_alloc(r, node_path, buf, len);
 	*buf = NULL;
 	*len = 0;
 	int fd = root_open_fd(r, node_path, 0);
@@ -558,6 +477,8 @@ ssize_t root_readlink(const struct fab_root *r, const char *node_path, char *buf
 {
 	if (len == 0)
 		return -EINVAL;
+	if (r->mem)
+		return root_mem_readlink(r, node_path, buf, len);
 	ssize_t n;
 	if (r->live) {
 		const char *rel;
@@ -588,6 +509,8 @@ ssize_t root_readlink(const struct fab_root *r, const char *node_path, char *buf
 
 int root_realpath(const struct fab_root *r, const char *node_path, char *buf, size_t len)
 {
+	if (r->mem)
+		return root_mem_realpath(r, node_path, buf, len);
 	if (!r->live)
 		return beneath_resolve(r->dfd, node_path, 0, buf, len);
 	char res[PATH_MAX];
@@ -645,6 +568,8 @@ bool root_exists(const struct fab_root *r, const char *node_path)
 	struct stat st;
 	if (root_recorded_errno(r, node_path))
 		return true;
+	if (r->mem)
+		return root_mem_exists(r, node_path);
 	if (r->live) {
 		const char *rel;
 		int dfd = live_at(node_path, &rel);
@@ -719,6 +644,8 @@ static int natcmp_ptr(const void *a, const void *b)
 int root_list(const struct fab_root *r, const char *node_path, char ***names)
 {
 	*names = NULL;
+	if (r->mem)
+		return root_mem_list(r, node_path, names);
 	int fd = root_open_fd(r, node_path, O_DIRECTORY);
 	if (fd < 0)
 		return fd;

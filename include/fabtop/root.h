@@ -2,33 +2,34 @@
  * root.h - the one way every collector reads the node.
  *
  * A root is "/" (live), a directory that mirrors the live paths (a fixture
- * or an unpacked capture), or a capture tarball, unpacked once into a
- * private temporary directory. Collectors pass absolute node paths
- * ("/sys/class/infiniband") and never know which kind they read.
+ * or a capture written with `capture -o dir/`), or a capture tarball, read
+ * once into memory (src/memtree.h: an index of its members; nothing is
+ * unpacked, no temporary directory is made). Collectors pass absolute node
+ * paths ("/sys/class/infiniband") and never know which kind they read.
  *
- * Reads never leave the root. Every read of a mirror or a capture resolves
- * beneath the root's directory fd (src/beneath.h: openat2 RESOLVE_BENEATH,
- * or a walk that follows links itself with the same rules): a link that
- * leads out of it reads as EXDEV, whatever the depth. Only regular files
- * and directories are opened: a FIFO, device or socket is refused without
- * being opened. root_open() also checks the whole tree once (every link
- * stays inside, no FIFO, device or socket, at most root_max_entries()
- * entries) and refuses the root otherwise, because hwloc and libpci read
- * the paths of root_path() themselves. The live root reads the real files,
+ * Reads never leave the root. Every read of a mirror resolves beneath the
+ * root's directory fd (src/beneath.h: openat2 RESOLVE_BENEATH, or a walk
+ * that follows links itself with the same rules); every read of a capture
+ * resolves its links lexically within its members (src/root_mem.c). Either
+ * way a link that leads out of it reads as EXDEV, whatever the depth. Only
+ * regular files and directories are opened: a FIFO, device or socket is
+ * refused without being opened. root_open() also checks the whole tree
+ * once (every link stays inside, no FIFO, device or socket, at most
+ * root_max_entries() entries) and refuses the root otherwise: a mirror
+ * because hwloc and libpci read the paths of root_path() themselves, a
+ * capture as it always was refused. The live root reads the real files,
  * sysfs links followed: they are the kernel's.
  *
- * A capture tarball is unpacked with caps (root_file_cap() per member,
- * root_max_bytes() and root_max_entries() in all; see docs/capture-format.md)
- * into $TMPDIR, and the tree is removed by root_close(), at exit, and on
- * SIGINT, SIGTERM, SIGHUP and SIGPIPE (the handler is installed when the
- * signal's action is the default, and ends the process as the default would).
+ * A capture tarball is read with caps (root_file_cap() per member,
+ * root_max_bytes() and root_max_entries() in all; see
+ * docs/capture-format.md).
  *
  * A capture may record that a file was unreadable on the captured node
  * (fabtop/unreadable.tsv); reading it through the root then fails with the
  * recorded errno, exactly as it did live.
  *
- * Sequence: root_open() -> root_read()/root_open_fd()/root_list()/... ->
- * root_close().
+ * Sequence: root_open() (or root_open_memtree()) -> root_read()/
+ * root_open_fd()/root_list()/... -> root_close().
  */
 #ifndef FABTOP_ROOT_H
 #define FABTOP_ROOT_H
@@ -39,17 +40,18 @@
 #include <sys/types.h>
 
 struct fab_unreadable;
+struct memtree;
 struct json_t;
 struct json_error_t;
 
 struct fab_root {
-	char dir[4096];        /* "" for live, else the directory that mirrors "/" */
+	char dir[4096];        /* the directory that mirrors "/"; "" for live and memory */
 	char name[256];        /* "live", or the basename of the directory/tarball */
 	bool live;
 	bool is_capture;       /* has fabtop/meta.json */
-	char tmpdir[4096];     /* unpacked tarball, removed by root_close() */
+	struct memtree *mem;   /* a capture read into memory: every read is served from it */
 	char warning[512];     /* a partly readable capture: what was lost */
-	int dfd;               /* dir, opened by root_open(): reads resolve beneath it */
+	int dfd;               /* dir, opened by root_open(): reads resolve beneath it; -1 for memory */
 	struct fab_unreadable *unreadable;
 	size_t nunreadable;
 };
@@ -77,6 +79,11 @@ size_t root_max_entries(void);
  * is refused. On failure returns -1 and writes a message naming
  * what failed to err. */
 int root_open(struct fab_root *r, const char *spec, char *err, size_t errlen);
+/* Opens a root served from the tree t, which the root now owns (freed by
+ * root_close(), or here on failure); name names it ("live" is not one).
+ * For a capture's own report, made before the capture is written. */
+int root_open_memtree(struct fab_root *r, struct memtree *t, const char *name,
+		      char *err, size_t errlen);
 void root_close(struct fab_root *r);
 /* The name root_open() gives the root of spec (its fab_root.name): the
  * base name without .tar.gz or .tgz. */
@@ -85,7 +92,9 @@ void root_name_of(const char *spec, char *out, size_t len);
 /* Opens node_path for reading: O_RDONLY | O_NONBLOCK | O_CLOEXEC, plus
  * O_DIRECTORY when asked. Returns the fd or -errno: the recorded errno of an
  * unreadable file, -EXDEV for a link leading out of the root, and, in a
- * mirror, an errno root_strerror() words for a FIFO, device or socket. */
+ * mirror, an errno root_strerror() words for a FIFO, device or socket. In
+ * memory a file's fd is a memfd holding its bytes, and a directory has none
+ * (-ENOTSUP with O_DIRECTORY, -EISDIR without): list it with root_list(). */
 int root_open_fd(const struct fab_root *r, const char *node_path, int oflags);
 
 /* stat() of node_path, links followed inside the root; 0 or -errno. */
@@ -149,7 +158,8 @@ int root_recorded_errno(const struct fab_root *r, const char *node_path);
 
 /* The host path of a node path. Only for libraries that open paths
  * themselves (hwloc's HWLOC_FSROOT, libpci's sysfs directory); root_open()
- * checked the tree they read. fabtop's own reads use the functions above. */
+ * checked the tree they read. fabtop's own reads use the functions above.
+ * NULL for a root in memory, which has no host path. */
 const char *root_path(const struct fab_root *r, const char *node_path,
 		      char *buf, size_t len);
 
@@ -162,10 +172,6 @@ int root_open_plain(const char *path);
  * ("/proc/PID/root") sees it: links resolved inside dir as in a chroot
  * (RESOLVE_IN_ROOT), never a FIFO, device or socket. The fd, or -errno. */
 int root_open_in(const char *dir, const char *path);
-
-/* Removes the unpacked captures of this process now. Async-signal-safe:
- * for a signal handler that ends the process without root_close(). */
-void root_remove_temp(void);
 
 /* Natural order of names with numbers ("mlx5_2" < "mlx5_10"). */
 int fab_natcmp(const char *a, const char *b);

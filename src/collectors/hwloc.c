@@ -243,6 +243,13 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 		return 0;
 	}
 
+	/* A capture in memory has no path for hwloc's Linux backend: its NUMA
+	 * nodes come from sysfs through the root (sysfs_numa). */
+	if (r->mem) {
+		snprintf(err, errlen, "no fabtop/hwloc.xml in capture %s", r->name);
+		hwloc_topology_destroy(t);
+		return -2;
+	}
 	/* Without the CPU tree (cpu/cpuN) hwloc's Linux backend falls back to
 	 * THIS machine's processor count and shows it as the mirror's. */
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();

@@ -6,12 +6,23 @@
  * libpci's default error handler exits the process, and a replacement must
  * not return; ours longjmps back here so a broken fixture or an unreadable
  * sysfs becomes a model note.
+ *
+ * A root in memory (a capture tarball) has no sysfs directory for libpci to
+ * read: its config spaces go to libpci's dump access method instead (the
+ * `lspci -xxxx` text, domains and 4 KiB of config included, in a memfd),
+ * and what the sysfs method takes from sysfs files (vendor, device, class)
+ * is read through the root, so that both give the same answers.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <pci/pci.h>
 #include "fabtop/collect.h"
 #include "fabtop/util.h"
@@ -161,6 +172,94 @@ static int guarded_scan(struct pci_access *pa)
 	return 0;
 }
 
+#define PCI_NODE_DIR "/sys/bus/pci/devices"
+
+/* The config spaces of a root's PCI functions as libpci's dump method reads
+ * them (lib/dump.c: "DDDD:BB:DD.F title" then "OFF: hh hh ..." lines, at most
+ * 4096 bytes each), in a memfd: the fd, or -1 with pci_errmsg set as the
+ * sysfs method words a device name it cannot parse. */
+static int config_dump(const struct fab_root *r)
+{
+	char **names, line[8 + 16 * 3 + 2];
+	int n = root_list(r, PCI_NODE_DIR, &names);
+	if (n < 0) {
+		snprintf(pci_errmsg, sizeof(pci_errmsg), "Cannot open %s", PCI_NODE_DIR);
+		return -1;
+	}
+	int fd = memfd_create("fabtop-pci-dump", MFD_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(dup(fd), "w") : NULL;
+	unsigned char *cfg = malloc(4097);
+	bool ok = f && cfg;
+	if (!ok)
+		snprintf(pci_errmsg, sizeof(pci_errmsg), "cannot hold the config spaces: %s",
+			 strerror(errno));
+	for (int i = 0; ok && i < n; i++) {
+		unsigned dom, bus, dev, func;
+		char path[PATH_MAX];
+		if (names[i][0] == '.')
+			continue;   /* as sysfs_scan() */
+		if (sscanf(names[i], "%x:%x:%x.%u", &dom, &bus, &dev, &func) < 4 || dom > 0x7fffffff) {
+			snprintf(pci_errmsg, sizeof(pci_errmsg),
+				 "sysfs_scan: Couldn't parse entry name %s", names[i]);
+			ok = false;
+			break;
+		}
+		/* dump_init() wants a space after the address, as lspci's title */
+		fprintf(f, "%04x:%02x:%02x.%x %s\n", dom, bus, dev, func, names[i]);
+		/* An unreadable config is no bytes: every read of it fails, as
+		 * the sysfs method's reads of a config it cannot open. */
+		snprintf(path, sizeof(path), PCI_NODE_DIR "/%s/config", names[i]);
+		ssize_t got = root_read(r, path, (char *)cfg, 4097);
+		for (ssize_t off = 0; off < got; off += 16) {
+			int l = snprintf(line, sizeof(line), "%03zx:", (size_t)off);
+			for (ssize_t k = off; k < got && k < off + 16; k++)
+				l += snprintf(line + l, sizeof(line) - (size_t)l, " %02x", cfg[k]);
+			fprintf(f, "%s\n", line);
+		}
+		fputc('\n', f);
+	}
+	if (f && fclose(f) != 0 && ok) {
+		snprintf(pci_errmsg, sizeof(pci_errmsg), "cannot hold the config spaces: %s",
+			 strerror(errno));
+		ok = false;
+	}
+	free(cfg);
+	if (n > 0)
+		root_free_list(names, n);
+	if (!ok) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* What the sysfs method reads from sysfs files rather than config space
+ * (the kernel's view: a class fixed for a broken device), read through the
+ * root; -1 with pci_errmsg set when one is missing, as the sysfs method
+ * fails on it. */
+static int sysfs_ident(const struct fab_root *r, struct pci_dev *d, const char *bdf)
+{
+	static const char *const files[] = { "vendor", "device", "class" };
+	long v[3];
+	for (int i = 0; i < 3; i++) {
+		char path[PATH_MAX], buf[64];
+		snprintf(path, sizeof(path), PCI_NODE_DIR "/%s/%s", bdf, files[i]);
+		int rc = root_read_line(r, path, buf, sizeof(buf));
+		if (rc < 0) {
+			snprintf(pci_errmsg, sizeof(pci_errmsg), "Cannot open %s: %s", path,
+				 root_strerror(-rc));
+			return -1;
+		}
+		v[i] = strtol(buf, NULL, 0);
+	}
+	d->vendor_id = (u16)v[0];
+	d->device_id = (u16)v[1];
+	d->device_class = (u16)(v[2] >> 8);
+	d->known_fields |= PCI_FILL_IDENT | PCI_FILL_CLASS;
+	return 0;
+}
+
 /* A non-root reader gets only the first 64 bytes of config (no capability
  * list): say once that LnkCap, port types and ACS need root, rather than
  * leaving a silent N/A. Devices without a PCIe capability are not counted. */
@@ -187,7 +286,8 @@ static void note_short_config(const struct fab_root *r, struct fab_model *m)
 
 int collect_pci_lib(const struct fab_root *r, struct fab_model *m)
 {
-	char sysfs[PATH_MAX];
+	char sysfs[PATH_MAX], dump_name[64];
+	int dump = -1;
 
 	if (m->npci == 0)
 		return 0;
@@ -199,12 +299,29 @@ int collect_pci_lib(const struct fab_root *r, struct fab_model *m)
 	pa->error = on_pci_error;
 	pa->warning = on_pci_warning;
 	pa->debug = on_pci_debug;
-	pa->method = PCI_ACCESS_SYS_BUS_PCI;
-	root_path(r, "/sys/bus/pci", sysfs, sizeof(sysfs));
-	if (!r->live)
-		pci_set_param(pa, "sysfs.path", sysfs);
+	if (r->mem) {
+		/* No host path: the config spaces, from memory. */
+		fab_strlcpy(sysfs, "/sys/bus/pci", sizeof(sysfs));
+		if ((dump = config_dump(r)) < 0) {
+			model_note(m, "libpci", "libpci could not read %s: %s (PCI names, LnkCap "
+				   "and ACS are unknown)", sysfs, pci_errmsg);
+			pci_cleanup(pa);
+			return -1;
+		}
+		pa->method = PCI_ACCESS_DUMP;
+		snprintf(dump_name, sizeof(dump_name), "/proc/self/fd/%d", dump);
+		pci_set_param(pa, "dump.name", dump_name);
+	} else {
+		pa->method = PCI_ACCESS_SYS_BUS_PCI;
+		root_path(r, "/sys/bus/pci", sysfs, sizeof(sysfs));
+		if (!r->live)
+			pci_set_param(pa, "sysfs.path", sysfs);
+	}
 
-	if (guarded_scan(pa) != 0) {
+	int scanned = guarded_scan(pa);
+	if (dump >= 0)
+		close(dump);   /* dump_init() read it whole */
+	if (scanned != 0) {
 		/* Partly built state is still owned by pa; pci_cleanup frees it. */
 		model_note(m, "libpci", "libpci could not read %s: %s (PCI names, LnkCap "
 			   "and ACS are unknown)", sysfs, pci_errmsg);
@@ -218,7 +335,8 @@ int collect_pci_lib(const struct fab_root *r, struct fab_model *m)
 			 (unsigned)d->domain, d->bus, d->dev, d->func);
 		int i = model_find_pci(m, bdf);
 		/* One unreadable device costs only its own details. */
-		if (i != FAB_NO_INDEX && guarded_fill(d, &m->pci[i]) != 0 && !failed++)
+		if (i != FAB_NO_INDEX && ((r->mem && sysfs_ident(r, d, bdf) != 0) ||
+					  guarded_fill(d, &m->pci[i]) != 0) && !failed++)
 			model_note(m, "libpci", "libpci could not read %s/devices/%s: %s",
 				   sysfs, bdf, pci_errmsg);
 	}

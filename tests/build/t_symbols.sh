@@ -13,7 +13,7 @@ if [ -z "$objs" ]; then
 	echo "not ok - global symbols: no objects under build/obj (run make tests)"; exit 0
 fi
 # One prefix per module; the view ops tables end in _view_ops.
-prefixes='fab_|model_|collect_|report_|view_|wizard_|wiz_|run_|ab_|sampler_|live_|topo_|counter_|capture_|cap_|root_|out_|rule_|findings_|finding_|nccl_|perftest_|mtu_|job_|tui_|layout_|procfs_|rdma_res_|qp_|dl_|sys_|archive_|uverbs_|netlink_|nvml_|tbl_|ll_|port_|nic_|pcie_|gpu_|tri_|sev_|traffic_|ctr_|analyze_log_|links_|beneath_|ras_|gdr_|cuda_|ethtool_|dcb_|netdev_|verbs_|hazard_|lossless_|watch_|nodedoc_|nodefacts_|fleet_|diff_|scenario_|learn_|cfg_|i18n_'
+prefixes='fab_|model_|collect_|report_|view_|wizard_|wiz_|run_|ab_|sampler_|live_|topo_|counter_|capture_|cap_|root_|out_|rule_|findings_|finding_|nccl_|perftest_|mtu_|job_|tui_|layout_|procfs_|rdma_res_|qp_|dl_|sys_|archive_|uverbs_|netlink_|nvml_|tbl_|ll_|port_|nic_|pcie_|gpu_|tri_|sev_|traffic_|ctr_|analyze_log_|links_|beneath_|ras_|gdr_|cuda_|ethtool_|dcb_|netdev_|verbs_|hazard_|lossless_|watch_|nodedoc_|nodefacts_|fleet_|diff_|scenario_|learn_|cfg_|i18n_|memtree_'
 bad=$(nm -g --defined-only $objs 2>/dev/null | awk '$2 ~ /^[TDBRC]$/ {print $3}' | sort -u |
 	grep -vE "^(${prefixes})|_view_ops$|^main$")
 n=$(nm -g --defined-only $objs 2>/dev/null | awk '$2 ~ /^[TDBRC]$/' | wc -l)

@@ -1,5 +1,7 @@
-/* Capture tarballs: pack/unpack round trip, truncated and garbage files, and
- * members that try to leave the unpack directory. */
+/* Capture tarballs: pack/read round trip, truncated and garbage files, and
+ * members that try to leave the capture. A capture is read into memory
+ * (memtree_read_archive); unpack() writes what was read to a directory, so
+ * that these checks see every member that was kept. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 #include "fab_archive.h"
 #include "fabtop/root.h"
+#include "memtree.h"
 
 /* Each test gets a fresh scratch directory: base/{src,out,x.tar.gz}. */
 struct scratch {
@@ -143,6 +146,30 @@ static void write_tar(const char *tar, const struct member *m, int n)
 	archive_write_free(w);
 }
 
+/* Reads tar as root_open() reads a capture, and writes the members it kept
+ * under dir/<top> (dir when they have no top folder), named in top: the
+ * return of memtree_read_archive(). */
+static int unpack(const char *tar, const char *dir, char *top, size_t toplen,
+		  char *err, size_t errlen)
+{
+	char name[256], werr[1024];
+	int fd = open(tar, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open capture %s", tar);
+		return -1;
+	}
+	struct memtree *t = memtree_new();
+	assert_non_null(t);
+	int rc = memtree_read_archive(t, fd, tar, name, sizeof(name), err, errlen);
+	close(fd);
+	if (rc >= 0) {
+		snprintf(top, toplen, "%s%s%s", dir, name[0] ? "/" : "", name);
+		assert_int_equal(memtree_write_dir(t, top, werr, sizeof(werr)), 0);
+	}
+	memtree_free(t);
+	return rc;
+}
+
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -162,7 +189,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(symlink("../../../devices/pci0000:00/0000:00:01.0", p), 0);
 
 	assert_int_equal(archive_pack(s->src, "node17-20261130T172000", s->tar, err, sizeof(err)), 0);
-	assert_int_equal(archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
+	assert_int_equal(unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
 	snprintf(p, sizeof(p), "%s/node17-20261130T172000", s->out);
 	assert_string_equal(top, p);
 
@@ -202,11 +229,11 @@ static void test_round_trip(void **state)
 	assert_string_equal(buf, "0x15b3");
 	assert_int_equal(root_realpath(&r, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:01.0");
-	char tmpdir[sizeof(r.tmpdir)];
-	snprintf(tmpdir, sizeof(tmpdir), "%s", r.tmpdir);
-	assert_true(exists(tmpdir));
+	assert_non_null(r.mem);          /* served from memory: no host path */
+	assert_string_equal(r.dir, "");
+	assert_null(root_path(&r, "/sys", buf, sizeof(buf)));
 	root_close(&r);
-	assert_false(exists(tmpdir));   /* the private copy is gone */
+	assert_null(r.mem);
 }
 
 static void test_truncated(void **state)
@@ -224,7 +251,7 @@ static void test_truncated(void **state)
 	assert_int_equal(truncate(s->tar, st.st_size / 2), 0);
 
 	err[0] = '\0';
-	int rc = archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
+	int rc = unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
 	print_message("# truncated: rc %d: %s\n", rc, err);
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(err, "truncated"));
@@ -260,13 +287,13 @@ static void test_truncated_early(void **state)
 	put_random(s->src, "sys/a_big", 100000, 3);
 	assert_int_equal(archive_pack(s->src, "cap", s->tar, err, sizeof(err)), 0);
 	assert_int_equal(truncate(s->tar, 100), 0);   /* inside the first header */
-	int rc = archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
+	int rc = unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
 	print_message("# truncated early: rc %d: %s\n", rc, err);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(err, s->tar));
 	struct fab_root r;
 	assert_int_equal(root_open(&r, s->tar, err, sizeof(err)), -1);
-	assert_int_equal(r.tmpdir[0], '\0');
+	assert_null(r.mem);
 }
 
 static void test_garbage(void **state)
@@ -274,7 +301,7 @@ static void test_garbage(void **state)
 	struct scratch *s = *state;
 	char err[1024] = "", top[PATH_MAX];
 	put_random(s->base, "x.tar.gz", 10000, 9);
-	int rc = archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
+	int rc = unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
 	print_message("# garbage: rc %d: %s\n", rc, err);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(err, s->tar));
@@ -285,7 +312,7 @@ static void test_garbage(void **state)
 	err[0] = '\0';
 	assert_int_equal(root_open(&r, s->tar, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, s->tar));
-	assert_int_equal(r.tmpdir[0], '\0');
+	assert_null(r.mem);
 
 	/* An empty file and a plain text file are not captures either. */
 	put_file(s->base, "x.tar.gz", "", 0);
@@ -301,7 +328,7 @@ static void expect_refused(struct scratch *s, const struct member *m, int n,
 {
 	char err[1024] = "", top[PATH_MAX];
 	write_tar(s->tar, m, n);
-	int rc = archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
+	int rc = unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err));
 	print_message("# %s: rc %d: %s\n", what, rc, err);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(err, "refused"));
@@ -385,7 +412,7 @@ static void test_symlink_inside(void **state)
 		{ "cap/sys/bus/pci/devices/0000:00:02.0", 'l', "../../../devices/pci0000:00/0000:00:02.0" },
 	};
 	write_tar(s->tar, m, 3);
-	assert_int_equal(archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
+	assert_int_equal(unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
 	struct fab_root r;
 	char buf[64];
 	assert_int_equal(root_open(&r, s->tar, err, sizeof(err)), 0);
@@ -434,7 +461,7 @@ static void test_member_cap(void **state)
 		{ "cap/fabtop/samples.json", 'f', samples },   /* grows with --samples */
 	};
 	write_tar(s->tar, ok, 3);
-	assert_int_equal(archive_unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
+	assert_int_equal(unpack(s->tar, s->out, top, sizeof(top), err, sizeof(err)), 0);
 	const struct member bad[] = {
 		{ "cap/fabtop/meta.json", 'f', "{}" },
 		{ "cap/sys/over", 'f', over },

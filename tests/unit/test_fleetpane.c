@@ -121,15 +121,16 @@ static bool have_scenarios(void)
 	return false;
 }
 
-/* The switch: each node's capture unpacked once, the previous one's
- * temporary directory gone, refusals leave the open node alone. */
+/* The switch: each node's capture read once into memory (nothing unpacked
+ * in TMPDIR, ever), the previous one's tree let go, refusals leave the
+ * open node alone. */
 static void switch_nodes(void **state)
 {
 	(void)state;
 	assert_true(have_scenarios());
 	struct tui t;
 	struct fab_model m;
-	char first[PATH_MAX];
+	const struct memtree *first;
 	model_init(&m);
 	tui_init(&t, NULL, &m, NULL);
 	t.fleet = t.ctx.fleet = &fl;
@@ -143,19 +144,17 @@ static void switch_nodes(void **state)
 	assert_int_equal(t.ctx.fleet_shown, 0);
 	assert_int_equal(t.cur, t.topo_pane);
 	assert_string_equal(m.host, "dgx-h100-demo");
-	assert_true(t.node_root.tmpdir[0] != '\0');
-	assert_true(is_dir(t.node_root.tmpdir));
-	assert_int_equal(count_unpacked(), 1);
-	fab_strlcpy(first, t.node_root.tmpdir, sizeof(first));
+	assert_non_null(t.node_root.mem);
+	assert_int_equal(count_unpacked(), 0);
+	first = t.node_root.mem;
 	for (int i = 0; i < t.npanes; i++)
 		assert_true(t.opened[i]);
 
 	/* Another node: the first one's unpacked files are gone. */
 	assert_int_equal(tui_fleet_open(&t, 1), 0);
 	assert_string_equal(m.host, "roce-faults-demo");
-	assert_false(is_dir(first));
-	assert_true(is_dir(t.node_root.tmpdir));
-	assert_int_equal(count_unpacked(), 1);
+	assert_non_null(t.node_root.mem);
+	assert_int_equal(count_unpacked(), 0);
 	assert_int_equal(t.ctx.fleet_shown, 1);
 
 	/* A saved report: refused in one line, the node stays open. */
@@ -165,18 +164,18 @@ static void switch_nodes(void **state)
 	assert_int_equal(t.ctx.fleet_shown, 1);
 	assert_string_equal(m.host, "roce-faults-demo");
 	assert_int_equal(t.cur, t.fleet_pane);
-	assert_int_equal(count_unpacked(), 1);
+	assert_int_equal(count_unpacked(), 0);
 
 	/* A capture that is gone: why, and still the same node. */
 	assert_int_equal(tui_fleet_open(&t, 4), -1);
 	assert_non_null(strstr(t.ctx.fleet_msg, "cannot open gone:"));
 	assert_int_equal(t.ctx.fleet_shown, 1);
-	assert_true(is_dir(t.node_root.tmpdir));
+	assert_non_null(t.node_root.mem);
 
-	/* The same node again: no new unpacking, just the panes. */
-	fab_strlcpy(first, t.node_root.tmpdir, sizeof(first));
+	/* The same node again: not read again, just the panes. */
+	first = t.node_root.mem;
 	assert_int_equal(tui_fleet_open(&t, 1), 0);
-	assert_string_equal(first, t.node_root.tmpdir);
+	assert_ptr_equal(first, t.node_root.mem);
 	assert_int_equal(t.cur, t.topo_pane);
 
 	tui_finish(&t);
