@@ -32,8 +32,8 @@ if [ ! -d "$S/dgx-h100/sys" ]; then
 	exit 0
 fi
 
-# Counts, over a trace, the files opened for reading (not O_PATH, not a
-# directory) and the read() calls on them; prints "opens reads absolute".
+# Counts, over a trace, the node files fabtop's root opened for reading
+# (relative to its root fd; not O_PATH, not a directory) and the read() calls on them; prints "opens reads absolute".
 # absolute: opens of /sys or /proc node files by absolute path.
 cat > "$T/count.py" <<'PY'
 import re, sys
@@ -48,7 +48,12 @@ for line in open(sys.argv[1]):
     if call in ('open', 'openat', 'openat2'):
         if re.search(r'"/(sys|proc/net)/', args):
             absolute += 1
-        if rc < 0 or 'O_PATH' in args or 'O_DIRECTORY' in args:
+        # fabtop's own reads: a node path relative to the root's fd. The
+        # libraries' opens (ld.so in the GPU thread, hwloc's stdio) are not
+        # the root reader's, and a thread's split "unfinished" lines would
+        # pair their fds wrongly.
+        if rc < 0 or 'O_PATH' in args or 'O_DIRECTORY' in args or \
+           not re.match(r'\s*\d+, "[^/]', args):
             continue
         live.add((pid, rc))
         opens += 1
