@@ -771,7 +771,9 @@ int tui_open_root(struct tui *t, const char *path, char *why, size_t len)
 	t->node_root = nr;
 	t->root = &t->node_root;
 	t->ctx.root = t->root;
-	read_model(t, false, NULL, 0);   /* its first screen first */
+	/* Read whole: every pane of the node opens with it (the fleet's
+	 * Enter); only the console's start is drawn before the detail. */
+	read_model(t, false, NULL, FAB_DETAIL_ALL);
 	t->scen_title[0] = '\0';
 	t->own_wizard = t->ctx.wizard = wizard_new(t->root, NULL, NULL, 0);
 	panes_open(t);
