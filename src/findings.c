@@ -17,9 +17,14 @@ void findings_run(struct fab_model *m)
 {
 	model_derive(m);   /* the rules read the derived facts */
 	m->nfindings = 0;
+	m->findings_lack = 0;
 	for (size_t k = 0; k < sizeof(rule_sets) / sizeof(rule_sets[0]); k++)
 		for (int i = 0; i < rule_sets[k]->n; i++) {
 			const struct fab_rule *r = &rule_sets[k]->rules[i];
+			if (!model_has(m, r->needs)) {
+				m->findings_lack |= r->needs & ~m->have;
+				continue;
+			}
 			int first = m->nfindings;
 			r->run(m);
 			for (int f = first; f < m->nfindings; f++)

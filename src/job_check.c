@@ -743,6 +743,10 @@ static void check_gid(struct ctx *c)
 	}
 	if (want < 0)
 		return;   /* NCCL picks by NCCL_IB_ROCE_VERSION_NUM and NCCL_IB_ADDR_FAMILY */
+	/* A GID table not read yet holds no GID: that is no "has no GID at
+	 * index N". The caller asks for it (collect_detail) before checking. */
+	if (!model_has(c->m, FAB_HAVE_GIDS))
+		return;
 	for (int n = 0; n < c->m->nnics && n < 64; n++) {
 		if (!c->hca_in_use[n])
 			continue;

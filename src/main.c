@@ -72,25 +72,30 @@ static int run_on(const char *rootspec, const char *section, bool json, bool dem
 		fab_fprintf(stderr, "fabtop: %s\n", err);
 		return 2;
 	}
-	model_init(&m);
-	bool script = getenv("FABTOP_SCRIPT") != NULL;
-	/* The console draws its first frame before the GPU libraries answer
-	 * (gpu_bg.c); a report waits for them. */
-	bool console = !section && (script || (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)));
-	if (console)
-		collect_all_nowait(&root, &m);
-	else
-		collect_all(&root, &m);
-	if (demo)
-		m.demo = true;
 	int rc;
 	char why[256];
+	bool script = getenv("FABTOP_SCRIPT") != NULL;
+	bool no_tty = !script && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO));
+	bool bad_term = !section && !script && !no_tty && !tui_term_usable(why, sizeof(why));
+	/* `report topo` shows no GID and no counter, and the console reads
+	 * them after its first screen (tui.c read_detail); the other reports
+	 * show every port's detail. The console draws its first frame before
+	 * the GPU libraries answer (gpu_bg.c); a report waits for them. */
+	bool console = !section && !no_tty && !bad_term;
+	bool light = console || (section && strcmp(section, "topo") == 0);
+	model_init(&m);
+	if (console)
+		collect_model_nowait(&root, &m, 0);
+	else
+		collect_model(&root, &m, light ? 0 : FAB_DETAIL_ALL);
+	if (demo)
+		m.demo = true;
 	if (section) {
 		rc = report_run(section, json, stdout, &m);
-	} else if (!script && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
+	} else if (no_tty) {
 		/* No terminal: print what the TUI would have shown. */
 		rc = report_run("all", json, stdout, &m);
-	} else if (!script && !tui_term_usable(why, sizeof(why))) {
+	} else if (bad_term) {
 		/* A terminal the console cannot draw on: the same, said once. */
 		fprintf(stderr, "fabtop: %s: printing `fabtop report all` instead of the console "
 			"(set TERM, e.g. TERM=xterm-256color, for the console)\n", why);

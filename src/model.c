@@ -10,6 +10,7 @@
 void model_init(struct fab_model *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->have = FAB_DETAIL_ALL;
 }
 
 void model_free(struct fab_model *m)

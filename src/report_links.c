@@ -153,6 +153,10 @@ static void port_netdev(struct fab_out *o, const struct fab_model *m, const stru
 	out_close_obj(o);
 }
 
+static void port_gids(struct fab_out *o, const struct fab_port *pt);
+static void port_counters(struct fab_out *o, const struct fab_model *m, const struct fab_nic *n,
+			  const struct fab_port *pt);
+
 static void port_detail(struct fab_out *o, const struct fab_model *m, const struct fab_nic *n,
 			const struct fab_port *pt)
 {
@@ -189,6 +193,24 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 	if (pt->netdev[0])
 		port_netdev(o, m, pt);
 
+	/* A table not read is null ("not read"), never an empty one. */
+	if (!model_has(m, FAB_HAVE_GIDS)) {
+		out_text(o, _("    GIDs: not read\n"));
+		out_str(o, PR_JSON, "gids", NULL, NULL);
+	} else {
+		port_gids(o, pt);
+	}
+	if (!model_has(m, FAB_HAVE_PORT_COUNTERS)) {
+		out_text(o, _("    errors: not read\n"));
+		out_str(o, PR_JSON, "errors", NULL, NULL);
+	} else {
+		port_counters(o, m, n, pt);
+	}
+	out_close_obj(o);
+}
+
+static void port_gids(struct fab_out *o, const struct fab_port *pt)
+{
 	out_open_arr(o, "gids");
 	if (pt->ngids)
 		out_text(o, "    GIDs:\n");
@@ -203,7 +225,13 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 		out_close_obj(o);
 	}
 	out_close_arr(o);
+}
 
+/* The error counters, those pinned at their maximum, what each hides and
+ * the command that clears them, and the implausible ones. */
+static void port_counters(struct fab_out *o, const struct fab_model *m, const struct fab_nic *n,
+			  const struct fab_port *pt)
+{
 	out_open_obj(o, "errors");
 	if (pt->nerrors)
 		out_text(o, _("    errors:"));
@@ -249,7 +277,6 @@ static void port_detail(struct fab_out *o, const struct fab_model *m, const stru
 		if (pt->errors[e].implausible)
 			out_str(o, PR_JSON, NULL, NULL, pt->errors[e].name);
 	out_close_arr(o);
-	out_close_obj(o);
 }
 
 static void device_detail(struct fab_out *o, const struct fab_model *m, const struct fab_nic *n)

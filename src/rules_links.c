@@ -1533,6 +1533,7 @@ static void rule_not_usable(struct fab_model *m)
 /* The findings of this file: adding one is a function above and a row here. */
 static const struct fab_rule links_rules[] = {
 	{ .id = "links.port-down", .run = rule_port_down,   /* and links.port-unused */
+	  .needs = FAB_HAVE_PORT_COUNTERS,   /* link_downed tells a cable from a fault */
 	  .layer = N_("link: a port that is not ACTIVE with its physical link up carries no traffic at all") },
 	{ .id = "links.no-sm", .run = rule_no_sm,
 	  .layer = N_("InfiniBand subnet: a port turns ACTIVE only after a subnet manager assigns its LID and routes") },
@@ -1544,17 +1545,19 @@ static const struct fab_rule links_rules[] = {
 	  .layer = N_("PCIe: a multi-host or socket-direct card spreads each port over several links") },
 	{ .id = "links.mtu-mismatch", .run = rule_mtu_mismatch,
 	  .layer = N_("RoCE: the RDMA MTU follows the netdev MTU; smaller packets cost bandwidth, mismatches break paths") },
-	{ .id = "links.roce-no-ipv4", .run = rule_roce_no_ipv4,
+	{ .id = "links.roce-no-ipv4", .run = rule_roce_no_ipv4, .needs = FAB_HAVE_GIDS,
 	  .layer = N_("RoCE addressing: each connection picks a GID; NCCL and most apps want a routable IPv4 RoCE v2 one") },
-	{ .id = "links.gid-netns", .run = rule_gid_netns,
+	{ .id = "links.gid-netns", .run = rule_gid_netns, .needs = FAB_HAVE_GIDS,
 	  .layer = N_("namespaces: a RoCE GID belongs to a netdev, which may live in another network namespace (pod)") },
-	{ .id = "links.errors", .run = rule_link_errors,
+	{ .id = "links.errors", .run = rule_link_errors, .needs = FAB_HAVE_PORT_COUNTERS,
 	  .layer = N_("physical/link: error counters record cable, transceiver and signal trouble since the last clear") },
 	{ .id = "links.counter-implausible", .run = rule_counter_implausible,
+	  .needs = FAB_HAVE_PORT_COUNTERS,
 	  .layer = N_("counters: every verdict on errors and traffic rests on counter values that can be true") },
 	{ .id = "links.fw-mismatch", .run = rule_fw_mismatch,
 	  .layer = N_("consistency: the rails of a job should run the same firmware") },
 	{ .id = "links.subnet-mismatch", .run = rule_subnet_mismatch,
+	  .needs = FAB_HAVE_GIDS,   /* the subnet prefix is GID 0's */
 	  .layer = N_("consistency: IB ports reach each other only within one subnet (one SM)") },
 	{ .id = "links.ll-mixed", .run = rule_ll_mixed,
 	  .layer = N_("consistency: NCCL uses every usable RDMA port it is not told to skip, IB and RoCE alike") },
@@ -1573,6 +1576,7 @@ static const struct fab_rule links_rules[] = {
 	/* Last: a port's own faults above name the cause; its transport totals
 	 * are what those faults (or the fabric) cost. */
 	{ .id = "links.transport-errors", .run = rule_transport_errors,
+	  .needs = FAB_HAVE_PORT_COUNTERS,
 	  .layer = N_("transport: the HCA counts every retransmission, timeout and failed request; they stall or break jobs") },
 };
 FAB_RULE_SET(links_rule_set, links_rules);

@@ -518,9 +518,14 @@ static void draw_switcher(struct tui *t)
 	delwin(o);
 }
 
+static bool read_detail(struct tui *t);
+
 void tui_draw(struct tui *t)
 {
 	int rows, cols;
+	/* The pane in view needs what the model has not read yet: read first. */
+	if (t->root && !t->opened[t->cur] && !t->views[t->cur].ops->light)
+		read_detail(t);
 	getmaxyx(stdscr, rows, cols);
 	t->lay = layout_compute(rows, cols, t->m->demo || t->fleet);
 	t->drawn_sec = time(NULL);
@@ -555,8 +560,9 @@ void tui_show_current(struct tui *t)
 {
 	for (int i = 0; i < t->npanes; i++) {
 		struct view *v = &t->views[i];
-		bool now = i == t->cur;
-		if (now && !v->current && v->ops->show && t->opened[i])
+		/* A pane opened later (read_detail) is shown when it opens. */
+		bool now = i == t->cur && t->opened[i];
+		if (now && !v->current && v->ops->show)
 			v->ops->show(v, &t->ctx);
 		v->current = now;
 	}
@@ -648,14 +654,16 @@ static void say(struct tui *t, bool bad, const char *fmt, ...)
 /* The model read again from t->root: 'r', and a root once opened. demo and
  * source: what `fabtop demo` (or the scenario opened) set after collecting,
  * kept across a reload; source NULL keeps what the collector says. */
-static void read_model(struct tui *t, bool demo, const char *source)
+/* want: the per-port detail read now (model.h FAB_HAVE_*); read_detail()
+ * reads the rest once the first frame is up. */
+static void read_model(struct tui *t, bool demo, const char *source, unsigned want)
 {
 	struct fab_model *m = t->m;
 	char keep[FAB_PATH_LEN];
 	fab_strlcpy(keep, source ? source : "", sizeof(keep));
 	model_free(m);
 	model_init(m);
-	collect_all_nowait(t->root, m);   /* the GPU libraries' answer comes later (gpu_arrived) */
+	collect_model_nowait(t->root, m, want);   /* the GPU libraries' answer comes later (gpu_arrived) */
 	if (demo)
 		m->demo = true;
 	if (keep[0] && (!m->source[0] || demo))
@@ -673,7 +681,8 @@ static void reload(struct tui *t)
 {
 	if (!t->root)
 		return;   /* `fabtop fleet` with no node open: nothing to read again */
-	read_model(t, t->m->demo, t->m->source);
+	/* The open panes show the new model at once: all of it. */
+	read_model(t, t->m->demo, t->m->source, FAB_DETAIL_ALL);
 	reload_panes(t);
 }
 
@@ -706,11 +715,29 @@ static void panes_open(struct tui *t)
 		struct view *v = &t->views[i];
 		if (t->opened[i] || (shows_node(fab_panes[i]) && !t->root))
 			continue;
+		/* A pane that needs the GID tables or counters (view.h light)
+		 * opens once read_detail() has read them. */
+		if (shows_node(fab_panes[i]) && !fab_panes[i]->light && !model_has(t->m, FAB_DETAIL_ALL))
+			continue;
 		*v = (struct view){ .ops = fab_panes[i] };
 		if (v->ops->open && v->ops->open(v, &t->ctx) != 0)
 			v->priv = NULL;   /* the pane says it has no state */
 		t->opened[i] = true;
 	}
+}
+
+/* The model's per-port detail (GID tables, port counters), when it lacks
+ * it: read, the findings judged again with it (collect_detail), and the
+ * panes that waited for it opened. After the first frame, or before a
+ * pane that needs it is drawn. True when it read something. */
+static bool read_detail(struct tui *t)
+{
+	if (!t->root || model_has(t->m, FAB_DETAIL_ALL))
+		return false;
+	collect_detail(t->root, t->m, FAB_DETAIL_ALL);
+	panes_open(t);
+	tui_show_current(t);
+	return true;
 }
 
 /* Closes the open panes (only those that show a node: node_only), each
@@ -760,7 +787,9 @@ int tui_open_root(struct tui *t, const char *path, char *why, size_t len)
 	t->node_root = nr;
 	t->root = &t->node_root;
 	t->ctx.root = t->root;
-	read_model(t, false, NULL);
+	/* Read whole: every pane of the node opens with it (the fleet's
+	 * Enter); only the console's start is drawn before the detail. */
+	read_model(t, false, NULL, FAB_DETAIL_ALL);
 	t->scen_title[0] = '\0';
 	t->own_wizard = t->ctx.wizard = wizard_new(t->root, NULL, NULL, 0);
 	panes_open(t);
@@ -1517,12 +1546,22 @@ static int tui_loop(struct tui *t)
 			int left = OUTPUT_FRAME_MS - (int)((mono_s() - drawn_at) * 1000);
 			if (pending && left < ms)
 				ms = left > 0 ? left : 0;
+			if (t->root && !model_has(m, FAB_DETAIL_ALL))
+				ms = 0;   /* the rest of the node is read at once */
 			ch = next_key(t, ms);
 		}
 		if (t->quit || quit_signal)
 			break;
 		if (gpu_arrived(t))
 			pending = true;
+		/* The first screen is up: the rest of the node (GID tables,
+		 * counters) is read now, before the input is handled, and the
+		 * screen drawn again with it. A script's first command (a dump
+		 * of the first frame) comes before it. */
+		if (read_detail(t)) {
+			tui_draw(t);
+			drawn_at = mono_s();
+		}
 		if (ch == ERR && !t->script) {
 			/* A pane's work is due, or its child printed, or the live
 			 * clock: each pane ticks. A pane that only prints gets a

@@ -195,6 +195,7 @@ static bool help_find(struct view *v, struct view_ctx *c, const char *query, int
 
 const struct view_ops help_view_ops = {
 	.name = "help",
+	.light = true,
 	.title = N_("Help"),
 	.help = N_("This page: the keys, what each pane shows and which layer of the "
 		   "stack it checks, and the legend of the topology matrix."),

@@ -795,11 +795,17 @@ static void detail_port(struct view_pen *p, const struct fab_model *m, const str
 }
 
 /* The GID table as show_gids prints it; a table, so it scrolls sideways. */
-static void detail_gids(struct view_pen *p, const struct fab_port *pt)
+static void detail_gids(struct view_pen *p, const struct fab_model *m, const struct fab_port *pt)
 {
 	char buf[256];
 	int wt = 4, wn = 6;
 	view_pen_nl(p);
+	/* The shell reads the GID tables before this pane opens (view.h
+	 * light); a model without them still never says "none". */
+	if (!model_has(m, FAB_HAVE_GIDS)) {
+		title(p, _("GID table: not read"));
+		return;
+	}
 	int ng = port_gids(pt);
 	snprintf(buf, sizeof(buf), _("GID table (%d filled)"), ng);
 	title(p, ng ? buf : _("GID table: N/A (none read)"));
@@ -895,11 +901,15 @@ static const char *counter_mark(const struct fab_counter *c)
 
 /* "name = value" cells in as many columns as fit, filled down then across
  * like ls; a table, so it scrolls sideways when even one column is wider. */
-static void detail_errors(struct view_pen *p, const struct fab_port *pt)
+static void detail_errors(struct view_pen *p, const struct fab_model *m, const struct fab_port *pt)
 {
 	char val[32], buf[128];
 	int n = pt->nerrors > FAB_MAX_COUNTERS ? FAB_MAX_COUNTERS : pt->nerrors, cols = 1, rows = n;
 	view_pen_nl(p);
+	if (!model_has(m, FAB_HAVE_PORT_COUNTERS)) {
+		title(p, _("Error counters: not read"));
+		return;
+	}
 	if (!n) {
 		title(p, _("Error counters: N/A (none read)"));
 		return;
@@ -997,8 +1007,8 @@ static void detail_data_body(struct view_pen *p, const struct fab_model *m)
 		view_pen_nl(p);
 	} else {
 		detail_port(p, m, r.n, r.pt);
-		detail_gids(p, r.pt);
-		detail_errors(p, r.pt);
+		detail_gids(p, m, r.pt);
+		detail_errors(p, m, r.pt);
 		detail_pinned(p, m, r.n, r.pt);
 	}
 }

@@ -539,6 +539,7 @@ static bool topology_pick(struct view *v, struct view_ctx *c, struct fab_pick *o
 
 const struct view_ops topology_view_ops = {
 	.name = "topology",
+	.light = true,
 	.title = N_("Topology"),
 	.help = N_("Which GPU sits close to which NIC, as `nvidia-smi topo -m` prints it "
 		   "(X, NV#, PIX, PXB, PHB, NODE, SYS), but computed from the PCI tree and "

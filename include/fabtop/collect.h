@@ -23,7 +23,14 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m);
 int collect_pci_lib(const struct fab_root *r, struct fab_model *m);
 int collect_numa(const struct fab_root *r, struct fab_model *m);
 int collect_net(const struct fab_root *r, struct fab_model *m);
+/* Every HCA and port with all of its detail (FAB_DETAIL_ALL). */
 int collect_rdma(const struct fab_root *r, struct fab_model *m);
+/* The same with only the detail in want (FAB_HAVE_* bits): state, rate,
+ * link layer, LIDs, netdev and MTU are always read. */
+int collect_rdma_want(const struct fab_root *r, struct fab_model *m, unsigned want);
+/* The detail in want of every port already in the model (after
+ * collect_rdma_want); what could not be read is noted as ever. */
+int collect_rdma_detail(const struct fab_root *r, struct fab_model *m, unsigned want);
 /* Whether each HCA's /dev/infiniband/uverbsN exists here and opens
  * (live), or what fabtop/devices.json recorded (replay). After rdma. */
 int collect_uverbs(const struct fab_root *r, struct fab_model *m);
@@ -64,15 +71,28 @@ int nvml_nvlinks(const char *bdf_a, const char *bdf_b);
  * gave them, each -1 when not; returns 0 when NVML knows the GPU. */
 int nvml_activity(const char *bdf, int *util_pct, int *pstate);
 
-/* Everything above, then the findings. On the live root it waits for the
+/* Everything above, then the findings: collect_model(r, m, FAB_DETAIL_ALL).
+ * What a report, JSON, metrics, a capture's document, the wizard and learn
+ * call: they show every port's detail. On the live root it waits for the
  * GPU libraries at most GPU_BG_WAIT_MS; past that model.gpu_pending stays
  * set, a model note and the NVML/CUDA status lines say they did not answer,
  * and GPUs are named and ordered by PCI with NVLink and GPUDirect unknown. */
 int collect_all(const struct fab_root *r, struct fab_model *m);
+/* Everything above but the per-port detail (model.h FAB_HAVE_*) that want
+ * leaves out, then the findings: those whose rules need the missing detail
+ * do not run (model.findings_lack says so). `report topo` and the console's
+ * first screen pass 0: they show no GID and no counter. */
+int collect_model(const struct fab_root *r, struct fab_model *m, unsigned want);
 /* The same without waiting for the GPU libraries (the console's first
  * frame): what has not answered yet is pending (model.gpu_pending, the
  * status lines say "waiting for ..."), and gpu_bg_update() merges it. */
-int collect_all_nowait(const struct fab_root *r, struct fab_model *m);
+int collect_model_nowait(const struct fab_root *r, struct fab_model *m, unsigned want);
+/* Reads the detail in want that the model lacks from the root it was
+ * collected from, then derives the facts and runs the findings again, so
+ * that nothing judged without that detail remains. Returns 1 when it read
+ * something, 0 when the model had it all. A consumer asks for what it
+ * shows before it shows it. */
+int collect_detail(const struct fab_root *r, struct fab_model *m, unsigned want);
 
 /* ---- the GPU libraries in the background (gpu_bg.c) ----
  * Live root only: NVML and the CUDA runtime/driver are asked in two

@@ -12,11 +12,17 @@ struct fab_rule {
 	const char *id;
 	const char *layer;     /* one line: the layer this rule checks and why it matters */
 	void (*run)(struct fab_model *m);
+	/* The per-port detail it reads (model.h FAB_HAVE_*): on a model
+	 * without it the rule does not run, since an unread GID table or
+	 * counter would look like none. */
+	unsigned needs;
 };
 
 
 /* Derives the model's facts (model_derive), then clears and recomputes
- * model->findings. */
+ * model->findings. A rule whose needs the model lacks is skipped and
+ * model->findings_lack records what it needed: collect_detail() reads it
+ * and runs the findings again. */
 void findings_run(struct fab_model *m);
 /* Worst severity among the findings whose id starts with prefix (NULL: all);
  * -1 when there is none. */

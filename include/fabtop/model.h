@@ -323,7 +323,29 @@ enum fab_verdict {
 	FAB_VERDICT_UNKNOWN = 2,      /* a source it stands on could not be read */
 };
 
+/* The per-port detail a model may hold or not yet (collect_model(),
+ * collect_detail() in collect.h): reading every GID slot (128 on IB, 255 on
+ * RoCE) and every counter file of every port is most of a start-up, and
+ * the topology shows none of it. A model says which it holds (have): a
+ * reader of ngids/gids, nerrors/errors or nxport/xport on a model without
+ * that detail says "not read", never "none" or 0, and a rule that needs it
+ * does not run (findings_run). */
+enum fab_detail {
+	FAB_HAVE_GIDS = 1 << 0,          /* each port's GID table: ports/N/gids, gid_attrs */
+	FAB_HAVE_PORT_COUNTERS = 1 << 1, /* each port's error and transport counters:
+					  * ports/N/counters, hw_counters */
+};
+#define FAB_DETAIL_ALL (FAB_HAVE_GIDS | FAB_HAVE_PORT_COUNTERS)
+
 struct fab_model {
+	/* The FAB_HAVE_* detail read into this model. model_init() sets them
+	 * all (a model built by hand holds what it says); collect_model()
+	 * clears those it leaves for later. */
+	unsigned have;
+	/* The FAB_HAVE_* detail that rules of the last findings_run() needed
+	 * and the model lacked: those rules did not run, so the findings are
+	 * not the whole judgement (0: every rule ran). */
+	unsigned findings_lack;
 	char host[FAB_NAME_LEN];
 	char kernel[FAB_NAME_LEN];
 	char source[FAB_PATH_LEN];    /* "live" or the capture's name */
@@ -375,6 +397,11 @@ struct fab_model {
 };
 
 void model_init(struct fab_model *m);
+/* Whether the model holds all of the detail in what (FAB_HAVE_* bits). */
+static inline bool model_has(const struct fab_model *m, unsigned what)
+{
+	return (m->have & what) == what;
+}
 void model_free(struct fab_model *m);
 struct fab_pci_dev *model_add_pci(struct fab_model *m);
 struct fab_numa_node *model_add_numa(struct fab_model *m);

@@ -133,6 +133,12 @@ struct view_ops {
 	 * `fabtop fleet`, the Learn pane only in learn mode); NULL: always.
 	 * Digits select the panes shown, in order. */
 	bool (*present)(const struct view_ctx *c);
+	/* It draws from the model without its per-port detail (model.h
+	 * FAB_HAVE_*: GID tables, port counters) and shows no finding that
+	 * needs it: the shell draws it first and reads that detail after the
+	 * first frame. A pane that is not light is opened only once the model
+	 * holds everything (collect_detail). */
+	bool light;
 };
 
 struct view {

@@ -325,8 +325,22 @@ static void port_mtu(const struct fab_model *m, const struct fab_nic *nic, struc
 	fab_strlcpy(pt->mtu_source, "netdev MTU (RoCE)", sizeof(pt->mtu_source));
 }
 
+/* The detail of one port that want (FAB_HAVE_* bits) asks for: its GID
+ * table, and its counters unless the function's reads hurt (hazard.h:
+ * counters_skipped says why, noted when the HCA was read). */
+static void read_port_detail(const struct fab_root *r, struct fab_model *m,
+			     const struct fab_nic *nic, struct fab_port *pt, unsigned want)
+{
+	char pdir[512];
+	snprintf(pdir, sizeof(pdir), "/sys/class/infiniband/%s/ports/%d", nic->name, pt->num);
+	if (want & FAB_HAVE_GIDS)
+		read_gids(r, m, pt, pdir);
+	if ((want & FAB_HAVE_PORT_COUNTERS) && !nic->counters_skipped[0])
+		read_errors(r, m, pt, pdir);
+}
+
 static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_nic *nic,
-		      const char *devdir, int num, bool counters)
+		      const char *devdir, int num, unsigned want)
 {
 	char pdir[512], buf[64];
 	long long v;
@@ -366,15 +380,15 @@ static void read_port(const struct fab_root *r, struct fab_model *m, struct fab_
 	pt->lid = sys_intf(r, m, "%s/lid", pdir);
 	pt->sm_lid = sys_intf(r, m, "%s/sm_lid", pdir);
 	pt->sm_sl = sys_intf(r, m, "%s/sm_sl", pdir);
+	/* ndevs/0 names a RoCE port's netdev as the kernel does (a RoCE LAG's
+	 * bond, a pod's interface): one file, not the GID table. */
 	port_netdev(r, m, nic, pt, pdir);
-	read_gids(r, m, pt, pdir);
-	if (counters)
-		read_errors(r, m, pt, pdir);
+	read_port_detail(r, m, nic, pt, want);
 	port_mtu(m, nic, pt);
 }
 
 static void read_nic(const struct fab_root *r, struct fab_model *m, const char *name,
-		     struct sys_dangling *dangling)
+		     struct sys_dangling *dangling, unsigned want)
 {
 	char dir[512], pdir[600];
 	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", name);
@@ -416,7 +430,8 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	char why[sizeof(nic->counters_skipped)];
 	enum hazard_verdict hv = hazard_counters(r, name, why, sizeof(why));
 	if (hv == HAZARD_SKIP) {
-		fab_strlcpy(nic->counters_skipped, why, sizeof(nic->counters_skipped));
+		/* Never empty: collect_rdma_detail() reads counters only where it is. */
+		fab_strlcpy(nic->counters_skipped, why[0] ? why : "its reads hurt", sizeof(nic->counters_skipped));
 		model_note(m, dir, "%s: counters not read: %s", name, why);
 	} else if (hv == HAZARD_UNKNOWN) {
 		model_note(m, dir, "%s: %s", name, why);
@@ -424,12 +439,25 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	for (int i = 0; i < np && nic->nports < FAB_MAX_PORTS; i++) {
 		long long num;
 		if (fab_parse_ll(ports[i], &num) && num > 0 && num < 256)
-			read_port(r, m, nic, dir, (int)num, hv != HAZARD_SKIP);
+			read_port(r, m, nic, dir, (int)num, want);
 	}
 	root_free_list(ports, np);
 }
 
 int collect_rdma(const struct fab_root *r, struct fab_model *m)
+{
+	return collect_rdma_want(r, m, FAB_DETAIL_ALL);
+}
+
+int collect_rdma_detail(const struct fab_root *r, struct fab_model *m, unsigned want)
+{
+	for (int i = 0; i < m->nnics; i++)
+		for (int p = 0; p < m->nics[i].nports; p++)
+			read_port_detail(r, m, &m->nics[i], &m->nics[i].ports[p], want);
+	return 0;
+}
+
+int collect_rdma_want(const struct fab_root *r, struct fab_model *m, unsigned want)
 {
 	char **names;
 	int n = root_list(r, "/sys/class/infiniband", &names);
@@ -442,7 +470,7 @@ int collect_rdma(const struct fab_root *r, struct fab_model *m)
 	}
 	struct sys_dangling dangling = { .count = 0 };
 	for (int i = 0; i < n; i++)
-		read_nic(r, m, names[i], &dangling);
+		read_nic(r, m, names[i], &dangling, want);
 	root_free_list(names, n);
 	sys_dangling_note(r, m, FAB_SRC_RDMA, "/sys/class/infiniband", &dangling, n);
 	return 0;
