@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fabtop/i18n.h"
 #include "fabtop/counters.h"
@@ -643,50 +644,89 @@ static void rule_multi_host(struct fab_model *m)
 
 /* ---- links.mtu-mismatch ---------------------------------------------- */
 
-/* The MTU most (more than half) of the other RoCE ports' netdevs use, when
- * there are at least two of them. */
-static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
-			long long *mtu, int *agree, int *total)
+/* The MTUs the RoCE ports' netdevs use, each netdev once: the values
+ * with how many netdevs use each, and the two most used. Counted once per
+ * findings run, so that judging every port against its siblings stays
+ * linear in ports (it was a scan of all ports per port). */
+struct mtu_census {
+	struct mtu_count { long long mtu; int n; } *v;
+	int nv, total;
+	int top[2];                   /* indexes into v of the two largest counts; -1: none */
+};
+
+static int cmp_ll(const void *a, const void *b)
 {
-	long long vals[64];
-	int cnt[64], nv = 0, tot = 0;
-	const char *seen[256];
-	int nseen = 0;
-	for (int i = 0; i < m->nnics; i++)
-		for (int k = 0; k < m->nics[i].nports; k++) {
-			const struct fab_port *q = &m->nics[i].ports[k];
-			if (q == self || !is_roce(q) || strcmp(q->netdev, self->netdev) == 0)
-				continue;
-			const struct fab_netdev *d = model_netdev(m, q->netdev);
-			if (!d || !d->mtu.ok)
-				continue;
-			bool dup = false;
-			for (int s = 0; s < nseen && !dup; s++)
-				dup = strcmp(seen[s], d->name) == 0;
-			if (dup || nseen == 256)
-				continue;
-			seen[nseen++] = d->name;
-			tot++;
-			int v = 0;
-			while (v < nv && vals[v] != d->mtu.v)
-				v++;
-			if (v == nv) {
-				if (nv == 64)
-					continue;
-				vals[nv] = d->mtu.v;
-				cnt[nv++] = 0;
-			}
-			cnt[v]++;
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* 0, or -1 when out of memory (then no port has siblings to compare). */
+static int mtu_census(const struct fab_model *m, struct mtu_census *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->top[0] = c->top[1] = -1;
+	if (m->nnetdevs == 0)
+		return 0;
+	bool *seen = calloc((size_t)m->nnetdevs, sizeof(*seen));
+	long long *all = malloc((size_t)m->nnetdevs * sizeof(*all));
+	c->v = malloc((size_t)m->nnetdevs * sizeof(*c->v));
+	if (!seen || !all || !c->v) {
+		free(seen);
+		free(all);
+		free(c->v);
+		c->v = NULL;
+		return -1;
+	}
+	FOR_EACH_PORT(m, n, q) {
+		int i = is_roce(q) && q->netdev[0] ? model_find_netdev(m, q->netdev) : FAB_NO_INDEX;
+		if (i == FAB_NO_INDEX || seen[i] || !m->netdevs[i].mtu.ok)
+			continue;
+		seen[i] = true;
+		all[c->total++] = m->netdevs[i].mtu.v;
+	}
+	qsort(all, (size_t)c->total, sizeof(*all), cmp_ll);
+	for (int i = 0; i < c->total; i++) {
+		if (c->nv == 0 || c->v[c->nv - 1].mtu != all[i])
+			c->v[c->nv++] = (struct mtu_count){ all[i], 0 };
+		c->v[c->nv - 1].n++;
+	}
+	for (int i = 0; i < c->nv; i++) {
+		if (c->top[0] < 0 || c->v[i].n > c->v[c->top[0]].n) {
+			c->top[1] = c->top[0];
+			c->top[0] = i;
+		} else if (c->top[1] < 0 || c->v[i].n > c->v[c->top[1]].n) {
+			c->top[1] = i;
 		}
+	}
+	free(seen);
+	free(all);
+	return 0;
+}
+
+/* The MTU most (more than half) of the other RoCE ports' netdevs use, when
+ * there are at least two of them: the census less self's own netdev. Only
+ * the census' two most used values can hold that majority (taking one
+ * netdev away lowers one count by one). */
+static bool sibling_mtu(const struct fab_model *m, const struct mtu_census *c,
+			const struct fab_port *self, long long *mtu, int *agree, int *total)
+{
+	const struct fab_netdev *own = model_netdev(m, self->netdev);
+	bool out = own && own->mtu.ok;      /* self's netdev is in the census: leave it out */
+	int tot = c->total - (out ? 1 : 0);
 	if (tot < 2)
 		return false;
-	for (int v = 0; v < nv; v++)
-		if (cnt[v] * 2 > tot) {
-			*mtu = vals[v];
-			*agree = cnt[v];
+	for (int t = 0; t < 2; t++) {
+		if (c->top[t] < 0)
+			continue;
+		const struct mtu_count *v = &c->v[c->top[t]];
+		int cnt = v->n - (out && own->mtu.v == v->mtu ? 1 : 0);
+		if (cnt * 2 > tot) {
+			*mtu = v->mtu;
+			*agree = cnt;
 			*total = tot;
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -695,6 +735,9 @@ static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
  * RDMA MTU is not affected). fabtop only suggests the command. */
 static void rule_mtu_mismatch(struct fab_model *m)
 {
+	struct mtu_census census;
+	if (mtu_census(m, &census) != 0)
+		model_note(m, "links.mtu-mismatch", "out of memory: RoCE netdev MTUs not compared with their siblings'");
 	FOR_EACH_PORT(m, n, p) {
 		const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 		if (!d || !d->mtu.ok)
@@ -703,7 +746,7 @@ static void rule_mtu_mismatch(struct fab_model *m)
 			   d->mtu.v < p->max_mtu.v + ROCE_MTU_OVERHEAD;
 		long long common = 0;
 		int agree = 0, total = 0;
-		bool odd = sibling_mtu(m, p, &common, &agree, &total) && d->mtu.v != common;
+		bool odd = sibling_mtu(m, &census, p, &common, &agree, &total) && d->mtu.v != common;
 		if (!cut && !odd)
 			continue;
 		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
@@ -738,6 +781,7 @@ static void rule_mtu_mismatch(struct fab_model *m)
 			 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu"),
 			 FAB_SHQ(d->name), want, FAB_SHQ(n->name));
 	}
+	free(census.v);
 }
 
 /* ---- links.roce-no-ipv4 ---------------------------------------------- */
