@@ -60,6 +60,7 @@ struct fab_pci_dev *model_add_pci(struct fab_model *m) { return ADD(m, pci, npci
 struct fab_numa_node *model_add_numa(struct fab_model *m) { return ADD(m, numa, nnuma); }
 struct fab_nic *model_add_nic(struct fab_model *m) { return ADD(m, nics, nnics); }
 struct fab_netdev *model_add_netdev(struct fab_model *m) { return ADD(m, netdevs, nnetdevs); }
+struct fab_setting *model_add_setting(struct fab_model *m) { return ADD(m, settings, nsettings); }
 
 struct fab_gpu *model_add_gpu(struct fab_model *m)
 {

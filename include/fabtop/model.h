@@ -370,7 +370,7 @@ struct fab_model {
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
 	/* private (model.c): allocated lengths, grown geometrically */
-	struct { int pci, numa, gpus, nics, netdevs, findings, notes; } cap;
+	struct { int pci, numa, gpus, settings, nics, netdevs, findings, notes; } cap;
 	/* private (model.c): the lookups' index by name, built by them */
 	struct fab_model_index *index;
 };
@@ -382,6 +382,7 @@ struct fab_numa_node *model_add_numa(struct fab_model *m);
 struct fab_gpu *model_add_gpu(struct fab_model *m);
 struct fab_nic *model_add_nic(struct fab_model *m);
 struct fab_netdev *model_add_netdev(struct fab_model *m);
+struct fab_setting *model_add_setting(struct fab_model *m);
 struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
 				      enum fab_severity sev, const char *subject);
 void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
