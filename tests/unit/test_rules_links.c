@@ -1293,6 +1293,33 @@ static void test_consistency(void **state)
 	    "prefix fec0:0000:0000:0000 SM LID 7: mlx5_4/1, mlx5_5/1, mlx5_6/1, mlx5_7/1");
 	model_free(&m);
 
+	/* More subnets and firmware versions than the rules once kept (4
+	 * subnets, 8 versions: they then said 4 and 8): every rail its own. */
+	build(&m, false);
+	for (int i = 0; i < NNIC; i++) {
+		port(&m, i)->sm_lid = fab_int_of(i + 1);
+		snprintf(m.nics[i].fw_ver, sizeof(m.nics[i].fw_ver), "28.39.%d", 1000 + i);
+	}
+	model_add_nic(&m);   /* a ninth HCA with its own firmware, in a slot of its own */
+	m.nics[8] = m.nics[7];
+	model_add_pci(&m);
+	m.pci[NNIC] = m.pci[7];
+	fab_strlcpy(m.pci[NNIC].bdf, "0000:90:00.0", sizeof(m.pci[NNIC].bdf));
+	m.nics[8].pci = NNIC;
+	fab_strlcpy(m.nics[8].name, "mlx5_8", sizeof(m.nics[8].name));
+	fab_strlcpy(m.nics[8].fw_ver, "28.40.1000", sizeof(m.nics[8].fw_ver));
+	port(&m, 8)->sm_lid = fab_int_of(9);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.subnet-mismatch"), 1);
+	assert_int_equal(nlinks(&m, "links.fw-mismatch"), 1);
+	f = find_f(&m, "links.subnet-mismatch", "node");
+	HAS(f->message, "its 9 active IB ports are on 9 subnets");
+	HAS(f->evidence, "SM LID 9: mlx5_8/1");
+	f = find_f(&m, "links.fw-mismatch", "MT4129");
+	HAS(f->message, "the 9 MT4129 HCAs run 9 firmware versions");
+	HAS(f->message, "28.40.1000 on mlx5_8");
+	model_free(&m);
+
 	/* One subnet, one firmware: neither finding. */
 	build(&m, false);
 	findings_run(&m);
