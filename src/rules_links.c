@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fabtop/i18n.h"
 #include "fabtop/counters.h"
@@ -331,44 +332,119 @@ static void rule_no_sm(struct fab_model *m)
 
 /* ---- links.rate-degraded --------------------------------------------- */
 
-/* The rate most (more than half) of the other ACTIVE ports of the same
- * adapter model and link layer run at, when there are at least three of
- * them. */
-static bool sibling_rate(const struct fab_model *m, const struct fab_nic *self_nic,
-			 const struct fab_port *self, double *rate, int *agree, int *total)
+/* The rates the ACTIVE ports of one adapter model and link layer run at,
+ * counted once per findings run for each model met (not once per port:
+ * that scanned every port per port). Rates within 0.5 Gb/s are one value,
+ * the first met standing for it. */
+struct rate_census {
+	const struct fab_nic *model;  /* a NIC of the model (sig_same) */
+	enum fab_link_layer ll;
+	struct rate_count { double rate; int n; } *v;
+	int nv, total;
+};
+
+struct rate_censuses {
+	struct rate_census *c;
+	int n, cap;
+};
+
+/* a and b are the same model to every other NIC (nic_same_model(x, a) ==
+ * nic_same_model(x, b) for all x): what that function reads of its second
+ * argument is equal. */
+static bool sig_same(const struct fab_model *m, const struct fab_nic *a, const struct fab_nic *b)
 {
-	double vals[64];
-	int cnt[64], nv = 0, tot = 0;
+	const struct fab_pci_dev *da = nic_pci(m, a), *db = nic_pci(m, b);
+	bool ka = da && da->vendor.ok && da->device.ok, kb = db && db->vendor.ok && db->device.ok;
+	if (ka != kb || (ka && (da->vendor.v != db->vendor.v || da->device.v != db->device.v)))
+		return false;
+	return strcmp(a->hca_type, b->hca_type) == 0 && strcmp(a->board_id, b->board_id) == 0;
+}
+
+/* The census of self_nic's model on link layer ll, counted on first use;
+ * NULL when out of memory. */
+static const struct rate_census *rate_census_of(const struct fab_model *m, struct rate_censuses *all,
+						const struct fab_nic *self_nic, enum fab_link_layer ll)
+{
+	for (int i = 0; i < all->n; i++)
+		if (all->c[i].ll == ll && sig_same(m, all->c[i].model, self_nic))
+			return &all->c[i];
+	if (all->n == all->cap) {
+		int cap = all->cap ? all->cap * 2 : 4;
+		struct rate_census *v = realloc(all->c, (size_t)cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		all->c = v;
+		all->cap = cap;
+	}
+	struct rate_census *c = &all->c[all->n];
+	*c = (struct rate_census){ .model = self_nic, .ll = ll };
+	int cap = 0;
 	for (int i = 0; i < m->nnics; i++) {
 		if (!nic_same_model(m, &m->nics[i], self_nic))
 			continue;
 		for (int k = 0; k < m->nics[i].nports; k++) {
 			const struct fab_port *q = &m->nics[i].ports[k];
-			if (q == self || !port_active(q) || !q->rate_gbps.ok ||
-			    q->ll != self->ll)
+			if (!port_active(q) || !q->rate_gbps.ok || q->ll != ll)
 				continue;
-			tot++;
 			int v = 0;
-			while (v < nv && !same_rate(vals[v], q->rate_gbps.v))
+			while (v < c->nv && !same_rate(c->v[v].rate, q->rate_gbps.v))
 				v++;
-			if (v == nv) {
-				if (nv == 64)
-					continue;
-				vals[nv] = q->rate_gbps.v;
-				cnt[nv++] = 0;
+			if (v == c->nv) {
+				if (c->nv == cap) {
+					cap = cap ? cap * 2 : 4;
+					struct rate_count *nv = realloc(c->v, (size_t)cap * sizeof(*nv));
+					if (!nv) {
+						free(c->v);
+						return NULL;
+					}
+					c->v = nv;
+				}
+				c->v[c->nv++] = (struct rate_count){ q->rate_gbps.v, 0 };
 			}
-			cnt[v]++;
+			c->v[v].n++;
+			c->total++;
 		}
 	}
+	all->n++;
+	return c;
+}
+
+static void rate_censuses_free(struct rate_censuses *all)
+{
+	for (int i = 0; i < all->n; i++)
+		free(all->c[i].v);
+	free(all->c);
+}
+
+/* The rate most (more than half) of the other ACTIVE ports of the same
+ * adapter model and link layer run at, when there are at least three of
+ * them: the model's census less self (an ACTIVE port with a rate). */
+static bool sibling_rate(const struct fab_model *m, struct rate_censuses *all,
+			 const struct fab_nic *self_nic, const struct fab_port *self,
+			 double *rate, int *agree, int *total)
+{
+	const struct rate_census *c = rate_census_of(m, all, self_nic, self->ll);
+	if (!c)
+		return false;
+	/* Self is in its census when its NIC is of its own model (it is not
+	 * when neither its PCI ID nor its hca_type is known). */
+	bool in = nic_same_model(m, self_nic, self_nic);
+	int tot = c->total - (in ? 1 : 0);
 	if (tot < 3)
 		return false;
-	for (int v = 0; v < nv; v++)
-		if (cnt[v] * 2 > tot) {
-			*rate = vals[v];
-			*agree = cnt[v];
+	int own = -1;
+	for (int v = 0; in && own < 0 && v < c->nv; v++)
+		if (same_rate(c->v[v].rate, self->rate_gbps.v))
+			own = v;
+	for (int v = 0; v < c->nv; v++) {
+		int cnt = c->v[v].n - (v == own ? 1 : 0);
+		if (cnt * 2 > tot) {
+			*rate = c->v[v].rate;
+			*agree = cnt;
 			*total = tot;
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -388,12 +464,13 @@ static const char *pci_bdf(const struct fab_model *m, const struct fab_nic *n)
  * expected at what its card does at 4X, never at another model's rate. */
 static void rule_rate_degraded(struct fab_model *m)
 {
+	struct rate_censuses census = { 0 };
 	FOR_EACH_PORT(m, n, p) {
 		if (!port_active(p) || !p->rate_gbps.ok)
 			continue;
 		double rate = p->rate_gbps.v, sib = 0;
 		int agree = 0, total = 0;
-		bool has_sib = sibling_rate(m, n, p, &sib, &agree, &total);
+		bool has_sib = sibling_rate(m, &census, n, p, &sib, &agree, &total);
 		bool below_cap = n->cap_gbps.ok && rate < n->cap_gbps.v - 0.5;
 		bool below_sib = has_sib && rate < sib - 0.5;
 		bool narrow = is_ib(p) && p->width.ok && p->width.v < 4 &&
@@ -455,6 +532,7 @@ static void rule_rate_degraded(struct fab_model *m)
 				 "the cable/transceiver, check the switch port"),
 				 FAB_SHQ(n->name), p->num, FAB_SHQ(bdf[0] ? bdf : n->name));
 	}
+	rate_censuses_free(&census);
 }
 
 /* ---- links.pcie-bottleneck ------------------------------------------- */
@@ -643,50 +721,89 @@ static void rule_multi_host(struct fab_model *m)
 
 /* ---- links.mtu-mismatch ---------------------------------------------- */
 
-/* The MTU most (more than half) of the other RoCE ports' netdevs use, when
- * there are at least two of them. */
-static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
-			long long *mtu, int *agree, int *total)
+/* The MTUs the RoCE ports' netdevs use, each netdev once: the values
+ * with how many netdevs use each, and the two most used. Counted once per
+ * findings run, so that judging every port against its siblings stays
+ * linear in ports (it was a scan of all ports per port). */
+struct mtu_census {
+	struct mtu_count { long long mtu; int n; } *v;
+	int nv, total;
+	int top[2];                   /* indexes into v of the two largest counts; -1: none */
+};
+
+static int cmp_ll(const void *a, const void *b)
 {
-	long long vals[64];
-	int cnt[64], nv = 0, tot = 0;
-	const char *seen[256];
-	int nseen = 0;
-	for (int i = 0; i < m->nnics; i++)
-		for (int k = 0; k < m->nics[i].nports; k++) {
-			const struct fab_port *q = &m->nics[i].ports[k];
-			if (q == self || !is_roce(q) || strcmp(q->netdev, self->netdev) == 0)
-				continue;
-			const struct fab_netdev *d = model_netdev(m, q->netdev);
-			if (!d || !d->mtu.ok)
-				continue;
-			bool dup = false;
-			for (int s = 0; s < nseen && !dup; s++)
-				dup = strcmp(seen[s], d->name) == 0;
-			if (dup || nseen == 256)
-				continue;
-			seen[nseen++] = d->name;
-			tot++;
-			int v = 0;
-			while (v < nv && vals[v] != d->mtu.v)
-				v++;
-			if (v == nv) {
-				if (nv == 64)
-					continue;
-				vals[nv] = d->mtu.v;
-				cnt[nv++] = 0;
-			}
-			cnt[v]++;
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* 0, or -1 when out of memory (then no port has siblings to compare). */
+static int mtu_census(const struct fab_model *m, struct mtu_census *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->top[0] = c->top[1] = -1;
+	if (m->nnetdevs == 0)
+		return 0;
+	bool *seen = calloc((size_t)m->nnetdevs, sizeof(*seen));
+	long long *all = malloc((size_t)m->nnetdevs * sizeof(*all));
+	c->v = malloc((size_t)m->nnetdevs * sizeof(*c->v));
+	if (!seen || !all || !c->v) {
+		free(seen);
+		free(all);
+		free(c->v);
+		c->v = NULL;
+		return -1;
+	}
+	FOR_EACH_PORT(m, n, q) {
+		int i = is_roce(q) && q->netdev[0] ? model_find_netdev(m, q->netdev) : FAB_NO_INDEX;
+		if (i == FAB_NO_INDEX || seen[i] || !m->netdevs[i].mtu.ok)
+			continue;
+		seen[i] = true;
+		all[c->total++] = m->netdevs[i].mtu.v;
+	}
+	qsort(all, (size_t)c->total, sizeof(*all), cmp_ll);
+	for (int i = 0; i < c->total; i++) {
+		if (c->nv == 0 || c->v[c->nv - 1].mtu != all[i])
+			c->v[c->nv++] = (struct mtu_count){ all[i], 0 };
+		c->v[c->nv - 1].n++;
+	}
+	for (int i = 0; i < c->nv; i++) {
+		if (c->top[0] < 0 || c->v[i].n > c->v[c->top[0]].n) {
+			c->top[1] = c->top[0];
+			c->top[0] = i;
+		} else if (c->top[1] < 0 || c->v[i].n > c->v[c->top[1]].n) {
+			c->top[1] = i;
 		}
+	}
+	free(seen);
+	free(all);
+	return 0;
+}
+
+/* The MTU most (more than half) of the other RoCE ports' netdevs use, when
+ * there are at least two of them: the census less self's own netdev. Only
+ * the census' two most used values can hold that majority (taking one
+ * netdev away lowers one count by one). */
+static bool sibling_mtu(const struct fab_model *m, const struct mtu_census *c,
+			const struct fab_port *self, long long *mtu, int *agree, int *total)
+{
+	const struct fab_netdev *own = model_netdev(m, self->netdev);
+	bool out = own && own->mtu.ok;      /* self's netdev is in the census: leave it out */
+	int tot = c->total - (out ? 1 : 0);
 	if (tot < 2)
 		return false;
-	for (int v = 0; v < nv; v++)
-		if (cnt[v] * 2 > tot) {
-			*mtu = vals[v];
-			*agree = cnt[v];
+	for (int t = 0; t < 2; t++) {
+		if (c->top[t] < 0)
+			continue;
+		const struct mtu_count *v = &c->v[c->top[t]];
+		int cnt = v->n - (out && own->mtu.v == v->mtu ? 1 : 0);
+		if (cnt * 2 > tot) {
+			*mtu = v->mtu;
+			*agree = cnt;
 			*total = tot;
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -695,6 +812,9 @@ static bool sibling_mtu(const struct fab_model *m, const struct fab_port *self,
  * RDMA MTU is not affected). fabtop only suggests the command. */
 static void rule_mtu_mismatch(struct fab_model *m)
 {
+	struct mtu_census census;
+	if (mtu_census(m, &census) != 0)
+		model_note(m, "links.mtu-mismatch", "out of memory: RoCE netdev MTUs not compared with their siblings'");
 	FOR_EACH_PORT(m, n, p) {
 		const struct fab_netdev *d = is_roce(p) ? model_netdev(m, p->netdev) : NULL;
 		if (!d || !d->mtu.ok)
@@ -703,7 +823,7 @@ static void rule_mtu_mismatch(struct fab_model *m)
 			   d->mtu.v < p->max_mtu.v + ROCE_MTU_OVERHEAD;
 		long long common = 0;
 		int agree = 0, total = 0;
-		bool odd = sibling_mtu(m, p, &common, &agree, &total) && d->mtu.v != common;
+		bool odd = sibling_mtu(m, &census, p, &common, &agree, &total) && d->mtu.v != common;
 		if (!cut && !odd)
 			continue;
 		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
@@ -738,6 +858,7 @@ static void rule_mtu_mismatch(struct fab_model *m)
 			 "port's MTU to match; then ibv_devinfo -d %s | grep active_mtu"),
 			 FAB_SHQ(d->name), want, FAB_SHQ(n->name));
 	}
+	free(census.v);
 }
 
 /* ---- links.roce-no-ipv4 ---------------------------------------------- */
@@ -1177,7 +1298,6 @@ static void rule_fw_mismatch(struct fab_model *m)
 		if (!first)
 			continue;   /* this model was judged at its first HCA */
 		char byver[512] = "";
-		const char *seen[8];
 		int nseen = 0, ncards = 0;
 		for (int k = i; k < m->nnics; k++) {
 			const struct fab_nic *b = &m->nics[k];
@@ -1188,8 +1308,16 @@ static void rule_fw_mismatch(struct fab_model *m)
 		}
 		if (!differs)
 			continue;
+		/* Every version counts (the message says how many); each is
+		 * listed at its first HCA. */
+		const char **seen = malloc((size_t)ncards * sizeof(*seen));
+		if (!seen) {
+			model_note(m, "links.fw-mismatch", "out of memory: %s firmware versions not compared",
+				   a->hca_type);
+			continue;
+		}
 		/* "28.39.1002 on mlx5_0, mlx5_1; 28.36.1010 on mlx5_7" */
-		for (int k = i; k < m->nnics && nseen < 8; k++) {
+		for (int k = i; k < m->nnics; k++) {
 			const struct fab_nic *b = &m->nics[k];
 			if (strcmp(b->hca_type, a->hca_type) != 0 || !b->fw_ver[0])
 				continue;
@@ -1207,6 +1335,7 @@ static void rule_fw_mismatch(struct fab_model *m)
 					fab_catf(byver, sizeof(byver), "%s %s", listed++ ? "," : "",
 						 m->nics[q].name);
 		}
+		free(seen);
 		struct fab_finding *f = model_add_finding(m, "links.fw-mismatch", SEV_WARN, a->hca_type);
 		snprintf(f->message, sizeof(f->message), _("the %d %s HCAs run %d firmware versions: %s"),
 			 ncards, a->hca_type, nseen, byver);
@@ -1234,8 +1363,10 @@ static bool ib_subnet(const struct fab_port *p, char *prefix, size_t len)
  * paired alike on every node. */
 static void rule_subnet_mismatch(struct fab_model *m)
 {
-	char nets[4][48], lists[4][200], prefix[24];
-	int nnets = 0, nports = 0;
+	/* One entry per subnet met, as many as there are. */
+	struct subnet { char key[48], list[200]; } *nets = NULL;
+	char prefix[24];
+	int nnets = 0, cap = 0, nports = 0;
 	for (int i = 0; i < m->nnics; i++)
 		for (int k = 0; k < m->nics[i].nports; k++) {
 			const struct fab_port *p = &m->nics[i].ports[k];
@@ -1245,28 +1376,41 @@ static void rule_subnet_mismatch(struct fab_model *m)
 			snprintf(key, sizeof(key), "%s SM LID %lld", prefix, p->sm_lid.v);
 			port_name(&m->nics[i], p, subj, sizeof(subj));
 			int v = 0;
-			while (v < nnets && strcmp(nets[v], key) != 0)
+			while (v < nnets && strcmp(nets[v].key, key) != 0)
 				v++;
-			if (v == nnets && nnets < 4) {
-				fab_strlcpy(nets[nnets], key, sizeof(nets[0]));
-				lists[nnets++][0] = '\0';
+			if (v == nnets) {
+				if (nnets == cap) {
+					cap = cap ? cap * 2 : 4;
+					struct subnet *nv = realloc(nets, (size_t)cap * sizeof(*nv));
+					if (!nv) {
+						free(nets);
+						model_note(m, "links.subnet-mismatch",
+							   "out of memory: IB subnets not compared");
+						return;
+					}
+					nets = nv;
+				}
+				fab_strlcpy(nets[nnets].key, key, sizeof(nets[0].key));
+				nets[nnets++].list[0] = '\0';
 			}
-			if (v < nnets)
-				fab_catf(lists[v], sizeof(lists[0]), "%s%s", lists[v][0] ? ", " : "", subj);
+			fab_catf(nets[v].list, sizeof(nets[0].list), "%s%s", nets[v].list[0] ? ", " : "", subj);
 			nports++;
 		}
-	if (nnets < 2)
+	if (nnets < 2) {
+		free(nets);
 		return;
+	}
 	struct fab_finding *f = model_add_finding(m, "links.subnet-mismatch", SEV_WARN, "node");
 	snprintf(f->message, sizeof(f->message), _("its %d active IB ports are on %d subnets: NCCL "
 		 "connections between ports of different subnets fail or hang unless every node pairs "
 		 "the rails alike"), nports, nnets);
 	f->evidence[0] = '\0';
 	for (int v = 0; v < nnets; v++)
-		fab_catf(f->evidence, sizeof(f->evidence), _("%sprefix %s: %s"), v ? "; " : "", nets[v],
-			 lists[v]);
+		fab_catf(f->evidence, sizeof(f->evidence), _("%sprefix %s: %s"), v ? "; " : "", nets[v].key,
+			 nets[v].list);
 	snprintf(f->hint, sizeof(f->hint), _("ibstat (SM lid, Base lid) and sminfo per port; one "
 		 "subnet manager for all rails, or NCCL_IB_HCA naming one subnet's ports"));
+	free(nets);
 }
 
 /* IB and RoCE ports side by side (e.g. IB rails and RoCE storage NICs):

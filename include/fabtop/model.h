@@ -337,6 +337,8 @@ enum fab_detail {
 };
 #define FAB_DETAIL_ALL (FAB_HAVE_GIDS | FAB_HAVE_PORT_COUNTERS)
 
+struct fab_model_index;           /* private (model.c) */
+
 struct fab_model {
 	/* The FAB_HAVE_* detail read into this model. model_init() sets them
 	 * all (a model built by hand holds what it says); collect_model()
@@ -393,7 +395,9 @@ struct fab_model {
 	struct fab_finding *findings; int nfindings;
 	struct fab_note *notes; int nnotes;
 	/* private (model.c): allocated lengths, grown geometrically */
-	struct { int pci, numa, gpus, nics, netdevs, findings, notes; } cap;
+	struct { int pci, numa, gpus, settings, nics, netdevs, findings, notes; } cap;
+	/* private (model.c): the lookups' index by name, built by them */
+	struct fab_model_index *index;
 };
 
 void model_init(struct fab_model *m);
@@ -408,6 +412,7 @@ struct fab_numa_node *model_add_numa(struct fab_model *m);
 struct fab_gpu *model_add_gpu(struct fab_model *m);
 struct fab_nic *model_add_nic(struct fab_model *m);
 struct fab_netdev *model_add_netdev(struct fab_model *m);
+struct fab_setting *model_add_setting(struct fab_model *m);
 struct fab_finding *model_add_finding(struct fab_model *m, const char *id,
 				      enum fab_severity sev, const char *subject);
 void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
@@ -416,9 +421,19 @@ void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
  * fab_source) says which reports it leaves unknown. */
 void model_note_src(struct fab_model *m, unsigned src, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The position of the PCI function, HCA or netdev of that name (the
+ * first, when two share it), or FAB_NO_INDEX. O(1): a hash index the
+ * lookups keep up to date as entries are added, arrays move or are sorted
+ * in place, and entries added without a name get one. Names are keys: code
+ * that changes an entry's name in place after a lookup calls
+ * model_reindex(). The index is a cache inside the model: two threads must
+ * not look up in one model at once (no thread touches a model the caller
+ * uses, see wizard_l2.c). */
 int model_find_pci(const struct fab_model *m, const char *bdf);
 int model_find_nic(const struct fab_model *m, const char *name);
 int model_find_netdev(const struct fab_model *m, const char *name);
+/* Forgets the index: the next lookup builds it from what the arrays hold. */
+void model_reindex(struct fab_model *m);
 /* The netdev of that name in this network namespace, or NULL ("" too). */
 const struct fab_netdev *model_netdev(const struct fab_model *m, const char *name);
 /* Port `port` of HCA dev, or NULL; *nic (may be NULL) gets its HCA. */

@@ -301,8 +301,12 @@ static void hwloc_numa(const struct fab_root *r, hwloc_topology_t t, struct fab_
 {
 	struct node_tmp nodes[MAX_NODES];
 	int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
-	if (n > MAX_NODES)
+	if (n > MAX_NODES) {
+		/* Said, never silent: the nodes past the table are not shown. */
+		model_note(m, "hwloc", "%d NUMA nodes; the first %d are read, the others are not shown",
+			   n, MAX_NODES);
 		n = MAX_NODES;
+	}
 	for (int i = 0; i < n; i++) {
 		hwloc_obj_t o = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, (unsigned)i);
 		nodes[i].id = (int)o->os_index;

@@ -23,11 +23,7 @@ static int add(struct fab_model *m, const char *name, const char *value, const c
 {
 	if (procfs_env_kind(name) != PROCFS_ENV_NCCL)
 		return 0;
-	struct fab_setting *n = realloc(m->settings, (size_t)(m->nsettings + 1) * sizeof(*n));
-	if (!n)
-		return -1;
-	m->settings = n;
-	struct fab_setting *s = &n[m->nsettings++];
+	struct fab_setting *s = model_add_setting(m);
 	fab_strlcpy(s->name, name, sizeof(s->name));
 	fab_strlcpy(s->value, value, sizeof(s->value));
 	fab_strlcpy(s->source, source, sizeof(s->source));

@@ -871,6 +871,53 @@ static void test_mtu(void **state)
 	model_free(&m);
 }
 
+/* More RoCE netdevs than the sibling census once held (256, then it
+ * stopped counting): 300 single-port NICs, the first 130 at MTU 4200,
+ * the other 170 at 9000. Over all of them 9000 is the siblings' MTU, so
+ * the 130 are the odd ones; a census of the first 256 netdevs only sees
+ * 4200 as the majority and names the 9000 ones instead. */
+static void test_mtu_many_siblings(void **state)
+{
+	struct fab_model m;
+	model_init(&m);
+	enum { N = 300, LOW = 130 };
+	for (int i = 0; i < N; i++) {
+		struct fab_pci_dev *d = model_add_pci(&m);
+		snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:00.0", i / 200, 1 + i % 200);
+		struct fab_netdev *nd = model_add_netdev(&m);
+		snprintf(nd->name, sizeof(nd->name), "enp%ds0np%d", i, i % 2);
+		nd->pci = i;
+		nd->mtu = fab_int_of(i < LOW ? 4200 : 9000);
+		struct fab_nic *c = model_add_nic(&m);
+		snprintf(c->name, sizeof(c->name), "mlx5_%d", i);
+		c->pci = i;
+		c->nports = 1;
+		struct fab_port *p = &c->ports[0];
+		p->num = 1;
+		p->state = fab_int_of(4);
+		p->ll = FAB_LL_ETH;
+		p->max_mtu = p->active_mtu = fab_int_of(4096);
+		fab_strlcpy(p->netdev, nd->name, sizeof(p->netdev));
+	}
+	findings_run(&m);
+	int odd = 0;
+	for (int i = 0; i < m.nfindings; i++) {
+		const struct fab_finding *f = &m.findings[i];
+		if (strcmp(f->id, "links.mtu-mismatch") != 0)
+			continue;
+		int k = -1;
+		assert_int_equal(sscanf(f->subject, "mlx5_%d/1", &k), 1);
+		if (k >= LOW)
+			fail_msg("%s (MTU 9000, as 170 of the 299 others) named odd: %s", f->subject, f->evidence);
+		assert_int_equal(f->sev, SEV_INFO);
+		HAS(f->message, "while its sibling RoCE netdevs use 9000");
+		HAS(f->evidence, "170 of 299 other RoCE netdevs have mtu=9000");
+		odd++;
+	}
+	assert_int_equal(odd, LOW);
+	model_free(&m);
+}
+
 static void test_roce_ipv4(void **state)
 {
 	struct fab_model m;
@@ -1246,6 +1293,33 @@ static void test_consistency(void **state)
 	    "prefix fec0:0000:0000:0000 SM LID 7: mlx5_4/1, mlx5_5/1, mlx5_6/1, mlx5_7/1");
 	model_free(&m);
 
+	/* More subnets and firmware versions than the rules once kept (4
+	 * subnets, 8 versions: they then said 4 and 8): every rail its own. */
+	build(&m, false);
+	for (int i = 0; i < NNIC; i++) {
+		port(&m, i)->sm_lid = fab_int_of(i + 1);
+		snprintf(m.nics[i].fw_ver, sizeof(m.nics[i].fw_ver), "28.39.%d", 1000 + i);
+	}
+	model_add_nic(&m);   /* a ninth HCA with its own firmware, in a slot of its own */
+	m.nics[8] = m.nics[7];
+	model_add_pci(&m);
+	m.pci[NNIC] = m.pci[7];
+	fab_strlcpy(m.pci[NNIC].bdf, "0000:90:00.0", sizeof(m.pci[NNIC].bdf));
+	m.nics[8].pci = NNIC;
+	fab_strlcpy(m.nics[8].name, "mlx5_8", sizeof(m.nics[8].name));
+	fab_strlcpy(m.nics[8].fw_ver, "28.40.1000", sizeof(m.nics[8].fw_ver));
+	port(&m, 8)->sm_lid = fab_int_of(9);
+	findings_run(&m);
+	assert_int_equal(nlinks(&m, "links.subnet-mismatch"), 1);
+	assert_int_equal(nlinks(&m, "links.fw-mismatch"), 1);
+	f = find_f(&m, "links.subnet-mismatch", "node");
+	HAS(f->message, "its 9 active IB ports are on 9 subnets");
+	HAS(f->evidence, "SM LID 9: mlx5_8/1");
+	f = find_f(&m, "links.fw-mismatch", "MT4129");
+	HAS(f->message, "the 9 MT4129 HCAs run 9 firmware versions");
+	HAS(f->message, "28.40.1000 on mlx5_8");
+	model_free(&m);
+
 	/* One subnet, one firmware: neither finding. */
 	build(&m, false);
 	findings_run(&m);
@@ -1508,6 +1582,7 @@ int main(void)
 		cmocka_unit_test(test_pcie),
 		cmocka_unit_test(test_card),
 		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_mtu_many_siblings),
 		cmocka_unit_test(test_roce_ipv4),
 		cmocka_unit_test(test_gid_netns),
 		cmocka_unit_test(test_errors),
