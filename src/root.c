@@ -325,15 +325,19 @@ int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)
 	return rc;
 }
 
-/* Reads fd into buf, at most want bytes, with one read() where the file
- * allows it: a short read is the end of a regular file (a mirror's, a
- * capture's), and of a sysfs attribute, whose show() answers whole in the
- * first read (at most a page). Only a live read that returned whole pages
- * may have more: kernfs gives a binary attribute (config, vpd), and procfs
- * some files, a page per read. *full says the buffer filled (there may be
- * more). Returns the count or -errno. */
-static ssize_t read_file(const struct fab_root *r, int fd, char *buf, size_t want, bool *full)
+/* Reads fd (node_path) into buf, at most want bytes, with one read() where
+ * the file allows it: a short read is the end of a regular file (a
+ * mirror's, a capture's), and of a sysfs attribute, whose show() answers
+ * whole in the first read (at most a page). Only a live sysfs read that
+ * returned whole pages may have more: kernfs gives a binary attribute
+ * (config, vpd) a page per read. Live files outside /sys (procfs seq_files:
+ * /proc/cpuinfo returns short reads long before its end) are read to EOF.
+ * *full says the buffer filled (there may be more). Returns the count or
+ * -errno. */
+static ssize_t read_file(const struct fab_root *r, const char *node_path, int fd, char *buf,
+			 size_t want, bool *full)
 {
+	bool to_eof = r->live && strncmp(node_path, "/sys/", 5) != 0;
 	size_t got = 0;
 	*full = false;
 	while (got < want) {
@@ -348,7 +352,7 @@ static ssize_t read_file(const struct fab_root *r, int fd, char *buf, size_t wan
 			break;
 		if (got == want)
 			*full = true;
-		else if (!r->live || n % ROOT_PAGE)
+		else if (!to_eof && (!r->live || n % ROOT_PAGE))
 			break;
 	}
 	return (ssize_t)got;
@@ -368,7 +372,7 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 	if (fd < 0)
 		return fd;
 	/* read() of a directory fails with EISDIR. */
-	ssize_t got = read_file(r, fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, &full);
+	ssize_t got = read_file(r, node_path, fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, &full);
 	close(fd);
 	if (got < 0)
 		return got;
@@ -417,7 +421,7 @@ int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf,
 		bool full;
 		if (want > cap + 1 - size)
 			want = cap + 1 - size;
-		ssize_t n = read_file(r, fd, b + size, want, &full);
+		ssize_t n = read_file(r, node_path, fd, b + size, want, &full);
 		if (n < 0) {
 			free(b);
 			close(fd);
