@@ -67,10 +67,25 @@ ssize_t cap_read_fd(int fd, char *buf, size_t max, bool page_first);
 /* Reads a small file of the source (len <= a page): as cap_read_fd()
  * with max = len - 1. */
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len);
-/* Reads the source's regular file node_path (st: its root_stat()) up to
- * max bytes into buf (max + 2 bytes): as cap_read_fd(). */
-ssize_t cap_src_file(struct cap *c, const char *node_path, const struct stat *st,
-		     char *buf, size_t max);
+/* A folder of the source being walked. Where the source has folders
+ * (this node, a mirror) it is an fd opened beneath the root, and each of
+ * its names is looked at and read relative to it, no link followed (a
+ * name has no '/': nothing can lead out); a capture held in memory has no
+ * fd (-1), and its names are read by node path through the root. */
+struct cap_dir {
+	int fd;
+	const char *node;       /* its node path */
+};
+/* 0, or -errno (the folder is not there, or not a folder). */
+int cap_dir_open(struct cap *c, struct cap_dir *d, const char *node_dir);
+void cap_dir_close(struct cap_dir *d);
+/* lstat() of a name: 0 (and a link's target in target), or -errno. */
+int cap_dir_lstat(struct cap *c, const struct cap_dir *d, const char *name, struct stat *st,
+		  char *target, size_t tlen);
+/* Reads a regular file (st: its cap_dir_lstat()) up to max bytes into buf
+ * (max + 2 bytes): as cap_read_fd(), sysfs with one page-sized read. */
+ssize_t cap_dir_file(struct cap *c, const struct cap_dir *d, const char *name,
+		     const struct stat *st, char *buf, size_t max);
 
 /* capture_sysfs.c */
 void cap_copy_sysfs(struct cap *c);

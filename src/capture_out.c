@@ -168,23 +168,80 @@ ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len
 	return (size_t)n > len - 1 ? (ssize_t)len : n;
 }
 
-ssize_t cap_src_file(struct cap *c, const char *node_path, const struct stat *st,
-		     char *buf, size_t max)
+int cap_dir_open(struct cap *c, struct cap_dir *d, const char *node_dir)
 {
-	if (c->src.live) {
-		int fd = root_open_fd(&c->src, node_path, 0);
+	struct stat st;
+	d->node = node_dir;
+	d->fd = -1;
+	if (c->src.mem) {
+		char t[8];
+		if (root_readlink(&c->src, node_dir, t, sizeof(t)) >= 0)
+			return -ELOOP;   /* as O_NOFOLLOW says of a link */
+		int rc = root_stat(&c->src, node_dir, &st);
+		return rc < 0 ? rc : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	}
+	int fd = root_open_fd(&c->src, node_dir, O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	d->fd = fd;
+	return 0;
+}
+
+void cap_dir_close(struct cap_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+int cap_dir_lstat(struct cap *c, const struct cap_dir *d, const char *name, struct stat *st,
+		  char *target, size_t tlen)
+{
+	char node[PATH_MAX];
+	ssize_t n;
+	if (d->fd >= 0) {
+		if (fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
+			return -errno;
+		if (!S_ISLNK(st->st_mode))
+			return 0;
+		n = readlinkat(d->fd, name, target, tlen - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		return 0;
+	}
+	/* In memory: a link reads, anything else is EINVAL; then what it is. */
+	snprintf(node, sizeof(node), "%s/%s", d->node, name);
+	n = root_readlink(&c->src, node, target, tlen);
+	if (n >= 0) {
+		memset(st, 0, sizeof(*st));
+		st->st_mode = S_IFLNK | 0777;
+		return 0;
+	}
+	return n != -EINVAL ? (int)n : root_stat(&c->src, node, st);
+}
+
+ssize_t cap_dir_file(struct cap *c, const struct cap_dir *d, const char *name,
+		     const struct stat *st, char *buf, size_t max)
+{
+	char node[PATH_MAX];
+	snprintf(node, sizeof(node), "%s/%s", d->node, name);
+	if (d->fd >= 0) {
+		int fd = openat(d->fd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+		struct stat fst;
 		if (fd < 0)
-			return fd;
-		ssize_t n = cap_read_fd(fd, buf, max, strncmp(node_path, "/sys/", 5) == 0);
+			return -errno;
+		/* Swapped for something else since it was looked at: not read. */
+		if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+			close(fd);
+			return -ENOENT;
+		}
+		ssize_t n = cap_read_fd(fd, buf, max, strncmp(node, "/sys/", 5) == 0);
 		close(fd);
 		return n;
 	}
-	/* A mirror's or a capture's file is a regular file: its size is
-	 * known, and the root's read (one, from memory or the file) ends it. */
+	/* A capture's file in memory: its size is known, one copy reads it. */
 	if (st->st_size > (off_t)max)
 		return (ssize_t)max + 1;
-	ssize_t n = root_read(&c->src, node_path, buf, max + 1);
-	if (n >= 0 && (size_t)n == max && st->st_size != (off_t)max)
-		return (ssize_t)max + 1;   /* it grew while read */
-	return n;
+	return root_read(&c->src, node, buf, max + 1);
 }

@@ -217,12 +217,12 @@ static void copy_link(struct cap *c, const char *node_dir, const char *name, con
 		cap_out_dir(c, res);
 }
 
-/* A regular file of the source (st: its root_stat()). */
-static void copy_file(struct cap *c, const char *node_dir, const char *name,
+/* A regular file of the source (st: its cap_dir_lstat()). */
+static void copy_file(struct cap *c, const struct cap_dir *d, const char *name,
 		      const struct stat *st)
 {
 	char node[PATH_MAX];
-	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
+	snprintf(node, sizeof(node), "%s/%s", d->node, name);
 	/* Write-only controls (remove, rescan, reset) are not data. */
 	if (!(st->st_mode & 0444) && (st->st_mode & 0222))
 		return;
@@ -230,7 +230,7 @@ static void copy_file(struct cap *c, const char *node_dir, const char *name,
 		cap_out_write(c, node, "", 0);   /* already listed in the carried-over tsv */
 		return;
 	}
-	ssize_t n = cap_src_file(c, node, st, c->buf, CAP_MAX_FILE);
+	ssize_t n = cap_dir_file(c, d, name, st, c->buf, CAP_MAX_FILE);
 	if (n == -ENOENT || n == -ENODEV || n == -ENXIO)
 		return;   /* the device went away while we walked */
 	if (n > (ssize_t)CAP_MAX_FILE) {
@@ -303,16 +303,21 @@ static bool counters_hazard(struct cap *c, const char *node_dir, const char *nam
 static void walk(struct cap *c, const char *node_dir, enum kind k, int depth)
 {
 	char **names;
+	struct cap_dir d;
 	if (c->err[0] || depth > 8)
 		return;
-	int n = root_list(&c->src, node_dir, &names);
+	int n = cap_dir_open(c, &d, node_dir);
+	if (n == 0)
+		n = root_list(&c->src, node_dir, &names);
 	if (n < 0) {
-		if (n != -ENOENT && n != -ENOTDIR)
+		if (n != -ENOENT && n != -ENOTDIR && n != -ELOOP)
 			cap_record_unreadable(c, node_dir, -n);
+		cap_dir_close(&d);
 		return;
 	}
 	if (cap_out_dir(c, node_dir) != 0) {
 		root_free_list(names, n);
+		cap_dir_close(&d);
 		return;
 	}
 	const char *const *only = file_filter(k);
@@ -323,17 +328,7 @@ static void walk(struct cap *c, const char *node_dir, enum kind k, int depth)
 		struct stat st;
 		if (!lists && skipped(name))
 			continue;
-		snprintf(child, sizeof(child), "%s/%s", node_dir, name);
-		/* What it is, no link followed: a link reads, anything else is
-		 * EINVAL; then what the rest is. */
-		ssize_t tl = root_readlink(&c->src, child, target, sizeof(target));
-		if (tl >= 0) {
-			if (!(only && !name_in(name, only)) &&
-			    !(k == K_GID_ATTR_TAB && !gid_is_set(c, node_dir, name)))
-				copy_link(c, node_dir, name, target);
-			continue;
-		}
-		if (tl != -EINVAL || root_stat(&c->src, child, &st) != 0)
+		if (cap_dir_lstat(c, &d, name, &st, target, sizeof(target)) != 0)
 			continue;   /* vanished */
 		if (S_ISDIR(st.st_mode)) {
 			enum kind sub = subdir_kind(k, name);
@@ -341,6 +336,7 @@ static void walk(struct cap *c, const char *node_dir, enum kind k, int depth)
 				continue;
 			if ((k == K_RDMA || k == K_PORT) && counters_hazard(c, node_dir, name))
 				continue;   /* not even opened */
+			snprintf(child, sizeof(child), "%s/%s", node_dir, name);
 			if (visited(c, child, true))
 				continue;
 			walk(c, child, sub, depth + 1);
@@ -350,19 +346,20 @@ static void walk(struct cap *c, const char *node_dir, enum kind k, int depth)
 			continue;
 		if (k == K_GID_ATTR_TAB && !gid_is_set(c, node_dir, name))
 			continue;
-		if (S_ISREG(st.st_mode))
-			copy_file(c, node_dir, name, &st);
+		if (S_ISLNK(st.st_mode))
+			copy_link(c, node_dir, name, target);
+		else if (S_ISREG(st.st_mode))
+			copy_file(c, &d, name, &st);
 	}
 	root_free_list(names, n);
+	cap_dir_close(&d);
 }
 
-/* Copies a node directory as kind k, once; never through a link. */
+/* Copies a node directory as kind k, once (never through a link: the
+ * folder is opened without following one). */
 static void copy_dir(struct cap *c, const char *node_dir, enum kind k)
 {
-	char target[8];
 	if (c->err[0] || visited(c, node_dir, true))
-		return;
-	if (root_readlink(&c->src, node_dir, target, sizeof(target)) >= 0)
 		return;
 	walk(c, node_dir, k, 0);
 }
@@ -416,8 +413,13 @@ void cap_copy_node_file(struct cap *c, const char *node_path)
 	fab_strlcpy(dir, node_path, sizeof(dir));
 	char *slash = strrchr(dir, '/');
 	*slash = '\0';
+	struct cap_dir d;
+	if (cap_dir_open(c, &d, dir) != 0)
+		return;
+	/* Followed if a link, as before: /proc/cpuinfo is the kernel's. */
 	if (root_stat(&c->src, node_path, &st) == 0 && S_ISREG(st.st_mode))
-		copy_file(c, dir, slash + 1, &st);
+		copy_file(c, &d, slash + 1, &st);
+	cap_dir_close(&d);
 }
 
 void cap_copy_sysfs(struct cap *c)
