@@ -1,7 +1,5 @@
-/* archive.c - capture tarballs written through libarchive (read: memtree.c). */
+/* archive.c - a directory packed as a capture tarball (memtree.c writes it; it reads captures too), and fab_rmtree(). */
 #define _GNU_SOURCE
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,143 +12,101 @@
 #include <unistd.h>
 #include "beneath.h"
 #include "fab_archive.h"
+#include "memtree.h"
 #include "fabtop/root.h"
 #include "fabtop/util.h"
 
-/* What a capture tarball holds first, after its top folder and fabtop/:
- * a reader of the head (nodedoc.c) finds the node's own report without
- * unpacking the rest. */
-static const char *const head_members[] = { "fabtop/meta.json", "fabtop/report.json", NULL };
-
-static bool is_head(const char *rel)
+/* Adds the directory host (node path node) and what it holds to t: files
+ * (read whole), folders and links as they are, nothing followed. */
+static int tree_of_dir(struct memtree *t, const char *host, const char *node,
+		       char *err, size_t errlen)
 {
-	for (const char *const *h = head_members; *h; h++)
-		if (strcmp(rel, *h) == 0)
-			return true;
-	return false;
-}
-
-/* One entry, and below a directory its entries (recurse) in name order,
- * less the head members, which pack() wrote already; skip_self: the
- * directory's own header was written already too. */
-static int add_tree(struct archive *w, const char *src, const char *rel, const char *top,
-		    bool recurse, bool skip_self, char *err, size_t errlen)
-{
-	char path[PATH_MAX], name[PATH_MAX];
-	struct stat st;
-	snprintf(path, sizeof(path), "%s%s%s", src, *rel ? "/" : "", rel);
-	if (lstat(path, &st) != 0) {
-		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+	struct dirent **list;
+	int nn = scandir(host, &list, NULL, alphasort), rc = 0;
+	if (nn < 0) {
+		snprintf(err, errlen, "cannot list %s: %s", host, strerror(errno));
 		return -1;
 	}
-	snprintf(name, sizeof(name), "%s%s%s", top, *rel ? "/" : "", rel);
-	struct archive_entry *e = archive_entry_new();
-	archive_entry_copy_stat(e, &st);
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	if (S_ISLNK(st.st_mode)) {
-		char t[PATH_MAX];
-		ssize_t n = readlink(path, t, sizeof(t) - 1);
-		if (n < 0) {
-			archive_entry_free(e);
-			return 0;
-		}
-		t[n] = '\0';
-		archive_entry_set_symlink(e, t);
-	}
-	if (!skip_self && archive_write_header(w, e) != ARCHIVE_OK) {
-		snprintf(err, errlen, "cannot write %s: %s", name, archive_error_string(w));
-		archive_entry_free(e);
-		return -1;
-	}
-	archive_entry_free(e);
-	if (S_ISREG(st.st_mode)) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-			return -1;
-		}
-		char buf[65536];
-		ssize_t n;
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			archive_write_data(w, buf, (size_t)n);
-		close(fd);
-	} else if (S_ISDIR(st.st_mode) && recurse) {
-		int nn = 0;
-		struct dirent **list;
-		nn = scandir(path, &list, NULL, alphasort);
-		if (nn < 0) {
-			snprintf(err, errlen, "cannot list %s: %s", path, strerror(errno));
-			return -1;
-		}
-		int rc = 0;
-		for (int i = 0; i < nn; i++) {
-			const char *d = list[i]->d_name;
-			if (!rc && strcmp(d, ".") && strcmp(d, "..")) {
-				char sub[PATH_MAX];
-				snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", d);
-				if (!is_head(sub))
-					rc = add_tree(w, src, sub, top, true,
-						      strcmp(sub, "fabtop") == 0, err, errlen);
+	for (int i = 0; i < nn; i++) {
+		const char *d = list[i]->d_name;
+		char hp[PATH_MAX], np[PATH_MAX];
+		struct stat st;
+		if (rc || !strcmp(d, ".") || !strcmp(d, ".."))
+			goto next;
+		snprintf(hp, sizeof(hp), "%s/%s", host, d);
+		snprintf(np, sizeof(np), "%s/%s", node, d);
+		if (lstat(hp, &st) != 0) {
+			snprintf(err, errlen, "cannot stat %s: %s", hp, strerror(errno));
+			rc = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = memtree_add_dir(t, np, st.st_mode & 07777);
+			if (rc == 0)
+				rc = tree_of_dir(t, hp, np, err, errlen);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(hp, target, sizeof(target) - 1);
+			if (n >= 0) {
+				target[n] = '\0';
+				rc = memtree_add_link(t, np, target);
 			}
-			free(list[i]);
+		} else if (S_ISREG(st.st_mode)) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = fopen(hp, "re");
+			rc = -1;
+			if (f) {
+				buf = malloc((size_t)st.st_size + 1);
+				len = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+				rc = buf && !ferror(f) ? memtree_add_file(t, np, buf, len,
+									  st.st_mode & 07777) : -1;
+				fclose(f);
+			}
+			free(buf);
+			if (rc == -1)
+				snprintf(err, errlen, "cannot read %s: %s", hp, strerror(errno));
 		}
-		free(list);
-		return rc;
+		if (rc < -1) {
+			snprintf(err, errlen, "cannot pack %s: %s", hp, strerror(-rc));
+			rc = -1;
+		}
+next:
+		free(list[i]);
 	}
-	return 0;
-}
-
-/* fd >= 0: written there (name only names it in messages); else tarball
- * is created. */
-static int pack(const char *src, const char *top, const char *tarball, int fd,
-		char *err, size_t errlen)
-{
-	struct archive *w = archive_write_new();
-	archive_write_add_filter_gzip(w);
-	archive_write_set_format_pax_restricted(w);
-	/* No padding after the gzip stream, whatever fd is (a FIFO, a device). */
-	archive_write_set_bytes_in_last_block(w, 1);
-	int orc = fd >= 0 ? archive_write_open_fd(w, fd) : archive_write_open_filename(w, tarball);
-	if (orc != ARCHIVE_OK) {
-		snprintf(err, errlen, "cannot create %s: %s", tarball, archive_error_string(w));
-		archive_write_free(w);
-		return -1;
-	}
-	/* The top folder, fabtop/ and the head members, then the rest. */
-	int rc = add_tree(w, src, "", top, false, false, err, errlen);
-	char p[PATH_MAX];
-	struct stat st;
-	snprintf(p, sizeof(p), "%s/fabtop", src);
-	bool has_fabtop = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
-	if (!rc && has_fabtop)
-		rc = add_tree(w, src, "fabtop", top, false, false, err, errlen);
-	for (const char *const *h = head_members; !rc && has_fabtop && *h; h++) {
-		snprintf(p, sizeof(p), "%s/%s", src, *h);
-		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
-			rc = add_tree(w, src, *h, top, false, false, err, errlen);
-	}
-	if (!rc)
-		rc = add_tree(w, src, "", top, true, true, err, errlen);
-	if (archive_write_close(w) != ARCHIVE_OK && rc == 0) {
-		snprintf(err, errlen, "cannot finish %s: %s", tarball, archive_error_string(w));
-		rc = -1;
-	}
-	archive_write_free(w);
+	free(list);
 	return rc;
 }
 
+/* The directory read into memory, then written as `capture` writes its
+ * tree (memtree_write_archive: one writer, one order, the same bytes). */
 int archive_pack(const char *src, const char *top, const char *tarball,
 		 char *err, size_t errlen)
 {
-	return pack(src, top, tarball, -1, err, errlen);
-}
-
-int archive_pack_fd(const char *src, const char *top, int fd, const char *name,
-		    char *err, size_t errlen)
-{
-	return pack(src, top, name, fd, err, errlen);
+	struct stat st;
+	struct memtree *t = memtree_new();
+	int rc = -1;
+	if (!t) {
+		snprintf(err, errlen, "cannot pack %s: out of memory", src);
+		return -1;
+	}
+	if (stat(src, &st) != 0) {
+		snprintf(err, errlen, "cannot pack %s: %s", src, strerror(errno));
+		goto out;
+	}
+	if (tree_of_dir(t, src, "", err, errlen) != 0)
+		goto out;
+	int fd = open(tarball, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tarball, strerror(errno));
+		goto out;
+	}
+	rc = memtree_write_archive(t, top, fd, tarball, (long long)st.st_mtime, err, errlen);
+	if (close(fd) != 0 && rc == 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tarball, strerror(errno));
+		rc = -1;
+	}
+out:
+	memtree_free(t);
+	return rc;
 }
 
 /* getdents64's record (the libc's struct dirent is not the kernel's). */

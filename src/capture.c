@@ -29,6 +29,7 @@
 #include "fabtop/model.h"
 #include "fabtop/root.h"
 #include "capture_int.h"
+#include "memtree.h"
 #include "fabtop/sanitize.h"
 #include "fabtop/util.h"
 
@@ -43,32 +44,19 @@ static void on_signal(int sig)
 
 /* ---- fabtop/ files ---- */
 
-/* Copies fabtop/<name> from a capture source, when it has one. */
-static void carry_file(struct cap *c, const char *name)
-{
-	char node[256];
-	snprintf(node, sizeof(node), "/fabtop/%s", name);
-	int fd = root_open_fd(&c->src, node, 0);
-	if (fd < 0)
-		return;
-	ssize_t n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
-	close(fd);
-	if (n < 0 || n > (ssize_t)CAP_MAX_FILE) {
-		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", node,
-			n < 0 ? strerror((int)-n) : "larger than 1 MiB");
-		return;
-	}
-	cap_out_write(c, node, c->buf, (size_t)n);
-}
-
-/* A source capture's file that may be larger than carry_file's buffer
- * (root_file_cap() says how large: samples.json). */
-static void carry_alloc(struct cap *c, const char *node)
+/* Copies a fabtop/ file of a capture source, when it has one, up to the
+ * size its reader takes (root_file_cap(): samples.json, hwloc.xml grow
+ * with the node). */
+static void carry_file(struct cap *c, const char *node)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	if (root_read_alloc(&c->src, node, &buf, &len) == 0)
+	int rc = root_read_alloc(&c->src, node, &buf, &len);
+	if (rc == 0)
 		cap_out_write(c, node, buf, len);
+	else if (rc != -ENOENT)
+		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", node,
+			rc == -EFBIG ? "larger than its reader takes" : root_strerror(-rc));
 	free(buf);
 }
 
@@ -154,9 +142,14 @@ static json_t *capture_dcb_json(struct cap *c, char *err, size_t len)
 
 static void write_live_extras(struct cap *c)
 {
-	char err[512] = "", p[PATH_MAX];
-	if (collect_hwloc_xml(cap_out_path(c, "/fabtop/hwloc.xml", p, sizeof(p)), err, sizeof(err)) != 0)
+	char err[512] = "", *xml;
+	size_t xlen;
+	if (collect_hwloc_xml(&xml, &xlen, err, sizeof(err)) != 0) {
 		fab_fprintf(c->log, "fabtop: no hwloc.xml: %s\n", err);
+	} else {
+		cap_out_write(c, "/fabtop/hwloc.xml", xml, xlen);
+		free(xml);
+	}
 	err[0] = '\0';
 	json_t *j = netlink_snapshot_json(err, sizeof(err));
 	if (j) {
@@ -208,7 +201,6 @@ static void write_live_extras(struct cap *c)
 	}
 }
 
-/* Starts unreadable.tsv with what a capture source already recorded. */
 /* fabtop/report.json: the capture as `report all --json` judges it, made
  * from what was written (so it is what --root would say), for fleet and
  * diff to read from the tarball's head. Without it they collect the
@@ -218,37 +210,49 @@ static void embed_report(struct cap *c, const char *output, const char *top)
 	struct fab_root r;
 	char err[1024], name[256];
 	json_t *doc = NULL;
-	if (root_open(&r, c->out, err, sizeof(err)) == 0) {
-		if (nodedoc_make(&r, &doc, err, sizeof(err)) == 0) {
-			/* Named as --root will name the capture, not the staging folder. */
-			root_name_of(strcmp(output, "-") ? output : top, name, sizeof(name));
-			json_object_set_new(doc, "source", json_string(name));
-			cap_out_json(c, "/fabtop/report.json", doc);
-		}
-		root_close(&r);
-	}
-	json_decref(doc);
-	if (!doc)
-		fab_fprintf(c->log, "fabtop: the capture holds no report of its own (%s): "
-			    "fabtop fleet and diff will collect it instead\n", err);
-}
-
-static void carry_unreadable(struct cap *c)
-{
-	char line[PATH_MAX + 128];
-	int fd = root_open_fd(&c->src, "/fabtop/unreadable.tsv", 0);
-	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
-	if (!fp) {
-		if (fd >= 0)
-			close(fd);
+	/* Named as --root will name the capture. */
+	root_name_of(strcmp(output, "-") ? output : top, name, sizeof(name));
+	/* A root over the capture's own tree in memory. It owns the tree
+	 * while open; the tree is taken back before it is closed. */
+	struct memtree *t = c->mt;
+	c->mt = NULL;
+	if (root_open_memtree(&r, t, name, err, sizeof(err)) != 0) {
+		cap_fatal(c, "cannot read back the capture: %s", err);   /* t is freed */
 		return;
 	}
-	while (fgets(line, sizeof(line), fp))
-		if (line[0] == '/' && strchr(line, '\t')) {
-			fputs(line, c->unreadable);
+	if (nodedoc_make(&r, &doc, err, sizeof(err)) != 0)
+		doc = NULL;
+	c->mt = r.mem;
+	r.mem = NULL;
+	root_close(&r);
+	if (doc) {
+		json_object_set_new(doc, "source", json_string(name));
+		cap_out_json(c, "/fabtop/report.json", doc);
+		json_decref(doc);
+	} else {
+		fab_fprintf(c->log, "fabtop: the capture holds no report of its own (%s): "
+			    "fabtop fleet and diff will collect it instead\n", err);
+	}
+}
+
+/* Starts unreadable.tsv with what a capture source already recorded. */
+static void carry_unreadable(struct cap *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (root_read_alloc(&c->src, "/fabtop/unreadable.tsv", &buf, &len) != 0)
+		return;
+	for (char *line = buf, *next; line < buf + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+		next = nl ? nl + 1 : buf + len;
+		if (line[0] == '/' && memchr(line, '\t', (size_t)(next - line))) {
+			fwrite(line, 1, (size_t)(next - line), c->unreadable);
+			if (!nl)
+				fputc('\n', c->unreadable);
 			c->nunreadable++;
 		}
-	fclose(fp);
+	}
+	free(buf);
 }
 
 /* "<host>-<YYYYmmddTHHMMSS>" (UTC), with the host made safe for a file name. */
@@ -294,9 +298,9 @@ static double mono_now(void)
 int capture_run(const struct capture_opts *o, FILE *log)
 {
 	struct cap c = { .log = log ? log : stderr };
-	char err[2 * PATH_MAX] = "", top[256], defout[512];
+	char err[2 * PATH_MAX] = "", top[256], defout[512], outdir[PATH_MAX] = "";
 	const char *output = o->output;
-	bool to_dir, made_dir = false, made_tmp = false, dest_open = false;
+	bool to_dir, made_dir = false, dest_open = false;
 	struct cap_dest dest;
 	int rc = 2;
 	double t0 = mono_now();
@@ -317,16 +321,23 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	if (c.src.warning[0])
 		fab_fprintf(c.log, "fabtop: capture: source: %s\n", c.src.warning);
 	c.buf = malloc(CAP_MAX_FILE + 2);
-	if (!c.buf) {
+	c.mt = memtree_new();
+	c.unreadable = open_memstream(&c.unreadable_buf, &c.unreadable_len);
+	if (!c.buf || !c.mt || !c.unreadable) {
 		fprintf(c.log, "fabtop: capture: out of memory\n");
+		if (c.unreadable)
+			fclose(c.unreadable);
+		free(c.unreadable_buf);
+		memtree_free(c.mt);
+		free(c.buf);
 		root_close(&c.src);
 		return 2;
 	}
-	/* Ctrl-C during a long --samples run: remove what was written, then
-	 * stop. Over the root's own handler too (a tarball source): the run
-	 * ends through root_close(), which removes the unpacked source. A
-	 * stream's reader that goes away (SIGPIPE) is a write error, cleaned
-	 * up the same way, not a death that leaves the staging tree. */
+	/* Ctrl-C during a long --samples run: stop, and write nothing (the
+	 * output's .part file is removed). Over the root's own handler too
+	 * (a tarball source): the run ends through root_close(). A stream's
+	 * reader that goes away (SIGPIPE) is a write error, cleaned up the
+	 * same way, not a death that leaves a .part file. */
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN }, old_sa[4];
 	bool installed[4] = { false, false, false, false };
@@ -344,12 +355,12 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	to_dir = output[strlen(output) - 1] == '/';
 
 	if (to_dir) {
-		fab_strlcpy(c.out, output, sizeof(c.out));
-		size_t l = strlen(c.out);
-		while (l > 1 && c.out[l - 1] == '/')
-			c.out[--l] = '\0';
+		fab_strlcpy(outdir, output, sizeof(outdir));
+		size_t l = strlen(outdir);
+		while (l > 1 && outdir[l - 1] == '/')
+			outdir[--l] = '\0';
 		struct stat st;
-		made_dir = lstat(c.out, &st) != 0;
+		made_dir = lstat(outdir, &st) != 0;
 		/* Files are written inside it by name: a folder that is a link,
 		 * or that someone else may write to, could send them elsewhere. */
 		if (!made_dir && (S_ISLNK(st.st_mode) || (S_ISDIR(st.st_mode) &&
@@ -360,12 +371,13 @@ int capture_run(const struct capture_opts *o, FILE *log)
 				 "a directory others may write to");
 			goto out;
 		}
-		if (cap_mkdir_p(c.out, 0755) != 0) {
+		/* Made now, so that a bad -o fails before the walk. */
+		if (cap_mkdir_p(outdir, 0755) != 0) {
 			snprintf(err, sizeof(err), "cannot create %s: %s (choose a writable -o path)",
 				 output, strerror(errno));
 			goto out;
 		}
-		if (!made_dir && !dir_empty(c.out)) {
+		if (!made_dir && !dir_empty(outdir)) {
 			snprintf(err, sizeof(err), "%s is not empty (choose a new or empty directory)",
 				 output);
 			goto out;
@@ -375,29 +387,11 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		if (cap_dest_open(&dest, output, o->force, err, sizeof(err)) != 0)
 			goto out;
 		dest_open = true;
-		const char *tmp = getenv("TMPDIR");
-		snprintf(c.out, sizeof(c.out), "%s/fabtop-capture.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(c.out)) {
-			snprintf(err, sizeof(err), "cannot create a temporary directory %s: %s "
-				 "(set TMPDIR to a writable directory)", c.out, strerror(errno));
-			goto out;
-		}
-		made_tmp = true;
 	}
 
 	fab_fprintf(c.log, "fabtop: capturing %s into %s\n",
-		c.src.live ? "this node" : c.src.dir, strcmp(output, "-") ? output : "standard output");
-	char tsv[PATH_MAX];
-	cap_out_path(&c, "/fabtop", tsv, sizeof(tsv));
-	if (cap_mkdir_p(tsv, 0755) != 0) {
-		snprintf(err, sizeof(err), "cannot create %s: %s", tsv, strerror(errno));
-		goto out;
-	}
-	cap_out_path(&c, "/fabtop/unreadable.tsv", tsv, sizeof(tsv));
-	if (!(c.unreadable = fopen(tsv, "w"))) {
-		snprintf(err, sizeof(err), "cannot create %s: %s", tsv, strerror(errno));
-		goto out;
-	}
+		c.src.live ? "this node" : o->src_root, strcmp(output, "-") ? output : "standard output");
+	cap_out_dir(&c, "/fabtop");
 	carry_unreadable(&c);
 
 	cap_copy_sysfs(&c);
@@ -413,16 +407,14 @@ int capture_run(const struct capture_opts *o, FILE *log)
 		write_live_extras(&c);
 		procs_unreadable = capture_procs(&c);
 	} else if (!c.err[0]) {
-		carry_file(&c, "hwloc.xml");
-		carry_file(&c, "netlink.json");
-		carry_file(&c, "nvml.json");
-		carry_file(&c, "cuda.json");
-		carry_file(&c, "devices.json");
-		carry_file(&c, "dcb.json");
-		carry_file(&c, "verbs.json");
+		static const char *const carried[] = { "/fabtop/hwloc.xml", "/fabtop/netlink.json",
+			"/fabtop/nvml.json", "/fabtop/cuda.json", "/fabtop/devices.json",
+			"/fabtop/dcb.json", "/fabtop/verbs.json", NULL };
+		for (const char *const *f = carried; *f; f++)
+			carry_file(&c, *f);
 		/* Its recorded counters too, unless new samples are taken. */
 		if (o->samples <= 0)
-			carry_alloc(&c, "/fabtop/samples.json");
+			carry_file(&c, "/fabtop/samples.json");
 	}
 	if (!c.err[0])
 		capture_qp(&c);
@@ -433,21 +425,37 @@ int capture_run(const struct capture_opts *o, FILE *log)
 	if (!c.err[0] && o->samples > 0)
 		cap_take_samples(&c, o->samples, o->interval);
 	if (fclose(c.unreadable) != 0)
-		cap_fatal(&c, "cannot write %s: %s", tsv, strerror(errno));
+		cap_fatal(&c, "cannot keep fabtop/unreadable.tsv: %s", strerror(errno));
 	c.unreadable = NULL;
 	if (!c.err[0])
+		cap_out_write(&c, "/fabtop/unreadable.tsv", c.unreadable_buf, c.unreadable_len);
+	if (!c.err[0])
 		embed_report(&c, output, top);
+	cap_stopped(&c);
 	if (c.err[0]) {
-		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal_seen ? "; nothing was written" :
-			 " (check the free space and permissions of TMPDIR and of the -o folder)");
+		snprintf(err, sizeof(err), "%s%s", c.err, cap_signal_seen ? "; nothing was written" : "");
 		goto out;
 	}
 
-	if (!to_dir) {
-		if (archive_pack_fd(c.out, top, dest.fd, output, err, sizeof(err)) != 0) {
+	/* The one pass: the members from memory, in archive order. */
+	if (to_dir) {
+		if (memtree_write_dir(c.mt, outdir, err, sizeof(err)) != 0) {
+			size_t l = strlen(err);
+			snprintf(err + l, sizeof(err) - l, " (check the free space and permissions "
+				 "of the -o folder)");
+			goto out;
+		}
+	} else {
+		if (memtree_write_archive(c.mt, top, dest.fd, output, (long long)now,
+					  err, sizeof(err)) != 0) {
 			size_t l = strlen(err);
 			if (dest.how == CAP_DEST_STREAM)
 				snprintf(err + l, sizeof(err) - l, " (what was streamed so far is cut short)");
+			goto out;
+		}
+		/* A signal while it was written: nothing is put in place. */
+		if (cap_stopped(&c)) {
+			snprintf(err, sizeof(err), "%s; nothing was written", c.err);
 			goto out;
 		}
 		if (cap_dest_commit(&dest, err, sizeof(err)) != 0)
@@ -466,10 +474,12 @@ out:
 		fab_fprintf(c.log, "fabtop: capture failed: %s\n", err);
 	if (c.unreadable)
 		fclose(c.unreadable);
+	free(c.unreadable_buf);
 	if (dest_open)
 		cap_dest_abort(&dest);
-	if (made_tmp || (rc != 0 && made_dir))
-		fab_rmtree(c.out);
+	if (rc != 0 && made_dir)
+		fab_rmtree(outdir);
+	memtree_free(c.mt);
 	for (size_t i = 0; i < c.nvisited; i++)
 		free(c.visited[i]);
 	free(c.visited);

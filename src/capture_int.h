@@ -3,7 +3,11 @@
  * these helpers (capture_out.c); the sysfs walk (capture_sysfs.c), the
  * counter samples (capture_samples.c) and the NCCL processes
  * (capture_procs.c) write through them; capture.c runs them in order.
- * Internal to the capture: nothing else includes it.
+ * Every member of the capture goes through cap_out_*() into one tree held
+ * in memory (memtree.h), which capture.c writes out in one pass at the
+ * end: nothing is staged on disk. The source is read only through the
+ * root (fabtop/root.h), whatever it is (live, a directory, a capture held
+ * in memory). Internal to the capture: nothing else includes it.
  */
 #ifndef FABTOP_CAPTURE_INT_H
 #define FABTOP_CAPTURE_INT_H
@@ -19,12 +23,17 @@
 
 #define CAP_MAX_FILE ROOT_MAX_FILE
 
+struct memtree;
+
 struct cap {
 	FILE *log;
 	struct fab_root src;
-	char out[PATH_MAX];     /* the directory being written */
-	char *buf;              /* CAP_MAX_FILE + 1 */
+	struct memtree *mt;     /* the capture being built: node path -> member */
+	char *buf;              /* CAP_MAX_FILE + 2 */
+	/* fabtop/unreadable.tsv, in memory (open_memstream) until the end */
 	FILE *unreadable;
+	char *unreadable_buf;
+	size_t unreadable_len;
 	char **visited;
 	size_t nvisited, capvisited;
 	int files, links, nunreadable, toobig;
@@ -42,13 +51,41 @@ extern volatile sig_atomic_t cap_signal_seen;
 void cap_fatal(struct cap *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool cap_stopped(struct cap *c);
 int cap_mkdir_p(char *path, mode_t mode);
-const char *cap_out_path(const struct cap *c, const char *node_path, char *buf, size_t len);
+/* The members: a folder, a file (its bytes copied), a link as its target
+ * text. 0, or -1 with the capture failed (cap_fatal): out of memory, a
+ * path the tree refuses, or past the caps a reader of the capture would
+ * refuse it for (root_max_bytes(), root_max_entries()). */
 int cap_out_dir(struct cap *c, const char *node_dir);
 int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t len);
 int cap_out_json(struct cap *c, const char *node_path, json_t *j);
+int cap_out_link(struct cap *c, const char *node_path, const char *target);
 void cap_record_unreadable(struct cap *c, const char *node_path, int e);
-ssize_t cap_read_fd(int fd, char *buf, size_t max);
+/* Reads an open file up to max bytes into buf (NUL-terminated): the
+ * size, max + 1 when there is more, or -errno. page_first: a sysfs
+ * attribute, read with one page-sized read() that ends it when short. */
+ssize_t cap_read_fd(int fd, char *buf, size_t max, bool page_first);
+/* Reads a small file of the source (len <= a page): as cap_read_fd()
+ * with max = len - 1. */
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len);
+/* A folder of the source being walked. Where the source has folders
+ * (this node, a mirror) it is an fd opened beneath the root, and each of
+ * its names is looked at and read relative to it, no link followed (a
+ * name has no '/': nothing can lead out); a capture held in memory has no
+ * fd (-1), and its names are read by node path through the root. */
+struct cap_dir {
+	int fd;
+	const char *node;       /* its node path */
+};
+/* 0, or -errno (the folder is not there, or not a folder). */
+int cap_dir_open(struct cap *c, struct cap_dir *d, const char *node_dir);
+void cap_dir_close(struct cap_dir *d);
+/* lstat() of a name: 0 (and a link's target in target), or -errno. */
+int cap_dir_lstat(struct cap *c, const struct cap_dir *d, const char *name, struct stat *st,
+		  char *target, size_t tlen);
+/* Reads a regular file (st: its cap_dir_lstat()) up to max bytes into buf
+ * (max + 2 bytes): as cap_read_fd(), sysfs with one page-sized read. */
+ssize_t cap_dir_file(struct cap *c, const struct cap_dir *d, const char *name,
+		     const struct stat *st, char *buf, size_t max);
 
 /* capture_sysfs.c */
 void cap_copy_sysfs(struct cap *c);

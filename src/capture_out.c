@@ -1,5 +1,6 @@
-/* capture_out.c - where a capture writes (the destination tree) and how it
- * reads the source node; shared by every part of the capture. */
+/* capture_out.c - where a capture's members go (one tree in memory,
+ * written out at the end by capture.c) and how it reads the source node;
+ * shared by every part of the capture. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture_int.h"
+#include "memtree.h"
 #include "fabtop/util.h"
 
 volatile sig_atomic_t cap_signal_seen;
@@ -33,7 +35,7 @@ bool cap_stopped(struct cap *c)
 	return c->err[0] != '\0';
 }
 
-/* ---- the destination tree ---- */
+/* ---- the -o folder ---- */
 
 /* mkdir -p: tries the folder itself first, its parents only when missing. */
 int cap_mkdir_p(char *path, mode_t mode)
@@ -56,59 +58,48 @@ int cap_mkdir_p(char *path, mode_t mode)
 	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-const char *cap_out_path(const struct cap *c, const char *node_path, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s", c->out, node_path);
-	return buf;
-}
+/* ---- the capture's members, in memory ---- */
 
-/* Creates the destination folder of a node directory. */
-int cap_out_dir(struct cap *c, const char *node_dir)
+/* The caps a reader of the capture applies (root.h): past them it would
+ * be refused when opened, and the memory it holds is bounded by them. */
+static int out_checked(struct cap *c, const char *node_path, int rc)
 {
-	char p[PATH_MAX];
-	cap_out_path(c, node_dir, p, sizeof(p));
-	if (cap_mkdir_p(p, 0755) != 0) {
-		cap_fatal(c, "cannot create %s: %s", p, strerror(errno));
+	if (rc < 0) {
+		cap_fatal(c, "cannot add %s to the capture: %s", node_path,
+			  rc == -EEXIST ? "a folder, link or file is there already" : strerror(-rc));
+		return -1;
+	}
+	if (memtree_bytes(c->mt) > root_max_bytes()) {
+		cap_fatal(c, "the capture would hold more than %llu bytes "
+			  "(FABTOP_CAPTURE_MAX_BYTES), which a reader refuses", root_max_bytes());
+		return -1;
+	}
+	if (memtree_count(c->mt) > root_max_entries()) {
+		cap_fatal(c, "the capture would hold more than %zu members "
+			  "(FABTOP_CAPTURE_MAX_MEMBERS), which a reader refuses", root_max_entries());
 		return -1;
 	}
 	return 0;
+}
+
+int cap_out_dir(struct cap *c, const char *node_dir)
+{
+	return out_checked(c, node_dir, memtree_add_dir(c->mt, node_dir, 0755));
 }
 
 int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t len)
 {
-	char p[PATH_MAX];
-	cap_out_path(c, node_path, p, sizeof(p));
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 && errno == ENOENT) {
-		char *slash = strrchr(p, '/');
-		*slash = '\0';
-		int rc = cap_mkdir_p(p, 0755);
-		*slash = '/';
-		if (rc == 0)
-			fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	}
-	if (fd < 0) {
-		cap_fatal(c, "cannot create %s: %s", p, strerror(errno));
+	if (out_checked(c, node_path, memtree_add_file(c->mt, node_path, data, len, 0644)) != 0)
 		return -1;
-	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			cap_fatal(c, "cannot write %s: %s", p, n < 0 ? strerror(errno) : "short write");
-			close(fd);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	if (close(fd) != 0) {
-		cap_fatal(c, "cannot write %s: %s", p, strerror(errno));
-		return -1;
-	}
 	c->bytes += (long long)len;
 	return 0;
+}
+
+int cap_out_link(struct cap *c, const char *node_path, const char *target)
+{
+	int rc = memtree_add_link(c->mt, node_path, target);
+	/* A folder or file made there first (a driver's folder) is kept. */
+	return out_checked(c, node_path, rc == -EEXIST ? 0 : rc);
 }
 
 int cap_out_json(struct cap *c, const char *node_path, json_t *j)
@@ -133,34 +124,124 @@ void cap_record_unreadable(struct cap *c, const char *node_path, int e)
 
 /* ---- reading the source ---- */
 
-/* Reads an open file up to max bytes into buf (NUL-terminated);
- * returns the size, max + 1 when there is more, or -errno. */
-ssize_t cap_read_fd(int fd, char *buf, size_t max)
+/* The unit kernfs hands out per read(): a sysfs attribute's show()
+ * writes at most this, and a binary attribute (config) comes a page at a
+ * time. */
+#define CAP_PAGE 4096
+
+ssize_t cap_read_fd(int fd, char *buf, size_t max, bool page_first)
 {
 	size_t got = 0;
 	while (got < max + 1) {
-		ssize_t n = read(fd, buf + got, max + 1 - got);
+		size_t want = max + 1 - got;
+		/* An attribute is read a page at a time, and a short read is
+		 * its end: one read() for a text attribute. /proc's seq_files
+		 * answer short before their end (a record at a time): read to
+		 * EOF there. */
+		if (page_first && want > CAP_PAGE)
+			want = CAP_PAGE;
+		ssize_t n = read(fd, buf + got, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
+		if (n == 0 || (page_first && (size_t)n < want))
+			break;
 	}
 	buf[got < max + 1 ? got : max] = '\0';
 	return (ssize_t)got;
 }
 
-/* Reads a small file of the source by node path; -errno on failure. */
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len)
 {
-	int fd = root_open_fd(&c->src, node_path, 0);
-	if (fd < 0)
-		return fd;
-	ssize_t n = cap_read_fd(fd, buf, len - 1);
-	close(fd);
-	return n;
+	char tmp[CAP_PAGE + 1];
+	if (len < 1 || len > CAP_PAGE)
+		return -EINVAL;
+	ssize_t n = root_read(&c->src, node_path, tmp, sizeof(tmp));
+	if (n < 0)
+		return n;
+	size_t k = (size_t)n < len - 1 ? (size_t)n : len - 1;
+	memcpy(buf, tmp, k);
+	buf[k] = '\0';
+	return (size_t)n > len - 1 ? (ssize_t)len : n;
 }
 
+int cap_dir_open(struct cap *c, struct cap_dir *d, const char *node_dir)
+{
+	struct stat st;
+	d->node = node_dir;
+	d->fd = -1;
+	if (c->src.mem) {
+		char t[8];
+		if (root_readlink(&c->src, node_dir, t, sizeof(t)) >= 0)
+			return -ELOOP;   /* as O_NOFOLLOW says of a link */
+		int rc = root_stat(&c->src, node_dir, &st);
+		return rc < 0 ? rc : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	}
+	int fd = root_open_fd(&c->src, node_dir, O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	d->fd = fd;
+	return 0;
+}
+
+void cap_dir_close(struct cap_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+int cap_dir_lstat(struct cap *c, const struct cap_dir *d, const char *name, struct stat *st,
+		  char *target, size_t tlen)
+{
+	char node[PATH_MAX];
+	ssize_t n;
+	if (d->fd >= 0) {
+		if (fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
+			return -errno;
+		if (!S_ISLNK(st->st_mode))
+			return 0;
+		n = readlinkat(d->fd, name, target, tlen - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		return 0;
+	}
+	/* In memory: a link reads, anything else is EINVAL; then what it is. */
+	snprintf(node, sizeof(node), "%s/%s", d->node, name);
+	n = root_readlink(&c->src, node, target, tlen);
+	if (n >= 0) {
+		memset(st, 0, sizeof(*st));
+		st->st_mode = S_IFLNK | 0777;
+		return 0;
+	}
+	return n != -EINVAL ? (int)n : root_stat(&c->src, node, st);
+}
+
+ssize_t cap_dir_file(struct cap *c, const struct cap_dir *d, const char *name,
+		     const struct stat *st, char *buf, size_t max)
+{
+	char node[PATH_MAX];
+	snprintf(node, sizeof(node), "%s/%s", d->node, name);
+	if (d->fd >= 0) {
+		int fd = openat(d->fd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+		struct stat fst;
+		if (fd < 0)
+			return -errno;
+		/* Swapped for something else since it was looked at: not read. */
+		if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+			close(fd);
+			return -ENOENT;
+		}
+		ssize_t n = cap_read_fd(fd, buf, max, strncmp(node, "/sys/", 5) == 0);
+		close(fd);
+		return n;
+	}
+	/* A capture's file in memory: its size is known, one copy reads it. */
+	if (st->st_size > (off_t)max)
+		return (ssize_t)max + 1;
+	return root_read(&c->src, node, buf, max + 1);
+}

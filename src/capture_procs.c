@@ -64,7 +64,7 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	json_object_set_new(j, "age_s", age >= 0 ? json_real(floor(age)) : json_null());
 	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	ssize_t l = fd >= 0 ? cap_read_fd(fd, buf, sizeof(buf) - 1) : -1;
+	ssize_t l = fd >= 0 ? cap_read_fd(fd, buf, sizeof(buf) - 1, false) : -1;
 	if (fd >= 0)
 		close(fd);
 	if (l > 0) {

@@ -17,32 +17,18 @@
 #include "fabtop/sanitize.h"
 
 #define QP_NODE_PATH "/fabtop/rdma-qp.bin"
-#define QP_CARRY_MAX ((off_t)root_file_cap(QP_NODE_PATH))   /* as rdma_res_from_root() reads */
-
+/* The source capture's dump, read as rdma_res_from_root() reads it
+ * (root_file_cap()). */
 static void carry_qp(struct cap *c)
 {
-	int fd = root_open_fd(&c->src, QP_NODE_PATH, 0);
-	if (fd < 0) {
-		if (fd != -ENOENT)
-			fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", QP_NODE_PATH,
-				root_strerror(-fd));
-		return;
-	}
-	struct stat st;
 	char *buf = NULL;
-	ssize_t n = -EFBIG;
-	if (fstat(fd, &st) != 0)
-		n = -errno;
-	else if (st.st_size <= QP_CARRY_MAX && (buf = malloc((size_t)st.st_size + 2)))
-		n = cap_read_fd(fd, buf, (size_t)st.st_size);
-	else if (st.st_size <= QP_CARRY_MAX)
-		n = -ENOMEM;
-	close(fd);
-	if (n < 0 || n > st.st_size)
+	size_t len = 0;
+	int rc = root_read_alloc(&c->src, QP_NODE_PATH, &buf, &len);
+	if (rc == 0)
+		cap_out_write(c, QP_NODE_PATH, buf, len);
+	else if (rc != -ENOENT)
 		fab_fprintf(c->log, "fabtop: cannot copy %s of the source: %s\n", QP_NODE_PATH,
-			n < 0 ? strerror((int)-n) : "it grew while being read");
-	else
-		cap_out_write(c, QP_NODE_PATH, buf, (size_t)n);
+			root_strerror(-rc));
 	free(buf);
 }
 

@@ -1,9 +1,12 @@
 /*
- * capture_sysfs.c - the sysfs walk of `fabtop capture`. It uses openat()/
- * fstatat() without following links: links are copied as they are (sysfs
- * links are relative), and only the directories named in the tables below
- * are entered, so the walk never leaves the set. A file that fails to read
- * is recorded in fabtop/unreadable.tsv and left as an empty placeholder.
+ * capture_sysfs.c - the sysfs walk of `fabtop capture`. It reads the
+ * source only through the root, by node path (root_list, root_readlink,
+ * root_stat, one read per file), so the source may be this node, a
+ * directory or a capture held in memory alike. Links are copied as they
+ * are, never followed by the walk (sysfs links are relative), and only the
+ * directories named in the tables below are entered, so the walk never
+ * leaves the set. A file that fails to read is recorded in
+ * fabtop/unreadable.tsv and left as an empty placeholder.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -195,37 +198,31 @@ static int resolve_lexical(const char *dir, const char *target, char *out, size_
 	return 0;
 }
 
-static void copy_link(struct cap *c, int dfd, const char *node_dir, const char *name)
+/* A link of the source, its target read already (target). */
+static void copy_link(struct cap *c, const char *node_dir, const char *name, const char *target)
 {
-	char target[PATH_MAX], node[PATH_MAX], p[PATH_MAX];
-	ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
-	if (n < 0)
-		return;   /* vanished (ENOENT) or not a link any more */
-	target[n] = '\0';
+	char node[PATH_MAX], res[PATH_MAX];
 	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
-	char res[PATH_MAX];
 	if (target[0] == '/' || resolve_lexical(node_dir, target, res, sizeof(res)) != 0) {
 		/* Not sysfs-made: a replay would refuse the whole capture for it. */
 		fab_fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
 			node, target);
 		return;
 	}
-	cap_out_path(c, node, p, sizeof(p));
-	if (symlink(target, p) != 0 && errno != EEXIST) {
-		cap_fatal(c, "cannot create link %s: %s", p, strerror(errno));
+	if (cap_out_link(c, node, target) != 0)
 		return;
-	}
 	c->links++;
 	/* The driver's folder, empty, so that realpath() of the link works. */
 	if (strcmp(name, "driver") == 0 && strncmp(res, "/sys/bus/", 9) == 0)
 		cap_out_dir(c, res);
 }
 
-static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *name,
+/* A regular file of the source (st: its cap_dir_lstat()). */
+static void copy_file(struct cap *c, const struct cap_dir *d, const char *name,
 		      const struct stat *st)
 {
 	char node[PATH_MAX];
-	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
+	snprintf(node, sizeof(node), "%s/%s", d->node, name);
 	/* Write-only controls (remove, rescan, reset) are not data. */
 	if (!(st->st_mode & 0444) && (st->st_mode & 0222))
 		return;
@@ -233,18 +230,7 @@ static void copy_file(struct cap *c, int dfd, const char *node_dir, const char *
 		cap_out_write(c, node, "", 0);   /* already listed in the carried-over tsv */
 		return;
 	}
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-	ssize_t n;
-	struct stat fst;
-	if (fd < 0) {
-		n = -errno;
-	} else if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
-		close(fd);
-		return;   /* swapped for something else mid-walk */
-	} else {
-		n = cap_read_fd(fd, c->buf, CAP_MAX_FILE);
-		close(fd);
-	}
+	ssize_t n = cap_dir_file(c, d, name, st, c->buf, CAP_MAX_FILE);
 	if (n == -ENOENT || n == -ENODEV || n == -ENXIO)
 		return;   /* the device went away while we walked */
 	if (n > (ssize_t)CAP_MAX_FILE) {
@@ -313,52 +299,36 @@ static bool counters_hazard(struct cap *c, const char *node_dir, const char *nam
 	return v == HAZARD_SKIP;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Copies one directory of kind k, and what k enters. */
+static void walk(struct cap *c, const char *node_dir, enum kind k, int depth)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Copies one directory of kind k (dfd is open on it) and what k enters. */
-static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int depth)
-{
-	if (c->err[0] || depth > 8 || cap_out_dir(c, node_dir) != 0)
+	char **names;
+	struct cap_dir d;
+	if (c->err[0] || depth > 8)
 		return;
-	int lfd = dup(dfd);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!d) {
-		if (lfd >= 0)
-			close(lfd);
+	int n = cap_dir_open(c, &d, node_dir);
+	if (n == 0)
+		n = root_list(&c->src, node_dir, &names);
+	if (n < 0) {
+		if (n != -ENOENT && n != -ENOTDIR && n != -ELOOP)
+			cap_record_unreadable(c, node_dir, -n);
+		cap_dir_close(&d);
 		return;
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **v = realloc(names, cap * sizeof(*v));
-			if (!v)
-				break;
-			names = v;
-		}
-		if (!(names[n] = strdup(de->d_name)))
-			break;
-		n++;
+	if (cap_out_dir(c, node_dir) != 0) {
+		root_free_list(names, n);
+		cap_dir_close(&d);
+		return;
 	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-
 	const char *const *only = file_filter(k);
-	for (size_t i = 0; i < n && !cap_stopped(c); i++) {
+	bool lists = k == K_CLASS || k == K_NODE_ROOT || k == K_CPU_ROOT;
+	for (int i = 0; i < n && !cap_stopped(c); i++) {
 		const char *name = names[i];
+		char child[PATH_MAX], target[PATH_MAX];
 		struct stat st;
-		bool lists = k == K_CLASS || k == K_NODE_ROOT || k == K_CPU_ROOT;
 		if (!lists && skipped(name))
 			continue;
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if (cap_dir_lstat(c, &d, name, &st, target, sizeof(target)) != 0)
 			continue;   /* vanished */
 		if (S_ISDIR(st.st_mode)) {
 			enum kind sub = subdir_kind(k, name);
@@ -366,18 +336,10 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 				continue;
 			if ((k == K_RDMA || k == K_PORT) && counters_hazard(c, node_dir, name))
 				continue;   /* not even opened */
-			char child[PATH_MAX];
 			snprintf(child, sizeof(child), "%s/%s", node_dir, name);
 			if (visited(c, child, true))
 				continue;
-			int sfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sfd < 0) {
-				if (errno != ENOENT)
-					cap_record_unreadable(c, child, errno);
-				continue;
-			}
-			walk(c, sfd, child, sub, depth + 1);
-			close(sfd);
+			walk(c, child, sub, depth + 1);
 			continue;
 		}
 		if (only && !name_in(name, only))
@@ -385,28 +347,21 @@ static void walk(struct cap *c, int dfd, const char *node_dir, enum kind k, int 
 		if (k == K_GID_ATTR_TAB && !gid_is_set(c, node_dir, name))
 			continue;
 		if (S_ISLNK(st.st_mode))
-			copy_link(c, dfd, node_dir, name);
+			copy_link(c, node_dir, name, target);
 		else if (S_ISREG(st.st_mode))
-			copy_file(c, dfd, node_dir, name, &st);
+			copy_file(c, &d, name, &st);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	root_free_list(names, n);
+	cap_dir_close(&d);
 }
 
-/* Copies a node directory as kind k, once. */
+/* Copies a node directory as kind k, once (never through a link: the
+ * folder is opened without following one). */
 static void copy_dir(struct cap *c, const char *node_dir, enum kind k)
 {
 	if (c->err[0] || visited(c, node_dir, true))
 		return;
-	int fd = root_open_fd(&c->src, node_dir, O_DIRECTORY | O_NOFOLLOW);
-	if (fd < 0) {
-		if (fd != -ENOENT && fd != -ENOTDIR)
-			cap_record_unreadable(c, node_dir, -fd);
-		return;
-	}
-	walk(c, fd, node_dir, k, 0);
-	close(fd);
+	walk(c, node_dir, k, 0);
 }
 
 /* The attribute files of every folder between /sys/devices and dev. */
@@ -454,16 +409,17 @@ static void copy_class(struct cap *c, const char *class_dir, enum kind k)
 void cap_copy_node_file(struct cap *c, const char *node_path)
 {
 	char dir[PATH_MAX];
+	struct stat st;
 	fab_strlcpy(dir, node_path, sizeof(dir));
 	char *slash = strrchr(dir, '/');
 	*slash = '\0';
-	int dfd = root_open_fd(&c->src, dir, O_DIRECTORY);
-	if (dfd < 0)
+	struct cap_dir d;
+	if (cap_dir_open(c, &d, dir) != 0)
 		return;
-	struct stat st;
-	if (fstatat(dfd, slash + 1, &st, 0) == 0 && S_ISREG(st.st_mode))
-		copy_file(c, dfd, dir, slash + 1, &st);
-	close(dfd);
+	/* Followed if a link, as before: /proc/cpuinfo is the kernel's. */
+	if (root_stat(&c->src, node_path, &st) == 0 && S_ISREG(st.st_mode))
+		copy_file(c, &d, slash + 1, &st);
+	cap_dir_close(&d);
 }
 
 void cap_copy_sysfs(struct cap *c)

@@ -137,6 +137,9 @@ struct json_t *verbs_snapshot_json_from(const struct fab_root *r, const char *co
 int verbs_mtu_bytes(long long ibv_mtu);
 /* fabtop/cuda.json: {"gpus": [{"bus_id", "gpu_direct_rdma", "dma_buf"}]}. */
 struct json_t *cuda_gpus_snapshot_json(char *err, size_t errlen);
-int collect_hwloc_xml(const char *path, char *err, size_t errlen);
+/* This node's topology as hwloc exports it (fabtop/hwloc.xml, I/O
+ * devices included): a malloc'd *xml of *len bytes (NUL after them).
+ * 0, or -1 with err. */
+int collect_hwloc_xml(char **xml, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -398,15 +398,31 @@ int collect_numa(const struct fab_root *r, struct fab_model *m)
 	return found ? 0 : -1;
 }
 
-int collect_hwloc_xml(const char *path, char *err, size_t errlen)
+int collect_hwloc_xml(char **xml, size_t *len, char *err, size_t errlen)
 {
 	struct fab_root live = { .live = true };
 	hwloc_topology_t t;
+	char *b = NULL;
+	int blen = 0;
+	*xml = NULL;
+	*len = 0;
 	if (load_topology(&live, true, &t, err, errlen) != 0)
 		return -1;
-	int rc = hwloc_topology_export_xml(t, path, 0);
-	if (rc != 0)
-		snprintf(err, errlen, "hwloc could not write %s: %s", path, strerror(errno));
+	/* Exported to memory: the capture holds its members in memory. */
+	if (hwloc_topology_export_xmlbuffer(t, &b, &blen, 0) != 0 || blen < 1) {
+		snprintf(err, errlen, "hwloc could not export its XML: %s", strerror(errno));
+		hwloc_topology_destroy(t);
+		return -1;
+	}
+	/* blen counts the terminating NUL, which the file does not hold. */
+	*xml = malloc((size_t)blen);
+	if (*xml) {
+		memcpy(*xml, b, (size_t)blen);
+		*len = (size_t)blen - 1;
+	} else {
+		snprintf(err, errlen, "out of memory for hwloc's XML");
+	}
+	hwloc_free_xmlbuffer(t, b);
 	hwloc_topology_destroy(t);
-	return rc == 0 ? 0 : -1;
+	return *xml ? 0 : -1;
 }
