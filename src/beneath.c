@@ -298,7 +298,7 @@ int beneath_open(int dirfd, const char *path, int oflags, int flags)
 		rel = ".";
 	int fd = -ENOSYS;
 	if (!(flags & BENEATH_WALK)) {
-		if ((flags & BENEATH_FILE) && !(oflags & O_PATH)) {
+		if ((flags & BENEATH_FILE) && !(flags & BENEATH_CHECKED) && !(oflags & O_PATH)) {
 			/* Look before opening: a device's open() may act. */
 			struct stat st;
 			int pfd = kernel_open(dirfd, rel, O_PATH, flags);

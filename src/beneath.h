@@ -34,6 +34,16 @@
 				 * an absolute link starts again at dirfd and
 				 * ".." stops there (RESOLVE_IN_ROOT), instead
 				 * of failing with EXDEV */
+#define BENEATH_CHECKED   0x10  /* with BENEATH_FILE: dirfd's tree passed
+				 * beneath_check_tree() (no FIFO, device or
+				 * socket in it), so there is no look first:
+				 * the file is opened (O_NONBLOCK: a FIFO made
+				 * since does not wait, a socket does not
+				 * open) and refused after fstat unless it is
+				 * a regular file or directory. Only root can
+				 * put a device into a tree after the check
+				 * (mknod needs CAP_MKNOD), and root can do
+				 * anything already. One open instead of two. */
 
 /* The errno beneath_open(BENEATH_FILE) gives for a FIFO, device or socket. */
 #define BENEATH_ENOTFILE EMEDIUMTYPE

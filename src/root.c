@@ -305,7 +305,9 @@ int root_open_fd(const struct fab_root *r, const char *node_path, int oflags)
 		return root_mem_open_fd(r, node_path, oflags);
 	if (r->live)   /* the kernel's own files: no look first */
 		return live_open(node_path, O_RDONLY | O_NONBLOCK | oflags);
-	return beneath_open(r->dfd, node_path, O_RDONLY | O_NONBLOCK | oflags, BENEATH_FILE);
+	/* root_open() checked the whole tree: no device or FIFO was in it. */
+	return beneath_open(r->dfd, node_path, O_RDONLY | O_NONBLOCK | oflags,
+			    BENEATH_FILE | BENEATH_CHECKED);
 }
 
 int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)

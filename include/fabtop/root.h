@@ -12,12 +12,15 @@
  * that follows links itself with the same rules); every read of a capture
  * resolves its links lexically within its members (src/root_mem.c). Either
  * way a link that leads out of it reads as EXDEV, whatever the depth. Only
- * regular files and directories are opened: a FIFO, device or socket is
- * refused without being opened. root_open() also checks the whole tree
- * once (every link stays inside, no FIFO, device or socket, at most
+ * regular files and directories are read: root_open() checks the whole
+ * tree once (every link stays inside, no FIFO, device or socket, at most
  * root_max_entries() entries) and refuses the root otherwise: a mirror
  * because hwloc and libpci read the paths of root_path() themselves, a
- * capture as it always was refused. The live root reads the real files,
+ * capture as it always was refused. A mirror's file is then opened at once
+ * (O_NONBLOCK) and refused after fstat() unless it is a regular file or a
+ * directory: a FIFO made since does not wait and a socket does not open;
+ * only root could put a device there after the check (beneath.h
+ * BENEATH_CHECKED). The live root reads the real files,
  * sysfs links followed: they are the kernel's.
  *
  * A capture tarball is read with caps (root_file_cap() per member,

@@ -212,6 +212,12 @@ static void test_special_files(void **state)
 	ln(s->root, "to-fifo", "fifo");
 	assert_int_equal(both(s->rfd, "/fifo", O_RDONLY | O_NONBLOCK, BENEATH_FILE), -BENEATH_ENOTFILE);
 	assert_int_equal(both(s->rfd, "/to-fifo", O_RDONLY | O_NONBLOCK, BENEATH_FILE), -BENEATH_ENOTFILE);
+	/* A FIFO made after the tree was checked: opened without waiting (no
+	 * writer, O_NONBLOCK), then refused; a socket does not even open. */
+	assert_int_equal(both(s->rfd, "/fifo", O_RDONLY | O_NONBLOCK, BENEATH_FILE | BENEATH_CHECKED),
+			 -BENEATH_ENOTFILE);
+	assert_int_equal(both(s->rfd, "/to-fifo", O_RDONLY | O_NONBLOCK,
+			      BENEATH_FILE | BENEATH_CHECKED), -BENEATH_ENOTFILE);
 	/* Looking at it (O_PATH) is harmless, and allowed. */
 	assert_int_equal(both(s->rfd, "/fifo", O_PATH, BENEATH_FILE), 0);
 	assert_int_equal(root_open_plain(p), -BENEATH_ENOTFILE);
