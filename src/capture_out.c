@@ -89,6 +89,12 @@ int cap_out_dir(struct cap *c, const char *node_dir)
 
 int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t len)
 {
+	/* What a reader would refuse is not written: the capture must open. */
+	if (len > root_file_cap(node_path)) {
+		cap_fatal(c, "%s would be %zu bytes, over the format's %zu for it "
+			  "(docs/capture-format.md)", node_path, len, root_file_cap(node_path));
+		return -1;
+	}
 	if (out_checked(c, node_path, memtree_add_file(c->mt, node_path, data, len, 0644)) != 0)
 		return -1;
 	c->bytes += (long long)len;
