@@ -359,14 +359,33 @@ struct pending {
 	dev_t dev;
 	ino_t ino;
 	size_t rellen;     /* length of its path from dirfd */
+	int fd;            /* kept open while a subdirectory is checked, or -1 */
 };
+
+/* Directories kept open on the way down (no ".." to open and verify on the
+ * way back up); deeper ones are reopened through "..", so the depth stays
+ * unlimited and the fds few. */
+#define CHECK_KEEP_FDS 64
 
 static void pending_free(struct pending *pd)
 {
 	for (size_t i = 0; i < pd->n; i++)
 		free(pd->names[i]);
 	free(pd->names);
+	if (pd->fd >= 0)
+		close(pd->fd);
+	pd->fd = -1;
 }
+
+/* The kernel's struct linux_dirent64: getdents64 straight into a buffer,
+ * without opendir's fcntl calls (two per directory). */
+struct dirent64_raw {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
 
 struct tree {
 	int dirfd;
@@ -375,7 +394,9 @@ struct tree {
 	size_t entries, max_entries;
 	char *bad;
 	size_t badlen;
+	char *dbuf;         /* CHECK_DBUF bytes for getdents64 */
 };
+#define CHECK_DBUF 32768
 
 static int rel_set(struct tree *t, size_t len, const char *name)
 {
@@ -407,16 +428,25 @@ static int offender(struct tree *t, size_t len, const char *name, int rc)
 static int scan_dir(struct tree *t, int cur, struct pending *pd)
 {
 	int lfd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
 	size_t len = t->rellen, cap = 0;
 	int rc = 0;
-	if (!d) {
-		if (lfd >= 0)
-			close(lfd);
+	if (lfd < 0)
 		return errno == EACCES ? 0 : -errno;
-	}
-	struct dirent *de;
-	while (rc == 0 && (de = readdir(d))) {
+	char *dbuf = t->dbuf;
+	long got = 0, off = 0;
+	while (rc == 0) {
+		if (off >= got) {
+			got = syscall(SYS_getdents64, lfd, dbuf, CHECK_DBUF);
+			off = 0;
+			if (got < 0) {
+				rc = errno == EACCES ? 0 : -errno;
+				break;
+			}
+			if (got == 0)
+				break;
+		}
+		const struct dirent64_raw *de = (const struct dirent64_raw *)(dbuf + off);
+		off += de->d_reclen;
 		const char *nm = de->d_name;
 		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
 			continue;
@@ -459,7 +489,7 @@ static int scan_dir(struct tree *t, int cur, struct pending *pd)
 			rc = offender(t, len, nm, -BENEATH_ENOTFILE);
 		}
 	}
-	closedir(d);
+	close(lfd);
 	if (rc == 0) {
 		t->rellen = len;
 		t->rel[len] = '\0';
@@ -467,21 +497,26 @@ static int scan_dir(struct tree *t, int cur, struct pending *pd)
 	return rc;
 }
 
-/* Depth-first, with one open directory at a time and no recursion: no
- * depth limit, no fd or stack limit. Going back up opens ".." and checks it
- * is the directory recorded on the way down. */
+/* Depth-first, without recursion: no depth limit, no stack limit, and at
+ * most CHECK_KEEP_FDS directories open. Going back up returns to the
+ * directory kept open on the way down; past that depth it opens ".." and
+ * checks it is the directory recorded on the way down. */
 int beneath_check_tree(int dirfd, size_t max_entries, char *bad, size_t badlen)
 {
-	struct tree t = { .dirfd = dirfd, .max_entries = max_entries, .bad = bad, .badlen = badlen };
+	struct tree t = { .dirfd = dirfd, .max_entries = max_entries, .bad = bad, .badlen = badlen,
+			  .dbuf = malloc(CHECK_DBUF) };
 	struct pending *stk = NULL;
 	size_t nstk = 0, capstk = 0;
 	struct stat st;
 	int rc = 0, cur = openat(dirfd, ".", WALK_DIR);
 	if (bad && badlen)
 		bad[0] = '\0';
-	if (cur < 0)
+	if (cur < 0) {
+		free(t.dbuf);
 		return -errno;
-	if (rel_set(&t, 0, "") < 0) {
+	}
+	if (!t.dbuf || rel_set(&t, 0, "") < 0) {
+		free(t.dbuf);
 		close(cur);
 		return -ENOMEM;
 	}
@@ -499,6 +534,7 @@ int beneath_check_tree(int dirfd, size_t max_entries, char *bad, size_t badlen)
 			}
 			struct pending *pd = &stk[nstk++];
 			memset(pd, 0, sizeof(*pd));
+			pd->fd = -1;
 			if (fstat(cur, &st) != 0) {
 				rc = -errno;
 				break;
@@ -527,7 +563,10 @@ int beneath_check_tree(int dirfd, size_t max_entries, char *bad, size_t badlen)
 				close(fd);
 				break;
 			}
-			close(cur);
+			if (nstk <= CHECK_KEEP_FDS)
+				top->fd = cur;   /* back here without ".." */
+			else
+				close(cur);
 			cur = fd;
 			continue;
 		}
@@ -535,8 +574,16 @@ int beneath_check_tree(int dirfd, size_t max_entries, char *bad, size_t badlen)
 		if (--nstk == 0)
 			break;
 		enter = false;
+		struct pending *parent = &stk[nstk - 1];
+		if (parent->fd >= 0) {
+			close(cur);
+			cur = parent->fd;
+			parent->fd = -1;
+			t.rellen = parent->rellen;
+			t.rel[t.rellen] = '\0';
+			continue;
+		}
 		int up = openat(cur, "..", WALK_DIR);
-		const struct pending *parent = &stk[nstk - 1];
 		if (up < 0 || fstat(up, &st) != 0 || st.st_dev != parent->dev ||
 		    st.st_ino != parent->ino) {
 			/* moved while we looked: say where, and check nothing more */
@@ -555,6 +602,7 @@ int beneath_check_tree(int dirfd, size_t max_entries, char *bad, size_t badlen)
 		pending_free(&stk[--nstk]);
 	free(stk);
 	free(t.rel);
+	free(t.dbuf);
 	close(cur);
 	return rc;
 }
