@@ -98,12 +98,15 @@ static void topology_setup(hwloc_topology_t t, bool with_io)
 	hwloc_topology_set_io_types_filter(t, with_io ? HWLOC_TYPE_FILTER_KEEP_ALL
 						      : HWLOC_TYPE_FILTER_KEEP_NONE);
 	/* The NUMA collector reads NUMA nodes, their CPUs and distances, and
-	 * nothing of packages, cores or caches: without those hwloc's Linux
-	 * backend skips each CPU's cache and topology files (on a 224-CPU node
-	 * 4,000 opens instead of 8,000; PUs, NUMA nodes and the machine cannot
-	 * be filtered and stay). The capture's XML keeps everything. */
-	if (!with_io)
-		hwloc_topology_set_all_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
+	 * nothing of cores or caches: without those hwloc's Linux backend
+	 * skips each CPU's cache files. Packages and groups stay: a NUMA node
+	 * takes the CPU set of the object it hangs below, and without them
+	 * that is the whole machine. The capture's XML keeps everything. */
+	if (!with_io) {
+		hwloc_topology_set_cache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
+		hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_NONE);
+		hwloc_topology_set_type_filter(t, HWLOC_OBJ_CORE, HWLOC_TYPE_FILTER_KEEP_NONE);
+	}
 
 	/* PCI from sysfs by hwloc's Linux backend, live and under HWLOC_FSROOT
 	 * alike: the libpciaccess plugin reads this machine's bus even for a
