@@ -367,7 +367,7 @@ int memtree_resolve(const struct memtree *t, const char *path, int flags,
 {
 	const struct mt_node *cur = t->root;
 	char *buf = strdup(path ? path : "");
-	int links = 0, rc = 0;
+	int links = 0, steps = 0, rc = 0;
 	if (!buf)
 		return -ENOMEM;
 	/* A trailing '/' asks for a directory, and follows a last link. */
@@ -386,6 +386,12 @@ int memtree_resolve(const struct memtree *t, const char *path, int flags,
 		while (*after == '/')
 			after++;
 		bool last = !*after;
+		/* Links are few, but each may hold thousands of "d/.." steps:
+		 * the walk as a whole is bounded, not only its links. */
+		if (++steps > MT_MAX_STEPS) {
+			rc = -ELOOP;
+			break;
+		}
 		if (cur->type != MT_DIR) {
 			rc = -ENOTDIR;
 			break;
@@ -423,6 +429,10 @@ int memtree_resolve(const struct memtree *t, const char *path, int flags,
 			}
 			/* Go on from the link's folder with its target, then the rest. */
 			size_t tl = strlen(c->target), rl = strlen(rest);
+			if (tl + rl + 2 > MT_MAX_WALK) {
+				rc = -ENAMETOOLONG;
+				break;
+			}
 			char *nb = malloc(tl + rl + 2);
 			if (!nb) {
 				rc = -ENOMEM;
@@ -793,6 +803,12 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 			break;
 		}
 		const char *lt = archive_entry_symlink(e);
+		if (lt && strlen(lt) >= PATH_MAX) {
+			snprintf(err, errlen, "capture %s: refused link %s: a target of %zu bytes "
+				 "(longer than PATH_MAX, %d)", tarball, name, strlen(lt), PATH_MAX);
+			rc = -1;
+			break;
+		}
 		if (lt && !safe_link(name, lt)) {
 			snprintf(err, errlen, "capture %s: refused link %s -> %s (points outside the capture)",
 				 tarball, name, lt);
@@ -832,6 +848,7 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 		member_path(name, path, sizeof(path));
 		unsigned mode = archive_entry_perm(e);
 		int ar = 0;
+		size_t before = memtree_count(t);
 		if (type == AE_IFDIR) {
 			ar = memtree_add_dir(t, path, mode);
 		} else if (type == AE_IFLNK) {
@@ -861,6 +878,26 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 			snprintf(err, errlen, "capture %s: cannot unpack %s: %s", tarball, name,
 				 ar == -EEXIST ? "another member of another type is there" : strerror(-ar));
 			rc = members ? 1 : -1;
+			break;
+		}
+		/* A deep name makes its folders too, each holding its path: they
+		 * count as members, and their memory as bytes, or a few KB of
+		 * tarball with names 2,000 folders deep would take gigabytes. */
+		size_t made = memtree_count(t) - before;
+		if (memtree_count(t) > max_entries) {
+			snprintf(err, errlen, "capture %s: refused: more than %zu members with the "
+				 "folders their names make (FABTOP_CAPTURE_MAX_MEMBERS)", tarball,
+				 max_entries);
+			rc = -1;
+			break;
+		}
+		total += (unsigned long long)made * (sizeof(struct mt_node) + strlen(path) + 1) +
+			 (lt ? strlen(lt) : 0);
+		if (total > max_bytes) {
+			snprintf(err, errlen, "capture %s: refused: it unpacks to more than %llu "
+				 "bytes with its names and folders (FABTOP_CAPTURE_MAX_BYTES)", tarball,
+				 max_bytes);
+			rc = -1;
 			break;
 		}
 		fab_strlcpy(last, name, sizeof(last));
@@ -894,13 +931,15 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 		const char *tp = toplen && top[0] ? top : "";
 		const char *sep = tp[0] ? "/" : "";
 		/* Named as the member is in the tarball: with its top folder. */
+		/* A target may be 4 KB: its head names it, the reason must show. */
+		const char *more = strlen(target) > 120 ? "..." : "";
 		if (c == -EXDEV)
-			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %s leads "
-				 "outside it", tarball, tp, sep, bad, target);
-		else if (c == -ELOOP)
-			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %s does not "
-				 "resolve (a loop, or more than %d links)", tarball, tp, sep, bad,
-				 target, MT_MAX_LINKS);
+			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %.120s%s leads "
+				 "outside it", tarball, tp, sep, bad, target, more);
+		else if (c == -ELOOP || c == -ENAMETOOLONG)
+			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %.120s%s does not "
+				 "resolve (a loop, more than %d links, or more than %d steps)", tarball,
+				 tp, sep, bad, target, more, MT_MAX_LINKS, MT_MAX_STEPS);
 		else
 			snprintf(err, errlen, "cannot check capture %s: %s", tarball, strerror(-c));
 		return -1;

@@ -29,6 +29,12 @@
 
 /* The kernel's MAXSYMLINKS, as beneath.h. */
 #define MT_MAX_LINKS 40
+/* Components walked in one resolution, links' targets included (-ELOOP
+ * past it), and the longest path a walk may hold (-ENAMETOOLONG): a link
+ * is never more than PATH_MAX, but forty of them could be walked again
+ * and again, each full of "d/..". */
+#define MT_MAX_STEPS 4096
+#define MT_MAX_WALK (2 * 4096)
 
 /* memtree_resolve(): a link as the last component is not followed. */
 #define MT_NOFOLLOW 0x1
