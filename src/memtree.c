@@ -885,9 +885,9 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 		 * tarball with names 2,000 folders deep would take gigabytes. */
 		size_t made = memtree_count(t) - before;
 		if (memtree_count(t) > max_entries) {
-			snprintf(err, errlen, "capture %s: refused: more than %zu members with the "
-				 "folders their names make (FABTOP_CAPTURE_MAX_MEMBERS)", tarball,
-				 max_entries);
+			/* the folders its names make are members too */
+			snprintf(err, errlen, "capture %s: refused: more than %zu members "
+				 "(FABTOP_CAPTURE_MAX_MEMBERS)", tarball, max_entries);
 			rc = -1;
 			break;
 		}
@@ -932,12 +932,12 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 		const char *sep = tp[0] ? "/" : "";
 		/* Named as the member is in the tarball: with its top folder. */
 		/* A target may be 4 KB: its head names it, the reason must show. */
-		const char *more = strlen(target) > 120 ? "..." : "";
+		const char *more = strlen(target) > 400 ? "..." : "";
 		if (c == -EXDEV)
-			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %.120s%s leads "
+			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %.400s%s leads "
 				 "outside it", tarball, tp, sep, bad, target, more);
 		else if (c == -ELOOP || c == -ENAMETOOLONG)
-			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %.120s%s does not "
+			snprintf(err, errlen, "capture %s: refused: the link %s%s%s -> %.400s%s does not "
 				 "resolve (a loop, more than %d links, or more than %d steps)", tarball,
 				 tp, sep, bad, target, more, MT_MAX_LINKS, MT_MAX_STEPS);
 		else
