@@ -152,7 +152,25 @@ static int run_job(const struct fab_cli *o)
 	return rc;
 }
 
+static int main_run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	/* Before any thread starts (gpu_bg.c's read the environment): hwloc
+	 * prints its complaints about odd sysfs trees to stderr, which would
+	 * scribble over the console; failures reach the user as notes. */
+	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	int rc = main_run(argc, argv);
+	/* A thread still inside NVML or CUDA (a hung driver): exit() would run
+	 * their destructors under it. Everything is written; end here. */
+	if (gpu_bg_asking()) {
+		fflush(NULL);
+		_exit(rc);
+	}
+	return rc;
+}
+
+static int main_run(int argc, char **argv)
 {
 	struct fab_cli o;
 	struct fab_cli_globals g;

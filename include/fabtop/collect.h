@@ -116,6 +116,10 @@ int gpu_bg_fd(void);
 int gpu_bg_update(const struct fab_root *r, struct fab_model *m);
 /* Waits at most ms for the whole job: 1 when it answered (or none asks). */
 int gpu_bg_wait(int ms);
+/* A thread is still inside NVML or CUDA (hung, or not done yet). exit()
+ * would then run those libraries' destructors under it: main ends with
+ * _exit() instead. */
+bool gpu_bg_asking(void);
 /* pci.ids names (libpci) for the PCI functions pick() chooses; pci.ids is
  * loaded only when one is chosen. collect_gpus names the GPUs NVML did not. */
 int collect_pci_names(struct fab_model *m, bool (*pick)(const struct fab_model *m, int i));

@@ -281,6 +281,16 @@ int gpu_bg_update(const struct fab_root *r, struct fab_model *m)
 	return 1;
 }
 
+bool gpu_bg_asking(void)
+{
+	if (!cur)
+		return false;
+	pthread_mutex_lock(&job_lock);
+	int done = cur->done;
+	pthread_mutex_unlock(&job_lock);
+	return done != PART_ALL;
+}
+
 int gpu_bg_wait(int ms)
 {
 	if (!cur)

@@ -195,8 +195,11 @@ static int load_topology(const struct fab_root *r, bool with_io, hwloc_topology_
 	const char *xml = "/fabtop/hwloc.xml";
 
 	/* hwloc prints its complaints about odd sysfs trees to stderr, which
-	 * would scribble over the TUI; failures reach the user as notes. */
-	setenv("HWLOC_HIDE_ERRORS", "2", 0);
+	 * would scribble over the TUI; failures reach the user as notes. main()
+	 * sets it before any thread runs; set here too for other callers
+	 * (tests), where no GPU thread reads the environment. */
+	if (!getenv("HWLOC_HIDE_ERRORS"))
+		setenv("HWLOC_HIDE_ERRORS", "2", 0);
 	if (hwloc_topology_init(&t) != 0) {
 		snprintf(err, errlen, "hwloc_topology_init failed: %s", strerror(errno));
 		return -1;

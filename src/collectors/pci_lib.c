@@ -187,7 +187,10 @@ static int config_dump(const struct fab_root *r)
 		return -1;
 	}
 	int fd = memfd_create("fabtop-pci-dump", MFD_CLOEXEC);
-	FILE *f = fd >= 0 ? fdopen(dup(fd), "w") : NULL;
+	int wfd = fd >= 0 ? dup(fd) : -1;
+	FILE *f = wfd >= 0 ? fdopen(wfd, "w") : NULL;
+	if (!f && wfd >= 0)
+		close(wfd);
 	unsigned char *cfg = malloc(4097);
 	bool ok = f && cfg;
 	if (!ok)

@@ -192,7 +192,9 @@ int collect_pci_sysfs(const struct fab_root *r, struct fab_model *m)
 	root_free_list(names, n);
 	sys_dangling_note(r, m, FAB_SRC_PCI, "/sys/bus/pci/devices", &dangling, nbdf);
 	/* Bus order, as nvidia-smi and the kernel's probe order use. */
-	if (m->npci > 1)
+	if (m->npci > 1) {
 		qsort(m->pci, (size_t)m->npci, sizeof(*m->pci), by_bdf);
+		model_reindex(m);   /* entries moved in place: the index must not answer stale */
+	}
 	return 0;
 }
