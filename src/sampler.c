@@ -949,12 +949,26 @@ static void port_reopen(struct fab_sampler *s, struct fab_series *p, ino_t ino)
 	p->lifespan_s = read_lifespan(s, p);
 }
 
+/* A read that says the file's port left (the same answers whether the
+ * file was kept open or is opened by path each step). */
+static bool read_gone(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == ENODEV || e == ESTALE;
+}
+
+/* Reads every counter of a port. A counter that fails alone (EACCES in a
+ * pod, EINVAL from a failed PMA query on a VF, a one-off error) is that
+ * counter's CTR_UNREADABLE and nothing more. The port is unsampled in a
+ * step (unread_steps, sampler_coverage()) only where fabtop itself could
+ * not read: the open-file limit even for open/read/close, or no counter
+ * of the port giving a value at all. */
 static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, double t)
 {
 	/* A counter is at most 20 digits and a newline: 32 bytes read is
 	 * not a counter (the by-path read NUL-terminates: one byte more). */
 	char buf[33], node[sizeof(p->dirpath) + sizeof(s->ctrs->dir) + sizeof(s->ctrs->name) + 4];
 	struct fab_ctr *c = &s->ctrs[p->first_ctr], *end = c + p->nctr;
+	bool any = false;   /* a counter gave a value (or a held one) this step */
 	for (; c < end; c++) {
 		uint64_t v = 0;
 		ssize_t n;
@@ -963,11 +977,12 @@ static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, d
 		if (!fresh && p->lifespan_s > 0 && c->valid && !isnan(c->t_value) &&
 		    t - c->t_value < p->lifespan_s && c->dir[0] == 'h') {
 			sampler_take(s, c, READ_HELD, 0, false, t);
+			any = true;
 			continue;
 		}
 		if (c->fd >= 0) {
 			n = pread(c->fd, buf, 32, 0);
-			if (n < 0 && (errno == ENODEV || errno == ESTALE)) {
+			if (n < 0 && read_gone(errno)) {
 				port_gone(s, p, t);
 				return;
 			}
@@ -976,20 +991,30 @@ static void read_port(struct fab_sampler *s, struct fab_series *p, bool fresh, d
 		} else if (c->by_path) {
 			/* Past the fd budget: one open, read and close. */
 			n = root_read(s->root, ctr_node_path(p, c, node, sizeof(node)), buf, sizeof(buf));
+			if (n < 0 && read_gone((int)-n)) {
+				port_gone(s, p, t);
+				return;
+			}
 			if (n < 0)
-				c->err = (int)-n;
+				c->err = n == -ENFILE ? EMFILE : (int)-n;
+			/* fabtop's own limit, not the node's answer: not sampled. */
+			if (n < 0 && c->err == EMFILE)
+				c->unread_steps++;
 		} else {
 			n = -1;   /* its open failed: c->err says why */
 		}
-		if (n < 0) {
-			c->unread_steps++;
-		} else if (c->err) {
+		if (n >= 0 && c->err)
 			c->err = 0;
-		}
 		int j = n >= 0 && n < 32 ? counter_value_judge(c->def, buf, (size_t)n, &v) :
 			n >= 0 ? 1 : -1;
+		any |= j >= 0;
 		sampler_take(s, c, j == 0 ? READ_OK : j > 0 ? READ_IMPLAUSIBLE : READ_BAD, v, fresh, t);
 	}
+	/* Not one value from the port: it was not sampled in this step
+	 * (those past the file limit were counted above). */
+	for (c = &s->ctrs[p->first_ctr]; !any && c < end; c++)
+		if (!(c->by_path && c->err == EMFILE))
+			c->unread_steps++;
 }
 
 /* Devices that appeared since the last read; their files open fresh. */

@@ -10,9 +10,12 @@
  * open-file limit (RLIMIT_NOFILE, raised to its hard limit once when
  * needed) less a headroom for the rest of the process: the counter files
  * past it are read by open/read/close each step (by_path), slower but
- * complete. A counter that could not be read in a step, either way, leaves
- * its port unsampled: sampler_coverage() says so, and no verdict over the
- * run is "healthy" then. Captures with
+ * complete. A counter file the node refuses (EACCES, EINVAL from a failed
+ * PMA query, a one-off error) is that counter's CTR_UNREADABLE, as ever;
+ * a port is unsampled only where fabtop could not read it: a counter file
+ * past the open-file limit even for open/read/close, or a step in which
+ * no counter of the port gave a value. sampler_coverage() says so, and no
+ * verdict over the run is "healthy" then. Captures with
  * fabtop/samples.json play back through sampler_playback_*() and the same
  * arithmetic, so the pane and the report cannot tell them apart.
  *
@@ -43,7 +46,8 @@ struct fab_ctr {
 	int fd;                  /* -1 when closed (playback, gone, by_path) */
 	bool by_path;            /* past the fd budget: opened, read and closed each step */
 	int err;                 /* live: errno of the last failed open or read; 0 after a good one */
-	int unread_steps;        /* live steps since the baseline it could not be read in */
+	int unread_steps;        /* live steps since the baseline it left its port unsampled in
+				  * (the file limit, or no counter of the port read) */
 	uint64_t value;          /* last good reading */
 	double t_value;          /* private: when value was read (the next rate's start) */
 	bool valid;              /* value was read at least once */
@@ -188,13 +192,15 @@ const struct fab_ctr *sampler_ctr(const struct fab_sampler *s, int i, const char
 
 /* How completely the live sampler read the node since the baseline: the
  * one fact `report counters` (text and JSON), the Counters pane and the
- * metrics print. A port (series) is unsampled when one of its counter
- * files could not be read in some step (the open-file limit even for
- * open/read/close, a permission, a file turned into something else). */
+ * metrics print. A port (series) is unsampled when, in some step, one of
+ * its counter files could not be opened even by open/read/close for the
+ * open-file limit (err EMFILE), or not one of its counters gave a value
+ * (err: the first one's errno). A counter that alone fails to read is only
+ * CTR_UNREADABLE. */
 struct sampler_coverage {
 	int ports, ctrs;         /* RDMA series and their counter files */
 	int by_path;             /* counter files read by open/read/close each step */
-	int unsampled_ports;     /* series with a counter not read in some step */
+	int unsampled_ports;     /* series not sampled in some step (above) */
 	int unsampled_ctrs;
 	int err;                 /* why: the errno of the first unsampled counter */
 	long nofile;             /* the open-file limit the fd budget was drawn from; 0 unknown */

@@ -5,9 +5,12 @@
 # the limit allows and reads the rest by open/read/close each step. Every
 # port is sampled: `report metrics` prints every counter with the value of
 # the unlimited run, and `report counters` ends as the unlimited run does,
-# saying how many files were read by path. When even that fails (a counter
-# file replaced mid-run by a link out of the root), the run is unknown
-# (exit 2), never healthy, and says how many ports were not sampled.
+# saying how many files were read by path. A counter file the node
+# refuses alone (EACCES, a link out of the root) is that counter's
+# UNREADABLE and the verdict is as before; a counter gone by path is its
+# port gone. When fabtop's own limit defeats even open/read/close (EMFILE),
+# or no counter of a port can be read at all, the port is not sampled and
+# the run is unknown (exit 2), never healthy.
 # Needs $FABTOP (the sanitized binary) and $FABTOP_TOP (the repository).
 top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FABTOP:-$top/build/san/fabtop}
@@ -85,28 +88,94 @@ run ctext 200 --root "$T/n64" report counters --count 1 --interval 0.2
 	ok "report counters under nofile 200: says the files read by path, healthy (exit 0)" ||
 	nok "report counters under nofile 200: says the files read by path, healthy" "rc $rc" "$(tail -3 "$T/ctext.out")"
 
-# Even the fallback fails: mid-run, a counter file read by path (the last
-# port's, past the budget) becomes a link out of the root. Unknown, exit 2.
+# A counter file read by path (the last port's, past the budget) becomes
+# a link out of the root mid-run: that counter alone is UNREADABLE, as a
+# kept one the node refuses always was; every port is still sampled and
+# the verdict is the one before (healthy, exit 0).
 f=$(find "$T/n64/sys/devices" -path '*mlx5_63/ports/1/counters/port_rcv_errors')
 ( sleep 1.2; rm -f "$f"; ln -s /etc/hostname "$f" ) &
 writer=$!
-run cfail 200 --root "$T/n64" report counters --count 3 --interval 0.8
+run clink 200 --root "$T/n64" report counters --count 3 --interval 0.8
 wait "$writer"
-if [ "$rc" = 2 ] && grep -q "coverage: 1 of 64 port(s) not sampled: 1 counter file(s) could not be read (a link in the path leads outside the root)" "$T/cfail.out" &&
-	grep -q "^verdict: unknown: 1 port(s) not sampled" "$T/cfail.out"; then
-	ok "a by-path counter file turned into a link out of the root mid-run: 1 port not sampled, unknown (exit 2)"
+if [ "$rc" = 0 ] && grep -q "mlx5_63/1  counters/port_rcv_errors .* UNREADABLE" "$T/clink.out" &&
+	grep -q "coverage: .* every port is sampled" "$T/clink.out" &&
+	! grep -q "not sampled" "$T/clink.out" && grep -q "^verdict: healthy" "$T/clink.out"; then
+	ok "a by-path counter file turned into a link out of the root mid-run: that counter UNREADABLE, every port sampled, healthy (exit 0)"
 else
-	nok "a by-path counter file turned into a link out of the root mid-run: unknown (exit 2)" "rc $rc" \
-		"$(grep -e coverage -e verdict "$T/cfail.out")" "$(tail -3 "$T/cfail.err")"
+	nok "a by-path counter file turned into a link out of the root mid-run: that counter UNREADABLE, healthy (exit 0)" "rc $rc" \
+		"$(grep -e UNREADABLE -e coverage -e verdict "$T/clink.out" | head -5)" "$(tail -3 "$T/clink.err")"
 fi
-# A counter file the node refuses (recorded EACCES, as in a pod): no
-# reading at all, so unknown.
 rm -f "$f"; echo 0 > "$f"
+
+# The by-path read finds its file gone (the port's counters went between
+# the port's stat and the read, as when a VF is removed): the port is gone,
+# as a kept fd's ENODEV says; not "not sampled", not unknown.
+d=$(dirname "$f"); cp -a "$d" "$T/counters.save"
+( sleep 1.2; rm -rf "$d" ) &
+writer=$!
+run cgone 200 --root "$T/n64" report counters --count 3 --interval 0.8
+wait "$writer"
+if [ "$rc" = 0 ] && grep -q "mlx5_63/1  counters/port_rcv_errors .* GONE" "$T/cgone.out" &&
+	! grep -q "not sampled" "$T/cgone.out" && grep -q "^verdict: healthy" "$T/cgone.out"; then
+	ok "a by-path counter file gone mid-run: its port gone (GONE), every port sampled, healthy (exit 0)"
+else
+	nok "a by-path counter file gone mid-run: its port gone, healthy (exit 0)" "rc $rc" \
+		"$(grep -e GONE -e coverage -e verdict "$T/cgone.out" | head -5)" "$(tail -3 "$T/cgone.err")"
+fi
+rm -rf "$d"; cp -a "$T/counters.save" "$d"
+
+# fabtop's own limit: mid-run the open-file limit falls under the fds the
+# sampler keeps (prlimit --pid; after sampler_open has listed every port),
+# so every open/read/close of a counter past
+# the budget fails with EMFILE. Those ports are not sampled: unknown, exit 2.
+prlimit --nofile=200:200 "$bin" --root "$T/n64" report counters --count 3 --interval 0.8 \
+	> "$T/cemfile.out" 2> "$T/cemfile.err" &
+pid=$!
+i=0
+while [ $i -lt 200 ] && [ "$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)" -lt 150 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+sleep 0.3   # the rest of the 1408 files: by path, opened and closed once
+prlimit --pid "$pid" --nofile=100:100
+wait "$pid"
+rc=$?
+grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error' "$T/cemfile.err" &&
+	rc="$rc with a sanitizer report"
+if [ "$rc" = 2 ] && grep -q "coverage: [0-9]* of 64 port(s) not sampled: [0-9]* counter file(s) could not be opened even one at a time, the open-file limit (ulimit -n 200) is reached" "$T/cemfile.out" &&
+	grep -q "^verdict: unknown: [0-9]* port(s) not sampled" "$T/cemfile.out"; then
+	ok "the open-file limit lowered mid-run under the kept fds: by-path reads fail with EMFILE, ports not sampled, unknown (exit 2)"
+else
+	nok "the open-file limit lowered mid-run: EMFILE, ports not sampled, unknown (exit 2)" "rc $rc" \
+		"$(grep -e coverage -e verdict "$T/cemfile.out")" "$(tail -3 "$T/cemfile.err")"
+fi
+
+# A counter file the node refuses (recorded EACCES, as in a pod): that
+# counter is UNREADABLE and the verdict is the one before this issue (ok).
 mkdir -p "$T/n64/fabtop"
 printf '/sys/class/infiniband/mlx5_5/ports/1/counters/port_rcv_errors\t13\n' > "$T/n64/fabtop/unreadable.tsv"
 run mfail 200 --root "$T/n64" report metrics
-grep -q '^fabtop_verdict{verdict="unknown"} 1' "$T/mfail.out" &&
-	grep -q '^# fabtop:   1 of 64 port(s) not sampled: 1 counter file(s) could not be read (Permission denied)' "$T/mfail.out" &&
-	ok "report metrics with a port not sampled: verdict unknown, says why" ||
-	nok "report metrics with a port not sampled: verdict unknown, says why" "$(grep -e verdict -e 'not sampled' "$T/mfail.out")"
+grep -q '^fabtop_verdict{verdict="ok"} 1' "$T/mfail.out" && ! grep -q 'not sampled' "$T/mfail.out" &&
+	grep -q '^# fabtop: cannot read /sys/class/infiniband/mlx5_5/ports/1/counters/port_rcv_errors: Permission denied' "$T/mfail.out" &&
+	ok "report metrics with one counter file refused (EACCES): said, every port sampled, verdict ok as before" ||
+	nok "report metrics with one counter file refused (EACCES): verdict ok as before" "$(grep -e verdict -e 'not sampled' -e 'cannot read' "$T/mfail.out")"
+
+# Every counter file of one port refused: not one reading of that port, so
+# it is not sampled and the run cannot be called healthy: unknown, exit 2.
+( cd "$T/n64" && for x in sys/class/infiniband/mlx5_5/ports/1/counters/* \
+		sys/class/infiniband/mlx5_5/ports/1/hw_counters/*; do
+	[ "${x##*/}" = lifespan ] || printf '/%s\t13\n' "$x"
+done ) > "$T/n64/fabtop/unreadable.tsv"
+nport=$(wc -l < "$T/n64/fabtop/unreadable.tsv")
+run mport none --root "$T/n64" report metrics
+mrc=$rc
+run cport none --root "$T/n64" report counters --count 1 --interval 0.2
+if [ "$mrc" = 2 ] && grep -q '^fabtop_verdict{verdict="unknown"} 1' "$T/mport.out" &&
+	grep -q "^# fabtop:   1 of 64 port(s) not sampled: $nport counter file(s) could not be read (Permission denied)" "$T/mport.out" &&
+	[ "$rc" = 2 ] && grep -q "coverage: 1 of 64 port(s) not sampled: $nport counter file(s) could not be read (Permission denied)" "$T/cport.out" &&
+	grep -q "^verdict: unknown: 1 port(s) not sampled" "$T/cport.out"; then
+	ok "every counter file of a port refused: that port not sampled, report metrics and report counters unknown (exit 2)"
+else
+	nok "every counter file of a port refused: that port not sampled, unknown (exit 2)" "metrics rc $mrc, counters rc $rc" \
+		"$(grep -e verdict -e 'not sampled' "$T/mport.out")" "$(grep -e coverage -e verdict "$T/cport.out")"
+fi
 exit 0
