@@ -654,12 +654,18 @@ static void member_path(const char *name, char *out, size_t len)
 
 /* Makes the folder top (every member lies under it) the root: every node's
  * path loses its first component, and the hashes follow. */
-static void lift(struct memtree *t, struct mt_node *top)
+static int lift(struct memtree *t, struct mt_node *top)
 {
 	size_t k = strlen(top->path);
 	for (size_t i = 0; i < t->root->nkids; i++)
 		if (t->root->kids[i] != top)
-			return;   /* not the only member at the top: never here */
+			return 0;   /* not the only member at the top: never here */
+	/* Every node at most once on the stack: room for all, before a thing
+	 * changes (a lift stopped halfway would leave stale paths). */
+	struct mt_node **stack = malloc((t->count + 1) * sizeof(*stack));
+	size_t ns = 0;
+	if (!stack)
+		return -ENOMEM;
 	free(t->root->kids);
 	free(t->root);
 	t->root = top;
@@ -672,36 +678,19 @@ static void lift(struct memtree *t, struct mt_node *top)
 	top->parent = NULL;
 	top->hash = FNV_BASIS;
 	/* Below it, "/top/x" is "/x": the same bytes, k further on. */
-	struct mt_node **stack = NULL;
-	size_t ns = 0, cap = 0;
-	for (size_t i = 0; i < top->nkids; i++) {
-		if (ns == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct mt_node **s = realloc(stack, cap * sizeof(*s));
-			if (!s)
-				break;
-			stack = s;
-		}
+	for (size_t i = 0; i < top->nkids; i++)
 		stack[ns++] = top->kids[i];
-	}
 	while (ns) {
 		struct mt_node *n = stack[--ns];
 		n->path += k;
 		n->hash = child_hash(n->parent, n->name, strlen(n->name));
-		for (size_t i = 0; i < n->nkids; i++) {
-			if (ns == cap) {
-				cap = cap ? 2 * cap : 64;
-				struct mt_node **s = realloc(stack, cap * sizeof(*s));
-				if (!s)
-					break;
-				stack = s;
-			}
+		for (size_t i = 0; i < n->nkids; i++)
 			stack[ns++] = n->kids[i];
-		}
 	}
 	free(stack);
 	memset(t->buckets, 0, t->nbuckets * sizeof(*t->buckets));
 	rehash_below(t, t->root);
+	return 0;
 }
 
 /* Reads the data of a regular member of size bytes into a new buffer:
@@ -915,7 +904,10 @@ int memtree_read_archive(struct memtree *t, int fd, const char *tarball, char *t
 		snprintf(tp, sizeof(tp), "/%s", common);
 		struct mt_node *tn = lookup(t, tp, strlen(tp));
 		if (tn && tn->type == MT_DIR) {
-			lift(t, tn);
+			if (lift(t, tn) != 0) {
+				snprintf(err, errlen, "cannot read capture %s: out of memory", tarball);
+				return -1;
+			}
 			fab_strlcpy(top, common, toplen);
 		}
 	}

@@ -226,26 +226,23 @@ static void gpu_apply(struct fab_model *m, int done, bool late)
 	}
 }
 
+/* NVML, CUDA, the GPUs and their GPUDirect support asked in this thread. */
+static int collect_here(const struct fab_root *r, struct fab_model *m)
+{
+	collect_nvml(r, m);
+	collect_cuda(r, m);
+	collect_gpus(r, m);
+	collect_cuda_gpus(r, m);
+	m->gpu_pending = false;
+	return 0;
+}
+
 int gpu_bg_collect(const struct fab_root *r, struct fab_model *m, int wait_ms)
 {
-	if (!r->live) {
-		/* A capture replays what it recorded: nothing to wait for. */
-		collect_nvml(r, m);
-		collect_cuda(r, m);
-		collect_gpus(r, m);
-		collect_cuda_gpus(r, m);
-		m->gpu_pending = false;
-		return 0;
-	}
-	if (!cur && gpu_bg_start(r) != 0) {
-		/* No pipe or memory for a job: ask here, as before. */
-		collect_nvml(r, m);
-		collect_cuda(r, m);
-		collect_gpus(r, m);
-		collect_cuda_gpus(r, m);
-		m->gpu_pending = false;
-		return 0;
-	}
+	if (!r->live)   /* a capture replays what it recorded: nothing to wait for */
+		return collect_here(r, m);
+	if (!cur && gpu_bg_start(r) != 0)   /* no pipe or memory for a job: as before */
+		return collect_here(r, m);
 	said_late = false;
 	int done = wait_done(wait_ms);
 	bool late = wait_ms > 0 && done != PART_ALL;
