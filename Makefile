@@ -145,12 +145,14 @@ $(SCENARIOS): tests/scenarios/mkscenarios.py tests/scenarios/nldev.py
 
 # bench/startup, bench/capture and bench/scale generate their node trees
 # (bench/mknode.py) and time fabtop against lstopo, tar czf and htop;
-# `make bench BASE=old/fabtop` adds now/before ratios (bench/lib.sh).
+# `make bench BASE=old/fabtop` adds now/before ratios (bench/lib.sh), and
+# bench/scenarios: the bundled scenarios, now against before.
 bench: build/fabtop build/bench/sampler build/bench/ethtool build/bench/model_grow $(SCENARIOS)
 	@scripts/deps.sh bench
 	@BASE='$(BASE)' bench/startup build/fabtop
 	@BASE='$(BASE)' bench/capture build/fabtop
 	@BASE='$(BASE)' bench/scale build/fabtop
+	@if [ -n '$(BASE)' ]; then bench/scenarios '$(BASE)' build/fabtop; fi
 	@bench/demo-open
 	@bench/sampler build/bench/sampler
 	@BIN=build/fabtop bench/analyze-log
