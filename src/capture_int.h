@@ -60,12 +60,8 @@ int cap_out_write(struct cap *c, const char *node_path, const char *data, size_t
 int cap_out_json(struct cap *c, const char *node_path, json_t *j);
 int cap_out_link(struct cap *c, const char *node_path, const char *target);
 void cap_record_unreadable(struct cap *c, const char *node_path, int e);
-/* Reads an open file up to max bytes into buf (NUL-terminated): the
- * size, max + 1 when there is more, or -errno. page_first: a sysfs
- * attribute, read with one page-sized read() that ends it when short. */
-ssize_t cap_read_fd(int fd, char *buf, size_t max, bool page_first);
-/* Reads a small file of the source (len <= a page): as cap_read_fd()
- * with max = len - 1. */
+/* Reads a small file of the source (len <= a page) into buf
+ * (NUL-terminated): the size, len when there was more, or -errno. */
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len);
 /* A folder of the source being walked. Where the source has folders
  * (this node, a mirror) it is an fd opened beneath the root, and each of
@@ -82,8 +78,9 @@ void cap_dir_close(struct cap_dir *d);
 /* lstat() of a name: 0 (and a link's target in target), or -errno. */
 int cap_dir_lstat(struct cap *c, const struct cap_dir *d, const char *name, struct stat *st,
 		  char *target, size_t tlen);
-/* Reads a regular file (st: its cap_dir_lstat()) up to max bytes into buf
- * (max + 2 bytes): as cap_read_fd(), sysfs with one page-sized read. */
+/* Reads a regular file (st: its cap_dir_lstat()) into buf (max + 2
+ * bytes, NUL-terminated), as root_read() reads: the size, max + 1 when
+ * there is more, or -errno. */
 ssize_t cap_dir_file(struct cap *c, const struct cap_dir *d, const char *name,
 		     const struct stat *st, char *buf, size_t max);
 

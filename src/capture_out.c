@@ -130,40 +130,10 @@ void cap_record_unreadable(struct cap *c, const char *node_path, int e)
 
 /* ---- reading the source ---- */
 
-/* The unit kernfs hands out per read(): a sysfs attribute's show()
- * writes at most this, and a binary attribute (config) comes a page at a
- * time. */
-#define CAP_PAGE 4096
-
-ssize_t cap_read_fd(int fd, char *buf, size_t max, bool page_first)
-{
-	size_t got = 0;
-	while (got < max + 1) {
-		size_t want = max + 1 - got;
-		/* An attribute is read a page at a time, and a short read is
-		 * its end: one read() for a text attribute. /proc's seq_files
-		 * answer short before their end (a record at a time): read to
-		 * EOF there. */
-		if (page_first && want > CAP_PAGE)
-			want = CAP_PAGE;
-		ssize_t n = read(fd, buf + got, want);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		got += (size_t)n;
-		if (n == 0 || (page_first && (size_t)n < want))
-			break;
-	}
-	buf[got < max + 1 ? got : max] = '\0';
-	return (ssize_t)got;
-}
-
 ssize_t cap_src_read(struct cap *c, const char *node_path, char *buf, size_t len)
 {
-	char tmp[CAP_PAGE + 1];
-	if (len < 1 || len > CAP_PAGE)
+	char tmp[ROOT_PAGE + 1];
+	if (len < 1 || len > ROOT_PAGE)
 		return -EINVAL;
 	ssize_t n = root_read(&c->src, node_path, tmp, sizeof(tmp));
 	if (n < 0)
@@ -242,8 +212,11 @@ ssize_t cap_dir_file(struct cap *c, const struct cap_dir *d, const char *name,
 			close(fd);
 			return -ENOENT;
 		}
-		ssize_t n = cap_read_fd(fd, buf, max, strncmp(node, "/sys/", 5) == 0);
+		bool full;
+		ssize_t n = root_read_fd(&c->src, node, fd, buf, max + 1, &full);
 		close(fd);
+		if (n >= 0)
+			buf[n] = '\0';
 		return n;
 	}
 	/* A capture's file in memory: its size is known, one copy reads it. */

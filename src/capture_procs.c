@@ -63,10 +63,7 @@ static void capture_proc(struct cap *c, const char *pid, int *unreadable, int *f
 	double age = procfs_age(atoi(pid));
 	json_object_set_new(j, "age_s", age >= 0 ? json_real(floor(age)) : json_null());
 	snprintf(p, sizeof(p), "/proc/%s/comm", pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	ssize_t l = fd >= 0 ? cap_read_fd(fd, buf, sizeof(buf) - 1, false) : -1;
-	if (fd >= 0)
-		close(fd);
+	ssize_t l = root_read(&c->src, p, buf, sizeof(buf));
 	if (l > 0) {
 		char comm[sizeof(buf)];
 		procfs_parse_comm(buf, (size_t)l, comm, sizeof(comm));

@@ -170,40 +170,12 @@ static bool visited(struct cap *c, const char *node_dir, bool add)
 	return false;
 }
 
-/* Lexically resolves a relative link target against the link's folder;
- * -1 when it climbs above "/" (a replay would refuse such a link). */
-static int resolve_lexical(const char *dir, const char *target, char *out, size_t len)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s/%s", dir, target);
-	char *parts[256];
-	int n = 0;
-	for (char *tok = strtok(tmp, "/"); tok && n < 256; tok = strtok(NULL, "/")) {
-		if (strcmp(tok, ".") == 0)
-			continue;
-		if (strcmp(tok, "..") == 0) {
-			if (!n)
-				return -1;
-			n--;
-			continue;
-		}
-		parts[n++] = tok;
-	}
-	size_t o = 0;
-	out[0] = '\0';
-	for (int i = 0; i < n && o + 1 < len; i++)
-		o += (size_t)snprintf(out + o, len - o, "/%s", parts[i]);
-	if (!n)
-		fab_strlcpy(out, "/", len);
-	return 0;
-}
-
 /* A link of the source, its target read already (target). */
 static void copy_link(struct cap *c, const char *node_dir, const char *name, const char *target)
 {
 	char node[PATH_MAX], res[PATH_MAX];
 	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
-	if (target[0] == '/' || resolve_lexical(node_dir, target, res, sizeof(res)) != 0) {
+	if (target[0] == '/' || fab_path_fold(node_dir, target, res, sizeof(res)) != 0) {
 		/* Not sysfs-made: a replay would refuse the whole capture for it. */
 		fab_fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
 			node, target);

@@ -326,42 +326,6 @@ const struct mt_node *memtree_get(const struct memtree *t, const char *path)
 	return cur;
 }
 
-/* Writes base, then the components of rest folded lexically, to where. */
-static int fold_where(const char *base, const char *rest, char *where, size_t wlen)
-{
-	char *w = malloc(strlen(base) + strlen(rest) + 3);
-	if (!w)
-		return -ENOMEM;
-	size_t l = strlen(base);
-	memcpy(w, base, l + 1);
-	if (l == 1)
-		l = 0;      /* "/" */
-	for (const char *c = rest; *c; ) {
-		while (*c == '/')
-			c++;
-		size_t n = strcspn(c, "/");
-		if (n == 0)
-			break;
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			while (l > 0 && w[--l] != '/')
-				;
-		} else if (!(n == 1 && c[0] == '.')) {
-			w[l++] = '/';
-			memcpy(w + l, c, n);
-			l += n;
-		}
-		w[l] = '\0';
-		c += n;
-	}
-	if (l == 0)
-		strcpy(w, "/");
-	int rc = strlen(w) < wlen ? 0 : -ENAMETOOLONG;
-	if (rc == 0)
-		strcpy(where, w);
-	free(w);
-	return rc;
-}
-
 int memtree_resolve(const struct memtree *t, const char *path, int flags,
 		    const struct mt_node **out, char *where, size_t wlen)
 {
@@ -410,8 +374,8 @@ int memtree_resolve(const struct memtree *t, const char *path, int flags,
 		if (!c) {
 			/* where names the missing component and what follows it */
 			rc = -ENOENT;
-			if (where && wlen)
-				fold_where(cur->path, comp, where, wlen);
+			if (where && wlen && fab_path_fold(cur->path, comp, where, wlen) != 0)
+				where[0] = '\0';
 			break;
 		}
 		if (c->type == MT_LINK && (!last || want_dir || !(flags & MT_NOFOLLOW))) {

@@ -329,16 +329,14 @@ int root_stat(const struct fab_root *r, const char *node_path, struct stat *st)
 	return rc;
 }
 
-/* Reads fd (node_path) into buf, at most want bytes, with one read() where
- * the file allows it: a short read is the end of a regular file (a
- * mirror's, a capture's), and of a sysfs attribute, whose show() answers
- * whole in the first read (at most a page). Only a live sysfs read that
- * returned whole pages may have more: kernfs gives a binary attribute
- * (config, vpd) a page per read. Live files outside /sys (procfs seq_files:
- * /proc/cpuinfo returns short reads long before its end) are read to EOF.
- * *full says the buffer filled (there may be more). Returns the count or
- * -errno. */
-static ssize_t read_file(const struct fab_root *r, const char *node_path, int fd, char *buf,
+/* One read() where the file allows it: a short read is the end of a
+ * regular file (a mirror's, a capture's), and of a sysfs attribute, whose
+ * show() answers whole in the first read (at most a page). Only a live
+ * sysfs read that returned whole pages may have more: kernfs gives a
+ * binary attribute (config, vpd) a page per read. Live files outside /sys
+ * (procfs seq_files: /proc/cpuinfo returns short reads long before its
+ * end) are read to EOF. */
+ssize_t root_read_fd(const struct fab_root *r, const char *node_path, int fd, char *buf,
 			 size_t want, bool *full)
 {
 	bool to_eof = r->live && strncmp(node_path, "/sys/", 5) != 0;
@@ -376,7 +374,7 @@ ssize_t root_read(const struct fab_root *r, const char *node_path, char *buf, si
 	if (fd < 0)
 		return fd;
 	/* read() of a directory fails with EISDIR. */
-	ssize_t got = read_file(r, node_path, fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, &full);
+	ssize_t got = root_read_fd(r, node_path, fd, buf, len - 1 < ROOT_MAX_FILE ? len - 1 : ROOT_MAX_FILE, &full);
 	close(fd);
 	if (got < 0)
 		return got;
@@ -425,7 +423,7 @@ int root_read_alloc(const struct fab_root *r, const char *node_path, char **buf,
 		bool full;
 		if (want > cap + 1 - size)
 			want = cap + 1 - size;
-		ssize_t n = read_file(r, node_path, fd, b + size, want, &full);
+		ssize_t n = root_read_fd(r, node_path, fd, b + size, want, &full);
 		if (n < 0) {
 			free(b);
 			close(fd);
@@ -530,7 +528,7 @@ int root_realpath(const struct fab_root *r, const char *node_path, char *buf, si
 
 int root_resolve_link(const struct fab_root *r, const char *node_path, char *buf, size_t len)
 {
-	char target[PATH_MAX], joined[2 * PATH_MAX];
+	char target[PATH_MAX], dir[PATH_MAX];
 	if (len)
 		buf[0] = '\0';
 	ssize_t n = root_readlink(r, node_path, target, sizeof(target));
@@ -539,36 +537,16 @@ int root_resolve_link(const struct fab_root *r, const char *node_path, char *buf
 	if (target[0] == '/')
 		return root_realpath(r, node_path, buf, len);
 	const char *slash = strrchr(node_path, '/');
-	snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash ? slash - node_path : 0),
-		 node_path, target);
-	/* Fold "." and ".." lexically, component by component. */
-	char out[PATH_MAX] = "";
-	size_t ol = 0;
-	for (const char *p = joined; *p; ) {
-		while (*p == '/')
-			p++;
-		size_t c = strcspn(p, "/");
-		if (c == 0)
-			break;
-		if (c == 2 && p[0] == '.' && p[1] == '.') {
-			if (ol == 0)
-				return root_realpath(r, node_path, buf, len);
-			while (ol > 0 && out[--ol] != '/')
-				;
-			out[ol] = '\0';
-		} else if (!(c == 1 && p[0] == '.')) {
-			if (ol + 1 + c >= sizeof(out))
-				return -ENAMETOOLONG;
-			out[ol++] = '/';
-			memcpy(out + ol, p, c);
-			ol += c;
-			out[ol] = '\0';
-		}
-		p += c;
-	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash ? slash - node_path : 0), node_path);
+	char out[PATH_MAX];
+	int rc = fab_path_fold(dir, target, out, sizeof(out));
+	if (rc == -EXDEV)
+		return root_realpath(r, node_path, buf, len);
+	if (rc < 0)
+		return rc;
 	/* A missing target is named too: a dangling class link's, for its note. */
-	fab_strlcpy(buf, out[0] ? out : "/", len);
-	return root_exists(r, out[0] ? out : "/") ? 0 : -ENOENT;
+	fab_strlcpy(buf, out, len);
+	return root_exists(r, out) ? 0 : -ENOENT;
 }
 
 bool root_exists(const struct fab_root *r, const char *node_path)

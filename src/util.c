@@ -74,6 +74,47 @@ void fab_build_id(char *buf, size_t len)
 	fab_strlcpy(buf, cached, len);
 }
 
+/* Appends the components of p to out (ol bytes long), folded. */
+static int fold_into(const char *p, char *out, size_t len, size_t *ol)
+{
+	for (;;) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			return 0;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (*ol == 0)
+				return -EXDEV;
+			while (*ol > 0 && out[--*ol] != '/')
+				;
+			out[*ol] = '\0';
+		} else if (!(n == 1 && p[0] == '.')) {
+			if (*ol + 1 + n >= len)
+				return -ENAMETOOLONG;
+			out[(*ol)++] = '/';
+			memcpy(out + *ol, p, n);
+			*ol += n;
+			out[*ol] = '\0';
+		}
+		p += n;
+	}
+}
+
+int fab_path_fold(const char *base, const char *rel, char *out, size_t len)
+{
+	size_t ol = 0;
+	if (len < 2)
+		return -ENAMETOOLONG;
+	out[0] = '\0';
+	int rc = fold_into(base, out, len, &ol);
+	if (rc == 0)
+		rc = fold_into(rel, out, len, &ol);
+	if (rc == 0 && ol == 0)
+		strcpy(out, "/");
+	return rc;
+}
+
 const char *fab_base_name(const char *path)
 {
 	size_t n = strlen(path);

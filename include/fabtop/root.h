@@ -112,6 +112,13 @@ int root_stat(const struct fab_root *r, const char *node_path, struct stat *st);
 ssize_t root_read(const struct fab_root *r, const char *node_path,
 		  char *buf, size_t len);
 
+/* Reads an open file of r (node_path, opened by the caller) into buf, at
+ * most want bytes, by root_read()'s rule of where a file ends. Not
+ * NUL-terminated; *full says the buffer filled (there may be more).
+ * Returns the count or -errno. */
+ssize_t root_read_fd(const struct fab_root *r, const char *node_path, int fd, char *buf,
+		     size_t want, bool *full);
+
 /* Reads a whole file of at most root_file_cap(node_path) bytes into a
  * malloc'd, NUL-terminated *buf; 0, or -errno (-EFBIG when it is larger). */
 int root_read_alloc(const struct fab_root *r, const char *node_path,

@@ -28,6 +28,11 @@ void fab_strlcpy(char *dst, const char *src, size_t len);
  * the same: a capture's embedded report is used by that (nodedoc.h), and
  * never when it is "". */
 void fab_build_id(char *buf, size_t len);
+/* base (a node path) joined with rel, "." and ".." folded lexically (no
+ * link is looked at), into out: "/a/b" + "../c" -> "/a/c". 0, -EXDEV when
+ * a ".." climbs above "/", or -ENAMETOOLONG when a step does not fit in
+ * len. The one folder of link targets: a root's, a capture's, a memtree's. */
+int fab_path_fold(const char *base, const char *rel, char *out, size_t len);
 /* The last component of path, trailing slashes ignored ("a/b/" -> "b/":
  * a pointer into path, so the slash stays). */
 const char *fab_base_name(const char *path);

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <string.h>
 #include "fabtop/root.h"
 #include "fabtop/util.h"
@@ -132,6 +133,34 @@ static void test_bdf(void **state)
 	assert_string_equal(b, "abcdefg");
 }
 
+/* The one lexical folder of link targets (roots, captures, memtrees). */
+static void test_path_fold(void **state)
+{
+	char o[32];
+	(void)state;
+	/* A class link as sysfs writes it. */
+	assert_int_equal(fab_path_fold("/sys/class/infiniband",
+				       "../../devices/pci0000:00/0000:00:01.0", o, sizeof(o)), -ENAMETOOLONG);
+	char big[128];
+	assert_int_equal(fab_path_fold("/sys/class/infiniband",
+				       "../../devices/pci0000:00/0000:00:01.0", big, sizeof(big)), 0);
+	assert_string_equal(big, "/sys/devices/pci0000:00/0000:00:01.0");
+	assert_int_equal(fab_path_fold("/a/b", "./c//../d/", o, sizeof(o)), 0);
+	assert_string_equal(o, "/a/b/d");
+	assert_int_equal(fab_path_fold("/a", "..", o, sizeof(o)), 0);
+	assert_string_equal(o, "/");
+	assert_int_equal(fab_path_fold("/", "", o, sizeof(o)), 0);
+	assert_string_equal(o, "/");
+	/* Above the top: refused, never clamped to "/". */
+	assert_int_equal(fab_path_fold("/a", "../../etc/passwd", o, sizeof(o)), -EXDEV);
+	assert_int_equal(fab_path_fold("", "..", o, sizeof(o)), -EXDEV);
+	/* Fits exactly, then one byte short. */
+	assert_int_equal(fab_path_fold("/abc", "d", o, 7), 0);
+	assert_string_equal(o, "/abc/d");
+	assert_int_equal(fab_path_fold("/abc", "d", o, 6), -ENAMETOOLONG);
+	assert_int_equal(fab_path_fold("/", "x", o, 1), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_is_text),
 		cmocka_unit_test(test_int_str),
 		cmocka_unit_test(test_bdf),
+		cmocka_unit_test(test_path_fold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
