@@ -10,7 +10,8 @@
 # a skip whether it starts with "ok" or "not ok".) A missing build product
 # (the binary, a scenario) is a failure, not a skip: `make tests` makes them.
 # A program that exits non-zero without a failed test counts as one failure.
-# Ends with the skipped tests and why, then one line:
+# Ends with the skipped tests and why, the failed ones and why (again, so
+# that the tail of a CI log names them), then one line:
 # "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 2
 export FABTOP="${FABTOP:-$PWD/build/san/fabtop}"
@@ -31,6 +32,7 @@ pass=0; fail=0; skip=0
 mkdir -p build
 log=build/test.log; : > "$log"
 skipped=build/test.skipped; : > "$skipped"
+failed=build/test.failed; : > "$failed"
 
 # tally NAME OUTPUT RC: adds OUTPUT's lines to the counts, prints its
 # failures, and keeps its skips (with the line before when that is no TAP
@@ -48,8 +50,12 @@ tally() {
 		{ why = /^(ok |not ok |#|1\.\.|\[)/ || $0 == "" ? "" : $0 }
 		END { print p + 0, f + 0, s + 0 }')
 	_p=$1 _f=$2 _s=$3
-	if [ "$_rc" -ne 0 ] && [ "$_f" -eq 0 ]; then _f=1; echo "not ok - $_name exited $_rc"; fi
-	printf '%s\n' "$_out" | grep -iv '^not ok .*# *skip' | grep -A8 '^not ok ' | sed "s|^|$(basename "$_name"): |"
+	if [ "$_rc" -ne 0 ] && [ "$_f" -eq 0 ]; then
+		_f=1
+		echo "not ok - $_name exited $_rc" | tee -a "$failed"
+	fi
+	printf '%s\n' "$_out" | grep -iv '^not ok .*# *skip' | grep -A8 '^not ok ' |
+		sed "s|^|$(basename "$_name"): |" | tee -a "$failed"
 	pass=$((pass + _p)); fail=$((fail + _f)); skip=$((skip + _s))
 	echo "  $_name: $_p passed, $_f failed, $_s skipped"
 }
@@ -91,6 +97,10 @@ bg=""
 if [ -s "$skipped" ]; then
 	echo "skipped (did not run here):"
 	cat "$skipped"
+fi
+if [ -s "$failed" ]; then
+	echo "failed:"
+	sed 's/^/  /' "$failed"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
