@@ -307,7 +307,8 @@ struct ctx {
 	const struct fab_job_net *net;
 	bool ib_off;                  /* NCCL_IB_DISABLE=1 or NCCL_NET=Socket */
 	char usable_hcas[256];        /* usable on this node for this job */
-	bool hca_in_use[64];          /* per model NIC: the HCAs NCCL would use */
+	bool *hca_in_use;             /* per model NIC: the HCAs NCCL would use */
+	bool (*reported)[FAB_MAX_PORTS];   /* per model NIC and port: said already */
 	int found;
 };
 
@@ -522,7 +523,7 @@ static void hca_port_down(struct ctx *c, const char *spec, const struct fab_nic 
  * port NCCL will skip, job.ib-hca-unusable, job.ib-hca-missing); reported
  * marks the ports said. */
 static void check_hca_entry(struct ctx *c, const char *spec, const struct nccl_list *l, int k,
-			    const char *all, bool reported[][FAB_MAX_PORTS])
+			    const char *all)
 {
 	const struct fab_model *m = c->m;
 	char why[256];
@@ -534,8 +535,7 @@ static void check_hca_entry(struct ctx *c, const char *spec, const struct nccl_l
 			continue;
 		hits++;
 		if (job_nic_usable(nic, c->j, l->port[k], why, sizeof(why))) {
-			if (n < 64)
-				c->hca_in_use[n] = true;
+			c->hca_in_use[n] = true;
 			continue;
 		}
 		/* A prefix ("mlx5") selects a family: NCCL passing over one
@@ -548,10 +548,9 @@ static void check_hca_entry(struct ctx *c, const char *spec, const struct nccl_l
 			const struct fab_port *pt = &nic->ports[p];
 			if ((l->port[k] > 0 && pt->num != l->port[k]) || !port_skipped(pt))
 				continue;
-			if (n < 64 && reported[n][p])
+			if (c->reported[n][p])
 				continue;
-			if (n < 64)
-				reported[n][p] = true;
+			c->reported[n][p] = true;
 			hca_port_down(c, spec, nic, pt, l->port[k] > 0 || nic->nports > 1);
 			down++;
 		}
@@ -580,21 +579,20 @@ static void check_hca_entry(struct ctx *c, const char *spec, const struct nccl_l
 /* The ports NCCL passes over that the job did not name (reported): what
  * NCCL does, said once (job.ib-hca-skipped); an unused port
  * (links.port-unused) costs nothing. */
-static void note_hca_skipped(struct ctx *c, const char *spec, const struct nccl_list *l,
-			     bool reported[][FAB_MAX_PORTS])
+static void note_hca_skipped(struct ctx *c, const char *spec, const struct nccl_list *l)
 {
 	const struct fab_model *m = c->m;
 	char why[256];
 	struct fab_finding *f;
 	char skipped[320] = "";
 	int nskip = 0;
-	for (int n = 0; n < m->nnics && n < 64; n++) {
+	for (int n = 0; n < m->nnics; n++) {
 		const struct fab_nic *nic = &m->nics[n];
 		if (!job_nic_reachable(nic, c->j, why, sizeof(why)))
 			continue;
 		for (int p = 0; p < nic->nports && p < FAB_MAX_PORTS; p++) {
 			const struct fab_port *pt = &nic->ports[p];
-			if (reported[n][p] || !port_skipped(pt) || !list_match(l, nic->name, pt->num))
+			if (c->reported[n][p] || !port_skipped(pt) || !list_match(l, nic->name, pt->num))
 				continue;
 			char one[FAB_NAME_LEN + 64];
 			snprintf(one, sizeof(one), "%s:%d (%s/%s)", nic->name, pt->num,
@@ -636,18 +634,17 @@ static void check_hca(struct ctx *c)
 	const struct fab_model *m = c->m;
 	const char *spec = job_var(c->j, "NCCL_IB_HCA");
 	char all[256] = "", why[256];
-	bool reported[64][FAB_MAX_PORTS] = { { false } };
 	for (int n = 0; n < m->nnics; n++)
 		list_add(all, sizeof(all), m->nics[n].name);
 	struct nccl_list l;
 	parse_list(spec && *spec ? spec : NULL, &l);
 	struct fab_finding *f;
 	if (!spec || !*spec) {
-		for (int n = 0; n < m->nnics && n < 64; n++)
+		for (int n = 0; n < m->nnics; n++)
 			c->hca_in_use[n] = job_nic_usable(&m->nics[n], c->j, -1, why, sizeof(why));
 	} else if (l.exclude) {
 		int left = 0;
-		for (int n = 0; n < m->nnics && n < 64; n++)
+		for (int n = 0; n < m->nnics; n++)
 			if (list_match(&l, m->nics[n].name, -1) &&
 			    job_nic_usable(&m->nics[n], c->j, -1, why, sizeof(why))) {
 				c->hca_in_use[n] = true;
@@ -664,10 +661,10 @@ static void check_hca(struct ctx *c)
 		}
 	} else {
 		for (int k = 0; k < l.n; k++)
-			check_hca_entry(c, spec, &l, k, all, reported);
+			check_hca_entry(c, spec, &l, k, all);
 	}
 	if (!c->ib_off)
-		note_hca_skipped(c, spec, &l, reported);
+		note_hca_skipped(c, spec, &l);
 }
 
 /* The HCAs this job would use mix IB and RoCE ports: NCCL then pairs an
@@ -679,7 +676,7 @@ static void check_hca_mixed(struct ctx *c)
 		return;
 	const struct fab_model *m = c->m;
 	char ib[200] = "", roce[200] = "", ibcsv[200] = "";
-	for (int n = 0; n < m->nnics && n < 64; n++) {
+	for (int n = 0; n < m->nnics; n++) {
 		if (!c->hca_in_use[n])
 			continue;
 		bool has_ib = false, has_roce = false;
@@ -747,7 +744,7 @@ static void check_gid(struct ctx *c)
 	 * index N". The caller asks for it (collect_detail) before checking. */
 	if (!model_has(c->m, FAB_HAVE_GIDS))
 		return;
-	for (int n = 0; n < c->m->nnics && n < 64; n++) {
+	for (int n = 0; n < c->m->nnics; n++) {
 		if (!c->hca_in_use[n])
 			continue;
 		const struct fab_nic *nic = &c->m->nics[n];
@@ -774,6 +771,9 @@ static void check_gid(struct ctx *c)
 			}
 			bool local = g && is_v2(g) && gid_link_local(g);
 			if (g && is_v2(g) && !local)
+				continue;
+			/* Past the kept slots of a cut table: not known absent. */
+			if (!g && fab_port_gids_cut(pt, want))
 				continue;
 			f = add(c->out, "job.gid-index", g && !local ? SEV_WARN : SEV_ERROR, c->j, LAYER_GID);
 			if (!g)
@@ -865,6 +865,17 @@ int job_check(const struct fab_job *j, const struct fab_model *m, struct fab_mod
 	} else {
 		c.net = &j->net;
 	}
+	/* One flag per HCA of the node, however many (SR-IOV: hundreds). */
+	size_t nn = m->nnics > 0 ? (size_t)m->nnics : 1;
+	c.hca_in_use = calloc(nn, sizeof(*c.hca_in_use));
+	c.reported = calloc(nn, sizeof(*c.reported));
+	if (!c.hca_in_use || !c.reported) {
+		free(c.hca_in_use);
+		free(c.reported);
+		if (own_view)
+			job_net_free(&view);
+		return 0;
+	}
 	const char *dis = job_var(j, "NCCL_IB_DISABLE"), *net = job_var(j, "NCCL_NET");
 	c.ib_off = is_true(dis) || (net && strcasecmp(net, "Socket") == 0);
 	char why[256];
@@ -879,6 +890,8 @@ int job_check(const struct fab_job *j, const struct fab_model *m, struct fab_mod
 	check_debug_file(&c);
 	if (own_view)
 		job_net_free(&view);
+	free(c.hca_in_use);
+	free(c.reported);
 	return c.found;
 }
 

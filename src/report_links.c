@@ -225,6 +225,9 @@ static void port_gids(struct fab_out *o, const struct fab_port *pt)
 		out_close_obj(o);
 	}
 	out_close_arr(o);
+	if (pt->gids_more)
+		out_int(o, PR_ANY, "gids_more", _("      and %lld more, not kept\n"),
+			fab_int_of(pt->gids_more));
 }
 
 /* The error counters, those pinned at their maximum, what each hides and

@@ -883,7 +883,8 @@ static void rule_roce_no_ipv4(struct fab_model *m)
 			v6 |= is_v2(gd) && !gd->ipv4 && gd->ip[0] &&
 			      strncmp(gd->ip, "fe80:", 5) != 0;
 		}
-		if (found || unknown)
+		/* Not among the kept GIDs of a cut table: may be past them. */
+		if (found || unknown || p->gids_more)
 			continue;
 		char subj[FAB_NAME_LEN + 8], dir[FAB_PATH_LEN];
 		port_name(n, p, subj, sizeof(subj));

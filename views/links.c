@@ -266,7 +266,9 @@ static void cell_g(const struct fab_model *m, int g, int col, char *buf, size_t 
 			snprintf(buf, len, "lid %s", int_str(pt->lid, "0x%llx", tmp, sizeof(tmp)));
 		} else if ((pt->ll == FAB_LL_ETH)) {
 			const struct fab_gid *gid = roce_v2_ipv4(pt);
-			snprintf(buf, len, "%s", gid ? gid->ip : port_gids(pt) ? _("no IPv4") : "N/A");
+			/* None among the kept GIDs of a cut table is not none. */
+			snprintf(buf, len, "%s", gid ? gid->ip : port_gids(pt) && !pt->gids_more ?
+				 _("no IPv4") : "N/A");
 		} else {
 			snprintf(buf, len, "N/A");
 		}
@@ -807,7 +809,11 @@ static void detail_gids(struct view_pen *p, const struct fab_model *m, const str
 		return;
 	}
 	int ng = port_gids(pt);
-	snprintf(buf, sizeof(buf), _("GID table (%d filled)"), ng);
+	if (pt->gids_more)
+		snprintf(buf, sizeof(buf), _("GID table (%d filled; the first %d shown)"),
+			 ng + pt->gids_more, ng);
+	else
+		snprintf(buf, sizeof(buf), _("GID table (%d filled)"), ng);
 	title(p, ng ? buf : _("GID table: N/A (none read)"));
 	if (!ng)
 		return;

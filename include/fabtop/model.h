@@ -184,7 +184,11 @@ struct fab_port {
 	fab_int max_mtu;              /* bytes; 4096 for mlx5 */
 	char mtu_source[32];          /* "netdev MTU (RoCE)", "verbs snapshot", "" */
 	int ngids;
-	struct fab_gid gids[FAB_MAX_GIDS];
+	struct fab_gid gids[FAB_MAX_GIDS];   /* the lowest-indexed filled slots */
+	/* Filled slots past FAB_MAX_GIDS: read and counted, not kept (noted).
+	 * 0: gids is the whole table. What looks for a GID past the last kept
+	 * one says unknown, never absent (fab_port_gids_cut()). */
+	int gids_more;
 	int nerrors;                  /* the standard error counters (counters.h) */
 	struct fab_counter errors[FAB_MAX_COUNTERS];
 	/* The driver's transport counters (ports/N/hw_counters) whose totals a
@@ -206,6 +210,7 @@ struct fab_uverbs {
 };
 
 #define FAB_MAX_PORTS 4
+#define FAB_MAX_ADDRS 16
 struct fab_nic {
 	char name[FAB_NAME_LEN];      /* "mlx5_0" */
 	int pci;                      /* index into model.pci, FAB_NO_INDEX for soft devices */
@@ -246,7 +251,9 @@ struct fab_netdev {
 	fab_int dev_port;             /* which port of a multi-port function */
 	char operstate[16];
 	fab_int carrier;
-	char addrs[4][48];            /* from the netlink snapshot */
+	/* From the netlink snapshot: the first FAB_MAX_ADDRS, a note for
+	 * the others. */
+	char addrs[FAB_MAX_ADDRS][48];
 	int naddrs;
 	/* RoCE QoS where the driver exposes it (qos/, ecn/ in sysfs; DCB netlink). */
 	char qos_trust[8];            /* "pcp", "dscp"; "" when not exposed */
@@ -405,6 +412,12 @@ void model_init(struct fab_model *m);
 static inline bool model_has(const struct fab_model *m, unsigned what)
 {
 	return (m->have & what) == what;
+}
+/* True when a GID of that index may be among the slots not kept
+ * (gids_more): past the last kept one of a cut table. */
+static inline bool fab_port_gids_cut(const struct fab_port *pt, long index)
+{
+	return pt->gids_more > 0 && (pt->ngids == 0 || index > pt->gids[pt->ngids - 1].index);
 }
 void model_free(struct fab_model *m);
 struct fab_pci_dev *model_add_pci(struct fab_model *m);

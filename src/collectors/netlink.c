@@ -274,13 +274,19 @@ static void apply_link(struct fab_model *m, json_t *l)
 		size_t k;
 		json_t *a;
 		nd->naddrs = 0;
+		int more = 0;
 		json_array_foreach(addrs, k, a) {
-			if (nd->naddrs >= 4)
-				break;
-			if (json_is_string(a))
+			if (!json_is_string(a))
+				continue;
+			if (nd->naddrs == FAB_MAX_ADDRS)
+				more++;
+			else
 				fab_strlcpy(nd->addrs[nd->naddrs++], json_string_value(a),
 					    sizeof(nd->addrs[0]));
 		}
+		if (more)
+			model_note(m, "netlink", "%s: %d addresses; the first %d are kept, the other %d "
+				   "are not matched or shown", nd->name, nd->naddrs + more, FAB_MAX_ADDRS, more);
 	}
 }
 

@@ -129,8 +129,9 @@ static void gid_attr(const struct fab_root *r, const char *pdir, const char *tab
 	}
 }
 
-/* The filled slots of the GID table, in index order, at most FAB_MAX_GIDS.
- * One read per slot and none for the attributes of empty ones. */
+/* The filled slots of the GID table, in index order: the first
+ * FAB_MAX_GIDS kept, the others counted (gids_more) and noted. One read per
+ * slot and none for the attributes of empty or uncounted ones. */
 static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
 		      const char *pdir)
 {
@@ -147,7 +148,7 @@ static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_
 	int bad = 0;
 	char bad_path[700] = "", bad_val[48] = "";
 	bool roce = is_roce(pt);
-	for (int i = 0; i < n && i < GID_SLOTS_MAX && pt->ngids < FAB_MAX_GIDS; i++) {
+	for (int i = 0; i < n && i < GID_SLOTS_MAX; i++) {
 		long long idx;
 		unsigned char raw[16];
 		if (!fab_parse_ll(names[i], &idx) || idx < 0 || idx >= 1 << 16)
@@ -170,6 +171,10 @@ static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_
 		}
 		if (fab_gid_is_zero(raw))
 			continue;
+		if (pt->ngids == FAB_MAX_GIDS) {
+			pt->gids_more++;
+			continue;
+		}
 		struct fab_gid *g = &pt->gids[pt->ngids++];
 		g->index = (int)idx;
 		fab_strlcpy(g->gid, buf, sizeof(g->gid));
@@ -180,6 +185,11 @@ static void read_gids(const struct fab_root *r, struct fab_model *m, struct fab_
 	root_free_list(names, n);
 	tab_err_note(m, &gid_errs, "GID entries");
 	tab_err_note(m, &attr_errs, "GID attributes");
+	if (pt->gids_more)
+		model_note(m, dir, "%d GIDs set; the first %d (to index %d) are kept and shown, "
+			   "%d past it are not: what looks for one of them says unknown",
+			   pt->ngids + pt->gids_more, pt->ngids, pt->gids[pt->ngids - 1].index,
+			   pt->gids_more);
 	if (bad)
 		model_note(m, bad_path, "unexpected content in %s: \"%.40s\" (expected a GID)%s",
 			   bad_path, bad_val, bad > 1 ? "; other entries too" : "");
@@ -436,11 +446,19 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 	} else if (hv == HAZARD_UNKNOWN) {
 		model_note(m, dir, "%s: %s", name, why);
 	}
-	for (int i = 0; i < np && nic->nports < FAB_MAX_PORTS; i++) {
+	int more = 0;
+	for (int i = 0; i < np; i++) {
 		long long num;
-		if (fab_parse_ll(ports[i], &num) && num > 0 && num < 256)
+		if (!fab_parse_ll(ports[i], &num) || num <= 0 || num >= 256)
+			continue;
+		if (nic->nports == FAB_MAX_PORTS)
+			more++;
+		else
 			read_port(r, m, nic, dir, (int)num, want);
 	}
+	if (more)
+		model_note(m, dir, "%s: %d ports; the first %d are read, the other %d are not shown",
+			   name, nic->nports + more, FAB_MAX_PORTS, more);
 	root_free_list(ports, np);
 }
 

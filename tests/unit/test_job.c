@@ -254,6 +254,43 @@ static void test_gid_and_hca(void **state)
 	model_free(&m);
 }
 
+/* A node with more HCAs than the checks once looked at (64: SR-IOV nodes
+ * have hundreds of VFs): the job's HCA past them is checked like the
+ * first. And a GID table the model cut (gids_more): an index past the
+ * kept slots is not known absent, one before the last kept still is. */
+static void test_many_hcas_and_cut_gids(void **state)
+{
+	struct fab_model m;
+	(void)state;
+	build_node(&m);
+	struct fab_nic tmpl = m.nics[0];
+	for (int k = 1; k < 80; k++) {
+		struct fab_nic *n = model_add_nic(&m);
+		*n = tmpl;
+		snprintf(n->name, sizeof(n->name), "mlx5_%d", k);
+		snprintf(n->uverbs.name, sizeof(n->uverbs.name), "uverbs%d", k);
+	}
+	only_finding(job_with("NCCL_IB_HCA", "=mlx5_70", "NCCL_IB_GID_INDEX", "5"), &m,
+		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=5: mlx5_70 port 1 has no GID at index 5");
+	only_finding(job_with("NCCL_IB_HCA", "=mlx5_79:2", NULL, NULL), &m,
+		     "job.ib-hca-unusable", SEV_ERROR, "NCCL_IB_HCA==mlx5_79:2 names mlx5_79, which NCCL "
+		     "cannot use here");
+	model_free(&m);
+
+	build_node(&m);
+	struct fab_port *p = &m.nics[0].ports[0];
+	p->gids[3].index = 40;   /* the kept slots end at 40; more were filled past it */
+	p->gids_more = 6;
+	assert_int_equal(only_finding(job_with("NCCL_SOCKET_IFNAME", "=ens1np0", "NCCL_IB_GID_INDEX", "41"),
+				      &m, "", SEV_INFO, NULL), 0);
+	only_finding(job_with("NCCL_IB_HCA", "=mlx5_0", "NCCL_IB_GID_INDEX", "5"), &m,
+		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=5: mlx5_0 port 1 has no GID at index 5");
+	p->gids_more = 0;
+	only_finding(job_with("NCCL_IB_HCA", "=mlx5_0", "NCCL_IB_GID_INDEX", "41"), &m,
+		     "job.gid-index", SEV_ERROR, "NCCL_IB_GID_INDEX=41: mlx5_0 port 1 has no GID at index 41");
+	model_free(&m);
+}
+
 /* The findings' ids of one job_check, "id/sev" joined by spaces. */
 static void ids_of(struct fab_job *j, const struct fab_model *m, char *buf, size_t len, struct fab_model *out)
 {
@@ -505,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_expand_debug_file),
 		cmocka_unit_test(test_nccl_choice),
 		cmocka_unit_test(test_gid_and_hca),
+		cmocka_unit_test(test_many_hcas_and_cut_gids),
 		cmocka_unit_test(test_hca_names_down_port),
 		cmocka_unit_test(test_hca_mixed),
 		cmocka_unit_test(test_scan_capture_dir),
