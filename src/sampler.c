@@ -97,6 +97,11 @@ struct sampler_priv {
 	int slot;                /* history slot it writes, -1 for none */
 	unsigned char *traffic;  /* per port: 1 tx rate seen, 2 rx rate seen */
 	const struct fab_counter_def *xd, *rd, *xp, *rp;
+	/* Ports left out because a folder could not be listed (not ENOENT:
+	 * EMFILE, EACCES): a device's ports/, or both counter folders of a
+	 * port. Not sampled, so never healthy (sampler_coverage()). */
+	int unlisted;
+	int unlisted_err;
 };
 
 static struct sampler_priv *priv(struct fab_sampler *s)
@@ -675,7 +680,22 @@ int sampler_coverage(const struct fab_sampler *s, struct sampler_coverage *c)
 				c->err = x->err ? x->err : EIO;
 			missed = true;
 		}
+		/* A counter folder of it not listed: its files in it unseen. */
+		if (p->unlisted_err && !missed) {
+			if (!c->unsampled_ctrs++)
+				c->err = p->unlisted_err;
+			missed = true;
+		}
 		c->unsampled_ports += missed;
+	}
+	/* Ports left out whole (a folder not listed): a folder is at least
+	 * one counter file not read. */
+	if (pv && pv->unlisted) {
+		if (!c->unsampled_ctrs)
+			c->err = pv->unlisted_err;
+		c->ports += pv->unlisted;
+		c->unsampled_ports += pv->unlisted;
+		c->unsampled_ctrs += pv->unlisted;
 	}
 	return c->unsampled_ports;
 }
@@ -791,6 +811,8 @@ static int add_dir_files(struct fab_sampler *s, const char *dir)
 	char **names;
 	snprintf(node, sizeof(node), "%s/%s", p->dirpath, dir);
 	int n = root_list(s->root, node, &names);
+	if (n < 0 && n != -ENOENT && n != -ENOTDIR)
+		p->unlisted_err = n == -ENFILE ? EMFILE : -n;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(names[i], "lifespan") == 0 || strlen(names[i]) >= sizeof(s->ctrs->name))
 			continue;
@@ -828,6 +850,14 @@ static double read_lifespan(const struct fab_sampler *s, const struct fab_series
 	return (double)ms / 1000.0;
 }
 
+/* A port (or a device's ports) left out: its folder could not be listed. */
+static void unlisted(struct fab_sampler *s, int e)
+{
+	struct sampler_priv *pv = priv(s);
+	if (pv && !pv->unlisted++)
+		pv->unlisted_err = e;
+}
+
 static int add_live_port(struct fab_sampler *s, const char *dev, int port)
 {
 	if (sampler_add_port(s, dev, port) < 0)
@@ -837,6 +867,8 @@ static int add_live_port(struct fab_sampler *s, const char *dev, int port)
 	struct fab_series *p = &s->ports[s->nports - 1];
 	p->lifespan_s = read_lifespan(s, p);
 	if (p->nctr == 0) {
+		if (p->unlisted_err)
+			unlisted(s, p->unlisted_err);
 		s->nports--;
 		return 0;
 	}
@@ -875,6 +907,8 @@ static int add_live_device(struct fab_sampler *s, const char *dev)
 	snprintf(node, sizeof(node), CLASS_DIR "/%s/ports", dev);
 	int np = root_list(s->root, node, &ports);
 	int rc = 0;
+	if (np < 0 && np != -ENOENT && np != -ENOTDIR)
+		unlisted(s, np == -ENFILE ? EMFILE : -np);
 	for (int j = 0; j < np && rc == 0; j++) {
 		int pn = port_number(ports[j]);
 		if (pn > 0)

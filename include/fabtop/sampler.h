@@ -100,6 +100,8 @@ struct fab_series {
 	double t_moved;          /* time of the last step that moved traffic; -1 never */
 	/* private */
 	char dirpath[256];       /* node path of the port (or device) directory */
+	int unlisted_err;        /* a counter folder of it could not be listed (not
+				  * ENOENT): its errno; the port is not wholly sampled */
 	ino_t dir_ino;
 	double line_gbps;        /* the model's rate of the port (sampler_use_model());
 				  * 0: unknown, so no step is bounded by it */

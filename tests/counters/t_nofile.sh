@@ -9,8 +9,9 @@
 # refuses alone (EACCES, a link out of the root) is that counter's
 # UNREADABLE and the verdict is as before; a counter gone by path is its
 # port gone. When fabtop's own limit defeats even open/read/close (EMFILE),
-# or no counter of a port can be read at all, the port is not sampled and
-# the run is unknown (exit 2), never healthy.
+# or no counter of a port can be read at all, or its counter folders
+# cannot be listed, the port is not sampled and the run is unknown (exit
+# 2), never healthy.
 # Needs $FABTOP (the sanitized binary) and $FABTOP_TOP (the repository).
 top=${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FABTOP:-$top/build/san/fabtop}
@@ -177,5 +178,22 @@ if [ "$mrc" = 2 ] && grep -q '^fabtop_verdict{verdict="unknown"} 1' "$T/mport.ou
 else
 	nok "every counter file of a port refused: that port not sampled, unknown (exit 2)" "metrics rc $mrc, counters rc $rc" \
 		"$(grep -e verdict -e 'not sampled' "$T/mport.out")" "$(grep -e coverage -e verdict "$T/cport.out")"
+fi
+
+# Both counter folders of a port refused (the listing fails, EACCES; under
+# the file limit it would be EMFILE): the port is not silently left out of
+# the sampler, it is a port not sampled, and the run is unknown (exit 2).
+printf '/sys/class/infiniband/mlx5_5/ports/1/counters\t13\n/sys/class/infiniband/mlx5_5/ports/1/hw_counters\t13\n' \
+	> "$T/n64/fabtop/unreadable.tsv"
+run mdir none --root "$T/n64" report metrics
+mrc=$rc
+run cdir none --root "$T/n64" report counters --count 1 --interval 0.2
+if [ "$mrc" = 2 ] && grep -q '^fabtop_verdict{verdict="unknown"} 1' "$T/mdir.out" &&
+	grep -q "^# fabtop:   1 of 64 port(s) not sampled: 1 counter file(s) could not be read (Permission denied)" "$T/mdir.out" &&
+	[ "$rc" = 2 ] && grep -q "^verdict: unknown: 1 port(s) not sampled" "$T/cdir.out"; then
+	ok "a port's counter folders refused (not listed): that port not sampled, not left out; unknown (exit 2)"
+else
+	nok "a port's counter folders refused (not listed): that port not sampled, unknown (exit 2)" "metrics rc $mrc, counters rc $rc" \
+		"$(grep -e verdict -e 'not sampled' "$T/mdir.out")" "$(grep -e coverage -e verdict "$T/cdir.out")"
 fi
 exit 0
