@@ -866,6 +866,16 @@ const char *counter_class_name(const struct fab_counter_def *d)
 
 /* The one judgement of a total since the last clear (counters.h): the
  * thresholds are the table's warn_at, explained above it. */
+bool counter_is_error_row(const struct fab_counter_def *d)
+{
+	return d->cls == CC_ERROR || d->bad_when_grows;
+}
+
+bool counter_is_xport_row(const struct fab_counter_def *d)
+{
+	return d->warn_at != 0;
+}
+
 enum ctr_total counter_total_judge(const struct fab_counter_def *d, long long total)
 {
 	if (!d || d->warn_at == 0 || total <= 0)

@@ -93,6 +93,13 @@ enum ctr_total counter_total_judge(const struct fab_counter_def *d, long long to
 extern const struct fab_counter_def fab_counter_defs[];
 extern const int fab_ncounter_defs;
 
+/* The rows a port snapshot keeps (fab_port errors and xport): the error and
+ * congestion-loss counters of counters/, and the transport counters of
+ * hw_counters whose totals a snapshot judges (warn_at). The table holds at
+ * most FAB_MAX_COUNTERS and FAB_MAX_XPORT of them (test_counters.c). */
+bool counter_is_error_row(const struct fab_counter_def *d);
+bool counter_is_xport_row(const struct fab_counter_def *d);
+
 /* The definition of a counter file or ethtool statistic, or NULL when the
  * table does not know it. dir NULL: any source, the first match in table
  * order (the RDMA rows come first, and no ethtool name equals an RDMA one,

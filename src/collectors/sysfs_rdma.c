@@ -292,24 +292,12 @@ static int read_table_dir(const struct fab_root *r, struct fab_model *m, const c
 	return got;
 }
 
-/* The error and congestion-loss counters of the table. */
-static bool is_error_row(const struct fab_counter_def *d)
-{
-	return d->cls == CC_ERROR || d->bad_when_grows;
-}
-
-/* The transport counters whose totals a snapshot judges (warn_at). */
-static bool is_xport_row(const struct fab_counter_def *d)
-{
-	return d->warn_at != 0;
-}
-
 static void read_errors(const struct fab_root *r, struct fab_model *m, struct fab_port *pt,
 			const char *pdir)
 {
-	pt->nerrors = read_table_dir(r, m, pdir, "counters", is_error_row, pt->errors,
+	pt->nerrors = read_table_dir(r, m, pdir, "counters", counter_is_error_row, pt->errors,
 				     FAB_MAX_COUNTERS);
-	pt->nxport = read_table_dir(r, m, pdir, "hw_counters", is_xport_row, pt->xport,
+	pt->nxport = read_table_dir(r, m, pdir, "hw_counters", counter_is_xport_row, pt->xport,
 				    FAB_MAX_XPORT);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabtop/counters.h"
+#include "fabtop/model.h"
 
 #define FIX "tests/fixtures/ethtool/"
 #define assert_dbl(a, b) assert_true((double)(a) == (double)(b))
@@ -621,9 +622,26 @@ static void test_issue_names(void **state)
 	assert_false(counter_def("ethtool", "rx_prio3_packets")->bad_when_grows);
 }
 
+/* A port snapshot keeps the error rows of counters/ and the judged rows of
+ * hw_counters/ in fixed arrays: every row the table has must fit, or a
+ * port would lose the last ones without a word. */
+static void test_snapshot_rows_fit(void **state)
+{
+	int errors = 0, xport = 0;
+	(void)state;
+	for (int k = 0; k < fab_ncounter_defs; k++) {
+		const struct fab_counter_def *d = &fab_counter_defs[k];
+		errors += strcmp(d->dir, "counters") == 0 && counter_is_error_row(d);
+		xport += strcmp(d->dir, "hw_counters") == 0 && counter_is_xport_row(d);
+	}
+	assert_true(errors > 0 && errors <= FAB_MAX_COUNTERS);
+	assert_true(xport > 0 && xport <= FAB_MAX_XPORT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_snapshot_rows_fit),
 		cmocka_unit_test(test_pin_4),
 		cmocka_unit_test(test_pin_8),
 		cmocka_unit_test(test_pin_16),
