@@ -34,15 +34,23 @@ bool out_is_json(const struct fab_out *o)
 /* jansson writes C1 code points (U+0080..U+009F) as raw UTF-8, and a
  * terminal may take U+009B for CSI: each goes out as its \u escape, which
  * reads back as the same string. DEL too. Only strings hold such bytes. */
+#define DUMP_BUF 65536
+
 struct dump_ctx {
 	FILE *fp;
 	bool c2;   /* the last chunk ended with the lead byte 0xC2 */
+	/* jansson hands over a token at a time (a key, a colon, an indent):
+	 * gathered here and written in large pieces, not one stdio call each. */
+	char buf[DUMP_BUF];
+	size_t len;
 };
 
-static int dump_chunk(const char *buf, size_t size, void *data)
+/* Writes the gathered bytes, C1 code points and DEL escaped. */
+static int dump_flush(struct dump_ctx *d)
 {
-	struct dump_ctx *d = data;
-	const unsigned char *u = (const unsigned char *)buf;
+	const unsigned char *u = (const unsigned char *)d->buf;
+	size_t size = d->len;
+	d->len = 0;
 	size_t start = 0;   /* the run of bytes not yet written */
 	for (size_t i = 0; i < size; i++) {
 		unsigned c = u[i];
@@ -71,17 +79,39 @@ static int dump_chunk(const char *buf, size_t size, void *data)
 	return 0;
 }
 
+static int dump_chunk(const char *buf, size_t size, void *data)
+{
+	struct dump_ctx *d = data;
+	while (size) {
+		size_t n = size < DUMP_BUF - d->len ? size : DUMP_BUF - d->len;
+		memcpy(d->buf + d->len, buf, n);
+		d->len += n;
+		buf += n;
+		size -= n;
+		if (d->len == DUMP_BUF && dump_flush(d) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int out_free(struct fab_out *o)
 {
 	int rc = 0;
 	if (!o)
 		return -1;
 	if (o->mode == OUT_JSON && o->doc) {
-		struct dump_ctx d = { .fp = o->fp };
-		if (json_dump_callback(o->doc, dump_chunk, &d, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		struct dump_ctx *d = malloc(sizeof(*d));
+		if (d) {
+			d->fp = o->fp;
+			d->c2 = false;
+			d->len = 0;
+		}
+		if (!d || json_dump_callback(o->doc, dump_chunk, d, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+		    dump_flush(d) != 0)
 			rc = -1;
-		if (d.c2)
+		if (d && d->c2)
 			fputc(0xc2, o->fp);
+		free(d);
 		fputc('\n', o->fp);
 	}
 	json_decref(o->doc);

@@ -339,6 +339,29 @@ static void test_print_json(void **state)
 	free(s);
 }
 
+/* The JSON is written in 64 KiB pieces: a C1 code point whose lead byte
+ * ends one piece is still escaped (the lead is held for the next). The
+ * padding walks its two bytes across the boundary. */
+static char long_c1[65600];
+
+static void long_name(struct fab_out *o)
+{
+	out_str(o, PR_ANY, "s", "%s\n", long_c1);
+}
+
+static void test_print_json_boundary(void **state)
+{
+	(void)state;
+	for (size_t pad = 65515; pad < 65535; pad++) {
+		memset(long_c1, 'a', pad);
+		memcpy(long_c1 + pad, "\xc2\x9b" "b\x7f", 5);
+		char *s = doc(long_name, OUT_JSON);
+		assert_non_null(strstr(s, "a\\u009Bb\\u007F\""));
+		assert_null(strchr(s, 0xc2));
+		free(s);
+	}
+}
+
 static void test_tui_text(void **state)
 {
 	(void)state;
@@ -377,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_is_text),
 		cmocka_unit_test(test_print_text),
 		cmocka_unit_test(test_print_json),
+		cmocka_unit_test(test_print_json_boundary),
 		cmocka_unit_test(test_tui_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
