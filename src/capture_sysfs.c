@@ -175,10 +175,11 @@ static void copy_link(struct cap *c, const char *node_dir, const char *name, con
 {
 	char node[PATH_MAX], res[PATH_MAX];
 	snprintf(node, sizeof(node), "%s/%s", node_dir, name);
-	if (target[0] == '/' || fab_path_fold(node_dir, target, res, sizeof(res)) != 0) {
+	int fold = target[0] == '/' ? -EXDEV : fab_path_fold(node_dir, target, res, sizeof(res));
+	if (fold != 0) {
 		/* Not sysfs-made: a replay would refuse the whole capture for it. */
-		fab_fprintf(c->log, "fabtop: left out link %s -> %s (it points outside the node's tree)\n",
-			node, target);
+		fab_fprintf(c->log, "fabtop: left out link %s -> %s (%s)\n", node, target,
+			    fold == -EXDEV ? "it points outside the node's tree" : "its target path is too long");
 		return;
 	}
 	if (cap_out_link(c, node, target) != 0)

@@ -863,9 +863,6 @@ const char *counter_class_name(const struct fab_counter_def *d)
 	return d ? names[d->cls] : NULL;
 }
 
-
-/* The one judgement of a total since the last clear (counters.h): the
- * thresholds are the table's warn_at, explained above it. */
 bool counter_is_error_row(const struct fab_counter_def *d)
 {
 	return d->cls == CC_ERROR || d->bad_when_grows;
@@ -876,6 +873,8 @@ bool counter_is_xport_row(const struct fab_counter_def *d)
 	return d->warn_at != 0;
 }
 
+/* The one judgement of a total since the last clear (counters.h): the
+ * thresholds are the table's warn_at, explained above it. */
 enum ctr_total counter_total_judge(const struct fab_counter_def *d, long long total)
 {
 	if (!d || d->warn_at == 0 || total <= 0)

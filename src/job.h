@@ -43,7 +43,7 @@
 
 #define JOB_MAX_VARS  64
 #define JOB_MAX_RANK  16
-#define JOB_MAX_ADDRS 8
+#define JOB_MAX_ADDRS FAB_MAX_ADDRS   /* the model's cap, one number */
 
 struct fab_job_var {
 	char name[64];

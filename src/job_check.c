@@ -789,7 +789,7 @@ static void check_gid(struct ctx *c)
 					 "GID %ld is %s, not RoCE v2 (not routable across subnets)"), want,
 					 nic->name, pt->num, want, g->type[0] ? g->type : _("of unknown type"));
 			snprintf(f->evidence, sizeof(f->evidence), _("%s/%d: %d GIDs set; RoCE v2: %s%s%s"),
-				 nic->name, pt->num, pt->ngids, v2[0] ? v2 : "none",
+				 nic->name, pt->num, pt->ngids + pt->gids_more, v2[0] ? v2 : "none",
 				 g ? _("; index is ") : "", g ? g->gid : "");
 			if (best)
 				snprintf(f->hint, sizeof(f->hint), _("NCCL_IB_GID_INDEX=%d on %s (RoCE v2, %s), or "

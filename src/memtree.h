@@ -81,7 +81,8 @@ const struct mt_node *memtree_get(const struct memtree *t, const char *path);
 /* Resolves path (from "/"; relative means the same), following links
  * lexically within the tree (the last one too unless MT_NOFOLLOW). *out is
  * the node; where (when not NULL) gets its node path. -ENOENT (where gets
- * the path as far as it was resolved, the missing rest folded lexically),
+ * the path as far as it was resolved, the missing rest folded lexically
+ * by fab_path_fold(); "" when that rest climbs above "/" or does not fit),
  * -ENOTDIR, -EXDEV (an absolute target, or ".." above "/"), -ELOOP, or
  * -ENAMETOOLONG when where is too short. */
 int memtree_resolve(const struct memtree *t, const char *path, int flags,

@@ -448,11 +448,13 @@ static int gidtype_cmp(const void *a, const void *b)
 
 /* The set of GID kinds a port has: "RoCE v2 IPv4, RoCE v2 IPv6, ..." (the
  * addresses are identity; which kinds exist is what NCCL_IB_GID_INDEX and
- * RoCE v2 need). */
-static char *gid_kinds(const json_t *gids)
+ * RoCE v2 need). A table the report cut (gids_more) says so: the kinds of
+ * the slots not kept are not known. */
+static char *gid_kinds(const json_t *gids, const json_t *more)
 {
 	size_t n = json_array_size(gids), k = 0, i;
-	if (!n)
+	json_int_t nmore = json_is_integer(more) ? json_integer_value(more) : 0;
+	if (!n && nmore <= 0)
 		return strdup("none");
 	char **v = calloc(n, sizeof(*v));
 	if (!v)
@@ -476,6 +478,9 @@ static char *gid_kinds(const json_t *gids)
 			for (i = 0; i < k; i++)
 				if (!i || strcmp(v[i], v[i - 1]) != 0)
 					fprintf(m, "%s%s", i ? ", " : "", v[i]);
+			if (nmore > 0)
+				fprintf(m, "%s+%lld not kept, of kinds unknown", k ? "; " : "",
+					(long long)nmore);
 			if (fclose(m) == 0)
 				out = buf;
 			else
@@ -517,7 +522,8 @@ static void port_facts(struct fb *b, const char *hca, const json_t *p)
 					  NULL };
 	add_members(b, "port", p, id, pm);
 	add_owned(b, "port", false, xasprintf("%s usable", id), usable_text(p));
-	add_owned(b, "port", false, xasprintf("%s gid_kinds", id), gid_kinds(json_object_get(p, "gids")));
+	add_owned(b, "port", false, xasprintf("%s gid_kinds", id), gid_kinds(json_object_get(p, "gids"),
+							 json_object_get(p, "gids_more")));
 	/* LIDs are handed out per port by the subnet manager: identity. */
 	static const char *const lids[] = { "lid", "sm_lid", NULL };
 	for (const char *const *k = lids; *k; k++)

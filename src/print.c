@@ -40,9 +40,10 @@ struct dump_ctx {
 	FILE *fp;
 	bool c2;   /* the last chunk ended with the lead byte 0xC2 */
 	/* jansson hands over a token at a time (a key, a colon, an indent):
-	 * gathered here and written in large pieces, not one stdio call each. */
-	char buf[DUMP_BUF];
-	size_t len;
+	 * gathered here and written in large pieces, not one stdio call each
+	 * (DUMP_BUF; a small one on the stack when that cannot be had). */
+	char *buf;
+	size_t cap, len;
 };
 
 /* Writes the gathered bytes, C1 code points and DEL escaped. */
@@ -83,12 +84,12 @@ static int dump_chunk(const char *buf, size_t size, void *data)
 {
 	struct dump_ctx *d = data;
 	while (size) {
-		size_t n = size < DUMP_BUF - d->len ? size : DUMP_BUF - d->len;
+		size_t n = size < d->cap - d->len ? size : d->cap - d->len;
 		memcpy(d->buf + d->len, buf, n);
 		d->len += n;
 		buf += n;
 		size -= n;
-		if (d->len == DUMP_BUF && dump_flush(d) != 0)
+		if (d->len == d->cap && dump_flush(d) != 0)
 			return -1;
 	}
 	return 0;
@@ -100,18 +101,19 @@ int out_free(struct fab_out *o)
 	if (!o)
 		return -1;
 	if (o->mode == OUT_JSON && o->doc) {
-		struct dump_ctx *d = malloc(sizeof(*d));
-		if (d) {
-			d->fp = o->fp;
-			d->c2 = false;
-			d->len = 0;
+		char small[256];
+		struct dump_ctx d = { .fp = o->fp, .buf = malloc(DUMP_BUF), .cap = DUMP_BUF };
+		if (!d.buf) {
+			d.buf = small;
+			d.cap = sizeof(small);
 		}
-		if (!d || json_dump_callback(o->doc, dump_chunk, d, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
-		    dump_flush(d) != 0)
+		if (json_dump_callback(o->doc, dump_chunk, &d, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+		    dump_flush(&d) != 0)
 			rc = -1;
-		if (d && d->c2)
+		if (d.c2)
 			fputc(0xc2, o->fp);
-		free(d);
+		if (d.buf != small)
+			free(d.buf);
 		fputc('\n', o->fp);
 	}
 	json_decref(o->doc);

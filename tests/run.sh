@@ -54,7 +54,9 @@ tally() {
 		_f=1
 		echo "not ok - $_name exited $_rc" | tee -a "$failed"
 	fi
-	printf '%s\n' "$_out" | grep -iv '^not ok .*# *skip' | grep -A8 '^not ok ' |
+	# Each failure with the "#" lines after it that say why.
+	printf '%s\n' "$_out" | grep -iv '^not ok .*# *skip' | grep -A8 '^not ok ' | grep -v '^--$' |
+		awk '/^not ok / { f = 1 } /^ok / { f = 0 } f' |
 		sed "s|^|$(basename "$_name"): |" | tee -a "$failed"
 	pass=$((pass + _p)); fail=$((fail + _f)); skip=$((skip + _s))
 	echo "  $_name: $_p passed, $_f failed, $_s skipped"

@@ -318,6 +318,19 @@ static void test_minimal_exact(void **state)
 	assert_true(nodefacts_find(&f, "netdev", "veth1a2b mtu")->identity);
 	assert_null(nodefacts_find(&f, "nosuch", "host"));
 	nodefacts_free(&f);
+
+	/* A GID table the report cut (gids_more): the kinds of what was not
+	 * kept are unknown, so two nodes that differ only past the cut do not
+	 * read as differing in kind; an empty kept list is not "none". */
+	json_t *hcas = json_object_get(json_object_get(d, "links"), "hcas");
+	json_object_set_new(json_array_get(json_object_get(json_array_get(hcas, 0), "ports"), 0),
+			    "gids_more", json_integer(3));
+	json_object_set_new(json_array_get(json_object_get(json_array_get(hcas, 1), "ports"), 0),
+			    "gids_more", json_integer(2));
+	assert_int_equal(nodefacts_from_doc(d, 0, &f), 0);
+	assert_string_equal(val(&f, "port", "mlx5_10/1 gid_kinds"), "RoCE v2 IPv4; +3 not kept, of kinds unknown");
+	assert_string_equal(val(&f, "port", "mlx5_2/1 gid_kinds"), "+2 not kept, of kinds unknown");
+	nodefacts_free(&f);
 	json_decref(d);
 
 	char kind[64];
