@@ -7,6 +7,15 @@
 # age is /proc's, nothing is faked), then asks RAS from inside the job's
 # namespace (setns). The Job pane, live in tmux, asks at most once per 15 s
 # and shows the MONITOR stream's PEER_DEAD event between its queries.
+# fabtop --root / reads every process of /proc: another suite running at
+# the same time (a second checkout's make check, a fresh-machine run) has
+# NCCL stand-ins of its own, which the report and the pane would pick up.
+# So the test runs in a PID namespace of its own with its own /proc, where
+# only its processes are; everything in it ends with it.
+if [ -z "${FABTOP_T_ALONE:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+   unshare --pid --fork --mount-proc true 2>/dev/null; then
+	FABTOP_T_ALONE=1 exec unshare --pid --fork --mount-proc sh "$0" "$@"
+fi
 NAME=ras-netns; . "${FABTOP_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 srv=$top/build/tests/ras_server
 need "$srv"
