@@ -97,6 +97,13 @@ void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
 	va_end(ap);
 }
 
+void model_note_cut(struct fab_model *m, const char *what, const char *subject, const char *noun,
+		    int total, int kept)
+{
+	model_note(m, what, "%s%s%d %s; the first %d are kept, the other %d are not shown",
+		   subject, subject[0] ? ": " : "", total, noun, kept, total - kept);
+}
+
 void model_note_src(struct fab_model *m, unsigned src, const char *what, const char *fmt, ...)
 {
 	va_list ap;

@@ -316,8 +316,7 @@ static void hwloc_numa(const struct fab_root *r, hwloc_topology_t t, struct fab_
 	int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
 	if (n > MAX_NODES) {
 		/* Said, never silent: the nodes past the table are not shown. */
-		model_note(m, "hwloc", "%d NUMA nodes; the first %d are read, the others are not shown",
-			   n, MAX_NODES);
+		model_note_cut(m, "hwloc", "", "NUMA nodes", n, MAX_NODES);
 		n = MAX_NODES;
 	}
 	for (int i = 0; i < n; i++) {

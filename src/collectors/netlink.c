@@ -285,8 +285,7 @@ static void apply_link(struct fab_model *m, json_t *l)
 					    sizeof(nd->addrs[0]));
 		}
 		if (more)
-			model_note(m, "netlink", "%s: %d addresses; the first %d are kept, the other %d "
-				   "are not matched or shown", nd->name, nd->naddrs + more, FAB_MAX_ADDRS, more);
+			model_note_cut(m, "netlink", nd->name, "addresses", nd->naddrs + more, nd->naddrs);
 	}
 }
 

@@ -445,8 +445,7 @@ static void read_nic(const struct fab_root *r, struct fab_model *m, const char *
 			read_port(r, m, nic, dir, (int)num, want);
 	}
 	if (more)
-		model_note(m, dir, "%s: %d ports; the first %d are read, the other %d are not shown",
-			   name, nic->nports + more, FAB_MAX_PORTS, more);
+		model_note_cut(m, dir, name, "ports", nic->nports + more, nic->nports);
 	root_free_list(ports, np);
 }
 

@@ -179,6 +179,22 @@ static void test_reindex(void **state)
 	model_free(&m);
 }
 
+/* A cap reached is said in one sentence, whichever table it is. */
+static void test_note_cut(void **state)
+{
+	struct fab_model m;
+	(void)state;
+	model_init(&m);
+	model_note_cut(&m, "netlink", "eth0", "addresses", 20, 16);
+	model_note_cut(&m, "hwloc", "", "NUMA nodes", 300, 256);
+	assert_int_equal(m.nnotes, 2);
+	assert_string_equal(m.notes[0].message,
+			    "eth0: 20 addresses; the first 16 are kept, the other 4 are not shown");
+	assert_string_equal(m.notes[1].message,
+			    "300 NUMA nodes; the first 256 are kept, the other 44 are not shown");
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_named_after_lookup),
 		cmocka_unit_test(test_sorted_in_place),
 		cmocka_unit_test(test_reindex),
+		cmocka_unit_test(test_note_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
