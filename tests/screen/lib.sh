@@ -1,11 +1,16 @@
 # tests/screen/lib.sh - shared by the screen tests: a private tmux server
 # and config (the user's tmux and ~/.tmux.conf stay out of it), a temp dir
-# removed on exit, and the TAP helpers. Source it with PREFIX set.
+# removed on exit, and the TAP helpers. Source it with PREFIX set. The
+# server outlives its sessions (exit-empty off) until the cleanup kills
+# it: a test that kills its last session and starts the next one at once
+# would otherwise reach a server on its way out, and the new session never
+# runs (t_settings.sh's mono screen came back empty, about one run in four).
 T=$(mktemp -d "${TMPDIR:-/tmp}/$PREFIX.XXXXXX") || exit 1
 cat > "$T/tmux.conf" <<'EOF'
 set -g status off
 set -g default-terminal tmux-256color
 set -g history-limit 0
+set -g exit-empty off
 EOF
 tm() { tmux -S "$T/sock" -f "$T/tmux.conf" "$@"; }
 cleanup() { tm kill-server 2>/dev/null; rm -rf "$T"; }
