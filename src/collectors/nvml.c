@@ -98,6 +98,7 @@ struct nvml_gpu {
 
 struct nvml_table {
 	int n;
+	int more;  /* GPUs NVML counted past FAB_MAX_GPUS: not kept, said */
 	char driver[80], version[80];
 	struct nvml_gpu gpus[FAB_MAX_GPUS];
 };
@@ -221,8 +222,10 @@ static int nv_gather(struct nvml_table *t, char *why, size_t len)
 		nv_unload(nv, h);
 		return -1;
 	}
-	if (count > FAB_MAX_GPUS)
+	if (count > FAB_MAX_GPUS) {
+		t->more = (int)(count - FAB_MAX_GPUS);
 		count = FAB_MAX_GPUS;
+	}
 
 	nvmlDevice_t dev[FAB_MAX_GPUS];
 	for (unsigned i = 0; i < count; i++) {
@@ -322,6 +325,8 @@ static json_t *table_json(const struct nvml_table *t)
 		json_array_append_new(gpus, j);
 	}
 	json_object_set_new(doc, "gpus", gpus);
+	if (t->more)
+		json_object_set_new(doc, "gpus_more", json_integer(t->more));
 	return doc;
 }
 
@@ -344,7 +349,11 @@ static int table_from_json(struct nvml_table *t, json_t *doc, char *why, size_t 
 		struct nvml_gpu *g = &t->gpus[t->n];
 		json_t *idx = json_object_get(j, "index"), *numa = json_object_get(j, "numa_id");
 		json_t *links = json_object_get(j, "nvlinks");
-		if (t->n >= FAB_MAX_GPUS || !json_is_integer(idx) ||
+		if (t->n >= FAB_MAX_GPUS) {
+			t->more++;
+			continue;
+		}
+		if (!json_is_integer(idx) ||
 		    json_integer_value(idx) < 0 || json_integer_value(idx) >= FAB_MAX_GPUS ||
 		    !norm_bdf(json_string_value(json_object_get(j, "pci_bus_id")), g->bdf,
 			      sizeof(g->bdf)))
@@ -372,6 +381,10 @@ static int table_from_json(struct nvml_table *t, json_t *doc, char *why, size_t 
 		}
 		t->n++;
 	}
+	json_t *more = json_object_get(doc, "gpus_more");
+	if (json_is_integer(more) && json_integer_value(more) > 0 &&
+	    json_integer_value(more) < INT_MAX - t->more)
+		t->more += (int)json_integer_value(more);
 	return 0;
 }
 
@@ -389,6 +402,8 @@ static void status_ok(struct fab_model *m, const struct nvml_table *t, const cha
 	set_status(m, "NVML %s, driver %s, %d GPU(s)%s",
 		 t->version, t->driver, t->n, suffix);
 	m->gpu_source = GPU_SRC_NVML;
+	if (t->more)
+		model_note_cut(m, "nvml", "", "GPUs", t->n + t->more, t->n);
 }
 
 /* The "nvml" line fabtop/meta.json recorded on the node, or NULL. */
