@@ -100,8 +100,16 @@ void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
 void model_note_cut(struct fab_model *m, const char *what, const char *subject, const char *noun,
 		    int total, int kept)
 {
-	model_note(m, what, "%s%s%d %s; the first %d are kept, the other %d are not shown",
-		   subject, subject[0] ? ": " : "", total, noun, kept, total - kept);
+	char msg[sizeof(m->notes[0].message)];
+	snprintf(msg, sizeof(msg), "%s%s%d %s; the first %d are kept, the other %d are not shown",
+		 subject, subject[0] ? ": " : "", total, noun, kept, total - kept);
+	/* Once: a table applied again (NVML's answer merged as each GPU part
+	 * comes) is the same cut. */
+	for (int i = 0; i < m->nnotes; i++)
+		if (strcmp(m->notes[i].message, msg) == 0 && strncmp(m->notes[i].what, what,
+								     sizeof(m->notes[i].what) - 1) == 0)
+			return;
+	model_note(m, what, "%s", msg);
 }
 
 void model_note_src(struct fab_model *m, unsigned src, const char *what, const char *fmt, ...)

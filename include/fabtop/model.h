@@ -432,7 +432,8 @@ void model_note(struct fab_model *m, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A fixed table full: "SUBJECT: TOTAL NOUN; the first KEPT are kept, the
  * other N are not shown". The one sentence for a cap reached (said, never
- * silent); subject may be "" (no "SUBJECT: "). */
+ * silent, and said once: the same cut again adds nothing); subject may be
+ * "" (no "SUBJECT: "). */
 void model_note_cut(struct fab_model *m, const char *what, const char *subject, const char *noun,
 		    int total, int kept);
 /* A note about a source that exists and could not be read: src (enum

@@ -187,7 +187,11 @@ static void test_note_cut(void **state)
 	model_init(&m);
 	model_note_cut(&m, "netlink", "eth0", "addresses", 20, 16);
 	model_note_cut(&m, "hwloc", "", "NUMA nodes", 300, 256);
-	assert_int_equal(m.nnotes, 2);
+	model_note_cut(&m, "netlink", "eth0", "addresses", 20, 16);   /* the same cut: once */
+	model_note_cut(&m, "netlink", "eth0", "addresses", 21, 16);   /* another: said */
+	assert_int_equal(m.nnotes, 3);
+	assert_string_equal(m.notes[2].message,
+			    "eth0: 21 addresses; the first 16 are kept, the other 5 are not shown");
 	assert_string_equal(m.notes[0].message,
 			    "eth0: 20 addresses; the first 16 are kept, the other 4 are not shown");
 	assert_string_equal(m.notes[1].message,
